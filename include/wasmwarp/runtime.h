@@ -1,0 +1,147 @@
+// wasmwarp's public C++ API: compile a module once, instantiate it in a
+// Store as often as needed, invoke exports. This is what the CLI, the spec
+// test runner and embedders use; the GPU backend (issue 3) reuses the same
+// CompiledModule.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "common/result.h"
+#include "decode/module.h"
+#include "semantics/traps.h"
+#include "translate/translator.h"
+
+namespace ww {
+
+// A typed value. Numbers are stored as raw bits (i32/f32 in the low 32 bits,
+// upper bits zero). References: 0 is null; a funcref is (store function
+// address + 1); an externref is (host value + 1).
+struct Value {
+  ValType type = ValType::I32;
+  uint64_t bits = 0;
+
+  static Value i32(int32_t v) { return {ValType::I32, uint32_t(v)}; }
+  static Value i64(int64_t v) { return {ValType::I64, uint64_t(v)}; }
+  static Value f32_bits(uint32_t b) { return {ValType::F32, b}; }
+  static Value f64_bits(uint64_t b) { return {ValType::F64, b}; }
+  static Value null(ValType t) { return {t, 0}; }
+};
+
+struct CompileOptions {
+  DecodeOptions decode;
+  TranslateOptions translate;
+  // Reject modules whose call graph has a cycle, with
+  // "recursion not supported: functions F, G form a cycle".
+  bool deny_recursion = false;
+};
+
+// A decoded, validated and translated module. Immutable, so one instance of
+// it is shared by every Store and thread that runs the module.
+struct CompiledModule {
+  Module module;
+  TranslatedModule code;  // bytecode, manifests, call graph
+  double decode_ms = 0, validate_ms = 0, translate_ms = 0;
+};
+
+Result<std::shared_ptr<const CompiledModule>> compile_module(std::vector<uint8_t> bytes,
+                                                             const CompileOptions& opts = {});
+// Reads and compiles a file; "cannot open FILE: No such file or directory",
+// "FILE is a directory", "FILE is empty" and the like on bad paths.
+Result<std::shared_ptr<const CompiledModule>> compile_file(const std::string& path,
+                                                           const CompileOptions& opts = {});
+Result<std::vector<uint8_t>> read_file_bytes(const std::string& path);
+
+class Store;
+
+// A host function sees its arguments in slots[0..params) and writes its
+// results to slots[0..results). It returns TrapCode::None or a trap.
+using HostFunc = std::function<TrapCode(Store& store, uint64_t* slots)>;
+
+struct ExternVal {
+  ExternKind kind = ExternKind::Func;
+  uint32_t addr = 0;  // store address in the space of `kind`
+};
+
+struct StoreLimits {
+  uint32_t max_call_depth = 20000;        // frames before "call stack exhausted"
+  uint32_t stack_slots = 4u << 20;        // 64-bit value-stack slots (32 MiB)
+  uint32_t max_memory_pages = kMaxPages;  // cap on memory.grow, below a module's own max
+  uint64_t fuel = 0;                      // instructions per invoke; 0 = unlimited
+};
+
+// Where and why the last invocation trapped.
+struct TrapInfo {
+  TrapCode code = TrapCode::None;
+  uint32_t func_index = 0;   // module function index of the trapping function
+  uint32_t pc = 0;           // bytecode word offset within that function
+  std::string message() const { return trap_message(code); }
+};
+
+struct InvokeResult {
+  TrapCode trap = TrapCode::None;
+  std::vector<Value> results;  // valid when trap == None
+  bool ok() const { return trap == TrapCode::None; }
+};
+
+enum class InstantiateErrorKind { Unlinkable, Trap };
+struct InstantiateError {
+  InstantiateErrorKind kind;
+  std::string message;  // "unknown import", "incompatible import type", or a trap message
+};
+
+struct StoreImpl;  // defined in runtime/store.h; the interpreter reads it directly
+
+// The spec's store: every function, table, memory, global and instance that
+// exists together. Not thread-safe; batch runs use one Store per thread.
+class Store {
+ public:
+  explicit Store(StoreLimits limits = {});
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  uint32_t add_host_func(const FuncType& type, HostFunc fn);
+  uint32_t add_table(const TableType& type, uint64_t init_ref = 0);
+  uint32_t add_memory(const MemoryType& type);
+  uint32_t add_global(const GlobalType& type, uint64_t bits);
+
+  // Instantiates `m` with `imports` given in the order of the module's
+  // import section. Runs active segments and the start function. On a trap
+  // during instantiation, effects on imported tables/memories stay (2.0).
+  std::variant<uint32_t, InstantiateError> instantiate(std::shared_ptr<const CompiledModule> m,
+                                                       const std::vector<ExternVal>& imports);
+
+  std::optional<ExternVal> get_export(uint32_t instance, std::string_view name) const;
+  const CompiledModule& instance_module(uint32_t instance) const;
+
+  // Checks argument count and types (an error message is returned in
+  // `error` when they do not match) and runs the function.
+  InvokeResult invoke(uint32_t func_addr, const std::vector<Value>& args);
+  const TrapInfo& last_trap() const;
+
+  const FuncType& func_type(uint32_t func_addr) const;
+  TableType table_type(uint32_t table_addr) const;  // current size as min
+  MemoryType memory_type(uint32_t mem_addr) const;  // current pages as min
+  GlobalType global_type(uint32_t global_addr) const;
+  Value global_get(uint32_t global_addr) const;
+  uint8_t* memory_data(uint32_t mem_addr);
+  uint64_t memory_size_bytes(uint32_t mem_addr) const;
+
+  // Free for the embedder: host functions reach per-batch state through it.
+  void* user_data = nullptr;
+
+  StoreImpl& impl() { return *impl_; }
+  const StoreImpl& impl() const { return *impl_; }
+
+ private:
+  std::unique_ptr<StoreImpl> impl_;
+};
+
+}  // namespace ww

@@ -1,0 +1,59 @@
+// Value, function, table, memory and global types of WebAssembly 2.0.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ww {
+
+enum class ValType : uint8_t {
+  I32 = 0x7F,
+  I64 = 0x7E,
+  F32 = 0x7D,
+  F64 = 0x7C,
+  V128 = 0x7B,  // only recognised so that it can be rejected clearly
+  FuncRef = 0x70,
+  ExternRef = 0x6F,
+};
+
+const char* valtype_name(ValType t);  // "i32", "funcref", ...
+inline bool is_ref(ValType t) { return t == ValType::FuncRef || t == ValType::ExternRef; }
+inline bool is_num(ValType t) {
+  return t == ValType::I32 || t == ValType::I64 || t == ValType::F32 || t == ValType::F64;
+}
+
+struct FuncType {
+  std::vector<ValType> params;
+  std::vector<ValType> results;
+  bool operator==(const FuncType&) const = default;
+};
+std::string functype_to_string(const FuncType& t);  // "(i32, f64) -> (i32)"
+
+struct Limits {
+  uint64_t min = 0;
+  std::optional<uint64_t> max;
+};
+
+struct TableType {
+  ValType elem = ValType::FuncRef;
+  Limits limits;
+};
+
+struct MemoryType {
+  Limits limits;  // in 64 KiB pages
+};
+
+struct GlobalType {
+  ValType type = ValType::I32;
+  bool mut = false;
+};
+
+enum class ExternKind : uint8_t { Func = 0, Table = 1, Memory = 2, Global = 3 };
+const char* extern_kind_name(ExternKind k);  // "func", "table", "memory", "global"
+
+inline constexpr uint32_t kPageSize = 65536;
+inline constexpr uint32_t kMaxPages = 65536;  // 4 GiB
+
+}  // namespace ww
