@@ -121,8 +121,9 @@ class Store {
   std::optional<ExternVal> get_export(uint32_t instance, std::string_view name) const;
   const CompiledModule& instance_module(uint32_t instance) const;
 
-  // Checks argument count and types (an error message is returned in
-  // `error` when they do not match) and runs the function.
+  // Runs the function. Callers check argument count and types against
+  // func_type() first (the CLI and the spec runner report mismatches in
+  // their own words); a mismatch here returns TrapCode::HostError.
   InvokeResult invoke(uint32_t func_addr, const std::vector<Value>& args);
   const TrapInfo& last_trap() const;
 

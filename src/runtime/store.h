@@ -39,6 +39,7 @@ struct GlobalInst {
 struct InstanceRec {
   std::shared_ptr<const CompiledModule> module;
   std::vector<uint32_t> funcs, tables, memories, globals;  // store addresses
+  std::vector<uint32_t> type_ids;  // module type index -> store type_id (call_indirect checks)
   // Hot-path caches, filled at instantiation: pointers stay valid because
   // the store keeps globals in a deque and never removes any.
   std::vector<uint64_t*> global_ptrs;
