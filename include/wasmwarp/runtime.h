@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "decode/decoder.h"
 #include "decode/module.h"
 #include "semantics/traps.h"
 #include "translate/translator.h"

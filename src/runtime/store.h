@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "wasmwarp/runtime.h"
@@ -12,6 +13,10 @@
 namespace ww {
 
 inline constexpr uint32_t kHostInstance = ~0u;
+
+// Cap on table sizes (initial and through table.grow): the spec allows up to
+// 2^32-1 elements, which would exhaust host memory before it failed cleanly.
+inline constexpr uint32_t kMaxTableSize = 10'000'000;
 
 struct FuncInst {
   uint32_t type_id = 0;          // store-canonical: equal FuncTypes share an id
@@ -24,6 +29,9 @@ struct MemoryInst {
   std::vector<uint8_t> data;  // size == pages * kPageSize
   uint32_t pages = 0;
   uint32_t max_pages = kMaxPages;  // min(declared max, store cap)
+  // The max the memory was declared with, for import matching (limits
+  // subtyping looks at the declared max, not at the store's cap).
+  std::optional<uint64_t> declared_max;
 };
 
 struct TableInst {
@@ -56,8 +64,18 @@ struct StoreImpl {
   std::deque<GlobalInst> globals;
   std::deque<InstanceRec> instances;
 
-  std::vector<uint64_t> stack;  // the value stack, limits.stack_slots long
+  // The value stack, limits.stack_slots long once the first call (invoke or
+  // a start function) has allocated it: a Store that only instantiates
+  // modules without start functions never pays for it.
+  std::vector<uint64_t> stack;
   uint32_t depth = 0;           // current call depth, across re-entries
+  // While a host function runs: the first stack slot no live frame uses.
+  // cpu_call sets it before calling a host function, so that a host
+  // function that calls Store::invoke gets its frames above the caller's.
+  uint32_t stack_top = 0;
+  // Instructions left in the current top-level invoke when limits.fuel != 0;
+  // Store::invoke resets it at each top-level call.
+  uint64_t fuel_left = 0;
   TrapInfo last_trap;
 
   uint32_t intern_type(const FuncType& t);

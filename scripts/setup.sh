@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what wasmwarp needs on Debian 12 (skipping apt when all of it is
+# there already), then configures and builds into build/ (Ninja,
+# RelWithDebInfo).
+#   env: WW_BUILD_DIR=dir (default build)  WW_JOBS=n (default: all cores)
+#        WW_SKIP_BUILD=1 to install only
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${WW_BUILD_DIR:-$root/build}
+jobs=${WW_JOBS:-$(nproc)}
+
+# Compilers and build tools; the libraries the code links; wabt for the spec
+# suite (wast2json) and tests (wat2wasm); clang + lld + wasi-libc + the wasm32
+# compiler-rt builtins to build the C guests in examples/ and bench/; clang's
+# compiler-rt for the libFuzzer target.
+packages=(build-essential cmake ninja-build g++ clang lld wabt
+  libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
+  wasi-libc libclang-rt-14-dev libclang-rt-14-dev-wasm32)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed'; then
+    missing+=("$p")
+  fi
+done
+# node (V8) is only needed by the benchmarks; any installed version will do.
+if ! command -v node >/dev/null 2>&1; then missing+=(nodejs); fi
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install ${missing[*]}" >&2; exit 1; }
+    sudo=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -q
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi
+
+[[ ${WW_SKIP_BUILD:-0} == 1 ]] && exit 0
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+ninja -C "$build" -j "$jobs"
+echo "setup: built into $build"

@@ -1,0 +1,55 @@
+#include "cli/cli.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "cli/batch.h"
+
+namespace ww::cli {
+namespace {
+
+constexpr const char* kUsage = R"(wasmwarp: a WebAssembly 2.0 runtime
+
+usage: wasmwarp COMMAND [OPTIONS] MODULE.wasm [ARGS...]
+
+commands:
+  run       run an export once, or in N independent instances (run --help)
+  validate  check a module; prints "valid" or the error
+  inspect   imports, exports, per-function manifests, call graph, sizes, times
+  disasm    print the register bytecode
+
+options:
+  --version   print the version
+  --help      this text
+
+exit codes: 0 success, 1 a WebAssembly trap (in a batch: any instance
+trapped; output files are still complete), 2 a usage or input error.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return kExitUsage;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "--version" || cmd == "-V" || cmd == "version") {
+    std::printf("wasmwarp 0.1.0\n");
+    return kExitOk;
+  }
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::fputs(kUsage, stdout);
+    return kExitOk;
+  }
+  if (cmd == "run") return cmd_run(argv[0], argc - 2, argv + 2);
+  if (cmd == "validate") return cmd_validate(argc - 2, argv + 2);
+  if (cmd == "inspect") return cmd_inspect(argc - 2, argv + 2);
+  if (cmd == "disasm") return cmd_disasm(argc - 2, argv + 2);
+  std::fprintf(stderr, "wasmwarp: error: unknown command '%s' (commands: run, validate, inspect, disasm; see --help)\n",
+               cmd.c_str());
+  return kExitUsage;
+}
+
+}  // namespace ww::cli

@@ -1,0 +1,139 @@
+// `wasmwarp run`: option parsing. Options come before the module; every
+// token after the module is an argument of the export, so "-5" needs no
+// escaping. The split is done here, by asking CLI11 which options take a
+// value, and only the options part is handed to CLI11.
+#include <CLI/CLI.hpp>
+
+#include "cli/batch.h"
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "cli/value_format.h"
+
+namespace ww::cli {
+namespace {
+
+constexpr const char* kRunFooter = R"(
+Arguments of the export (after MODULE) are constants or per-instance values:
+  42  -7  0xff  1.5  0x1.8p3  inf  -nan  nan:0x200000  null  (constants)
+  @index             the instance index (0 .. N-1)
+  @col:FILE[:K]      column K (default 0) of FILE, row i for instance i:
+                     .npy (v1/v2, little-endian i1..i8/u1..u8/f4/f8, 1-D or 2-D),
+                     .csv (one row per instance; a first row with no numbers
+                     is a header), else raw little-endian elements of the
+                     parameter's type. Fewer rows than instances is an error.
+Memory I/O (memory 0 of each instance; ADDR is a number or an export: a
+() -> i32 function called per instance, or an i32 global):
+  --mem-in ADDR=FILE       record i of FILE written at ADDR before the call
+                           (record size --mem-in-size, else size(FILE)/N)
+  --mem-out ADDR:LEN=FILE  LEN bytes at ADDR after the call; FILE gets N*LEN
+                           bytes in instance order (zeros for trapped ones)
+  Out-of-bounds records trap that instance with "out of bounds memory access".
+Output (--output FILE, one row per instance, written to a temporary file and
+renamed when complete):
+  .csv   instance,result0,...,trap (results empty and trap message set when trapped)
+  .json  [{"instance":0,"results":[...],"trap":null}, ...]; integers as
+         numbers, floats/refs as exact text ("1.5", "nan:0x200000", "-0")
+  .npy   numeric results: (N,) for one, (N,M) if all of one type, else a
+         structured dtype. If any instance traps the file is not written
+         (exit 1) unless --allow-traps: then trapped rows are zero and
+         STEM.traps.npy (uint8, 0 = ok, else the trap code) is written too.
+Without --invoke the export `_start` runs. A trap prints "wasm trap: MESSAGE"
+on stderr. Exit codes: 0 ok, 1 trap (batch: any instance trapped), 2 usage or
+input error. With -n or --output a summary goes to stderr.)";
+
+}  // namespace
+
+int cmd_run(const char* prog, int argc, char** argv) {
+  CLI::App app("Run an export of a WebAssembly module.", "wasmwarp run");
+  app.footer(kRunFooter);
+  RunSpec spec;
+  std::string instances, threads, fuel, mem_in_size, module_name;
+  std::vector<std::string> shown_args;
+  app.add_option("--invoke", spec.invoke, "export to call (default: _start)");
+  auto* n_opt = app.add_option("-n,--instances", instances, "run N independent instances (batch mode)");
+  app.add_option("--threads", threads, "worker threads (default: all cores)");
+  app.add_option("--fuel", fuel, "instructions per invocation before the trap 'fuel exhausted'");
+  app.add_option("--output", spec.output, "per-instance results: .csv, .json or .npy");
+  app.add_flag("--allow-traps", spec.allow_traps, ".npy output: write zero rows for traps plus STEM.traps.npy");
+  app.add_option("--mem-in", spec.mem_in, "ADDR=FILE: per-instance bytes written into memory")->allow_extra_args(false);
+  app.add_option("--mem-in-size", mem_in_size, "record size of --mem-in files in bytes");
+  app.add_option("--mem-out", spec.mem_out, "ADDR:LEN=FILE: per-instance bytes read from memory")->allow_extra_args(false);
+  app.add_flag("--deny-recursion", spec.deny_recursion, "reject modules whose call graph has a cycle");
+  app.add_flag("-q,--quiet", spec.quiet, "no batch summary");
+  app.add_option("module", module_name, "the .wasm file");
+  app.add_option("args", shown_args, "arguments of the export");
+
+  // Split: options (and their values) up to the first other token, which is
+  // the module; everything after it belongs to the export.
+  std::vector<std::string> opts;
+  int i = 0;
+  bool have_module = false;
+  for (; i < argc; ++i) {
+    std::string t = argv[i];
+    if (t == "--") {
+      ++i;
+      break;
+    }
+    if (t.size() < 2 || t[0] != '-') break;
+    opts.push_back(t);
+    if (t.find('=') != std::string::npos) continue;
+    bool takes_value = false;
+    for (const CLI::Option* o : app.get_options())
+      if (!o->get_positional() && o->check_name(t)) takes_value = o->get_expected_max() > 0;
+    // "-n5" carries its value; "-n" and "--invoke" take the next token.
+    if (takes_value && !(t[1] != '-' && t.size() > 2) && i + 1 < argc) opts.push_back(argv[++i]);
+  }
+  if (i < argc) {
+    spec.module_path = argv[i++];
+    have_module = true;
+    for (; i < argc; ++i) spec.args.push_back(argv[i]);
+  }
+  std::vector<std::string> cli_argv{std::string(prog) + " run"};
+  cli_argv.insert(cli_argv.end(), opts.begin(), opts.end());
+  std::vector<char*> ptrs;
+  for (auto& s : cli_argv) ptrs.push_back(s.data());
+  try {
+    app.parse(int(ptrs.size()), ptrs.data());
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    print_error(std::string("run: ") + e.what());
+    return kExitUsage;
+  }
+  if (!have_module) {
+    print_error("run: missing MODULE.wasm (usage: wasmwarp run [OPTIONS] MODULE.wasm [ARGS...])");
+    return kExitUsage;
+  }
+  auto count = [](const std::string& text, const char* opt, uint64_t& out) -> bool {
+    auto v = parse_u64(text);
+    if (!v.ok()) {
+      print_error(std::string(opt) + ": " + v.error().message);
+      return false;
+    }
+    out = *v;
+    return true;
+  };
+  uint64_t v = 0;
+  if (n_opt->count()) {
+    if (!count(instances, "--instances", spec.instances)) return kExitUsage;
+    spec.batch = true;
+  }
+  if (!spec.output.empty()) spec.batch = true;
+  if (!threads.empty()) {
+    if (!count(threads, "--threads", v)) return kExitUsage;
+    if (v == 0 || v > 4096) {
+      print_error("--threads must be between 1 and 4096");
+      return kExitUsage;
+    }
+    spec.threads = unsigned(v);
+  }
+  if (!fuel.empty() && !count(fuel, "--fuel", spec.fuel)) return kExitUsage;
+  if (!mem_in_size.empty()) {
+    if (!count(mem_in_size, "--mem-in-size", v)) return kExitUsage;
+    spec.mem_in_size = v;
+  }
+  return run_modules(spec);
+}
+
+}  // namespace ww::cli

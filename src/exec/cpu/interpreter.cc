@@ -1,0 +1,351 @@
+// The CPU interpreter: a computed-goto dispatch loop whose handlers are
+// generated from bytecode/ops.def. wasm->wasm calls within one instance
+// push an explicit frame record instead of recursing in C++; only calls into
+// host functions or other instances go through cpu_call() again.
+#include "exec/cpu/interpreter.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "bytecode/ops.h"
+#include "semantics/semantics.h"
+
+namespace ww {
+
+namespace {
+
+struct Frame {
+  const uint32_t* ret_pc;
+  uint64_t* fp;
+  uint32_t def;
+};
+
+// Store-touching helpers of the bulk and table ops; each returns the trap.
+struct Ctx {
+  StoreImpl& s;
+  InstanceRec& inst;
+  const CompiledModule& cm;
+  MemoryInst* mem;
+
+  TableInst& table(uint32_t t) { return s.tables[inst.tables[t]]; }
+
+  TrapCode memory_fill(uint32_t d, uint32_t v, uint32_t n) {
+    if (uint64_t(d) + n > mem->data.size()) return TrapCode::MemoryOutOfBounds;
+    if (n) std::memset(mem->data.data() + d, int(v & 0xff), n);
+    return TrapCode::None;
+  }
+  TrapCode memory_copy(uint32_t d, uint32_t src, uint32_t n) {
+    uint64_t size = mem->data.size();
+    if (uint64_t(d) + n > size || uint64_t(src) + n > size) return TrapCode::MemoryOutOfBounds;
+    if (n) std::memmove(mem->data.data() + d, mem->data.data() + src, n);
+    return TrapCode::None;
+  }
+  TrapCode memory_init(uint32_t seg, uint32_t d, uint32_t src, uint32_t n) {
+    const DataSegment& ds = cm.module.datas[seg];
+    uint64_t seg_size = inst.data_dropped[seg] ? 0 : ds.size;
+    if (uint64_t(src) + n > seg_size || uint64_t(d) + n > mem->data.size())
+      return TrapCode::MemoryOutOfBounds;
+    if (n) std::memcpy(mem->data.data() + d, cm.module.bytes.data() + ds.bytes_offset + src, n);
+    return TrapCode::None;
+  }
+  TrapCode table_get(uint32_t t, uint32_t i, uint64_t* out) {
+    TableInst& tab = table(t);
+    if (i >= tab.elems.size()) return TrapCode::TableOutOfBounds;
+    *out = tab.elems[i];
+    return TrapCode::None;
+  }
+  TrapCode table_set(uint32_t t, uint32_t i, uint64_t v) {
+    TableInst& tab = table(t);
+    if (i >= tab.elems.size()) return TrapCode::TableOutOfBounds;
+    tab.elems[i] = v;
+    return TrapCode::None;
+  }
+  uint32_t table_grow(uint32_t t, uint64_t init, uint32_t n) {
+    TableInst& tab = table(t);
+    uint64_t old = tab.elems.size();
+    uint64_t max = std::min<uint64_t>(tab.type.limits.max.value_or(0xffffffffu), kMaxTableSize);
+    if (old + n > max) return 0xffffffffu;
+    try {
+      tab.elems.resize(size_t(old + n), init);
+    } catch (const std::exception&) {
+      return 0xffffffffu;
+    }
+    return uint32_t(old);
+  }
+  TrapCode table_fill(uint32_t t, uint32_t i, uint64_t v, uint32_t n) {
+    TableInst& tab = table(t);
+    if (uint64_t(i) + n > tab.elems.size()) return TrapCode::TableOutOfBounds;
+    std::fill(tab.elems.begin() + i, tab.elems.begin() + i + n, v);
+    return TrapCode::None;
+  }
+  TrapCode table_copy(uint32_t td, uint32_t ts, uint32_t d, uint32_t src, uint32_t n) {
+    TableInst& a = table(td);
+    TableInst& b = table(ts);
+    if (uint64_t(d) + n > a.elems.size() || uint64_t(src) + n > b.elems.size())
+      return TrapCode::TableOutOfBounds;
+    if (n) std::memmove(a.elems.data() + d, b.elems.data() + src, size_t(n) * sizeof(uint64_t));
+    return TrapCode::None;
+  }
+  TrapCode table_init(uint32_t t, uint32_t seg, uint32_t d, uint32_t src, uint32_t n) {
+    TableInst& tab = table(t);
+    const std::vector<uint64_t>& es = inst.elem_segments[seg];
+    if (uint64_t(src) + n > es.size() || uint64_t(d) + n > tab.elems.size())
+      return TrapCode::TableOutOfBounds;
+    std::copy(es.begin() + src, es.begin() + src + n, tab.elems.begin() + d);
+    return TrapCode::None;
+  }
+};
+
+// Runs defined function `def` of `instance` with its frame at `slots`.
+TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t* slots) {
+  InstanceRec& inst = S.instances[instance];
+  const CompiledModule& cm = *inst.module;
+  const BytecodeModule& bc = cm.code.bytecode;
+  const uint32_t* const code = bc.code.data();
+  const FunctionCode* const funcs = bc.funcs.data();
+  const uint64_t* const consts = bc.consts.data();
+  const uint32_t* const br_tables = bc.br_tables.data();
+  uint64_t* const* const globals = inst.global_ptrs.data();
+  const uint32_t nimp = cm.module.num_imported_funcs;
+  uint64_t* const stack_begin = S.stack.data();
+  uint64_t* const stack_end = stack_begin + S.stack.size();
+  const uint32_t max_depth = S.limits.max_call_depth;
+  const uint32_t entry_depth = S.depth;
+  const bool metered = S.limits.fuel != 0;
+  // Unmetered runs count down from a number never reached.
+  uint64_t fuel = metered ? S.fuel_left : ~uint64_t{0};
+  Ctx ctx{S, inst, cm, inst.memories.empty() ? nullptr : &S.memories[inst.memories[0]]};
+  uint8_t* mem = nullptr;
+  uint64_t mem_size = 0;
+  auto refresh_memory = [&] {
+    if (ctx.mem) {
+      mem = ctx.mem->data.data();
+      mem_size = ctx.mem->data.size();
+    }
+  };
+  refresh_memory();
+
+  std::vector<Frame> frames;
+  uint64_t* fp = slots;
+  uint32_t cur = def;
+  const uint32_t* cb = nullptr;  // current function's first word
+  const uint32_t* pc = nullptr;
+  TrapCode trap = TrapCode::None;
+  // Operands of a same-instance call, shared by call and call_indirect.
+  uint64_t* call_fp = nullptr;
+  uint32_t call_def = 0;
+  const uint32_t* ret_pc = nullptr;
+
+  static const void* const kLabels[] = {
+#define WW_OP(Name, text, fmt, flags, ...) &&L_##Name,
+#include "bytecode/ops.def"
+#undef WW_OP
+  };
+#define DISPATCH() goto* kLabels[*pc & 0xffffu]
+
+  // The entry frame.
+  {
+    const FunctionCode& fc = funcs[cur];
+    if (S.depth >= max_depth || size_t(stack_end - fp) < fc.frame_slots) {
+      S.last_trap = TrapInfo{TrapCode::CallStackExhausted, nimp + cur, 0};
+      return TrapCode::CallStackExhausted;
+    }
+    ++S.depth;
+    std::memset(fp + fc.num_params, 0, sizeof(uint64_t) * (fc.num_locals - fc.num_params));
+    cb = pc = code + fc.code_begin;
+  }
+  DISPATCH();
+
+  // ---- accessors used by the handler bodies
+#define R32(s) uint32_t(fp[s])
+#define R64(s) fp[s]
+#define RF32(s) sem::f32_from_bits(uint32_t(fp[s]))
+#define RF64(s) sem::f64_from_bits(fp[s])
+#define W32(s, v) (fp[s] = uint64_t(uint32_t(v)))
+#define W64(s, v) (fp[s] = uint64_t(v))
+#define WF32(s, v) (fp[s] = uint64_t(sem::f32_bits(v)))
+#define WF64(s, v) (fp[s] = sem::f64_bits(v))
+#define TRAP(name)              \
+  do {                          \
+    trap = TrapCode::name;      \
+    goto trapped;               \
+  } while (0)
+#define TRAP_IF(expr)                    \
+  do {                                   \
+    TrapCode tc_ = (expr);               \
+    if (tc_ != TrapCode::None) {         \
+      trap = tc_;                        \
+      goto trapped;                      \
+    }                                    \
+  } while (0)
+  // Backward jumps are loop back-edges: they burn fuel.
+#define JUMP(t)                                    \
+  do {                                             \
+    const uint32_t* np_ = cb + (t);                \
+    if (np_ <= pc && --fuel == 0) TRAP(FuelExhausted); \
+    pc = np_;                                      \
+    DISPATCH();                                    \
+  } while (0)
+#define CONST64(k) consts[k]
+#define MEM mem
+#define MEM_SIZE mem_size
+#define MEM_PAGES uint32_t(mem_size / kPageSize)
+#define GLOBAL_GET(g) (*globals[g])
+#define GLOBAL_SET(g, v) (*globals[g] = (v))
+#define BR_TABLE(v, start, count)                                  \
+  do {                                                             \
+    uint32_t v_ = (v);                                             \
+    uint32_t k_ = v_ < (count) - 1 ? v_ : (count) - 1;            \
+    JUMP(br_tables[(start) + k_]);                                 \
+  } while (0)
+#define RETURN() goto do_return
+#define CALL(base, f)                        \
+  do {                                       \
+    call_fp = fp + (base);                   \
+    call_def = (f) - nimp;                   \
+    ret_pc = pc + WW_WORDS_S1I;              \
+    goto do_call;                            \
+  } while (0)
+#define CALL_IMPORT(base, f)                                           \
+  do {                                                                 \
+    ret_pc = pc + WW_WORDS_S1I;                                        \
+    call_fp = fp + (base);                                             \
+    call_def = inst.funcs[f];                                          \
+    goto do_call_store;                                                \
+  } while (0)
+#define CALL_INDIRECT(base, idx, type, tbl)                                 \
+  do {                                                                      \
+    TableInst& t_ = ctx.table(tbl);                                         \
+    uint32_t i_ = (idx);                                                    \
+    if (i_ >= t_.elems.size()) TRAP(UndefinedElement);                      \
+    uint64_t ref_ = t_.elems[i_];                                           \
+    if (ref_ == 0) TRAP(UninitializedElement);                              \
+    const FuncInst& f_ = S.funcs[uint32_t(ref_ - 1)];                       \
+    if (f_.type_id != inst.type_ids[type]) TRAP(IndirectCallTypeMismatch);  \
+    ret_pc = pc + WW_WORDS_S2II;                                            \
+    call_fp = fp + (base);                                                  \
+    if (f_.instance == instance) {                                          \
+      call_def = f_.defined_index;                                          \
+      goto do_call;                                                         \
+    }                                                                       \
+    call_def = uint32_t(ref_ - 1);                                          \
+    goto do_call_store;                                                     \
+  } while (0)
+#define MEMORY_GROW(d, n)                                                  \
+  do {                                                                     \
+    uint32_t n_ = (n);                                                     \
+    uint32_t old_ = ctx.mem->pages;                                        \
+    uint64_t want_ = uint64_t(old_) + n_;                                  \
+    bool ok_ = want_ <= ctx.mem->max_pages;                                \
+    if (ok_ && n_ != 0) {                                                  \
+      try {                                                                \
+        ctx.mem->data.resize(size_t(want_) * kPageSize, 0);                \
+        ctx.mem->pages = uint32_t(want_);                                  \
+      } catch (const std::exception&) {                                    \
+        ok_ = false;                                                       \
+      }                                                                    \
+      refresh_memory();                                                    \
+    }                                                                      \
+    W32(d, ok_ ? old_ : 0xffffffffu);                                      \
+  } while (0)
+#define MEMORY_FILL(d, v, n) ctx.memory_fill(d, v, n)
+#define MEMORY_COPY(d, s, n) ctx.memory_copy(d, s, n)
+#define MEMORY_INIT(seg, d, s, n) ctx.memory_init(seg, d, s, n)
+#define DATA_DROP(seg) (inst.data_dropped[seg] = 1)
+#define TABLE_GET(t, i, out) ctx.table_get(t, i, out)
+#define TABLE_SET(t, i, v) ctx.table_set(t, i, v)
+#define TABLE_SIZE(t) uint32_t(ctx.table(t).elems.size())
+#define TABLE_GROW(t, init, n) ctx.table_grow(t, init, n)
+#define TABLE_FILL(t, i, v, n) ctx.table_fill(t, i, v, n)
+#define TABLE_COPY(td, ts, d, s, n) ctx.table_copy(td, ts, d, s, n)
+#define TABLE_INIT(t, seg, d, s, n) ctx.table_init(t, seg, d, s, n)
+#define ELEM_DROP(seg) inst.elem_segments[seg].clear()
+#define REF_FUNC(f) (uint64_t(inst.funcs[f]) + 1)
+
+#define WW_OP(Name, text, fmt, flags, ...) \
+  L_##Name : {                             \
+    WW_DEC_##fmt(pc) __VA_ARGS__;          \
+    pc += WW_WORDS_##fmt;                  \
+    DISPATCH();                            \
+  }
+#include "bytecode/ops.def"
+#undef WW_OP
+
+do_call : {
+  const FunctionCode& fc = funcs[call_def];
+  if (S.depth >= max_depth || size_t(stack_end - call_fp) < fc.frame_slots)
+    TRAP(CallStackExhausted);
+  if (--fuel == 0) TRAP(FuelExhausted);
+  frames.push_back({ret_pc, fp, cur});
+  ++S.depth;
+  fp = call_fp;
+  cur = call_def;
+  std::memset(fp + fc.num_params, 0, sizeof(uint64_t) * (fc.num_locals - fc.num_params));
+  cb = pc = code + fc.code_begin;
+  DISPATCH();
+}
+
+do_call_store : {
+  // A host function or another instance's function: re-enter through
+  // cpu_call with the callee's frame at call_fp.
+  const FuncInst& f = S.funcs[call_def];
+  if (f.instance == kHostInstance) {
+    const FuncType& ft = S.types[f.type_id];
+    size_t need = std::max(ft.params.size(), ft.results.size());
+    if (size_t(stack_end - call_fp) < need) TRAP(CallStackExhausted);
+    // A host function that re-enters Store::invoke builds frames above ours.
+    S.stack_top = uint32_t(call_fp - stack_begin + need);
+  }
+  if (--fuel == 0) TRAP(FuelExhausted);
+  if (metered) S.fuel_left = fuel;
+  TrapCode t = cpu_call(S, api, call_def, call_fp);
+  if (metered) fuel = S.fuel_left;
+  refresh_memory();
+  if (t != TrapCode::None) {
+    trap = t;
+    goto trapped;
+  }
+  pc = ret_pc;
+  DISPATCH();
+}
+
+do_return:
+  --S.depth;
+  if (frames.empty()) {
+    if (metered) S.fuel_left = fuel;
+    return TrapCode::None;
+  }
+  {
+    const Frame& f = frames.back();
+    pc = f.ret_pc;
+    fp = f.fp;
+    cur = f.def;
+    cb = code + funcs[cur].code_begin;
+    frames.pop_back();
+  }
+  DISPATCH();
+
+trapped:
+  // The innermost frame that sees a trap records where it happened.
+  if (S.last_trap.code == TrapCode::None) {
+    S.last_trap = TrapInfo{trap, nimp + cur, uint32_t(pc - cb)};
+  }
+  if (metered) S.fuel_left = fuel;
+  S.depth = entry_depth;
+  return trap;
+}
+
+}  // namespace
+
+TrapCode cpu_call(StoreImpl& store, Store& api, uint32_t func_addr, uint64_t* slots) {
+  const FuncInst& f = store.funcs[func_addr];
+  if (f.instance != kHostInstance) return run(store, api, f.instance, f.defined_index, slots);
+  if (store.depth >= store.limits.max_call_depth) return TrapCode::CallStackExhausted;
+  ++store.depth;
+  TrapCode t = f.host(api, slots);
+  --store.depth;
+  return t;
+}
+
+}  // namespace ww

@@ -1,0 +1,121 @@
+// Public host API of the GPU backend: run one export of a module as a batch
+// of many independent instances, one per GPU thread. Plain C++ (no CUDA
+// types), so the CLI and the spec runner include it whether or not this
+// build has CUDA; without CUDA every entry point reports that clearly.
+//
+// The program is data: the kernel is compiled once with the project and
+// interprets the module's register bytecode, so a new module starts running
+// with no compilation at all.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "intrinsics/gpu_batch.h"
+#include "wasmwarp/runtime.h"
+
+namespace ww::gpu {
+
+enum class MemoryLayout : uint8_t {
+  // Byte address a of instance t: the 4-byte words of 32 consecutive
+  // instances sit side by side, so the same aligned address across a warp is
+  // one coalesced 128-byte access.
+  Interleaved,
+  // Instance t's memory is one block at t * capacity.
+  Contiguous,
+};
+const char* layout_name(MemoryLayout l);
+
+struct DeviceInfo {
+  bool available = false;
+  std::string reason;  // why not, when !available
+  std::string name;
+  int sm_count = 0;
+  int cc_major = 0, cc_minor = 0;
+  uint64_t total_bytes = 0, free_bytes = 0;
+};
+// Never fails: a machine without a driver or a GPU, or a build without
+// CUDA, gives available = false and a one-line reason.
+DeviceInfo probe_device();
+bool built_with_cuda();
+
+// Bytes written into each instance's memory before the call: record i of
+// `data` (record_size bytes) goes to instance i at `address`.
+struct MemIn {
+  uint32_t address = 0;
+  uint32_t record_size = 0;
+  const uint8_t* data = nullptr;  // instances * record_size bytes
+};
+// Bytes read from each instance's memory after the call into `data`
+// (instances * length bytes, instance order).
+struct MemOut {
+  uint32_t address = 0;
+  uint32_t length = 0;
+  uint8_t* data = nullptr;
+};
+
+struct BatchRequest {
+  std::shared_ptr<const CompiledModule> module;
+  uint32_t func_index = 0;  // module function index of the export (a defined function)
+  uint32_t instances = 0;
+  // Arguments as raw 64-bit slots: one row of nparams for every instance
+  // (args_per_instance) or a single row shared by all.
+  std::vector<uint64_t> args;
+  bool args_per_instance = false;
+
+  uint64_t fuel = 0;       // instructions per instance (back-edges and calls); 0 = unlimited
+  double timeout_s = 0;    // stop the batch after this long; 0 = none
+  uint32_t stack_slots = 384;    // 64-bit frame slots per instance
+  uint32_t max_call_depth = 64;  // frames per instance
+  uint32_t memory_pages = 0;     // linear-memory capacity per instance; 0 = automatic
+  MemoryLayout layout = MemoryLayout::Interleaved;
+  uint32_t max_wave = 0;  // largest wave; 0 = as many as memory allows
+
+  GpuBatch* batch = nullptr;  // the `gpu` intrinsics' shared state; may be null
+  std::vector<MemIn> mem_in;
+  std::vector<MemOut> mem_out;
+
+  // Where the instances' initial state comes from: a fresh instantiation
+  // (source_store == nullptr), or an existing instance whose memory,
+  // globals and tables are copied (the spec runner's case); with
+  // write_back, instance 0's final state is written back into it.
+  Store* source_store = nullptr;
+  uint32_t source_instance = 0;
+  bool write_back = false;
+
+  // Called from the host thread about twice a second while a wave runs.
+  std::function<void(uint64_t done, uint64_t total, double seconds)> progress;
+};
+
+struct BatchPlan {
+  uint64_t linear_bytes_per_instance = 0;    // memory capacity
+  uint64_t overhead_bytes_per_instance = 0;  // frames, call records, globals, tables, status
+  uint32_t memory_pages = 0;
+  uint32_t wave_size = 0;
+  uint32_t waves = 0;
+  uint64_t device_free_bytes = 0;
+  std::string to_string() const;
+};
+
+struct BatchResult {
+  std::vector<ValType> result_types;
+  std::vector<uint64_t> results;     // instances x result_types.size()
+  std::vector<uint8_t> traps;        // TrapCode per instance
+  std::vector<uint32_t> trap_func;   // module function index where it trapped
+  std::vector<uint32_t> trap_pc;     // bytecode word offset in that function
+  std::vector<uint8_t> finished;     // 0 when the timeout stopped the instance
+  BatchPlan plan;
+  std::string device_name;
+  double setup_ms = 0, kernel_ms = 0, total_ms = 0;
+};
+
+// Errors: no GPU / no CUDA, an import that cannot run on the GPU (only
+// `gpu.*` intrinsics can), a request that cannot fit the device memory, a
+// CUDA failure (named with the call that failed).
+Result<BatchResult> run_batch(const BatchRequest& req);
+
+}  // namespace ww::gpu

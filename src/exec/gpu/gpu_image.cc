@@ -1,0 +1,152 @@
+#include "exec/gpu/gpu_image.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "bytecode/ops.h"
+
+namespace ww::gpu {
+
+namespace {
+
+// Table capacity per instance when tables can grow: growth past it fails
+// the way the spec allows (table.grow returns -1).
+constexpr uint32_t kTableGrowRoom = 1024;
+
+bool op_mutates_tables(BcOp op) {
+  return op == BcOp::TableSet || op == BcOp::TableGrow || op == BcOp::TableFill ||
+         op == BcOp::TableCopy || op == BcOp::TableInit;
+}
+
+}  // namespace
+
+uint32_t GpuImage::total_table_cap() const {
+  uint32_t n = 0;
+  for (uint32_t c : table_cap) n += c;
+  return n;
+}
+
+uint64_t to_gpu_ref(const StoreImpl& store, const InstanceRec& inst, ValType t, uint64_t v) {
+  if (v == 0) return 0;
+  if (t == ValType::FuncRef) {
+    uint32_t addr = uint32_t(v - 1);
+    for (size_t i = 0; i < inst.funcs.size(); ++i)
+      if (inst.funcs[i] == addr) return uint64_t(i) + 1;
+  }
+  return kForeignRef | v;
+}
+
+uint64_t from_gpu_ref(const StoreImpl& store, const InstanceRec& inst, ValType t, uint64_t v) {
+  if (v == 0) return 0;
+  if (v & kForeignRef) return v & ~kForeignRef;
+  if (t == ValType::FuncRef && v - 1 < inst.funcs.size()) return uint64_t(inst.funcs[v - 1]) + 1;
+  return v;
+}
+
+Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
+                             const std::vector<uint8_t>& import_intrinsics) {
+  InstanceRec& inst = store.instances[instance];
+  const CompiledModule& cm = *inst.module;
+  const Module& m = cm.module;
+  const BytecodeModule& bc = cm.code.bytecode;
+  GpuImage img;
+  img.code = bc.code;
+  img.consts = bc.consts;
+  img.br_tables = bc.br_tables;
+  img.funcs = bc.funcs;
+  img.num_imported_funcs = m.num_imported_funcs;
+
+  // Canonical type ids: the store's, so that structurally equal types of
+  // different indices match in call_indirect exactly as on the CPU.
+  img.type_canon = inst.type_ids;
+  img.func_canon.resize(inst.funcs.size());
+  for (size_t i = 0; i < inst.funcs.size(); ++i) img.func_canon[i] = store.funcs[inst.funcs[i]].type_id;
+  img.import_intrinsic = import_intrinsics;
+  img.import_intrinsic.resize(m.num_imported_funcs, kNoIntrinsic);
+
+  for (size_t i = 0; i < m.datas.size(); ++i) {
+    const DataSegment& d = m.datas[i];
+    img.data_offset.push_back(uint32_t(img.data_bytes.size()));
+    img.data_size.push_back(d.size);
+    img.data_bytes.insert(img.data_bytes.end(), m.bytes.begin() + d.bytes_offset,
+                          m.bytes.begin() + d.bytes_offset + d.size);
+    img.data_dropped.push_back(inst.data_dropped[i]);
+  }
+  for (size_t i = 0; i < inst.elem_segments.size(); ++i) {
+    const auto& refs = inst.elem_segments[i];
+    img.elem_offset.push_back(uint32_t(img.elem_refs.size()));
+    img.elem_size.push_back(uint32_t(refs.size()));
+    ValType t = m.elems[i].type;
+    for (uint64_t r : refs) img.elem_refs.push_back(to_gpu_ref(store, inst, t, r));
+    img.elem_dropped.push_back(refs.empty() ? 1 : 0);
+  }
+
+  // Scan the bytecode once for what decides the per-instance layout.
+  for (size_t pc = 0; pc < bc.code.size();) {
+    BcDecoded d;
+    if (!bc_decode(bc.code.data() + pc, bc.code.size() - pc, &d))
+      return make_error(kNoOffset, "GPU image: undecodable bytecode at word " + std::to_string(pc));
+    if (op_mutates_tables(d.op)) img.tables_mutable = true;
+    if (d.op == BcOp::MemoryGrow) img.uses_memory_grow = true;
+    pc += d.words;
+  }
+
+  if (!inst.memories.empty()) {
+    const MemoryInst& mem = store.memories[inst.memories[0]];
+    img.has_memory = true;
+    img.memory = mem.data;
+    img.init_pages = mem.pages;
+    img.max_pages = mem.max_pages;
+  }
+
+  for (size_t g = 0; g < inst.globals.size(); ++g) {
+    const GlobalInst& gi = store.globals[inst.globals[g]];
+    img.global_types.push_back(gi.type.type);
+    img.globals.push_back(is_ref(gi.type.type) ? to_gpu_ref(store, inst, gi.type.type, gi.bits)
+                                               : gi.bits);
+  }
+
+  for (size_t t = 0; t < inst.tables.size(); ++t) {
+    const TableInst& ti = store.tables[inst.tables[t]];
+    uint32_t size = uint32_t(ti.elems.size());
+    uint64_t max = ti.type.limits.max.value_or(0xffffffffu);
+    uint32_t cap = img.tables_mutable
+                       ? uint32_t(std::min<uint64_t>(max, uint64_t(size) + kTableGrowRoom))
+                       : size;
+    cap = std::max(cap, size);
+    img.table_types.push_back(ti.type.elem);
+    img.table_init_size.push_back(size);
+    img.table_cap.push_back(cap);
+    img.table_offset.push_back(uint32_t(img.table_elems.size()));
+    for (uint32_t i = 0; i < cap; ++i)
+      img.table_elems.push_back(i < size ? to_gpu_ref(store, inst, ti.type.elem, ti.elems[i]) : 0);
+  }
+  return img;
+}
+
+void write_back(StoreImpl& store, uint32_t instance, const GpuImage& img, const InstanceState& st) {
+  InstanceRec& inst = store.instances[instance];
+  if (img.has_memory && !inst.memories.empty()) {
+    MemoryInst& mem = store.memories[inst.memories[0]];
+    mem.pages = st.pages;
+    mem.data.assign(st.memory.begin(), st.memory.begin() + uint64_t(st.pages) * kPageSize);
+  }
+  for (size_t g = 0; g < inst.globals.size() && g < st.globals.size(); ++g) {
+    GlobalInst& gi = store.globals[inst.globals[g]];
+    gi.bits = is_ref(gi.type.type) ? from_gpu_ref(store, inst, gi.type.type, st.globals[g])
+                                   : st.globals[g];
+  }
+  for (size_t t = 0; t < inst.tables.size() && t < st.table_size.size(); ++t) {
+    TableInst& ti = store.tables[inst.tables[t]];
+    ti.elems.resize(st.table_size[t]);
+    for (uint32_t i = 0; i < st.table_size[t]; ++i)
+      ti.elems[i] = from_gpu_ref(store, inst, ti.type.elem, st.table_elems[img.table_offset[t] + i]);
+  }
+  for (size_t i = 0; i < inst.data_dropped.size() && i < st.data_dropped.size(); ++i)
+    inst.data_dropped[i] = st.data_dropped[i];
+  for (size_t i = 0; i < inst.elem_segments.size() && i < st.elem_dropped.size(); ++i)
+    if (st.elem_dropped[i]) inst.elem_segments[i].clear();
+}
+
+}  // namespace ww::gpu

@@ -1,0 +1,64 @@
+#include "exec/gpu/gpu_plan.h"
+
+#include <algorithm>
+
+namespace ww::gpu {
+
+const char* layout_name(MemoryLayout l) {
+  return l == MemoryLayout::Interleaved ? "interleaved" : "contiguous";
+}
+
+std::string BatchPlan::to_string() const {
+  auto kib = [](uint64_t b) { return std::to_string((b + 1023) / 1024) + " KiB"; };
+  return "memory " + std::to_string(memory_pages) + " pages (" + kib(linear_bytes_per_instance) +
+         ") + " + std::to_string(overhead_bytes_per_instance) + " B per instance; " +
+         std::to_string(waves) + (waves == 1 ? " wave" : " waves") + " of up to " +
+         std::to_string(wave_size) + " instances; " + kib(device_free_bytes) + " GPU memory free";
+}
+
+uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
+  if (!img.has_memory) return 0;
+  uint32_t pages = req.memory_pages;
+  if (pages == 0) pages = img.uses_memory_grow ? img.init_pages + kDefaultGrowPages : img.init_pages;
+  pages = std::min(pages, std::max(img.max_pages, img.init_pages));
+  return std::max(pages, img.init_pages);
+}
+
+uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img) {
+  uint64_t b = uint64_t(req.stack_slots) * 8;        // frames
+  b += uint64_t(req.max_call_depth) * 12;            // call records
+  b += img.globals.size() * 8;
+  if (img.tables_mutable) b += uint64_t(img.total_table_cap()) * 8 + img.table_cap.size() * 4;
+  b += img.data_size.size() + img.elem_size.size();  // dropped flags
+  b += 4 + 1 + 4 + 4 + 1;                            // pages, trap, trap func/pc, finished
+  for (const MemIn& m : req.mem_in) b += m.record_size;
+  for (const MemOut& m : req.mem_out) b += m.length;
+  return b;
+}
+
+Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes) {
+  BatchPlan p;
+  p.memory_pages = memory_pages_for(req, img);
+  p.linear_bytes_per_instance = uint64_t(p.memory_pages) * kPageSize;
+  p.overhead_bytes_per_instance = overhead_bytes_per_instance(req, img);
+  p.device_free_bytes = free_bytes;
+  uint64_t module_bytes = img.code.size() * 4 + img.consts.size() * 8 + img.memory.size() +
+                          img.data_bytes.size() + img.table_elems.size() * 8 + img.elem_refs.size() * 8;
+  uint64_t per = p.linear_bytes_per_instance + p.overhead_bytes_per_instance;
+  uint64_t reserve = kReserveBytes + module_bytes;
+  uint64_t budget = free_bytes > reserve ? free_bytes - reserve : 0;
+  uint64_t fit = budget / per;
+  if (fit < std::min<uint64_t>(32, req.instances))
+    return make_error(kNoOffset, "this batch needs " + std::to_string(per) +
+                                     " bytes of GPU memory per instance but only " +
+                                     std::to_string(free_bytes) + " bytes are free");
+  uint64_t wave = std::min<uint64_t>(req.instances, fit);
+  if (req.max_wave) wave = std::min<uint64_t>(wave, std::max<uint32_t>(req.max_wave, 1));
+  // Whole warps per wave, except a last short one.
+  if (wave < req.instances && wave >= 32) wave -= wave % 32;
+  p.wave_size = uint32_t(wave);
+  p.waves = uint32_t((uint64_t(req.instances) + wave - 1) / wave);
+  return p;
+}
+
+}  // namespace ww::gpu

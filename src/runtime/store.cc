@@ -1,0 +1,217 @@
+// ww::Store: allocation of host-made entities, accessors, and invoke.
+#include "runtime/store.h"
+
+#include <algorithm>
+
+#include "exec/cpu/interpreter.h"
+#include "runtime/store_internal.h"
+
+namespace ww {
+
+uint32_t StoreImpl::intern_type(const FuncType& t) {
+  // Function types are compared structurally (call_indirect and import
+  // matching only need equality); stores hold few distinct types.
+  for (size_t i = 0; i < types.size(); ++i)
+    if (types[i] == t) return uint32_t(i);
+  types.push_back(t);
+  return uint32_t(types.size() - 1);
+}
+
+Store::Store(StoreLimits limits) : impl_(std::make_unique<StoreImpl>()) { impl_->limits = limits; }
+Store::~Store() = default;
+
+uint32_t Store::add_host_func(const FuncType& type, HostFunc fn) {
+  FuncInst f;
+  f.type_id = impl_->intern_type(type);
+  f.instance = kHostInstance;
+  f.host = std::move(fn);
+  impl_->funcs.push_back(std::move(f));
+  return uint32_t(impl_->funcs.size() - 1);
+}
+
+uint32_t Store::add_table(const TableType& type, uint64_t init_ref) {
+  TableInst t;
+  t.type = type;
+  t.elems.assign(size_t(std::min<uint64_t>(type.limits.min, kMaxTableSize)), init_ref);
+  impl_->tables.push_back(std::move(t));
+  return uint32_t(impl_->tables.size() - 1);
+}
+
+uint32_t Store::add_memory(const MemoryType& type) {
+  MemoryInst m;
+  if (!detail::init_memory(impl_->limits, type, m)) {
+    // The embedder asked for more than the store's cap: it gets the cap,
+    // and memory_type() shows what it got.
+    MemoryType capped = type;
+    capped.limits.min = impl_->limits.max_memory_pages;
+    (void)detail::init_memory(impl_->limits, capped, m);
+  }
+  impl_->memories.push_back(std::move(m));
+  return uint32_t(impl_->memories.size() - 1);
+}
+
+uint32_t Store::add_global(const GlobalType& type, uint64_t bits) {
+  impl_->globals.push_back(GlobalInst{type, detail::normalize_bits(type.type, bits)});
+  return uint32_t(impl_->globals.size() - 1);
+}
+
+std::optional<ExternVal> Store::get_export(uint32_t instance, std::string_view name) const {
+  if (instance >= impl_->instances.size()) return std::nullopt;
+  const InstanceRec& inst = impl_->instances[instance];
+  for (const Export& e : inst.module->module.exports) {
+    if (e.name != name) continue;
+    const std::vector<uint32_t>* space = nullptr;
+    switch (e.kind) {
+      case ExternKind::Func: space = &inst.funcs; break;
+      case ExternKind::Table: space = &inst.tables; break;
+      case ExternKind::Memory: space = &inst.memories; break;
+      case ExternKind::Global: space = &inst.globals; break;
+    }
+    if (!space || e.index >= space->size()) return std::nullopt;
+    return ExternVal{e.kind, (*space)[e.index]};
+  }
+  return std::nullopt;
+}
+
+const CompiledModule& Store::instance_module(uint32_t instance) const {
+  return *impl_->instances.at(instance).module;
+}
+
+const TrapInfo& Store::last_trap() const { return impl_->last_trap; }
+
+const FuncType& Store::func_type(uint32_t func_addr) const {
+  return impl_->types[impl_->funcs.at(func_addr).type_id];
+}
+
+TableType Store::table_type(uint32_t table_addr) const {
+  const TableInst& t = impl_->tables.at(table_addr);
+  TableType r = t.type;
+  r.limits.min = t.elems.size();
+  return r;
+}
+
+MemoryType Store::memory_type(uint32_t mem_addr) const {
+  const MemoryInst& m = impl_->memories.at(mem_addr);
+  MemoryType r;
+  r.limits.min = m.pages;
+  r.limits.max = m.declared_max;
+  return r;
+}
+
+GlobalType Store::global_type(uint32_t global_addr) const {
+  return impl_->globals.at(global_addr).type;
+}
+
+Value Store::global_get(uint32_t global_addr) const {
+  const GlobalInst& g = impl_->globals.at(global_addr);
+  return Value{g.type.type, g.bits};
+}
+
+uint8_t* Store::memory_data(uint32_t mem_addr) { return impl_->memories.at(mem_addr).data.data(); }
+
+uint64_t Store::memory_size_bytes(uint32_t mem_addr) const {
+  return impl_->memories.at(mem_addr).data.size();
+}
+
+namespace detail {
+
+uint64_t normalize_bits(ValType t, uint64_t bits) {
+  // i32/f32 live in the low half of a slot; callers may hand over garbage
+  // above it (a sign-extended int32_t, say), which must not leak into
+  // results compared bit for bit.
+  return (t == ValType::I32 || t == ValType::F32) ? (bits & 0xffffffffu) : bits;
+}
+
+bool init_memory(const StoreLimits& limits, const MemoryType& type, MemoryInst& m) {
+  uint64_t cap = std::min<uint64_t>(kMaxPages, limits.max_memory_pages);
+  if (type.limits.min > cap) return false;
+  m.pages = uint32_t(type.limits.min);
+  m.declared_max = type.limits.max;
+  m.max_pages = uint32_t(std::min<uint64_t>(type.limits.max.value_or(kMaxPages), cap));
+  try {
+    m.data.assign(size_t(m.pages) * kPageSize, 0);
+  } catch (const std::exception&) {
+    m.pages = 0;
+    m.data.clear();
+    return false;
+  }
+  return true;
+}
+
+bool ensure_stack(StoreImpl& s) {
+  if (!s.stack.empty()) return true;
+  try {
+    s.stack.assign(std::max<uint32_t>(s.limits.stack_slots, 1), 0);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const std::vector<uint64_t>& args,
+              std::vector<uint64_t>* results) {
+  const FuncType& type = s.types[s.funcs[func_addr].type_id];
+  if (!ensure_stack(s)) return TrapCode::CallStackExhausted;
+  // A top-level call starts at the bottom of the stack; a call made from
+  // inside a host function goes above every live frame.
+  const bool nested = s.depth > 0;
+  const uint32_t base = nested ? s.stack_top : 0;
+  const size_t num_results = type.results.size();  // `type` may dangle after the call
+  const size_t need = std::max(type.params.size(), num_results);
+  if (base > s.stack.size() || s.stack.size() - base < need) {
+    s.last_trap = TrapInfo{TrapCode::CallStackExhausted, 0, 0};
+    return TrapCode::CallStackExhausted;
+  }
+  uint64_t* slots = s.stack.data() + base;
+  std::copy(args.begin(), args.end(), slots);
+
+  const uint32_t saved_depth = s.depth, saved_top = s.stack_top;
+  if (!nested) s.fuel_left = s.limits.fuel;
+  // Host functions called directly from here (not from wasm code, where the
+  // interpreter sets it) must also find the first free slot.
+  s.stack_top = uint32_t(base + need);
+  s.last_trap = TrapInfo{};
+  TrapCode trap = cpu_call(s, api, func_addr, slots);
+  // A trap unwinds every frame of this call at once; the interpreter may
+  // not have had the chance to restore these.
+  s.depth = saved_depth;
+  s.stack_top = saved_top;
+  if (trap != TrapCode::None) {
+    s.last_trap.code = trap;
+    return trap;
+  }
+  if (results) results->assign(slots, slots + num_results);
+  return TrapCode::None;
+}
+
+}  // namespace detail
+
+InvokeResult Store::invoke(uint32_t func_addr, const std::vector<Value>& args) {
+  InvokeResult r;
+  StoreImpl& s = *impl_;
+  auto host_error = [&] {
+    s.last_trap = TrapInfo{TrapCode::HostError, 0, 0};
+    r.trap = TrapCode::HostError;
+    return r;
+  };
+  if (func_addr >= s.funcs.size()) return host_error();
+  const FuncType& type = s.types[s.funcs[func_addr].type_id];
+  if (args.size() != type.params.size()) return host_error();
+  std::vector<uint64_t> in(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].type != type.params[i]) return host_error();
+    in[i] = detail::normalize_bits(args[i].type, args[i].bits);
+  }
+  std::vector<uint64_t> out;
+  r.trap = detail::call(s, *this, func_addr, in, &out);
+  if (r.trap != TrapCode::None) return r;
+  // `type` may dangle if the call interned new types (a host function that
+  // instantiated a module), so look it up again.
+  const FuncType& t = s.types[s.funcs[func_addr].type_id];
+  r.results.reserve(out.size());
+  for (size_t i = 0; i < out.size(); ++i)
+    r.results.push_back(Value{t.results[i], detail::normalize_bits(t.results[i], out[i])});
+  return r;
+}
+
+}  // namespace ww

@@ -1,0 +1,27 @@
+// Helpers shared by the runtime's own files (store.cc, instantiate.cc).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/store.h"
+
+namespace ww::detail {
+
+// Masks i32/f32 values to their low 32 bits.
+uint64_t normalize_bits(ValType t, uint64_t bits);
+
+// Sizes a new memory: min pages, max = min(declared max, store cap). False
+// when min is above the cap or the host cannot allocate it.
+bool init_memory(const StoreLimits& limits, const MemoryType& type, MemoryInst& m);
+
+// Allocates the value stack on first use; false when the host cannot.
+bool ensure_stack(StoreImpl& s);
+
+// Runs store function `func_addr` with raw argument slots (already checked
+// against its type), on the stack bottom or, when re-entered from a host
+// function, above the live frames. Records last_trap.
+TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const std::vector<uint64_t>& args,
+              std::vector<uint64_t>* results);
+
+}  // namespace ww::detail

@@ -1,0 +1,477 @@
+// End-to-end tests: run the built `wasmwarp` binary as a subprocess and
+// check its exit code, stdout, stderr and output files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/io_formats.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Proc {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q += "'\\''";
+    else q += c;
+  }
+  return q + "'";
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string l;
+  while (std::getline(ss, l)) out.push_back(l);
+  return out;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("ww_cli_e2e_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static std::string mod(const std::string& name) { return std::string(WW_CLI_MODULES) + "/" + name + ".wasm"; }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string write(const std::string& name, const std::string& bytes) {
+    std::ofstream(path(name), std::ios::binary) << bytes;
+    return path(name);
+  }
+
+  Proc run(const std::vector<std::string>& args) {
+    std::string cmd = quote(WW_CLI_BIN);
+    for (const auto& a : args) cmd += " " + quote(a);
+    std::string o = path(".stdout"), e = path(".stderr");
+    cmd += " >" + quote(o) + " 2>" + quote(e) + " </dev/null";
+    int st = std::system(cmd.c_str());
+    Proc r;
+    r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.out = slurp(o);
+    r.err = slurp(e);
+    fs::remove(o);
+    fs::remove(e);
+    return r;
+  }
+
+  // A usage/input error: exit 2, nothing on stdout, exactly one stderr line
+  // with the prefix and the expected text.
+  void expect_error(const std::vector<std::string>& args, const std::string& text) {
+    Proc r = run(args);
+    std::string what;
+    for (auto& a : args) what += a + " ";
+    EXPECT_EQ(r.rc, 2) << what << "\n" << r.err;
+    EXPECT_EQ(r.out, "") << what;
+    auto ls = lines(r.err);
+    ASSERT_EQ(ls.size(), 1u) << what << "\n" << r.err;
+    EXPECT_EQ(ls[0].rfind("wasmwarp: error: ", 0), 0u) << ls[0];
+    EXPECT_NE(ls[0].find(text), std::string::npos) << "want '" << text << "' in: " << ls[0];
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(Cli, VersionAndHelp) {
+  Proc v = run({"--version"});
+  EXPECT_EQ(v.rc, 0);
+  EXPECT_EQ(v.out, "wasmwarp 0.1.0\n");
+  Proc h = run({"--help"});
+  EXPECT_EQ(h.rc, 0);
+  for (const char* c : {"run", "validate", "inspect", "disasm", "exit codes"})
+    EXPECT_NE(h.out.find(c), std::string::npos) << c;
+  Proc rh = run({"run", "--help"});
+  EXPECT_EQ(rh.rc, 0);
+  for (const char* c : {"--invoke", "--instances", "--mem-in", "@col:FILE", "@index", "--fuel", "--deny-recursion"})
+    EXPECT_NE(rh.out.find(c), std::string::npos) << c;
+  EXPECT_EQ(run({}).rc, 2);
+}
+
+TEST_F(Cli, RunPrintsIntegers) {
+  Proc r = run({"run", "--invoke", "add", mod("basic"), "-5", "3"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "-2\n");
+  EXPECT_EQ(r.err, "");
+  // Negative numbers right after the module, and unsigned spellings.
+  EXPECT_EQ(run({"run", "--invoke", "add", mod("basic"), "4294967295", "0x10"}).out, "15\n");
+  EXPECT_EQ(run({"run", "--invoke=add64", mod("basic"), "-9223372036854775808", "-1"}).out,
+            "9223372036854775807\n");
+  // "--" ends the options explicitly.
+  EXPECT_EQ(run({"run", "--invoke", "add", "--", mod("basic"), "-1", "-2"}).out, "-3\n");
+}
+
+TEST_F(Cli, RunFloatsRoundTrip) {
+  auto one = [&](const char* fn, const char* arg) {
+    Proc r = run({"run", "--invoke", fn, mod("basic"), arg});
+    EXPECT_EQ(r.rc, 0) << fn << " " << arg << ": " << r.err;
+    return r.out;
+  };
+  EXPECT_EQ(one("f32id", "0.1"), "0.1\n");
+  EXPECT_EQ(one("f64id", "0.1"), "0.1\n");
+  EXPECT_EQ(one("f32id", "0x1.8p3"), "12\n");
+  EXPECT_EQ(one("f64id", "-0"), "-0\n");
+  EXPECT_EQ(one("f32id", "-inf"), "-inf\n");
+  EXPECT_EQ(one("f64id", "nan"), "nan\n");
+  EXPECT_EQ(one("f32id", "nan:0x200000"), "nan:0x200000\n");
+  EXPECT_EQ(one("fneg", "nan:0x200000"), "-nan:0x200000\n");
+  EXPECT_EQ(one("fneg", "-nan"), "nan\n");
+  EXPECT_EQ(one("f64id", "1e-320"), "1e-320\n");  // subnormal
+  EXPECT_EQ(one("f32id", "3.4028235e38"), "3.4028235e+38\n");
+  // What is printed reads back to the same bits.
+  std::string printed = one("f64id", "0.30000000000000004");
+  printed.pop_back();
+  EXPECT_EQ(one("f64id", printed.c_str()), printed + "\n");
+}
+
+TEST_F(Cli, RunMultipleResultsAndRefs) {
+  Proc r = run({"run", "--invoke", "mixed", mod("basic"), "-3", "0x1.8p1"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "-3\n3\n-3\n");
+  EXPECT_EQ(run({"run", "--invoke", "nothing", mod("basic")}).out, "");
+  EXPECT_EQ(run({"run", "--invoke", "ext", mod("basic"), "null"}).out, "null\n");
+  EXPECT_EQ(run({"run", "--invoke", "ext", mod("basic"), "ref.extern 7"}).out, "ref.extern 7\n");
+  EXPECT_EQ(run({"run", "--invoke", "nullfunc", mod("basic")}).out, "null\n");
+}
+
+TEST_F(Cli, RunStart) {
+  Proc r = run({"run", mod("start")});
+  EXPECT_EQ(r.rc, 0);
+  EXPECT_EQ(r.out, "42\n");
+  expect_error({"run", mod("nostart")}, "no --invoke given and the module exports no _start");
+}
+
+TEST_F(Cli, Traps) {
+  Proc r = run({"run", "--invoke", "boom", mod("basic")});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "wasm trap: unreachable\n");
+  r = run({"run", "--invoke", "div", mod("basic"), "1", "0"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "wasm trap: integer divide by zero\n");
+  r = run({"run", "--invoke", "load", mod("basic"), "65535"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "wasm trap: out of bounds memory access\n");
+  r = run({"run", mod("start_trap")});  // the start function traps
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "wasm trap: unreachable\n");
+  r = run({"run", "--fuel", "10000", "--invoke", "spin", mod("basic")});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "wasm trap: fuel exhausted\n");
+}
+
+TEST_F(Cli, DenyRecursion) {
+  EXPECT_EQ(run({"run", "--invoke", "fib", mod("basic"), "20"}).out, "6765\n");
+  expect_error({"run", "--deny-recursion", "--invoke", "fib", mod("basic"), "20"},
+               "recursion not supported: functions fib form a cycle");
+  EXPECT_EQ(run({"run", "--deny-recursion", mod("start")}).out, "42\n");
+}
+
+TEST_F(Cli, BadModules) {
+  std::string basic = slurp(mod("basic"));
+  expect_error({"run", path("missing.wasm")}, "cannot open " + path("missing.wasm") + ": No such file or directory");
+  expect_error({"run", dir_.string()}, "is a directory");
+  expect_error({"run", write("empty.wasm", "")}, "is empty");
+  expect_error({"run", write("trunc.wasm", basic.substr(0, 30))}, "trunc.wasm: ");
+  expect_error({"run", write("magic.wasm", "\x01\x61\x73\x6d\x01\x00\x00\x00")}, "magic");
+  expect_error({"run", write("text.wasm", "(module)")}, "text.wasm: ");
+  expect_error({"run", "--invoke", "f", mod("invalid_type")}, "type mismatch");
+  expect_error({"validate", mod("invalid_type")}, "type mismatch");
+  expect_error({"validate", write("trunc2.wasm", basic.substr(0, 30))}, "trunc2.wasm: ");
+  expect_error({"inspect", path("missing.wasm")}, "No such file");
+  expect_error({"disasm", dir_.string()}, "is a directory");
+  expect_error({"run", mod("imports")}, "unsatisfied import env.foo (func)");
+}
+
+TEST_F(Cli, BadArguments) {
+  std::string m = mod("basic");
+  expect_error({"run", "--invoke", "nope", m}, "unknown export 'nope'");
+  expect_error({"run", "--invoke", "memory", m}, "export 'memory' is a memory, not a function");
+  expect_error({"run", "--invoke", "add", m, "1"}, "export 'add' takes 2 argument(s) (i32, i32), got 1");
+  expect_error({"run", "--invoke", "add", m, "1", "2", "3"}, "got 3");
+  expect_error({"run", "--invoke", "add", m, "1", "x"}, "argument 2 (i32): cannot parse 'x' as i32");
+  expect_error({"run", "--invoke", "add", m, "1", "4294967296"}, "out of range for i32");
+  expect_error({"run", "--invoke", "f32id", m, "1.2.3"}, "cannot parse '1.2.3' as f32");
+  expect_error({"run", "--invoke", "f32id", m, "nan:0x0"}, "bad NaN payload");
+  expect_error({"run", "--invoke", "nullfunc", m, "@nope"}, "takes 0 argument(s)");
+  expect_error({"run", "--invoke", "f32id", m, "@nope"}, "unknown per-instance argument '@nope'");
+  expect_error({"run", "--bogus", m}, "--bogus");
+  expect_error({"run"}, "missing MODULE.wasm");
+  expect_error({"run", "-n", "0", "--invoke", "bump", m}, "--instances must be at least 1");
+  expect_error({"run", "-n", "abc", "--invoke", "bump", m}, "--instances");
+  expect_error({"run", "--threads", "0", "--invoke", "bump", m}, "--threads");
+  expect_error({"frobnicate"}, "unknown command 'frobnicate'");
+  expect_error({"validate"}, "validate");
+}
+
+TEST_F(Cli, ValidateInspectDisasm) {
+  Proc v = run({"validate", mod("basic")});
+  EXPECT_EQ(v.rc, 0);
+  EXPECT_EQ(v.out, "valid\n");
+  Proc i = run({"inspect", mod("basic")});
+  EXPECT_EQ(i.rc, 0) << i.err;
+  for (const char* s : {"exports: 19", "add: func 0 (i32, i32) -> (i32)", "fib: (i32) -> (i32)",
+                        "callees [fib]", "recursive groups: 1", "  [fib]", "frame slots", "max stack",
+                        "code section:", "ratio", "times: decode"})
+    EXPECT_NE(i.out.find(s), std::string::npos) << s << "\n" << i.out;
+  Proc ii = run({"inspect", mod("imports")});
+  EXPECT_EQ(ii.rc, 0);
+  EXPECT_NE(ii.out.find("env.foo: func (i32) -> ()"), std::string::npos) << ii.out;
+  Proc d = run({"disasm", mod("start")});
+  EXPECT_EQ(d.rc, 0) << d.err;
+  EXPECT_NE(d.out.find("_start"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("42"), std::string::npos) << d.out;
+}
+
+TEST_F(Cli, BatchIndexToStdout) {
+  Proc r = run({"run", "-n", "5", "--threads", "2", "--invoke", "add", mod("basic"), "@index", "-2"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "0\t-2\n1\t-1\n2\t0\n3\t1\n4\t2\n");
+  EXPECT_NE(r.err.find("instances: 5  completed: 5  trapped: 0"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("backend=cpu threads=2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("instances/s"), std::string::npos) << r.err;
+  // -q drops the summary.
+  EXPECT_EQ(run({"run", "-q", "-n", "2", "--invoke", "bump", mod("basic")}).err, "");
+}
+
+TEST_F(Cli, BatchInstancesAreIndependent) {
+  // Every instance starts with its own fresh global, so each bump returns 1,
+  // also when a thread runs many instances (and recycles its store).
+  std::string out = path("bump.csv");
+  Proc r = run({"run", "-n", "20000", "--threads", "1", "--invoke", "bump", "--output", out, mod("basic")});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  auto ls = lines(slurp(out));
+  ASSERT_EQ(ls.size(), 20001u);
+  EXPECT_EQ(ls[0], "instance,result0,trap");
+  for (size_t i = 1; i < ls.size(); ++i) ASSERT_EQ(ls[i], std::to_string(i - 1) + ",1,") << i;
+}
+
+TEST_F(Cli, BatchTrapSummaryAndCsv) {
+  std::string out = path("t.csv");
+  Proc r = run({"run", "-n", "10", "--invoke", "odd_traps", "--output", out, mod("basic"), "@index"});
+  EXPECT_EQ(r.rc, 1) << r.err;  // some instance trapped
+  EXPECT_NE(r.err.find("instances: 10  completed: 5  trapped: 5"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("integer divide by zero: 5"), std::string::npos) << r.err;
+  auto ls = lines(slurp(out));
+  ASSERT_EQ(ls.size(), 11u);
+  EXPECT_EQ(ls[1], "0,100,");
+  EXPECT_EQ(ls[2], "1,,integer divide by zero");
+  EXPECT_EQ(ls[10], "9,,integer divide by zero");
+}
+
+TEST_F(Cli, BatchColumnsFromEveryFormat) {
+  using ww::cli::npy_header;
+  // .npy, 2-D i4: column 1.
+  std::vector<int32_t> a{10, -1, 20, -2, 30, -3};
+  std::string npy = npy_header("'<i4'", false, {3, 2}) + std::string(reinterpret_cast<char*>(a.data()), 24);
+  std::string pn = write("a.npy", npy);
+  Proc r = run({"run", "-n", "3", "-q", "--invoke", "add", mod("basic"), "@col:" + pn + ":0", "@col:" + pn + ":1"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "0\t9\n1\t18\n2\t27\n");
+  // .npy f8, 1-D, bit-exact NaN payload.
+  std::vector<uint64_t> f{0x3FF8000000000000ull, 0x7FF0000000000001ull};
+  std::string pf = write("f.npy", npy_header("'<f8'", false, {2}) + std::string(reinterpret_cast<char*>(f.data()), 16));
+  r = run({"run", "-n", "2", "-q", "--invoke", "f64id", mod("basic"), "@col:" + pf});
+  EXPECT_EQ(r.out, "0\t1.5\n1\tnan:0x1\n") << r.err;
+  // .csv with a header row.
+  std::string pc = write("c.csv", "x,y\n1,-0x1p-1\n2,inf\n3,-0\n");
+  r = run({"run", "-n", "3", "-q", "--invoke", "mixed", mod("basic"), "@col:" + pc + ":0", "@col:" + pc + ":1"});
+  EXPECT_EQ(r.out, "0\t1\t-0.5\t1\n1\t2\tinf\t2\n2\t3\t-0\t3\n") << r.err;
+  // raw little-endian i64.
+  std::vector<int64_t> b{5, -6};
+  std::string pb = write("b.bin", std::string(reinterpret_cast<char*>(b.data()), 16));
+  r = run({"run", "-n", "2", "-q", "--invoke", "add64", mod("basic"), "@col:" + pb, "@index"});
+  EXPECT_EQ(r.out, "0\t5\n1\t-5\n") << r.err;
+  // Too few rows, missing column, bad cell: errors before running.
+  expect_error({"run", "-n", "4", "--invoke", "add", mod("basic"), "@col:" + pn + ":0", "1"}, "has 3 rows, but 4 instances");
+  expect_error({"run", "-n", "3", "--invoke", "add", mod("basic"), "@col:" + pn + ":2", "1"}, "column 2 does not exist");
+  expect_error({"run", "-n", "4", "--invoke", "add", mod("basic"), "@col:" + pc, "1"}, "has 3 rows");
+  expect_error({"run", "-n", "3", "--invoke", "add64", mod("basic"), "@col:" + pb, "1"}, "has 2 rows");
+  expect_error({"run", "-n", "1", "--invoke", "add", mod("basic"), "@col:" + pf, "1"}, "cannot feed an i32");
+  expect_error({"run", "-n", "1", "--invoke", "add", mod("basic"), "@col:" + path("none.csv"), "1"}, "No such file");
+  std::string bad = write("bad.csv", "1\nzz\n");
+  expect_error({"run", "-n", "2", "--invoke", "f32id", mod("basic"), "@col:" + bad}, "line 2: cannot parse 'zz' as f32");
+}
+
+TEST_F(Cli, OutputJson) {
+  std::string out = path("r.json");
+  Proc r = run({"run", "-n", "4", "--invoke", "odd_traps", "--output", out, mod("basic"), "@index"});
+  EXPECT_EQ(r.rc, 1);
+  auto j = nlohmann::json::parse(slurp(out));
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), 4u);
+  EXPECT_EQ(j[0]["instance"], 0);
+  EXPECT_EQ(j[0]["results"][0], 100);
+  EXPECT_TRUE(j[0]["trap"].is_null());
+  EXPECT_TRUE(j[1]["results"].is_null());
+  EXPECT_EQ(j[1]["trap"], "integer divide by zero");
+  out = path("m.json");
+  r = run({"run", "-n", "2", "--invoke", "mixed", "--output", out, mod("basic"), "@index", "nan:0x5"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  j = nlohmann::json::parse(slurp(out));
+  EXPECT_EQ(j[1]["results"], nlohmann::json::parse(R"([1, "nan:0x5", 1])"));
+}
+
+TEST_F(Cli, OutputNpy) {
+  using ww::cli::parse_npy;
+  std::string out = path("p.npy");
+  Proc r = run({"run", "-n", "3", "--invoke", "pair", "--output", out, mod("basic"), "@index"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  std::string s = slurp(out);
+  auto a = parse_npy(std::vector<uint8_t>(s.begin(), s.end()), out);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(a->dtype, "i4");
+  EXPECT_EQ(a->shape, (std::vector<uint64_t>{3, 2}));
+  std::vector<int32_t> v(6);
+  std::memcpy(v.data(), a->data.data(), 24);
+  EXPECT_EQ(v, (std::vector<int32_t>{0, 1, 1, 2, 2, 3}));
+  // Mixed result types: a structured dtype, 16 bytes per row.
+  out = path("m.npy");
+  r = run({"run", "-n", "2", "--invoke", "mixed", "--output", out, mod("basic"), "@index", "2.5"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  s = slurp(out);
+  EXPECT_NE(s.find("[('result0', '<i4'), ('result1', '<f8'), ('result2', '<i8')]"), std::string::npos);
+  EXPECT_EQ(s.size() % 64, 40u);  // 64-aligned header + 2 rows of 4+8+8 bytes
+  // Traps: refused without --allow-traps (no file), else zero rows + codes.
+  out = path("t.npy");
+  r = run({"run", "-n", "4", "--invoke", "odd_traps", "--output", out, mod("basic"), "@index"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("wasmwarp: error: 2 instance(s) trapped; " + out + " not written"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  r = run({"run", "-n", "4", "--invoke", "odd_traps", "--allow-traps", "--output", out, mod("basic"), "@index"});
+  EXPECT_EQ(r.rc, 1);
+  s = slurp(out);
+  a = parse_npy(std::vector<uint8_t>(s.begin(), s.end()), out);
+  ASSERT_TRUE(a.ok());
+  std::vector<int32_t> t(4);
+  std::memcpy(t.data(), a->data.data(), 16);
+  EXPECT_EQ(t, (std::vector<int32_t>{100, 0, 100, 0}));
+  std::string ts = slurp(path("t.traps.npy"));
+  auto tc = parse_npy(std::vector<uint8_t>(ts.begin(), ts.end()), "traps");
+  ASSERT_TRUE(tc.ok());
+  EXPECT_EQ(tc->dtype, "u1");
+  EXPECT_EQ(tc->data, (std::vector<uint8_t>{0, 7, 0, 7}));  // 7 = IntegerDivideByZero
+  // Not numeric / no results: refused before running.
+  expect_error({"run", "--invoke", "nullfunc", "--output", path("x.npy"), mod("basic")}, "cannot hold funcref");
+  expect_error({"run", "--invoke", "nothing", "--output", path("x.npy"), mod("basic")}, "needs an export with results");
+}
+
+TEST_F(Cli, OutputErrorsBeforeRunning) {
+  expect_error({"run", "--invoke", "add", "--output", path("no/such/dir/x.csv"), mod("basic"), "1", "2"},
+               "cannot write " + path("no/such/dir/x.csv"));
+  expect_error({"run", "--invoke", "add", "--output", path("x.txt"), mod("basic"), "1", "2"}, "unknown output format");
+  expect_error({"run", "--invoke", "add", "--output", dir_.string() + "/", mod("basic"), "1", "2"}, "cannot write");
+  // A failing run leaves no output file and no temporary behind.
+  expect_error({"run", "--invoke", "add", "--output", path("y.csv"), mod("basic"), "1"}, "got 1");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}), 0);
+  expect_error({"run", "--invoke", "hash", "--mem-out", "4096:8=" + path("no/dir/h.bin"), mod("hash")}, "cannot write");
+}
+
+uint64_t fnv1a(const uint8_t* p) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < 64; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+TEST_F(Cli, MemoryIoHashesMessages) {
+  const int n = 5000;
+  std::string msgs(size_t(n) * 64, '\0');
+  std::mt19937 rng(7);
+  for (char& c : msgs) c = char(rng());
+  std::string in = write("msgs.bin", msgs);
+  std::string hashes = path("hashes.bin"), res = path("res.npy");
+  Proc r = run({"run", "-n", std::to_string(n), "--invoke", "hash", "--mem-in", "input_ptr=" + in,
+               "--mem-out", "output_ptr:8=" + hashes, "--output", res, mod("hash")});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("completed: 5000  trapped: 0"), std::string::npos) << r.err;
+  std::string h = slurp(hashes);
+  ASSERT_EQ(h.size(), size_t(n) * 8);
+  std::string s = slurp(res);
+  auto a = ww::cli::parse_npy(std::vector<uint8_t>(s.begin(), s.end()), res);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->data.size(), size_t(n) * 8);
+  for (int i = 0; i < n; ++i) {
+    uint64_t want = fnv1a(reinterpret_cast<const uint8_t*>(msgs.data()) + i * 64), got, ret;
+    std::memcpy(&got, h.data() + i * 8, 8);
+    std::memcpy(&ret, a->data.data() + i * 8, 8);
+    ASSERT_EQ(got, want) << "instance " << i;
+    ASSERT_EQ(ret, want) << "instance " << i;
+  }
+  // Numeric addresses and an explicit record size (extra bytes ignored).
+  std::string longer = write("long.bin", msgs + "extra");
+  r = run({"run", "-n", "3", "-q", "--invoke", "hash", "--mem-in", "1024=" + longer, "--mem-in-size", "64",
+           "--mem-out", "0x1000:8=" + hashes, mod("hash")});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  h = slurp(hashes);
+  ASSERT_EQ(h.size(), 24u);
+  uint64_t got;
+  std::memcpy(&got, h.data() + 16, 8);
+  EXPECT_EQ(got, fnv1a(reinterpret_cast<const uint8_t*>(msgs.data()) + 128));
+}
+
+TEST_F(Cli, MemoryIoOutOfBoundsTrapsOnlyThatInstance) {
+  std::string addrs = write("addrs.csv", "0\n8\n70000\n16\n");
+  std::string out = path("o.bin"), csv = path("o.csv");
+  Proc r = run({"run", "-n", "4", "--invoke", "set_out", "--mem-out", "out_ptr:8=" + out, "--output", csv,
+               mod("hash"), "@col:" + addrs});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("out of bounds memory access: 1"), std::string::npos) << r.err;
+  auto ls = lines(slurp(csv));
+  ASSERT_EQ(ls.size(), 5u);
+  EXPECT_EQ(ls[1], "0,0,");
+  EXPECT_EQ(ls[3], "2,,out of bounds memory access");
+  EXPECT_EQ(ls[4], "3,16,");
+  std::string o = slurp(out);
+  ASSERT_EQ(o.size(), 32u);
+  uint64_t v[4];
+  std::memcpy(v, o.data(), 32);
+  EXPECT_EQ(v[0], 256u);
+  EXPECT_EQ(v[1], 264u);
+  EXPECT_EQ(v[2], 0u);  // trapped: zeros
+  EXPECT_EQ(v[3], 272u);
+  // Input records out of bounds: every instance traps.
+  std::string msgs = write("m.bin", std::string(128, 'x'));
+  r = run({"run", "-n", "2", "-q", "--invoke", "hash", "--mem-in", "65530=" + msgs, mod("hash")});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "0\ttrap: out of bounds memory access\n1\ttrap: out of bounds memory access\n");
+}
+
+TEST_F(Cli, MemoryIoErrors) {
+  std::string msgs = write("m.bin", std::string(100, 'x'));
+  expect_error({"run", "-n", "3", "--invoke", "hash", "--mem-in", "1024=" + msgs, mod("hash")},
+               "not a multiple of 3 instances");
+  expect_error({"run", "-n", "2", "--invoke", "hash", "--mem-in", "1024=" + msgs, "--mem-in-size", "64", mod("hash")},
+               "holds 1 records of 64 bytes, but 2 instances");
+  expect_error({"run", "--invoke", "hash", "--mem-in", "1024=" + write("e.bin", ""), mod("hash")}, "is empty");
+  expect_error({"run", "--invoke", "hash", "--mem-in", "1024=" + path("nope.bin"), mod("hash")}, "No such file");
+  expect_error({"run", "--invoke", "hash", "--mem-in", "nosuch=" + msgs, mod("hash")}, "neither a number nor an export");
+  expect_error({"run", "--invoke", "hash", "--mem-in", "hash=" + msgs, mod("hash")}, "need () -> (i32)");
+  expect_error({"run", "--invoke", "hash", "--mem-in", msgs, mod("hash")}, "expected ADDR=FILE");
+  expect_error({"run", "--invoke", "hash", "--mem-out", "4096=" + path("o.bin"), mod("hash")}, "expected ADDR:LEN=FILE");
+  expect_error({"run", "--mem-in", "0=" + msgs, mod("start")}, "need a module with a memory");
+}
+
+}  // namespace

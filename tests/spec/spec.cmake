@@ -1,0 +1,33 @@
+# The WebAssembly spec test suite as one CTest test per backend. The .wast
+# files are converted with wast2json when the test runs (not at configure
+# time), so a missing suite or wabt fails the test loudly instead of
+# leaving it out.
+set(WW_SPEC_SUITE "${PROJECT_SOURCE_DIR}/../shared/wasm-testsuite" CACHE PATH
+    "Folder holding the WebAssembly spec test suite's .wast files")
+find_program(WW_WAST2JSON wast2json)
+
+if(TARGET ww-spectest)
+  # An unfound wast2json is passed as its bare name: the script then reports
+  # it missing when the test runs.
+  if(WW_WAST2JSON)
+    set(ww_wast2json "${WW_WAST2JSON}")
+  else()
+    set(ww_wast2json "wast2json")
+  endif()
+  add_test(NAME spec_cpu
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
+                   --runner $<TARGET_FILE:ww-spectest>
+                   --suite ${WW_SPEC_SUITE}
+                   --wast2json ${ww_wast2json}
+                   --out ${PROJECT_BINARY_DIR}/spec-json
+                   --expected-failures ${CMAKE_CURRENT_LIST_DIR}/expected-failures.txt
+                   --backend cpu)
+  set_tests_properties(spec_cpu PROPERTIES LABELS spec TIMEOUT 3600)
+
+  # The runner's own checks (NaN classes, references, trap texts, linking):
+  # known-wrong assertions must fail, known-right ones must pass.
+  add_test(NAME spec_runner_selftest
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-selftest.sh
+                   $<TARGET_FILE:ww-spectest> ${ww_wast2json} ${PROJECT_BINARY_DIR}/spec-selftest)
+  set_tests_properties(spec_runner_selftest PROPERTIES LABELS spec TIMEOUT 300)
+endif()

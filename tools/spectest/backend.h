@@ -1,0 +1,78 @@
+// The spec runner's view of an execution engine. The runner only parses
+// scripts and checks outcomes; everything that touches instances goes through
+// this interface, so that the GPU backend (many instances per batch) can
+// replace the CPU one without the runner knowing how instances are kept.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+// runtime.h uses DecodeOptions without including its header.
+#include "decode/decoder.h"
+#include "wasmwarp/runtime.h"
+
+namespace ww::spectest {
+
+// What became of an instantiation.
+struct InstantiateOutcome {
+  enum class Kind {
+    Ok,
+    Unlinkable,  // an import was missing or had the wrong type
+    Trap,        // a segment or the start function trapped
+  };
+  Kind kind = Kind::Ok;
+  uint32_t instance = 0;  // valid when kind == Ok
+  std::string message;    // "unknown import", "incompatible import type", a trap message
+};
+
+// What became of an action (invoke or get).
+struct ActionOutcome {
+  enum class Kind {
+    Ok,
+    Trap,   // the function trapped (call stack exhaustion included)
+    Error,  // the action itself is wrong: no such export, argument mismatch
+  };
+  Kind kind = Kind::Ok;
+  std::vector<Value> results;  // valid when kind == Ok
+  std::string message;
+};
+
+struct BackendOptions {
+  // Instructions per invoke before "fuel exhausted", so that a test that
+  // never ends costs seconds, not the whole run. 0 = unlimited.
+  uint64_t fuel = 0;
+  uint32_t max_call_depth = 0;  // 0 = the Store's default
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual const char* name() const = 0;
+
+  // Starts a new script (one .wast file): forgets every instance and
+  // registration of the previous one. The "spectest" host module exists
+  // again, fresh, after each reset.
+  virtual void reset() = 0;
+
+  // Resolves the module's imports by (module name, field) against the
+  // registered instances and "spectest", then instantiates it.
+  virtual InstantiateOutcome instantiate(std::shared_ptr<const CompiledModule> m) = 0;
+
+  // Makes the instance's exports importable under module name `as`.
+  virtual void register_instance(uint32_t instance, const std::string& as) = 0;
+
+  // Calls exported function `field`; the backend checks argument count and
+  // types against the function's type and reports a mismatch as Error.
+  virtual ActionOutcome invoke(uint32_t instance, const std::string& field,
+                               const std::vector<Value>& args) = 0;
+
+  // Reads exported global `field` (one result).
+  virtual ActionOutcome get(uint32_t instance, const std::string& field) = 0;
+};
+
+std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& opts);
+
+}  // namespace ww::spectest
