@@ -20,7 +20,7 @@ fi
 if [[ ! -f $build/build.ninja ]]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWW_BUILD_FUZZ=ON -DWW_BUILD_TESTS=OFF \
-    -DWW_SANITIZE=ON \
+    -DWW_SANITIZE=ON -DWW_CUDA=OFF \
     "-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all" \
     "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all" >/dev/null
 fi

@@ -12,11 +12,12 @@ jobs=${WW_JOBS:-$(nproc)}
 
 # Compilers and build tools; the libraries the code links; wabt for the spec
 # suite (wast2json) and tests (wat2wasm); clang + lld + wasi-libc + the wasm32
-# compiler-rt builtins to build the C guests in examples/ and bench/; clang's
-# compiler-rt for the libFuzzer target.
+# compiler-rt builtins to build the C guests in examples/ and bench/; rustc
+# with the wasm32 standard library for the Rust test guests (tests/guests);
+# clang's compiler-rt for the libFuzzer target.
 packages=(build-essential cmake ninja-build g++ clang lld wabt
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
-  wasi-libc libclang-rt-14-dev libclang-rt-14-dev-wasm32)
+  wasi-libc libclang-rt-14-dev libclang-rt-14-dev-wasm32 rustc libstd-rust-dev-wasm32)
 
 missing=()
 for p in "${packages[@]}"; do

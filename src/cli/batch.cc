@@ -348,6 +348,7 @@ std::string fmt_double(double v, int prec) {
 
 Result<int> run_impl(const RunSpec& spec) {
   if (spec.instances == 0) return err("--instances must be at least 1");
+  if (spec.instances > (uint64_t(1) << 36)) return err("--instances must be at most 2^36");
   Job job;
   job.n = spec.instances;
 
@@ -576,7 +577,16 @@ Result<int> run_impl(const RunSpec& spec) {
 }  // namespace
 
 int run_modules(const RunSpec& spec) {
-  auto r = run_impl(spec);
+  // Sizes come from the user (-n, --mem-out LEN); an allocation that cannot
+  // be met is an input error, not a crash.
+  Result<int> r = make_error(kNoOffset, "");
+  try {
+    r = run_impl(spec);
+  } catch (const std::bad_alloc&) {
+    r = make_error(kNoOffset, "out of memory (for " + std::to_string(spec.instances) + " instances)");
+  } catch (const std::length_error&) {
+    r = make_error(kNoOffset, "out of memory (for " + std::to_string(spec.instances) + " instances)");
+  }
   if (!r.ok()) {
     print_error(describe(r.error()));
     return kExitUsage;

@@ -115,6 +115,12 @@ class Emitter {
     if (loc_.size() > max_height_) max_height_ = uint32_t(loc_.size());
   }
   uint32_t pop() {
+    // Validated code never pops an empty stack; unvalidated input must not
+    // crash the translator either, so it is noted and reported.
+    if (loc_.empty()) {
+      bad_ = true;
+      return 0;
+    }
     uint32_t s = loc_.back();
     loc_.pop_back();
     if (s < nl_) --lazy_refs_[s];
@@ -164,6 +170,10 @@ class Emitter {
     for (uint32_t i = 0; i < height(); ++i) materialize_entry(i);
   }
   void materialize_top(uint32_t n) {
+    if (n > height()) {
+      bad_ = true;
+      return;
+    }
     for (uint32_t i = height() - n; i < height(); ++i) materialize_entry(i);
   }
 
@@ -173,7 +183,11 @@ class Emitter {
   }
   uint32_t label_base(const Ctrl& c) const { return c.kind == Kind::Func ? 0 : home(c.height); }
 
-  bool needs_moves(uint32_t base, uint32_t arity) const {
+  bool needs_moves(uint32_t base, uint32_t arity) {
+    if (arity > height()) {
+      bad_ = true;
+      return false;
+    }
     uint32_t first = height() - arity;
     for (uint32_t i = 0; i < arity; ++i)
       if (loc_[first + i] != base + i) return true;
@@ -184,6 +198,10 @@ class Emitter {
   // locals; targets are at or below the sources' homes, so copying home
   // first and then in increasing order never reads a clobbered slot.
   void emit_moves(uint32_t base, uint32_t arity) {
+    if (arity > height()) {
+      bad_ = true;
+      return;
+    }
     uint32_t first = height() - arity;
     bool direct = true;
     for (uint32_t i = 0; i < arity && direct; ++i) {
@@ -284,9 +302,37 @@ class Emitter {
   void enter(Kind k, const BlockType& bt) {
     uint32_t np = 0, nr = 0;
     block_arity(bt, &np, &nr);
+    if (np > height()) {
+      bad_ = true;
+      np = 0;
+    }
     ctrl_.push_back({k, height() - np, np, nr, 0, kNone, kNone, kNone});
   }
   void local_set(uint32_t local, bool tee);
+  // Index checks that keep the translator memory-safe on input that skipped
+  // validation; validated modules always pass them.
+  bool plausible(Opcode op) const {
+    switch (op) {
+      case Opcode::LocalGet: case Opcode::LocalSet: case Opcode::LocalTee:
+        return in_.a < nl_;
+      case Opcode::Br: case Opcode::BrIf:
+        return in_.a < ctrl_.size();
+      case Opcode::BrTable:
+        for (uint32_t t : in_.targets)
+          if (t >= ctrl_.size()) return false;
+        return true;
+      case Opcode::Call:
+        return in_.a < m_.num_funcs() && m_.func_type_index(in_.a) < m_.types.size();
+      case Opcode::CallIndirect:
+        return in_.a < m_.types.size();
+      case Opcode::Block: case Opcode::Loop: case Opcode::If:
+        return in_.block.kind != BlockType::Index || in_.block.index < m_.types.size();
+      case Opcode::Else:
+        return ctrl_.back().kind == Kind::If;
+      default:
+        return true;
+    }
+  }
   void binary(BcOp op);
 
   const Module& m_;
@@ -303,6 +349,7 @@ class Emitter {
   std::vector<uint32_t> stub_of_depth_;
   Last last_;
   bool unreachable_ = false;
+  bool bad_ = false;  // input that validation would have rejected
   uint32_t skip_depth_ = 0;
   Instr in_;
 };
@@ -451,6 +498,7 @@ Status Emitter::run(uint32_t def, FunctionManifest* man) {
   ctrl_.push_back({Kind::Func, 0, 0, man->num_results, 0, kNone, kNone, kNone});
   last_ = {};
   unreachable_ = false;
+  bad_ = false;
   skip_depth_ = 0;
 
   ByteReader r(m_.bytes.data() + body.body_offset, body.body_end - body.body_offset,
@@ -471,6 +519,8 @@ Status Emitter::run(uint32_t def, FunctionManifest* man) {
         continue;
       }
     }
+    if (!plausible(op)) bad_ = true;
+    if (bad_) return make_error(in_.offset, "cannot translate unvalidated code");
     switch (op) {
       case Opcode::Unreachable:
         emit(BcOp::Unreachable);
@@ -708,6 +758,7 @@ Status Emitter::run(uint32_t def, FunctionManifest* man) {
     }
   }
 
+  if (bad_) return make_error(body.body_end, "cannot translate unvalidated code");
   uint32_t frame = nl_ + max_height_;
   if (frame > limit_) {
     return make_error(body.size_offset, "function " + m_.func_display_name(func_index) +

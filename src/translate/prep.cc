@@ -10,6 +10,9 @@ Status prep_function(const Module& m, uint32_t def, Instr& in, FunctionManifest*
   const FunctionBody& body = m.codes[def];
   out->func_index = m.num_imported_funcs + def;
   out->type_index = m.funcs[def];
+  if (out->type_index >= m.types.size() || def >= m.codes.size()) {
+    return make_error(kNoOffset, "cannot translate unvalidated code");
+  }
   const FuncType& ft = m.types[out->type_index];
   out->num_params = uint32_t(ft.params.size());
   out->num_results = uint32_t(ft.results.size());

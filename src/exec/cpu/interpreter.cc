@@ -188,7 +188,14 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
     DISPATCH();                                    \
   } while (0)
 #define CONST64(k) consts[k]
-#define MEM mem
+#define LOAD8(a) sem::load8(mem + (a))
+#define LOAD16(a) sem::load16(mem + (a))
+#define LOAD32(a) sem::load32(mem + (a))
+#define LOAD64(a) sem::load64(mem + (a))
+#define STORE8(a, v) sem::store8(mem + (a), (v))
+#define STORE16(a, v) sem::store16(mem + (a), (v))
+#define STORE32(a, v) sem::store32(mem + (a), (v))
+#define STORE64(a, v) sem::store64(mem + (a), (v))
 #define MEM_SIZE mem_size
 #define MEM_PAGES uint32_t(mem_size / kPageSize)
 #define GLOBAL_GET(g) (*globals[g])

@@ -83,9 +83,17 @@ std::shared_ptr<const CompiledModule> compile(const std::vector<uint8_t>& bytes)
   return m.ok() ? *m : nullptr;
 }
 
+// A Store's default value stack is 32 MiB; these tests make thousands of
+// Stores, and the deepest guest call (ping(1001)) needs far less.
+StoreLimits small_limits() {
+  StoreLimits l;
+  l.stack_slots = 1u << 16;
+  return l;
+}
+
 // One instance in its own Store, linked to `batch` as instance `index`.
 struct Guest {
-  std::unique_ptr<Store> store = std::make_unique<Store>();
+  std::unique_ptr<Store> store = std::make_unique<Store>(small_limits());
   GpuContext ctx;
   uint32_t instance = 0;
 

@@ -112,6 +112,18 @@ const std::vector<uint8_t> kRec = {
 };
 
 
+// Not valid (wat2wasm --no-check): pops an empty stack, branches too far.
+// invalid.wat:
+//   (module
+//     (func (result i32)
+//       i32.add
+//       br 5))
+const std::vector<uint8_t> kInvalid = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7f, 0x03,
+    0x02, 0x01, 0x00, 0x0a, 0x07, 0x01, 0x05, 0x00, 0x6a, 0x0c, 0x05, 0x0b,
+};
+
+
 struct Translated {
   Module module;
   TranslatedModule code;
@@ -311,6 +323,15 @@ TEST(Translate, FrameLimitNamesTheFunction) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("func[0]"), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find("frame of 4 slots"), std::string::npos) << r.error().message;
+}
+
+TEST(Translate, UnvalidatedCodeIsAnErrorNotACrash) {
+  auto m = decode_module(kInvalid);
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  ASSERT_FALSE(validate_module(*m).ok());
+  auto r = translate_module(*m);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "cannot translate unvalidated code");
 }
 
 TEST(Translate, ModuleListingNamesFunctions) {
