@@ -100,11 +100,20 @@ rate_of() {
   echo "$r"
 }
 
+# krate_of LOG N: instances per second of the GPU kernel alone, from the
+# summary's "kernel: K s" (wasmwarp's GPU backend), or nothing.
+krate_of() {
+  local k
+  k=$(grep -oE 'kernel: *[0-9.eE+]+ *s' "$1" | tail -n 1 | grep -oE '[0-9][0-9.eE+]*' | head -n 1)
+  [[ -n $k ]] && awk -v n="$2" -v k="$k" 'BEGIN { if (k > 0) printf "%.0f", n / k; }'
+}
+
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 
 # wwrun BACKEND TAG N REPEATS -- ARGS...: runs wasmwarp REPEATS times with
 # ARGS (the last run's outputs are kept); prints the median rate, or nothing
-# if a run failed. Logs in $work/TAG.log.
+# if a run failed. Logs in $work/TAG.log; the median kernel-only rate, when
+# the summary has one, in $work/TAG.krate.
 wwrun() {
   local backend=$1 tag=$2 n=$3 reps=$4
   shift 5
@@ -115,7 +124,8 @@ wwrun() {
     return 0
   fi
   [[ $backend == cpu ]] && bargs+=(--threads "$threads")
-  local rates=() k t0 t1 rc
+  local rates=() krates=() k t0 t1 rc kr
+  rm -f "$work/$tag.krate"
   for ((k = 0; k < reps; ++k)); do
     t0=$(date +%s.%N)
     "$ww" run "${bargs[@]}" -n "$n" "$@" >"$work/$tag.stdout" 2>"$work/$tag.log"
@@ -127,7 +137,10 @@ wwrun() {
       return 0
     fi
     rates+=("$(rate_of "$work/$tag.log" "$n" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")")
+    kr=$(krate_of "$work/$tag.log" "$n")
+    [[ -n $kr ]] && krates+=("$kr")
   done
+  ((${#krates[@]})) && printf '%s\n' "${krates[@]}" | median >"$work/$tag.krate"
   printf '%s\n' "${rates[@]}" | median
 }
 
@@ -140,7 +153,7 @@ cudarun() {
   if ! "$exe" "$@" >"$work/$name.cuda.log" 2>&1; then
     echo "FAIL $name: native CUDA program:" >&2
     tail -n 5 "$work/$name.cuda.log" >&2
-    grep -oE 'instances_per_second=[0-9.eE+]+' "$work/$name.cuda.log" | tail -n 1 | cut -d= -f2 | sed 's/^/?/'
+    echo "?$(grep -oE 'instances_per_second=[0-9.eE+]+' "$work/$name.cuda.log" | tail -n 1 | cut -d= -f2)"
     return 0
   fi
   grep -oE 'instances_per_second=[0-9.eE+]+' "$work/$name.cuda.log" | tail -n 1 | cut -d= -f2
@@ -170,13 +183,15 @@ same() {
 
 rows=()
 add_row() {  # name n gpu cpu cuda
-  [[ ${5:-} == \?* ]] && fail "$1: the native CUDA program's self-check (see $work/$1.cuda.log)"
-  rows+=("$1|$2|${3:-}|${4:-}|${5:-}")
+  [[ ${5:-} == \?* ]] && fail "$1: the native CUDA program failed (see $work/$1.cuda.log)"
+  local kr=
+  [[ -n ${3:-} && -f $work/$1.gpu.krate ]] && kr=$(<"$work/$1.gpu.krate")
+  rows+=("$1|$2|${3:-}|${4:-}|${5:-}|$kr")
 }
 
 # ---------------------------------------------------------------- mandel
 bench_mandel() {
-  local n=$n_mandel sub=$((n_mandel / cpu_div)) step=$cpu_div g c x
+  local n=$n_mandel sub=$((n_mandel / cpu_div)) step=$cpu_div g c
   ((sub >= 1)) || sub=1
   echo "== mandel: $n pixels of ${img_w}x${img_h}, CPU on every ${step}th pixel ($sub)"
   local app=(--invoke render "$bin/mandel.wasm")
@@ -192,8 +207,8 @@ bench_mandel() {
     fail "mandel: CPU run"
   fi
   if [[ -n $g && -n $c ]]; then
-    x=$(wwrun gpu mandel.gpusub "$sub" 1 -- --image "${img_w}x${img_h}=$work/mandel.gpusub.png" \
-      --output "$work/mandel.gpusub.npy" "${app[@]}" "$img_w" "$img_h" "$step")
+    wwrun gpu mandel.gpusub "$sub" 1 -- --image "${img_w}x${img_h}=$work/mandel.gpusub.png" \
+      --output "$work/mandel.gpusub.npy" "${app[@]}" "$img_w" "$img_h" "$step" >/dev/null
     same "$work/mandel.gpusub.npy" "$work/mandel.cpu.npy" "mandel iterations"
     same "$work/mandel.gpusub.png" "$work/mandel.cpu.png" "mandel image"
   fi
@@ -248,7 +263,7 @@ EOF
 
 # ------------------------------------------------------------ montecarlo
 bench_montecarlo() {
-  local n=$n_mc sub=$((n_mc / cpu_div)) g c x
+  local n=$n_mc sub=$((n_mc / cpu_div)) g c
   ((sub >= 1)) || sub=1
   echo "== montecarlo: $n option pricers x $mc_samples f64 samples, CPU on the first $sub"
   local app=(--invoke price "$bin/montecarlo.wasm" @index "$mc_samples")
@@ -262,7 +277,7 @@ bench_montecarlo() {
     fail "montecarlo: CPU run"
   fi
   if [[ -n $g && -n $c ]]; then
-    x=$(wwrun gpu montecarlo.gpusub "$sub" 1 -- --output "$work/mc.gpusub.npy" "${app[@]}")
+    wwrun gpu montecarlo.gpusub "$sub" 1 -- --output "$work/mc.gpusub.npy" "${app[@]}" >/dev/null
     same "$work/mc.gpusub.npy" "$work/mc.cpu.npy" "montecarlo prices"
   fi
   add_row montecarlo "$n" "$g" "$c" "$(cudarun montecarlo "$n" "$mc_samples")"
@@ -270,7 +285,7 @@ bench_montecarlo() {
 
 # --------------------------------------------------------------- collatz
 bench_collatz() {
-  local n=$n_collatz sub=$((n_collatz / cpu_div)) g c x
+  local n=$n_collatz sub=$((n_collatz / cpu_div)) g c
   ((sub >= 1)) || sub=1
   echo "== collatz: $n start values from $collatz_base, CPU on the first $sub"
   local app=(--invoke collatz "$bin/collatz.wasm" "$collatz_base" @index)
@@ -284,7 +299,7 @@ bench_collatz() {
     fail "collatz: CPU run"
   fi
   if [[ -n $g && -n $c ]]; then
-    x=$(wwrun gpu collatz.gpusub "$sub" 1 -- --output "$work/collatz.gpusub.npy" "${app[@]}")
+    wwrun gpu collatz.gpusub "$sub" 1 -- --output "$work/collatz.gpusub.npy" "${app[@]}" >/dev/null
     same "$work/collatz.gpusub.npy" "$work/collatz.cpu.npy" "collatz steps"
   fi
   add_row collatz "$n" "$g" "$c" "$(cudarun collatz "$n" "$collatz_base")"
@@ -299,18 +314,22 @@ done
 
 # ----------------------------------------------------------------- table
 fmt_table() {
-  printf '%-11s %10s %16s %16s %16s %9s %11s\n' benchmark instances "GPU interp/s" "CPU backend/s" \
-    "native CUDA/s" "GPU/CPU" "native/GPU"
-  local r name n g c k ratio1 ratio2
+  local f='%-11s %10s %15s %15s %15s %8s %11s %15s %12s\n'
+  # shellcheck disable=SC2059
+  printf "$f" benchmark instances "GPU interp/s" "CPU backend/s" "native CUDA/s" "GPU/CPU" "native/GPU" \
+    "GPU kernel/s" "native/kern"
+  local r name n g c k kr
+  ratio() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf p, a / b; else printf "-" }'; }
   for r in "${rows[@]}"; do
-    IFS='|' read -r name n g c k <<<"$r"
-    ratio1=$(awk -v a="$g" -v b="$c" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2f", a / b; else printf "-" }')
-    ratio2=$(awk -v a="${k#\?}" -v b="$g" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1f", a / b; else printf "-" }')
-    printf '%-11s %10s %16s %16s %16s %9s %11s\n' "$name" "$n" "${g:--}" "${c:--}" "${k:--}" "$ratio1" "$ratio2"
+    IFS='|' read -r name n g c k kr <<<"$r"
+    # shellcheck disable=SC2059
+    printf "$f" "$name" "$n" "${g:--}" "${c:--}" "${k:--}" "$(ratio "$g" "$c" %.2f)" \
+      "$(ratio "${k#\?}" "$g" %.1f)" "${kr:--}" "$(ratio "${k#\?}" "$kr" %.1f)"
   done
   echo "(instances per second; CPU backend: $threads threads on 1/$cpu_div of the instances;"
-  echo " GPU interp: median of $repeat runs of wasmwarp's own rate; native CUDA: kernel only, median"
-  echo " of 7 after warm-up; '?' = the CUDA self-check failed; $((fails)) check(s) failed)"
+  echo " GPU interp: median of $repeat runs of wasmwarp's rate (its batch wall time: upload, kernel,"
+  echo " download); GPU kernel: the same runs' kernel time alone; native CUDA: kernel only, median of 7"
+  echo " after warm-up; '?' = the CUDA program failed; $((fails)) check(s) failed)"
 }
 echo
 fmt_table | tee "$table"

@@ -7,8 +7,7 @@
  * gpu.texture_sample returns four f32 values (a multi-value result). C can
  * only declare that import under clang's experimental multi-value ABI:
  *   -mmultivalue -Xclang -target-abi -Xclang experimental-mv
- * Without those flags the header leaves ww_texture_sample undeclared
- * (clang would lower a struct return to a hidden pointer argument, giving
+ * Without those flags ww_texture_sample is marked unavailable (clang would lower a struct return to a hidden pointer argument, giving
  * an import of type (i32, i32, f32, f32) -> () that wasmwarp rejects).
  * The target-abi flag cannot be detected by the preprocessor; -mmultivalue
  * (which defines __wasm_multivalue__) is what this header checks, so pass
@@ -64,6 +63,12 @@ __attribute__((always_inline)) static inline ww_rgba ww_texture_sample(int unit,
   ww_texture_sample_into(unit, u, v, &c);
   return c;
 }
+#else
+/* Declared only so that a use explains itself instead of being an implicit
+ * declaration. */
+ww_rgba ww_texture_sample(int unit, float u, float v) __attribute__((unavailable(
+    "gpu.texture_sample returns 4 values: compile with -mmultivalue -Xclang -target-abi -Xclang "
+    "experimental-mv (see wasmwarp.h)")));
 #endif
 
 #ifdef __cplusplus

@@ -1,5 +1,7 @@
 #include "cli/batch.h"
 
+#include "cli/batch_job.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -8,6 +10,8 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -22,50 +26,6 @@ namespace ww::cli {
 namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
-
-struct ArgSrc {
-  enum Kind { Const, Index, Column } kind = Const;
-  Value value;
-  std::vector<Value> column;
-};
-
-// A memory address: a number, or an export (a () -> i32 function or an i32
-// global) read per instance.
-struct AddrSpec {
-  uint64_t addr = 0;
-  std::string export_name;
-  bool is_global = false;
-};
-
-struct MemIn {
-  AddrSpec addr;
-  std::string path;
-  uint64_t record = 0;
-  std::vector<uint8_t> data;
-};
-
-struct MemOut {
-  AddrSpec addr;
-  uint64_t len = 0;
-  std::string path;
-  std::vector<uint8_t> buf;  // instances * len
-  std::unique_ptr<AtomicFile> file = std::make_unique<AtomicFile>();
-};
-
-enum class OutFormat { None, Csv, Json, Npy };
-
-struct Job {
-  std::shared_ptr<const CompiledModule> mod;
-  std::string export_name;
-  FuncType type;
-  std::vector<ArgSrc> args;
-  std::vector<MemIn> mem_in;
-  std::vector<MemOut> mem_out;
-  uint64_t n = 1;
-  StoreLimits limits;
-  std::vector<uint64_t> results;  // n * results.size()
-  std::vector<uint8_t> traps;     // TrapCode per instance
-};
 
 TrapCode trap_from_message(const std::string& msg) {
   for (int c = 1; c < 256; ++c) {
@@ -145,6 +105,8 @@ Result<ArgSrc> parse_arg(const std::string& text, ValType type, uint64_t n, size
   return a;
 }
 
+}  // namespace
+
 Value arg_value(const ArgSrc& a, ValType type, uint64_t i) {
   switch (a.kind) {
     case ArgSrc::Const: return a.value;
@@ -169,6 +131,8 @@ Value arg_value(const ArgSrc& a, ValType type, uint64_t i) {
   }
   return a.value;
 }
+
+namespace {
 
 // Resolves an address spec in a live instance; a trap while computing it is
 // the instance's trap.
@@ -200,10 +164,9 @@ bool memory_span(Store& store, uint32_t inst, uint8_t*& data, uint64_t& size) {
 
 bool in_bounds(uint64_t addr, uint64_t len, uint64_t size) { return addr <= size && len <= size - addr; }
 
-TrapCode run_one(Store& store, Job& job, uint64_t i, std::vector<Value>& args) {
-  auto imports = link_imports(store, job.mod->module);
-  if (!imports.ok()) return TrapCode::HostError;
-  auto r = store.instantiate(job.mod, *imports);
+TrapCode run_one(Store& store, const std::vector<ExternVal>& imports, Job& job, uint64_t i,
+                 std::vector<Value>& args) {
+  auto r = store.instantiate(job.mod, imports);
   if (auto* e = std::get_if<InstantiateError>(&r)) return trap_from_message(e->message);
   uint32_t inst = std::get<uint32_t>(r);
   for (MemIn& m : job.mem_in) {
@@ -346,6 +309,78 @@ std::string fmt_double(double v, int prec) {
   return buf;
 }
 
+// Runs the instances on all CPU cores; returns the thread count used.
+// --timeout stops handing out instances once it has passed; an instance
+// already running finishes (--fuel bounds a runaway one on the CPU).
+Result<unsigned> run_job_on_cpu(Job& job, const RunSpec& spec, std::vector<uint8_t>& finished,
+                                ProgressLine& progress) {
+  unsigned threads = spec.threads ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (uint64_t(threads) > job.n) threads = unsigned(job.n);
+
+  auto t0 = std::chrono::steady_clock::now();
+  auto deadline_passed = [&] {
+    return spec.timeout > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > spec.timeout;
+  };
+  std::atomic<uint64_t> done{0};
+  std::atomic<uint64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex fail_mu;
+  std::string fail_msg;
+  const uint64_t chunk = std::clamp<uint64_t>(job.n / (uint64_t(threads) * 16), 1, 256);
+  auto worker = [&] {
+    try {
+      std::unique_ptr<Store> store;
+      std::vector<ExternVal> imports;
+      gpu::GpuContext ctx{job.gbatch, 0};
+      uint64_t count = 0;
+      std::vector<Value> args(job.type.params.size());
+      while (!failed.load(std::memory_order_relaxed)) {
+        uint64_t begin = next.fetch_add(chunk);
+        if (begin >= job.n) break;
+        uint64_t end = std::min(job.n, begin + chunk);
+        for (uint64_t i = begin; i < end; ++i) {
+          // A store never frees instances, so each worker starts a fresh
+          // one before the finished ones pile up.
+          if (!store || count >= kInstancesPerStore) {
+            store = std::make_unique<Store>(job.limits);
+            auto linked = link_imports(*store, job.mod->module, &ctx);
+            if (!linked.ok()) throw std::runtime_error(linked.error().message);
+            imports = std::move(*linked);
+            count = 0;
+          }
+          if (deadline_passed()) continue;  // reported as not finished
+          ctx.instance_index = uint32_t(i);
+          job.traps[i] = uint8_t(run_one(*store, imports, job, i, args));
+          finished[i] = 1;
+          done.fetch_add(1, std::memory_order_relaxed);
+          release_instance(*store, uint32_t(store->impl().instances.size() - 1));
+          ++count;
+        }
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> g(fail_mu);
+      if (fail_msg.empty()) fail_msg = std::string("instance failed: ") + e.what();
+      failed = true;
+    }
+  };
+  std::atomic<unsigned> running{threads};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      worker();
+      running.fetch_sub(1);
+    });
+  while (running.load() > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    progress.update(done.load(), job.n,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  for (auto& t : pool) t.join();
+  if (failed) return err(fail_msg);
+  return threads;
+}
+
 Result<int> run_impl(const RunSpec& spec) {
   if (spec.instances == 0) return err("--instances must be at least 1");
   if (spec.instances > (uint64_t(1) << 36)) return err("--instances must be at most 2^36");
@@ -461,52 +496,67 @@ Result<int> run_impl(const RunSpec& spec) {
     mo.buf.assign(job.n * mo.len, 0);
   }
 
+  // Per-instance results live in memory until the end; refuse up front what
+  // the machine cannot hold rather than dying midway.
+  uint64_t per_instance = 1 + 8 * job.type.results.size();
+  for (const MemOut& mo : job.mem_out) per_instance += mo.len;
+  long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0 && job.n > uint64_t(pages) * uint64_t(page_size) / per_instance)
+    return err(std::to_string(job.n) + " instances need " + std::to_string(job.n / (1u << 20) * per_instance) +
+               " MiB for their results, more than this machine's memory");
+
   job.limits.fuel = spec.fuel;
   job.results.assign(job.n * job.type.results.size(), 0);
   job.traps.assign(job.n, 0);
 
-  unsigned threads = spec.threads ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
-  if (uint64_t(threads) > job.n) threads = unsigned(job.n);
+  // The `gpu` intrinsics' shared state (image, state buffer, textures).
+  gpu::GpuBatch gbatch;
+  WW_TRY(setup_intrinsics(spec, job.n, gbatch));
+  job.gbatch = &gbatch;
 
-  auto t0 = std::chrono::steady_clock::now();
-  std::atomic<uint64_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex fail_mu;
-  std::string fail_msg;
-  const uint64_t chunk = std::clamp<uint64_t>(job.n / (uint64_t(threads) * 16), 1, 256);
-  auto worker = [&] {
-    try {
-      std::unique_ptr<Store> store;
-      uint64_t count = 0;
-      std::vector<Value> args(job.type.params.size());
-      while (!failed.load(std::memory_order_relaxed)) {
-        uint64_t begin = next.fetch_add(chunk);
-        if (begin >= job.n) break;
-        uint64_t end = std::min(job.n, begin + chunk);
-        for (uint64_t i = begin; i < end; ++i) {
-          // A store never frees instances, so each worker starts a fresh
-          // one before the finished ones pile up.
-          if (!store || count >= kInstancesPerStore) {
-            store = std::make_unique<Store>(job.limits);
-            count = 0;
-          }
-          job.traps[i] = uint8_t(run_one(*store, job, i, args));
-          release_instance(*store, uint32_t(store->impl().instances.size() - 1));
-          ++count;
-        }
-      }
-    } catch (const std::exception& e) {
-      std::lock_guard<std::mutex> g(fail_mu);
-      if (fail_msg.empty()) fail_msg = std::string("instance failed: ") + e.what();
-      failed = true;
+  // Backend: the GPU when asked for, or for `auto` when one is usable.
+  bool use_gpu = false;
+  std::string backend_note;
+  if (spec.backend == "gpu" || spec.backend == "auto") {
+    gpu::DeviceInfo dev = gpu::probe_device();
+    if (dev.available) {
+      use_gpu = true;
+    } else if (spec.backend == "gpu") {
+      return err("--backend gpu: " + dev.reason);
+    } else {
+      backend_note = " (no GPU: " + dev.reason + ")";
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  } else if (spec.backend != "cpu") {
+    return err("--backend must be auto, cpu or gpu, not '" + spec.backend + "'");
+  }
+
+  std::vector<uint8_t> finished(job.n, 0);
+  unsigned threads = 0;
+  ProgressLine progress(spec.batch && !spec.quiet);
+  std::string backend_line;
+  gbatch.start_clock();
+  auto t0 = std::chrono::steady_clock::now();
+  if (use_gpu) {
+    WW_ASSIGN_OR_RETURN(GpuRunInfo info, run_job_on_gpu(job, spec, gbatch, progress));
+    finished = std::move(info.finished);
+    backend_line = "backend=gpu device=\"" + info.device + "\" kernel: " + fmt_double(info.kernel_ms / 1000, 3) +
+                   " s\n" + "  plan: " + info.plan.to_string() + "\n";
+  } else {
+    WW_ASSIGN_OR_RETURN(threads, run_job_on_cpu(job, spec, finished, progress));
+    backend_line = "backend=cpu threads=" + std::to_string(threads) + backend_note + "\n";
+  }
   double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (failed) return err(fail_msg);
+  progress.finish();
+
+  // Instances the timeout stopped, or never started, report it as their
+  // trap, so every output row says what became of its instance.
+  std::vector<uint64_t> unfinished;
+  for (uint64_t i = 0; i < job.n; ++i)
+    if (!finished[i]) {
+      job.traps[i] = uint8_t(TrapCode::Timeout);
+      unfinished.push_back(i);
+    }
+  WW_TRY(write_intrinsics_outputs(spec, gbatch));
 
   std::map<int, uint64_t> trap_counts;
   uint64_t trapped = 0;
@@ -565,9 +615,15 @@ Result<int> run_impl(const RunSpec& spec) {
                     std::to_string(job.n - trapped) + "  trapped: " + std::to_string(trapped) + "\n";
     for (auto [code, cnt] : trap_counts)
       s += "  trap " + std::string(trap_message(TrapCode(code))) + ": " + std::to_string(cnt) + "\n";
+    if (!unfinished.empty()) {
+      s += "  not finished when the timeout struck: " + std::to_string(unfinished.size()) + " (instances";
+      for (size_t k = 0; k < unfinished.size() && k < 8; ++k) s += " " + std::to_string(unfinished[k]);
+      s += unfinished.size() > 8 ? " ...)\n" : ")\n";
+    }
+    if (gbatch.ignored_pixels.load())
+      s += "  set_pixel calls outside the image: " + std::to_string(gbatch.ignored_pixels.load()) + "\n";
     s += "wall: " + fmt_double(wall, 3) + " s  rate: " +
-         fmt_double(wall > 0 ? double(job.n) / wall : 0.0, 0) + " instances/s  backend=cpu threads=" +
-         std::to_string(threads) + "\n";
+         fmt_double(wall > 0 ? double(job.n) / wall : 0.0, 0) + " instances/s  " + backend_line;
     std::fputs(s.c_str(), stderr);
   }
   if (!output_error.empty()) print_error(output_error);

@@ -29,7 +29,22 @@ struct RunSpec {
   std::vector<std::string> mem_in;   // "ADDR=FILE"
   std::optional<uint64_t> mem_in_size;
   std::vector<std::string> mem_out;  // "ADDR:LEN=FILE"
-  bool quiet = false;             // no summary
+  bool quiet = false;             // no summary and no progress line
+
+  std::string backend = "auto";   // auto | cpu | gpu
+  double timeout = 0;             // seconds; 0 = none
+  // The `gpu` intrinsics.
+  std::string image;              // "WIDTHxHEIGHT=out.png"
+  uint64_t state_size = 0;        // --state N
+  std::string state_in, state_out;
+  std::vector<std::string> textures;  // "UNIT=image.png"
+  std::string texture_filter = "nearest";
+  // GPU tuning.
+  std::string gpu_layout = "interleaved";
+  uint32_t gpu_stack_slots = 384;
+  uint32_t gpu_call_depth = 64;
+  uint32_t gpu_memory_pages = 0;  // 0 = automatic
+  uint32_t gpu_max_wave = 0;      // 0 = as large as memory allows
 };
 
 // Runs the spec; prints results, errors ("wasmwarp: error: ...") and the

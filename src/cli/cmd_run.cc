@@ -37,6 +37,19 @@ renamed when complete):
          structured dtype. If any instance traps the file is not written
          (exit 1) unless --allow-traps: then trapped rows are zero and
          STEM.traps.npy (uint8, 0 = ok, else the trap code) is written too.
+Backends: --backend auto runs on the GPU when one is usable, else on all CPU
+cores (the summary says which, and why). On the GPU each instance is one
+thread; batches larger than GPU memory run in waves (the summary shows the
+plan: memory per instance, wave size). The GPU runs functions the module
+defines and the `gpu` intrinsics; address exports of --mem-in/--mem-out are
+evaluated once there (every instance starts from the same state).
+Intrinsics (module "gpu", both backends, identical results):
+  get_thread_id, instance_count, get_time, set_pixel (--image WxH=FILE.png),
+  read_state/write_state/atomic_add (--state N, --state-in, --state-out),
+  texture_sample (--texture UNIT=FILE.png, --texture-filter nearest|bilinear).
+--timeout SECONDS stops the batch: instances that had not finished are
+reported as "not finished: timeout" (on the CPU an instance already running
+completes; --fuel bounds it). Long batches print a progress line on stderr.
 Without --invoke the export `_start` runs. A trap prints "wasm trap: MESSAGE"
 on stderr. Exit codes: 0 ok, 1 trap (batch: any instance trapped), 2 usage or
 input error. With -n or --output a summary goes to stderr.)";
@@ -47,21 +60,35 @@ int cmd_run(const char* prog, int argc, char** argv) {
   CLI::App app("Run an export of a WebAssembly module.", "wasmwarp run");
   app.footer(kRunFooter);
   RunSpec spec;
-  std::string instances, threads, fuel, mem_in_size, module_name;
+  std::string instances, threads, fuel, mem_in_size, module_name, timeout, state_size;
+  std::string gpu_stack_slots, gpu_call_depth, gpu_memory_pages, gpu_max_wave;
   std::vector<std::string> shown_args;
-  app.add_option("--invoke", spec.invoke, "export to call (default: _start)");
-  auto* n_opt = app.add_option("-n,--instances", instances, "run N independent instances (batch mode)");
-  app.add_option("--threads", threads, "worker threads (default: all cores)");
-  app.add_option("--fuel", fuel, "instructions per invocation before the trap 'fuel exhausted'");
-  app.add_option("--output", spec.output, "per-instance results: .csv, .json or .npy");
+  app.add_option("--invoke", spec.invoke, "export to call (default: _start)")->type_name("NAME");
+  auto* n_opt = app.add_option("-n,--instances", instances, "run N independent instances (batch mode)")->type_name("N");
+  app.add_option("--threads", threads, "worker threads (default: all cores)")->type_name("T");
+  app.add_option("--fuel", fuel, "instructions per invocation before the trap 'fuel exhausted'")->type_name("N");
+  app.add_option("--output", spec.output, "per-instance results: .csv, .json or .npy")->type_name("FILE");
   app.add_flag("--allow-traps", spec.allow_traps, ".npy output: write zero rows for traps plus STEM.traps.npy");
-  app.add_option("--mem-in", spec.mem_in, "ADDR=FILE: per-instance bytes written into memory")->allow_extra_args(false);
-  app.add_option("--mem-in-size", mem_in_size, "record size of --mem-in files in bytes");
-  app.add_option("--mem-out", spec.mem_out, "ADDR:LEN=FILE: per-instance bytes read from memory")->allow_extra_args(false);
+  app.add_option("--mem-in", spec.mem_in, "per-instance bytes written into memory")->allow_extra_args(false)->type_name("ADDR=FILE");
+  app.add_option("--mem-in-size", mem_in_size, "record size of --mem-in files in bytes")->type_name("BYTES");
+  app.add_option("--mem-out", spec.mem_out, "per-instance bytes read from memory")->allow_extra_args(false)->type_name("ADDR:LEN=FILE");
   app.add_flag("--deny-recursion", spec.deny_recursion, "reject modules whose call graph has a cycle");
-  app.add_flag("-q,--quiet", spec.quiet, "no batch summary");
-  app.add_option("module", module_name, "the .wasm file");
-  app.add_option("args", shown_args, "arguments of the export");
+  app.add_flag("-q,--quiet", spec.quiet, "no batch summary and no progress line");
+  app.add_option("--backend", spec.backend, "auto (GPU when one is usable, else CPU), cpu or gpu")->type_name("B");
+  app.add_option("--timeout", timeout, "stop the batch after this many seconds; unfinished instances are reported")->type_name("SECONDS");
+  app.add_option("--image", spec.image, "RGBA image for gpu.set_pixel, written as PNG")->type_name("WxH=FILE.png");
+  app.add_option("--state", state_size, "state buffer of N i32 for gpu.read_state/write_state/atomic_add")->type_name("N");
+  app.add_option("--state-in", spec.state_in, "initial state values (raw little-endian i32 or .npy)")->type_name("FILE");
+  app.add_option("--state-out", spec.state_out, "final state values (raw i32, or .npy by extension)")->type_name("FILE");
+  app.add_option("--texture", spec.textures, "bind a PNG to a texture unit for gpu.texture_sample")->allow_extra_args(false)->type_name("UNIT=FILE.png");
+  app.add_option("--texture-filter", spec.texture_filter, "nearest (default) or bilinear")->type_name("F");
+  app.add_option("--gpu-layout", spec.gpu_layout, "linear memory layout on the GPU: interleaved (default) or contiguous")->type_name("L");
+  app.add_option("--gpu-stack-slots", gpu_stack_slots, "64-bit frame slots per GPU instance (default 384)")->type_name("N");
+  app.add_option("--gpu-call-depth", gpu_call_depth, "call frames per GPU instance (default 64)")->type_name("N");
+  app.add_option("--gpu-memory-pages", gpu_memory_pages, "linear memory capacity per GPU instance in 64 KiB pages")->type_name("N");
+  app.add_option("--gpu-max-wave", gpu_max_wave, "largest number of instances per GPU wave")->type_name("N");
+  app.add_option("module", module_name, "the .wasm file")->type_name("MODULE.wasm");
+  app.add_option("args", shown_args, "arguments of the export")->type_name("ARGS");
 
   // Split: options (and their values) up to the first other token, which is
   // the module; everything after it belongs to the export.
@@ -132,6 +159,34 @@ int cmd_run(const char* prog, int argc, char** argv) {
   if (!mem_in_size.empty()) {
     if (!count(mem_in_size, "--mem-in-size", v)) return kExitUsage;
     spec.mem_in_size = v;
+  }
+  if (!timeout.empty()) {
+    char* end = nullptr;
+    spec.timeout = std::strtod(timeout.c_str(), &end);
+    if (end == timeout.c_str() || *end || !(spec.timeout > 0)) {
+      print_error("--timeout: expected a positive number of seconds, got '" + timeout + "'");
+      return kExitUsage;
+    }
+  }
+  if (!state_size.empty() && !count(state_size, "--state", spec.state_size)) return kExitUsage;
+  struct U32Opt {
+    const std::string& text;
+    const char* name;
+    uint32_t& out;
+    uint64_t lo, hi;
+  };
+  for (const U32Opt& o : {U32Opt{gpu_stack_slots, "--gpu-stack-slots", spec.gpu_stack_slots, 1, 1u << 24},
+                          U32Opt{gpu_call_depth, "--gpu-call-depth", spec.gpu_call_depth, 1, 1u << 20},
+                          U32Opt{gpu_memory_pages, "--gpu-memory-pages", spec.gpu_memory_pages, 1, kMaxPages},
+                          U32Opt{gpu_max_wave, "--gpu-max-wave", spec.gpu_max_wave, 1, 0xffffffffu}}) {
+    if (o.text.empty()) continue;
+    if (!count(o.text, o.name, v)) return kExitUsage;
+    if (v < o.lo || v > o.hi) {
+      print_error(std::string(o.name) + " must be between " + std::to_string(o.lo) + " and " +
+                  std::to_string(o.hi));
+      return kExitUsage;
+    }
+    o.out = uint32_t(v);
   }
   return run_modules(spec);
 }

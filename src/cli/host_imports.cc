@@ -1,25 +1,9 @@
 #include "cli/host_imports.h"
 
 #include <optional>
-#include <string_view>
 
 namespace ww::cli {
 namespace {
-
-// One host module: given an import, returns its extern value in `store`, or
-// nullopt if the module has no such field of that type. Issue 3 adds `gpu`.
-struct HostModule {
-  std::string_view name;
-  std::optional<ExternVal> (*provide)(Store& store, const Module& m, const Import& imp);
-};
-
-constexpr HostModule kHostModules[] = {{"", nullptr}};
-
-const HostModule* find_host(std::string_view name) {
-  for (const auto& h : kHostModules)
-    if (h.provide && h.name == name) return &h;
-  return nullptr;
-}
 
 Error unsatisfied(const Import& imp) {
   return make_error(kNoOffset, "unsatisfied import " + imp.module + "." + imp.field + " (" +
@@ -28,20 +12,32 @@ Error unsatisfied(const Import& imp) {
 
 }  // namespace
 
-Status check_imports(const Module& m) {
+bool uses_gpu_module(const Module& m) {
   for (const Import& imp : m.imports)
-    if (!find_host(imp.module)) return unsatisfied(imp);
-  return Status::Ok();
+    if (imp.module == gpu::kModuleName) return true;
+  return false;
 }
 
-Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m) {
+Status check_imports(const Module& m) {
+  for (const Import& imp : m.imports)
+    if (imp.module != gpu::kModuleName) return unsatisfied(imp);
+  // Names and types of the gpu imports: linking into a scratch store says
+  // exactly what is wrong.
+  Store scratch;
+  gpu::GpuBatch batch;
+  gpu::GpuContext ctx{&batch, 0};
+  std::vector<std::optional<ExternVal>> resolved;
+  return gpu::resolve_gpu_imports(scratch, m, &ctx, resolved);
+}
+
+Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, gpu::GpuContext* ctx) {
+  std::vector<std::optional<ExternVal>> resolved;
+  WW_TRY(gpu::resolve_gpu_imports(store, m, ctx, resolved));
   std::vector<ExternVal> out;
   out.reserve(m.imports.size());
-  for (const Import& imp : m.imports) {
-    const HostModule* h = find_host(imp.module);
-    std::optional<ExternVal> v = h ? h->provide(store, m, imp) : std::nullopt;
-    if (!v) return unsatisfied(imp);
-    out.push_back(*v);
+  for (size_t i = 0; i < m.imports.size(); ++i) {
+    if (!resolved[i]) return unsatisfied(m.imports[i]);
+    out.push_back(*resolved[i]);
   }
   return out;
 }

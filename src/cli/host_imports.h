@@ -1,19 +1,27 @@
-// Satisfies a module's imports from the host modules the CLI offers. There
-// are none yet (issue 3 adds `gpu`), so any import is reported clearly.
+// Satisfies a module's imports from the host modules the CLI offers: the
+// `gpu` intrinsics (src/intrinsics), on both backends. Anything else is
+// reported clearly before any instance runs.
 #pragma once
 
 #include <vector>
 
 #include "common/result.h"
+#include "intrinsics/gpu_batch.h"
 #include "wasmwarp/runtime.h"
 
 namespace ww::cli {
 
-// Fails with "unsatisfied import env.foo (func)" naming the first import no
-// host module provides. Cheap; run before any instance is made.
+// Fails naming the first import no host module provides ("unsatisfied
+// import env.foo (func)") or a `gpu` import of the wrong name or type.
+// Cheap; run before any instance is made.
 Status check_imports(const Module& m);
 
-// The extern values for one instantiation in `store`, in import order.
-Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m);
+// True when the module imports anything from `gpu`.
+bool uses_gpu_module(const Module& m);
+
+// The extern values for instantiations of `m` in `store`, in import order;
+// `ctx` is what the intrinsics see (the batch and the current instance).
+// Call once per Store: the values serve every instantiation in it.
+Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, gpu::GpuContext* ctx);
 
 }  // namespace ww::cli

@@ -52,8 +52,8 @@ Result<Bits> parse_float_bits(std::string_view text, const char* tname) {
     if (p.size() < 3 || (p.substr(0, 2) != "0x" && p.substr(0, 2) != "0X") ||
         !parse_magnitude(p, payload) || payload == 0 || payload > kMant)
       return make_error(kNoOffset, "bad NaN payload in '" + std::string(text) + "' for " + tname +
-                                       " (need 0x1 .. 0x" +
-                                       [] { char b[24]; auto r = std::to_chars(b, b + 24, uint64_t(kMant), 16); return std::string(b, r.ptr); }() + ")");
+                                       (sizeof(Bits) == 4 ? " (need 0x1 .. 0x7fffff)"
+                                                          : " (need 0x1 .. 0xfffffffffffff)"));
     return Bits(sign | kExp | Bits(payload));
   }
   if (s.empty()) return bad(text, tname);

@@ -24,6 +24,20 @@ if(TARGET ww-spectest)
                    --backend cpu)
   set_tests_properties(spec_cpu PROPERTIES LABELS spec TIMEOUT 3600)
 
+  # The same suite with every invoke on the GPU (tools/spectest/gpu_backend.cc).
+  # ww-spectest exits 77 when no GPU is usable: the test is then SKIPPED,
+  # never passed. Its own JSON folder: ctest -j may run it beside spec_cpu.
+  target_link_libraries(ww-spectest PRIVATE ww_gpu)
+  add_test(NAME spec_gpu
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
+                   --runner $<TARGET_FILE:ww-spectest>
+                   --suite ${WW_SPEC_SUITE}
+                   --wast2json ${ww_wast2json}
+                   --out ${PROJECT_BINARY_DIR}/spec-json-gpu
+                   --expected-failures ${CMAKE_CURRENT_LIST_DIR}/expected-failures-gpu.txt
+                   --backend gpu)
+  set_tests_properties(spec_gpu PROPERTIES LABELS "spec;gpu" TIMEOUT 3600 SKIP_RETURN_CODE 77)
+
   # The runner's own checks (NaN classes, references, trap texts, linking):
   # known-wrong assertions must fail, known-right ones must pass.
   add_test(NAME spec_runner_selftest

@@ -9,8 +9,6 @@
 #include <string>
 #include <vector>
 
-// runtime.h uses DecodeOptions without including its header.
-#include "decode/decoder.h"
 #include "wasmwarp/runtime.h"
 
 namespace ww::spectest {
@@ -37,6 +35,11 @@ struct ActionOutcome {
   Kind kind = Kind::Ok;
   std::vector<Value> results;  // valid when kind == Ok
   std::string message;
+  TrapCode trap = TrapCode::None;  // valid when kind == Trap
+  // Set by a backend that could not run the invoke where it runs the rest
+  // (the GPU backend's re-exports and host calls): why it ran on the CPU.
+  // The runner tallies these apart, so they never count as that backend's.
+  std::string ran_on_cpu;
 };
 
 struct BackendOptions {
@@ -44,6 +47,9 @@ struct BackendOptions {
   // never ends costs seconds, not the whole run. 0 = unlimited.
   uint64_t fuel = 0;
   uint32_t max_call_depth = 0;  // 0 = the Store's default
+  uint32_t stack_slots = 0;     // 0 = the Store's default
+  uint32_t max_memory_pages = 0;  // 0 = the Store's default
+  uint32_t gpu_instances = 64;  // GPU backend: instances per invoke, all with the same arguments
 };
 
 class Backend {
@@ -74,5 +80,14 @@ class Backend {
 };
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& opts);
+
+// The GPU backend: instances live in a CPU Store (instantiation, start
+// functions and segments run on the CPU); every invoke of a function the
+// instance defines runs as a batch of opts.gpu_instances GPU instances from
+// the instance's state, and instance 0's final state is written back.
+std::unique_ptr<Backend> make_gpu_backend(const BackendOptions& opts);
+// Whether a GPU is usable; `why` says why not. Initializes CUDA in the
+// calling process, so a forking runner asks from a child.
+bool gpu_available(std::string& why);
 
 }  // namespace ww::spectest

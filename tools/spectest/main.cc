@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -31,12 +32,17 @@ struct Options {
 
 void usage(FILE* f) {
   std::fprintf(f,
-               "usage: ww-spectest [--expected-failures FILE] [--backend cpu] [--verbose]\n"
-               "                   [--fuel N] [--timeout SECONDS] [--no-fork] FILE.json...\n"
+               "usage: ww-spectest [--expected-failures FILE] [--backend cpu|gpu] [--verbose]\n"
+               "                   [--fuel N] [--timeout SECONDS] [--gpu-instances K] [--no-fork]\n"
+               "                   FILE.json...\n"
                "Runs WebAssembly spec test scripts converted by wast2json (wabt 1.0.32).\n"
                "  --expected-failures FILE  lines `FILE.wast:LINE  reason`; listed failures\n"
                "                            do not fail the run, listed passes do\n"
-               "  --backend cpu             the engine that runs the modules\n"
+               "  --backend cpu|gpu         the engine that runs the invokes (gpu: every invoke\n"
+               "                            of a module's own function runs as a GPU batch;\n"
+               "                            exits 77 when no GPU is usable)\n"
+               "  --gpu-instances K         GPU instances per invoke, all given the same\n"
+               "                            arguments and required to agree (default 64)\n"
                "  --verbose                 also print expected failures and wording differences\n"
                "  --fuel N                  instructions per invoke before a trap (default 10^9)\n"
                "  --timeout SECONDS         wall-clock limit per script (default 600)\n"
@@ -79,6 +85,15 @@ int parse_args(int argc, char** argv, Options& o) {
       o.backend = v;
     } else if (a == "--verbose" || a == "-v") {
       o.run.verbose = true;
+    } else if (a == "--gpu-instances") {
+      const char* v = value("a number");
+      uint64_t n = 0;
+      if (!v) return 2;
+      if (!parse_uint(v, n) || n == 0 || n > 1'000'000) {
+        std::fprintf(stderr, "ww-spectest: bad value for %s: %s (1 to 1000000)\n", a.c_str(), v);
+        return 2;
+      }
+      o.backend_opts.gpu_instances = uint32_t(n);
     } else if (a == "--fuel" || a == "--timeout") {
       const char* v = value("a number");
       uint64_t n = 0;
@@ -105,15 +120,68 @@ int parse_args(int argc, char** argv, Options& o) {
     usage(stderr);
     return 2;
   }
-  if (o.backend != "cpu") {
-    std::fprintf(stderr, "ww-spectest: unknown backend \"%s\" (this build has: cpu)\n",
+  if (o.backend != "cpu" && o.backend != "gpu") {
+    std::fprintf(stderr, "ww-spectest: unknown backend \"%s\" (there are: cpu, gpu)\n",
                  o.backend.c_str());
     return 2;
   }
   return 0;
 }
 
-std::unique_ptr<Backend> make_backend(const Options& o) { return make_cpu_backend(o.backend_opts); }
+std::unique_ptr<Backend> make_backend(const Options& o) {
+  return o.backend == "gpu" ? make_gpu_backend(o.backend_opts) : make_cpu_backend(o.backend_opts);
+}
+
+// The exit status that tells ctest a test was skipped (SKIP_RETURN_CODE).
+constexpr int kExitSkip = 77;
+
+// Asks whether a GPU is usable from a child process when the scripts run in
+// children: CUDA initialized in a parent is unusable in its forked
+// children.
+bool probe_gpu(bool fork_first, std::string& why) {
+  if (!fork_first) return gpu_available(why);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  int fds[2];
+  if (pipe(fds) != 0) {
+    why = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    why = std::string("fork: ") + std::strerror(errno);
+    return false;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    std::string reason;
+    std::string msg = gpu_available(reason) ? "1" : "0" + reason;
+    ssize_t n = write(fds[1], msg.data(), msg.size());
+    _exit(n == ssize_t(msg.size()) ? 0 : 3);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, size_t(n));
+  }
+  close(fds[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (text.empty()) {
+    why = "the process probing the GPU failed";
+    return false;
+  }
+  if (text[0] == '1') return true;
+  why = text.substr(1);
+  return false;
+}
 
 std::string script_name(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -210,6 +278,13 @@ int main(int argc, char** argv) {
   Options o;
   if (int rc = parse_args(argc, argv, o)) return rc;
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (o.backend == "gpu") {
+    std::string why;
+    if (!probe_gpu(o.fork, why)) {
+      std::fprintf(stderr, "wasmwarp: no usable GPU: %s\n", why.c_str());
+      return kExitSkip;
+    }
+  }
 
   ExpectedFailures xf;
   if (!o.expected_failures.empty()) {
@@ -222,6 +297,7 @@ int main(int argc, char** argv) {
 
   std::map<std::string, Tally> kinds;
   std::map<std::string, uint64_t> skip_reasons;
+  std::map<std::string, uint64_t> ran_on_cpu;
   std::vector<std::string> unexpected;
   uint64_t expected_failures = 0, wording = 0;
   std::unique_ptr<Backend> shared_backend;
@@ -240,6 +316,7 @@ int main(int argc, char** argv) {
       t += kt;
     }
     for (const auto& [why, n] : r.skip_reasons) skip_reasons[why] += n;
+    for (const auto& [why, n] : r.ran_on_cpu) ran_on_cpu[why] += n;
     expected_failures += r.expected_failures;
     wording += r.wording_differs;
     unexpected.insert(unexpected.end(), r.unexpected.begin(), r.unexpected.end());
@@ -271,6 +348,23 @@ int main(int argc, char** argv) {
   }
   for (const auto& [why, n] : skip_reasons)
     std::printf("skipped %llu: %s\n", (unsigned long long)n, why.c_str());
+  if (o.backend == "gpu") {
+    std::printf("gpu backend: every invoke of a module's own function ran on the GPU as %u "
+                "instances that had to agree; instantiation (start functions, segments), "
+                "linking and `get` ran on the CPU store\n",
+                o.backend_opts.gpu_instances);
+    uint64_t n = 0;
+    for (const auto& [why, c] : ran_on_cpu) n += c;
+    Tally cpu_run;
+    for (const auto& [k, t] : kinds)
+      if (k.ends_with(" (ran on CPU)")) cpu_run += t;
+    std::printf("ran on CPU (not GPU-runnable): %llu invokes (%llu passed, %llu failed), "
+                "not counted as GPU passes\n",
+                (unsigned long long)n, (unsigned long long)cpu_run.passed,
+                (unsigned long long)cpu_run.failed);
+    for (const auto& [why, c] : ran_on_cpu)
+      std::printf("  %llu: %s\n", (unsigned long long)c, why.c_str());
+  }
   if (wording)
     std::printf("%llu rejected modules (assert_invalid/assert_malformed) had different wording"
                 "%s\n",

@@ -41,6 +41,9 @@ struct FileReport {
   std::set<uint32_t> lines_seen;   // lines of commands that passed or failed
   std::map<std::string, uint64_t> skip_reasons;  // reason -> count
   bool script_error = false;  // the JSON itself could not be used
+  // Invokes the backend ran on the CPU instead (ActionOutcome::ran_on_cpu):
+  // reason -> count. Their commands are tallied as "KIND (ran on CPU)".
+  std::map<std::string, uint64_t> ran_on_cpu;
 };
 
 struct RunOptions {

@@ -121,7 +121,8 @@ __global__ void mem_out_kernel(DevWave W, uint8_t* out, uint32_t length, uint32_
   if (t >= W.n) return;
   uint8_t* o = out + uint64_t(t) * length;
   uint64_t size = uint64_t(W.mem_pages[t]) * kPageSize;
-  if (uint64_t(address) + length > size) {
+  // A trapped instance's record stays zeros, as on the CPU.
+  if (W.trap[t] != 0 || uint64_t(address) + length > size) {
     for (uint32_t k = 0; k < length; ++k) o[k] = 0;
     if (W.trap[t] == 0) W.trap[t] = uint8_t(TrapCode::MemoryOutOfBounds);
     return;
@@ -316,7 +317,9 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   WW_TRY(arena.alloc(&W.call_pc, uint64_t(req.max_call_depth) * WV));
   WW_TRY(arena.alloc(&W.call_func, uint64_t(req.max_call_depth) * WV));
   WW_TRY(arena.alloc(&W.call_fb, uint64_t(req.max_call_depth) * WV));
-  WW_TRY(arena.alloc(&W.mem, W.mem_cap * WV));
+  // The interleaved layout hands out memory in groups of 32 instances: a
+  // wave that is not a multiple of 32 still owns its last whole group.
+  WW_TRY(arena.alloc(&W.mem, W.mem_cap * ((uint64_t(WV) + 31) / 32 * 32)));
   WW_TRY(arena.alloc(&W.mem_pages, WV));
   WW_TRY(arena.alloc(&W.globals, uint64_t(nglobals) * WV));
   WW_TRY(arena.alloc(&W.tables, img.tables_mutable ? uint64_t(table_cap) * WV : 1));

@@ -45,7 +45,8 @@ Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_
   uint64_t module_bytes = img.code.size() * 4 + img.consts.size() * 8 + img.memory.size() +
                           img.data_bytes.size() + img.table_elems.size() * 8 + img.elem_refs.size() * 8;
   uint64_t per = p.linear_bytes_per_instance + p.overhead_bytes_per_instance;
-  uint64_t reserve = kReserveBytes + module_bytes;
+  // The interleaved layout rounds a wave up to whole groups of 32 instances.
+  uint64_t reserve = kReserveBytes + module_bytes + 31 * p.linear_bytes_per_instance;
   uint64_t budget = free_bytes > reserve ? free_bytes - reserve : 0;
   uint64_t fit = budget / per;
   if (fit < std::min<uint64_t>(32, req.instances))
