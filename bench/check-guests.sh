@@ -54,6 +54,18 @@ else
   fails=$((fails + 1))
 fi
 
+# The same rows through the gpu.set_pixel import into a PNG (CPU backend).
+"$ww" run --backend cpu --invoke row -n $rows --output "$work/rows-image.csv" \
+  --image "1024x768=$work/mandelbrot.png" "$g/mandelbrot-image.wasm" @index >/dev/null
+check "mandelbrot-image: $rows row results with gpu.set_pixel" "$("$g/mandelbrot.native" 0 $rows)" \
+  "$(tail -n +2 "$work/rows-image.csv" | cut -d, -f2)"
+if [[ $(head -c 8 "$work/mandelbrot.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; then
+  echo "ok   mandelbrot-image: PNG written"
+else
+  echo "FAIL mandelbrot-image: no PNG at $work/mandelbrot.png"
+  fails=$((fails + 1))
+fi
+
 # Per-instance inputs: instance i gets record i of the file in its memory.
 n=48
 "$g/hash.native" inputs 0 $n >"$work/inputs.bin"

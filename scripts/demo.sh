@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Setup, then the main job on a built-in example: the Mandelbrot set rendered
 # by a batch of WebAssembly instances, one per image row
-# (examples/mandelbrot/mandelbrot.c compiled with clang --target=wasm32),
-# checked against the same C compiled natively; then a batch of 2,000 hash
-# jobs. Runs on the CPU backend (the GPU backend is the next issue).
+# (examples/mandelbrot/mandelbrot.c compiled with clang --target=wasm32,
+# colouring a PNG through gpu.set_pixel), checked against the same C
+# compiled natively; then a batch of 2,000 hash jobs. The backend is
+# wasmwarp's default (auto): the GPU when one is usable, else the CPU.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,10 +18,11 @@ bash "$root/examples/build.sh" "$guests"
 
 rows=768
 echo
-echo "== Mandelbrot 1024x768: $rows instances of row(@index)"
-echo "\$ wasmwarp run --invoke row -n $rows --output $out/mandelbrot.csv --mem-out pixels:2048=$out/pixels.bin mandelbrot.wasm @index"
+echo "== Mandelbrot 1024x768: $rows instances of row(@index), one per image row"
+echo "\$ wasmwarp run --invoke row -n $rows --output $out/mandelbrot.csv --mem-out pixels:2048=$out/pixels.bin --image 1024x768=$out/mandelbrot.png mandelbrot-image.wasm @index"
 "$ww" run --invoke row -n $rows --output "$out/mandelbrot.csv" \
-  --mem-out "pixels:2048=$out/pixels.bin" "$guests/mandelbrot.wasm" @index
+  --mem-out "pixels:2048=$out/pixels.bin" --image "1024x768=$out/mandelbrot.png" \
+  "$guests/mandelbrot-image.wasm" @index
 
 # The image from the instances' memories: escape counts (u16 per pixel),
 # every 24th row and 16th column, as characters.
@@ -32,6 +34,7 @@ od -An -v -tu2 -w2048 "$out/pixels.bin" | awk 'NR % 24 == 12 {
 if diff -q <("$guests/mandelbrot.native" 0 $rows) <(tail -n +2 "$out/mandelbrot.csv" | cut -d, -f2) >/dev/null &&
   cmp -s <("$guests/mandelbrot.native" pixels 0 $rows) "$out/pixels.bin"; then
   echo "check: all $rows results and pixel rows equal the native build's"
+  echo "image: $out/mandelbrot.png"
 else
   echo "check: FAILED: results differ from the native build" >&2
   exit 1

@@ -20,6 +20,7 @@
 #   THREADS      CPU backend threads [nproc]
 #   REPEAT       GPU-backend timing runs, the median rate is reported [3]
 #   CPU_REPEAT   CPU-backend timing runs [1]
+#   RUN_TIMEOUT  seconds before one wasmwarp or CUDA run is killed [600]
 #   BUILD_DIR    use guests/gpu_ref/CUDA programs built there instead of
 #                running build.sh into WORKDIR/build
 #
@@ -62,6 +63,7 @@ cpu_div=${CPU_DIV:-10}
 threads=${THREADS:-$(nproc)}
 repeat=${REPEAT:-3}
 cpu_repeat=${CPU_REPEAT:-1}
+run_timeout=${RUN_TIMEOUT:-600}
 ((cpu_div >= 1 && repeat >= 1 && cpu_repeat >= 1)) || { echo "run.sh: CPU_DIV, REPEAT, CPU_REPEAT must be >= 1" >&2; exit 2; }
 
 if [[ -n ${BUILD_DIR:-} ]]; then
@@ -81,7 +83,10 @@ fail() {
 
 # Which backends this wasmwarp has: without --backend, only the CPU runs.
 have_backend=0
-"$ww" run --help 2>/dev/null | grep -q -- '--backend' && have_backend=1
+# (The help is captured first: grep -q closing the pipe early would fail the
+# pipeline under pipefail.)
+help=$("$ww" run --help 2>/dev/null)
+grep -q -- '--backend' <<<"$help" && have_backend=1
 if ((have_backend == 0)); then
   note "note: '$ww run' has no --backend option: GPU runs skipped, CPU runs use the default backend"
 fi
@@ -128,11 +133,11 @@ wwrun() {
   rm -f "$work/$tag.krate"
   for ((k = 0; k < reps; ++k)); do
     t0=$(date +%s.%N)
-    "$ww" run "${bargs[@]}" -n "$n" "$@" >"$work/$tag.stdout" 2>"$work/$tag.log"
+    timeout "$run_timeout" "$ww" run "${bargs[@]}" -n "$n" "$@" >"$work/$tag.stdout" 2>"$work/$tag.log"
     rc=$?
     t1=$(date +%s.%N)
     if ((rc != 0)); then
-      echo "FAIL $tag: wasmwarp exited $rc:" >&2
+      echo "FAIL $tag: wasmwarp exited $rc$( ((rc == 124)) && echo " (killed after ${run_timeout}s)"):" >&2
       tail -n 5 "$work/$tag.log" >&2
       return 0
     fi
@@ -150,7 +155,7 @@ cudarun() {
   shift
   local exe=$bin/${name}_cuda
   [[ -x $exe ]] || return 0
-  if ! "$exe" "$@" >"$work/$name.cuda.log" 2>&1; then
+  if ! timeout "$run_timeout" "$exe" "$@" >"$work/$name.cuda.log" 2>&1; then
     echo "FAIL $name: native CUDA program:" >&2
     tail -n 5 "$work/$name.cuda.log" >&2
     echo "?$(grep -oE 'instances_per_second=[0-9.eE+]+' "$work/$name.cuda.log" | tail -n 1 | cut -d= -f2)"

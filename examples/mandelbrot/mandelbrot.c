@@ -40,8 +40,9 @@ WW_EXPORT("row") int32_t row(int32_t y) {
     pixels[x] = (uint16_t)k;
     total += k;
 #ifdef WW_GPU_IMAGE
-    float v = k == MAX_ITER ? 0.0f : (float)k / MAX_ITER;
-    ww_set_pixel(x, y, v * 4.0f, v * 2.0f, v, 1.0f);
+    /* sqrt spreads the many low escape counts over more brightness. */
+    float t = k == MAX_ITER ? 0.0f : __builtin_sqrtf((float)k / MAX_ITER);
+    ww_set_pixel(x, y, t * 1.6f, t * t * 1.2f, 0.25f + t * 0.5f, 1.0f);
 #endif
   }
   return total;

@@ -408,7 +408,7 @@ Result<int> run_impl(const RunSpec& spec) {
   copts.deny_recursion = spec.deny_recursion;
   auto compiled = compile_file(spec.module_path, copts);
   if (!compiled.ok()) {
-    std::string m = describe(compiled.error());
+    std::string m = compiled.error().to_string();
     if (m.find(spec.module_path) == std::string::npos) m = spec.module_path + ": " + m;
     return err(m);
   }
@@ -644,7 +644,7 @@ int run_modules(const RunSpec& spec) {
     r = make_error(kNoOffset, "out of memory (for " + std::to_string(spec.instances) + " instances)");
   }
   if (!r.ok()) {
-    print_error(describe(r.error()));
+    print_error(r.error().to_string());
     return kExitUsage;
   }
   return *r;

@@ -36,7 +36,7 @@ int parse_module_arg(const char* cmd, const char* what, int argc, char** argv, s
 }
 
 std::string with_path(const std::string& path, const Error& e) {
-  std::string m = describe(e);
+  std::string m = e.to_string();
   return m.find(path) == std::string::npos ? path + ": " + m : m;
 }
 
@@ -48,6 +48,22 @@ std::string func_list(const Module& m, const std::vector<uint32_t>& fs) {
 
 std::string limits_str(const Limits& l) {
   return "min " + std::to_string(l.min) + (l.max ? ", max " + std::to_string(*l.max) : "");
+}
+
+// Names are arbitrary UTF-8, NUL and control characters included: shown
+// escaped so the listing stays one line per entry and is never cut short.
+std::string printable(const std::string& name) {
+  std::string o;
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f || c == '\\') {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      o += buf;
+    } else {
+      o += char(c);
+    }
+  }
+  return o;
 }
 
 }  // namespace
@@ -94,7 +110,7 @@ int cmd_inspect(int argc, char** argv) {
   o += "module: " + path + " (" + std::to_string(m.bytes.size()) + " bytes)\n";
   o += "imports: " + std::to_string(m.imports.size()) + "\n";
   for (const Import& imp : m.imports) {
-    o += "  " + imp.module + "." + imp.field + ": " + extern_kind_name(imp.kind);
+    o += "  " + printable(imp.module) + "." + printable(imp.field) + ": " + extern_kind_name(imp.kind);
     switch (imp.kind) {
       case ExternKind::Func: o += " " + functype_to_string(m.types[imp.func_type]); break;
       case ExternKind::Table: o += std::string(" ") + valtype_name(imp.table.elem) + " " + limits_str(imp.table.limits); break;
@@ -105,7 +121,7 @@ int cmd_inspect(int argc, char** argv) {
   }
   o += "exports: " + std::to_string(m.exports.size()) + "\n";
   for (const Export& e : m.exports) {
-    o += "  " + e.name + ": " + extern_kind_name(e.kind) + " " + std::to_string(e.index);
+    o += "  " + printable(e.name) + ": " + extern_kind_name(e.kind) + " " + std::to_string(e.index);
     if (e.kind == ExternKind::Func) o += " " + functype_to_string(m.func_type(e.index));
     o += "\n";
   }
@@ -133,7 +149,7 @@ int cmd_inspect(int argc, char** argv) {
   std::snprintf(times, sizeof times, "times: decode %.3f ms, validate %.3f ms, translate %.3f ms\n",
                 (*cm)->decode_ms, (*cm)->validate_ms, (*cm)->translate_ms);
   o += times;
-  std::fputs(o.c_str(), stdout);
+  std::fwrite(o.data(), 1, o.size(), stdout);
   return kExitOk;
 }
 

@@ -113,6 +113,8 @@ Status check_no_recursion(const Module& m, const CallGraph& g) {
     if (!names.empty()) names += ", ";
     names += m.func_display_name(f);
   }
+  if (g.recursive_groups.front().size() == 1)
+    return Error{"recursion not supported: function " + names + " calls itself", kNoOffset};
   return Error{"recursion not supported: functions " + names + " form a cycle", kNoOffset};
 }
 

@@ -186,7 +186,7 @@ TEST_F(Cli, Traps) {
 TEST_F(Cli, DenyRecursion) {
   EXPECT_EQ(run({"run", "--invoke", "fib", mod("basic"), "20"}).out, "6765\n");
   expect_error({"run", "--deny-recursion", "--invoke", "fib", mod("basic"), "20"},
-               "recursion not supported: functions fib form a cycle");
+               "recursion not supported: function fib calls itself");
   EXPECT_EQ(run({"run", "--deny-recursion", mod("start")}).out, "42\n");
 }
 

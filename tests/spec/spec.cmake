@@ -45,3 +45,7 @@ if(TARGET ww-spectest)
                    $<TARGET_FILE:ww-spectest> ${ww_wast2json} ${PROJECT_BINARY_DIR}/spec-selftest)
   set_tests_properties(spec_runner_selftest PROPERTIES LABELS spec TIMEOUT 300)
 endif()
+
+# ww-difftest and its test difftest_gpu (the top CMakeLists.txt includes it
+# too, for builds without tests: ww-spectest needs ww_gpu either way).
+include(${PROJECT_SOURCE_DIR}/tools/difftest/difftest.cmake)

@@ -293,7 +293,7 @@ TEST(Prep, MutualAndSelfRecursion) {
   ASSERT_FALSE(s.ok());
   const std::string& msg = s.error().message;
   EXPECT_TRUE(msg == "recursion not supported: functions even, odd form a cycle" ||
-              msg == "recursion not supported: functions fact form a cycle")
+              msg == "recursion not supported: function fact calls itself")
       << msg;
 }
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# On the GPU machine, in one call: the GPU unit tests, the ten guest programs
+# on both backends, the spec suite on the GPU backend, the randomized
+# CPU/GPU differential test, the memory-layout comparison, start-up latency
+# and the benchmarks. Logs go to $OUT (or ./gpu-check-out); a short table is
+# printed last.
+# usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+B=$(realpath "${1:-$root/.device-build}")
+O=${OUT:-$PWD/gpu-check-out}
+mkdir -p "$O"
+export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+W=$B/wasmwarp
+rows=()
+row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
+
+# 1. GPU unit tests.
+"$B/ww_test_gpu" >"$O/gpu-unit.log" 2>&1
+row "gpu unit tests" "$(grep -E '^\[  (PASSED|FAILED) ' "$O/gpu-unit.log" | tr '\n' ' ')"
+
+# 2. The ten programs of the design on both backends.
+G=$B/guests/rust
+ok=0; bad=0
+while read -r prog want args; do
+  g=$("$W" run --backend gpu --invoke main "$G/$prog.wasm" $args 2>&1)
+  c=$("$W" run --backend cpu --invoke main "$G/$prog.wasm" $args 2>&1)
+  if [[ $g == "$want" && $c == "$want" ]]; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "MISMATCH $prog: gpu=$g cpu=$c want=$want"; fi
+done >"$O/programs.log" <<'LIST'
+01_helper_function 25 3
+02_two_helpers 20 3
+03_recursive_factorial 120 5
+06_nested_calls 13 10
+07_three_parameters 50 0 100 50
+08_callee_locals 159 5
+09_mutual_recursion 7 5
+10_call_chain 8 0
+LIST
+"$W" run --backend gpu -q -n 100000 --output "$O/tid.csv" --invoke main "$G/04_thread_id.wasm" >>"$O/programs.log" 2>&1
+if awk -F, 'NR > 1 && $1 != $2 { bad = 1 } END { exit bad }' "$O/tid.csv"; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "MISMATCH thread ids" >>"$O/programs.log"; fi
+"$W" run --backend gpu -q -n 800 --image 800x1="$O/grad-gpu.png" --invoke main "$G/05_pixel_output.wasm" 1 >/dev/null 2>>"$O/programs.log"
+"$W" run --backend cpu -q -n 800 --image 800x1="$O/grad-cpu.png" --invoke main "$G/05_pixel_output.wasm" 1 >/dev/null 2>>"$O/programs.log"
+if cmp -s "$O/grad-gpu.png" "$O/grad-cpu.png"; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "MISMATCH gradient png" >>"$O/programs.log"; fi
+row "ten programs (gpu = cpu = answer)" "$ok passed, $bad failed"
+
+# 3. The spec suite on the GPU backend.
+"$B/ww-spectest" --backend gpu --expected-failures "$B/expected-failures-gpu.txt" "$B"/spec/*.json >"$O/spec-gpu.log" 2>&1
+row "spec suite, gpu backend" "$(tail -n 1 "$O/spec-gpu.log")"
+
+# 4. Randomized differential test, CPU vs GPU.
+"$B/ww-difftest" "$B"/spec/*.json >"$O/difftest.log" 2>&1
+row "differential cpu/gpu" "$(tail -n 1 "$O/difftest.log")"
+
+# 5. Start-up: command start to first result, small module, GPU backend.
+t0=$(date +%s.%N)
+"$W" run --backend gpu --invoke main "$G/01_helper_function.wasm" 3 >/dev/null 2>&1
+t1=$(date +%s.%N)
+row "start to first result (gpu)" "$(echo "($t1 - $t0) * 1000" | bc -l | cut -c1-6) ms"
+
+# 6. Benchmarks (they also compare the two memory layouts).
+BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" "$O/bench-table.txt" "$O/bench-work" >"$O/bench.log" 2>&1
+row "benchmarks" "exit $? (table below)"
+
+echo
+echo "== gpu-check summary ($(cat "$O/device.txt"))"
+printf '%s\n' "${rows[@]}"
+[[ -f $O/bench-table.txt ]] && cat "$O/bench-table.txt"
