@@ -74,6 +74,9 @@ struct StoreLimits {
   uint32_t max_call_depth = 20000;        // frames before "call stack exhausted"
   uint32_t stack_slots = 4u << 20;        // 64-bit value-stack slots (32 MiB)
   uint32_t max_memory_pages = kMaxPages;  // cap on memory.grow, below a module's own max
+  // Cap on table sizes (initial and through table.grow): the spec allows up
+  // to 2^32-1 elements, which would exhaust host memory before it failed.
+  uint32_t max_table_size = 10'000'000;
   uint64_t fuel = 0;                      // instructions per invoke; 0 = unlimited
 };
 

@@ -113,9 +113,9 @@ std::variant<uint32_t, InstantiateError> Store::instantiate(std::shared_ptr<cons
   // Everything that can fail for lack of resources is settled before the
   // store changes, so such a failure leaves no half-made instance behind.
   for (const TableType& t : m.tables)
-    if (t.limits.min > kMaxTableSize)
+    if (t.limits.min > s.limits.max_table_size)
       return unlinkable("table of " + std::to_string(t.limits.min) +
-                        " elements exceeds the store's limit of " + std::to_string(kMaxTableSize));
+                        " elements exceeds the store's limit of " + std::to_string(s.limits.max_table_size));
   std::vector<MemoryInst> new_memories(m.memories.size());
   for (size_t i = 0; i < m.memories.size(); ++i)
     if (!detail::init_memory(s.limits, m.memories[i], new_memories[i]))

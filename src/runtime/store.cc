@@ -32,7 +32,7 @@ uint32_t Store::add_host_func(const FuncType& type, HostFunc fn) {
 uint32_t Store::add_table(const TableType& type, uint64_t init_ref) {
   TableInst t;
   t.type = type;
-  t.elems.assign(size_t(std::min<uint64_t>(type.limits.min, kMaxTableSize)), init_ref);
+  t.elems.assign(size_t(std::min<uint64_t>(type.limits.min, impl_->limits.max_table_size)), init_ref);
   impl_->tables.push_back(std::move(t));
   return uint32_t(impl_->tables.size() - 1);
 }

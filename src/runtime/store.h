@@ -14,9 +14,6 @@ namespace ww {
 
 inline constexpr uint32_t kHostInstance = ~0u;
 
-// Cap on table sizes (initial and through table.grow): the spec allows up to
-// 2^32-1 elements, which would exhaust host memory before it failed cleanly.
-inline constexpr uint32_t kMaxTableSize = 10'000'000;
 
 struct FuncInst {
   uint32_t type_id = 0;          // store-canonical: equal FuncTypes share an id

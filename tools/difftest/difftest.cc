@@ -46,6 +46,8 @@ struct Options {
   uint64_t fuel = 100'000;
   uint32_t max_call_depth = 1000;
   uint32_t stack_slots = 1u << 14;
+  // One table-size cap for both engines, so table.grow answers alike.
+  uint32_t max_table_size = 1u << 16;
   uint32_t show = 3;  // mismatching rows printed per function
   bool verbose = false;
   std::vector<std::string> files;
@@ -309,6 +311,7 @@ class DiffTest {
     b.fuel = o_.fuel;
     b.max_call_depth = o_.max_call_depth;
     b.stack_slots = o_.stack_slots;
+    b.max_table_size = o_.max_table_size;
     // The same growth cap as the GPU's capacity (see run_function).
     uint32_t init = m.num_memories() ? uint32_t(m.memory_type(0).limits.min) : 0;
     b.max_memory_pages = std::min<uint32_t>(init + kGrowRoom, kMaxPages);
@@ -415,6 +418,7 @@ class DiffTest {
     req.fuel = o_.fuel;
     req.max_call_depth = o_.max_call_depth;
     req.stack_slots = o_.stack_slots;
+    req.max_table_size = o_.max_table_size;
     if (!irec.memories.empty()) {
       // The store already caps the memory's maximum at the CPU's limit.
       req.memory_pages = be.store().impl().memories[irec.memories[0]].max_pages;

@@ -49,6 +49,9 @@ struct BackendOptions {
   uint32_t max_call_depth = 0;  // 0 = the Store's default
   uint32_t stack_slots = 0;     // 0 = the Store's default
   uint32_t max_memory_pages = 0;  // 0 = the Store's default
+  // Largest table size on both backends (table.grow fails past it); 0 = the
+  // Store's default on the CPU and size + kTableGrowRoom on the GPU.
+  uint32_t max_table_size = 0;
   uint32_t gpu_instances = 64;  // GPU backend: instances per invoke, all with the same arguments
 };
 

@@ -15,6 +15,7 @@ void CpuBackend::reset() {
   if (opts_.max_call_depth != 0) limits.max_call_depth = opts_.max_call_depth;
   if (opts_.stack_slots != 0) limits.stack_slots = opts_.stack_slots;
   if (opts_.max_memory_pages != 0) limits.max_memory_pages = opts_.max_memory_pages;
+  if (opts_.max_table_size != 0) limits.max_table_size = opts_.max_table_size;
   registered_.clear();
   // The old store goes first: its host functions may hold nothing of ours,
   // but two live stores would double the memory of big scripts.
@@ -66,20 +67,22 @@ void CpuBackend::register_instance(uint32_t instance, const std::string& as) {
 bool CpuBackend::resolve_invoke(uint32_t instance, const std::string& field,
                                 const std::vector<Value>& args, uint32_t& func_addr,
                                 ActionOutcome& err) const {
-  err.kind = ActionOutcome::Kind::Error;
   auto ev = store_->get_export(instance, field);
   if (!ev || ev->kind != ExternKind::Func) {
+    err.kind = ActionOutcome::Kind::Error;
     err.message = "no exported function \"" + field + "\"";
     return false;
   }
   const FuncType& ft = store_->func_type(ev->addr);
   if (ft.params.size() != args.size()) {
+    err.kind = ActionOutcome::Kind::Error;
     err.message = "\"" + field + "\" takes " + std::to_string(ft.params.size()) +
                   " arguments, script gives " + std::to_string(args.size());
     return false;
   }
   for (size_t i = 0; i < args.size(); ++i) {
     if (ft.params[i] != args[i].type) {
+      err.kind = ActionOutcome::Kind::Error;
       err.message = "argument " + std::to_string(i) + " of \"" + field + "\" is " +
                     valtype_name(ft.params[i]) + ", script gives " + valtype_name(args[i].type);
       return false;

@@ -147,6 +147,7 @@ class GpuBackend final : public CpuBackend {
     req.stack_slots = o.stack_slots ? o.stack_slots : kGpuStackSlots;
     req.max_call_depth = o.max_call_depth ? o.max_call_depth : kGpuCallDepth;
     req.memory_pages = memory_pages(S, inst);
+    req.max_table_size = o.max_table_size;
     req.source_store = &store();
     req.source_instance = instance;
     req.write_back = true;

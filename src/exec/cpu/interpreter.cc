@@ -64,7 +64,7 @@ struct Ctx {
   uint32_t table_grow(uint32_t t, uint64_t init, uint32_t n) {
     TableInst& tab = table(t);
     uint64_t old = tab.elems.size();
-    uint64_t max = std::min<uint64_t>(tab.type.limits.max.value_or(0xffffffffu), kMaxTableSize);
+    uint64_t max = std::min<uint64_t>(tab.type.limits.max.value_or(0xffffffffu), s.limits.max_table_size);
     if (old + n > max) return 0xffffffffu;
     try {
       tab.elems.resize(size_t(old + n), init);

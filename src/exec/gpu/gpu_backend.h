@@ -72,6 +72,10 @@ struct BatchRequest {
   uint32_t stack_slots = 384;    // 64-bit frame slots per instance
   uint32_t max_call_depth = 64;  // frames per instance
   uint32_t memory_pages = 0;     // linear-memory capacity per instance; 0 = automatic
+  // Largest size a table may grow to (as StoreLimits::max_table_size on the
+  // CPU: give both the same value for identical table.grow results);
+  // 0 = the table's size plus kTableGrowRoom.
+  uint32_t max_table_size = 0;
   MemoryLayout layout = MemoryLayout::Interleaved;
   uint32_t max_wave = 0;  // largest wave; 0 = as many as memory allows
 

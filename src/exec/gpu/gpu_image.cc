@@ -10,10 +10,6 @@ namespace ww::gpu {
 
 namespace {
 
-// Table capacity per instance when tables can grow: growth past it fails
-// the way the spec allows (table.grow returns -1).
-constexpr uint32_t kTableGrowRoom = 1024;
-
 bool op_mutates_tables(BcOp op) {
   return op == BcOp::TableSet || op == BcOp::TableGrow || op == BcOp::TableFill ||
          op == BcOp::TableCopy || op == BcOp::TableInit;
@@ -45,7 +41,7 @@ uint64_t from_gpu_ref(const StoreImpl& store, const InstanceRec& inst, ValType t
 }
 
 Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
-                             const std::vector<uint8_t>& import_intrinsics) {
+                             const std::vector<uint8_t>& import_intrinsics, uint32_t max_table_size) {
   InstanceRec& inst = store.instances[instance];
   const CompiledModule& cm = *inst.module;
   const Module& m = cm.module;
@@ -111,9 +107,9 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
     const TableInst& ti = store.tables[inst.tables[t]];
     uint32_t size = uint32_t(ti.elems.size());
     uint64_t max = ti.type.limits.max.value_or(0xffffffffu);
-    uint32_t cap = img.tables_mutable
-                       ? uint32_t(std::min<uint64_t>(max, uint64_t(size) + kTableGrowRoom))
-                       : size;
+    // Growth past the capacity fails the way the spec allows (-1).
+    uint64_t limit = max_table_size ? max_table_size : uint64_t(size) + kTableGrowRoom;
+    uint32_t cap = img.tables_mutable ? uint32_t(std::min<uint64_t>(max, limit)) : size;
     cap = std::max(cap, size);
     img.table_types.push_back(ti.type.elem);
     img.table_init_size.push_back(size);

@@ -68,8 +68,12 @@ struct GpuImage {
 // (calling such an import on the GPU traps). Fails with a clear message for
 // what the GPU cannot run (a function import from another module that the
 // batch would call is allowed to exist; it traps only if called).
+// Tables that can change get a capacity of min(declared max,
+// max_table_size), or their size plus kTableGrowRoom when max_table_size is 0.
+inline constexpr uint32_t kTableGrowRoom = 1024;
 Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
-                             const std::vector<uint8_t>& import_intrinsics);
+                             const std::vector<uint8_t>& import_intrinsics,
+                             uint32_t max_table_size = 0);
 
 // Converts between store references and GPU references of `instance`.
 uint64_t to_gpu_ref(const StoreImpl& store, const InstanceRec& inst, ValType t, uint64_t v);
