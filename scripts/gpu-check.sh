@@ -2,13 +2,14 @@
 # On the GPU machine, in one call: the GPU unit tests, the ten guest programs
 # on both backends, the spec suite on the GPU backend, the randomized
 # CPU/GPU differential test, the memory-layout comparison, start-up latency
-# and the benchmarks. Logs go to $OUT (or ./gpu-check-out); a short table is
-# printed last.
+# and the benchmarks. Everything goes to ./gpu-check-out (or GPU_CHECK_DIR);
+# the main logs are also copied to $OUT when it is set (the device tool
+# returns at most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$root/.device-build}")
-O=${OUT:-$PWD/gpu-check-out}
+O=${GPU_CHECK_DIR:-$PWD/gpu-check-out}
 mkdir -p "$O"
 export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 W=$B/wasmwarp
@@ -59,11 +60,21 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 row "start to first result (gpu)" "$(echo "($t1 - $t0) * 1000" | bc -l | cut -c1-6) ms"
 
-# 6. Benchmarks (they also compare the two memory layouts).
+# 6. Benchmarks with the default (interleaved) memory layout, then the GPU
+# runs again with the contiguous layout for the comparison.
 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" "$O/bench-table.txt" "$O/bench-work" >"$O/bench.log" 2>&1
-row "benchmarks" "exit $? (table below)"
+row "benchmarks (interleaved)" "exit $? (table below)"
+GPU_LAYOUT=contiguous CPU_DIV=100 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" \
+  "$O/bench-table-contiguous.txt" "$O/bench-work-contiguous" >>"$O/bench.log" 2>&1
+row "benchmarks (contiguous)" "exit $? (table below)"
 
-echo
-echo "== gpu-check summary ($(cat "$O/device.txt"))"
-printf '%s\n' "${rows[@]}"
-[[ -f $O/bench-table.txt ]] && cat "$O/bench-table.txt"
+{
+  echo
+  echo "== gpu-check summary ($(cat "$O/device.txt"), $(date -u +%F))"
+  printf '%s\n' "${rows[@]}"
+  [[ -f $O/bench-table.txt ]] && { echo "-- interleaved layout"; cat "$O/bench-table.txt"; }
+  [[ -f $O/bench-table-contiguous.txt ]] && { echo "-- contiguous layout"; cat "$O/bench-table-contiguous.txt"; }
+} | tee "$O/summary.txt"
+if [[ -n ${OUT:-} ]]; then
+  cp "$O"/{summary.txt,gpu-unit.log,programs.log,spec-gpu.log,difftest.log,bench.log} "$OUT/" 2>/dev/null
+fi

@@ -15,6 +15,8 @@ ninja -C "$build" -j"$(nproc)" wasmwarp ww_test_gpu ww-spectest ww-difftest
 rm -rf "$bundle"
 mkdir -p "$bundle/lib" "$bundle/spec"
 cp "$build/wasmwarp" "$build/ww-spectest" "$build/ww-difftest" "$build/tests/ww_test_gpu" "$bundle/"
+# The bundle travels to the GPU machine under a size limit: no debug info.
+strip "$bundle/wasmwarp" "$bundle/ww-spectest" "$bundle/ww-difftest" "$bundle/ww_test_gpu"
 cp "$root/tests/spec/expected-failures.txt" "$root/tests/spec/expected-failures-gpu.txt" "$bundle/"
 # The GPU machine's image may lack libpng; carry the one we link.
 cp "$(ldd "$build/wasmwarp" | awk '/libpng/ {print $3}')" "$bundle/lib/"

@@ -21,6 +21,7 @@
 #   REPEAT       GPU-backend timing runs, the median rate is reported [3]
 #   CPU_REPEAT   CPU-backend timing runs [1]
 #   RUN_TIMEOUT  seconds before one wasmwarp or CUDA run is killed [600]
+#   GPU_LAYOUT   --gpu-layout for the GPU runs [the CLI's default]
 #   BUILD_DIR    use guests/gpu_ref/CUDA programs built there instead of
 #                running build.sh into WORKDIR/build
 #
@@ -129,6 +130,7 @@ wwrun() {
     return 0
   fi
   [[ $backend == cpu ]] && bargs+=(--threads "$threads")
+  [[ $backend == gpu && -n ${GPU_LAYOUT:-} ]] && bargs+=(--gpu-layout "$GPU_LAYOUT")
   local rates=() krates=() k t0 t1 rc kr
   rm -f "$work/$tag.krate"
   for ((k = 0; k < reps; ++k)); do

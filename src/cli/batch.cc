@@ -539,7 +539,7 @@ Result<int> run_impl(const RunSpec& spec) {
   if (use_gpu) {
     WW_ASSIGN_OR_RETURN(GpuRunInfo info, run_job_on_gpu(job, spec, gbatch, progress));
     finished = std::move(info.finished);
-    backend_line = "backend=gpu device=\"" + info.device + "\" kernel: " + fmt_double(info.kernel_ms / 1000, 3) +
+    backend_line = "backend=gpu device=\"" + info.device + "\" kernel: " + fmt_double(info.kernel_ms / 1000, 6) +
                    " s\n" + "  plan: " + info.plan.to_string() + "\n";
   } else {
     WW_ASSIGN_OR_RETURN(threads, run_job_on_cpu(job, spec, finished, progress));

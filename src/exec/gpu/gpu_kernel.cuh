@@ -21,6 +21,16 @@ namespace ww::gpu {
 
 inline constexpr uint64_t kDevForeignRef = uint64_t{1} << 63;
 
+// Threads per block of the interpreter kernel.
+inline constexpr uint32_t kBlock = 128;
+// The bottom kSharedSlots slots of each instance's frame stack live in
+// shared memory: a register VM reads and writes a slot or two per op, and a
+// slot just written is read back at once, which global memory answers with
+// L2 latency. Frames deeper in the stack (calls, recursion) use the global
+// stack. 32 slots x 128 threads x 8 bytes = 32 KiB per block.
+inline constexpr uint32_t kSharedSlots = 32;
+inline constexpr uint32_t kSharedBytes = kSharedSlots * kBlock * 8;
+
 // Read-only module data, shared by every instance.
 struct DevModule {
   const uint32_t* code;
@@ -62,7 +72,11 @@ struct DevWave {
   uint32_t total;  // instances in the whole batch
   uint32_t entry;  // defined-function index of the export
   uint32_t stack_slots, max_depth;
+  // The frame stack: slot a of instance t at slots[((t / 32) * stack_slots
+  // + a) * 32 + t % 32] (each warp's stacks side by side), below
+  // kSharedSlots in shared memory instead.
   uint64_t* slots;
+  uint64_t* io;  // arguments in, results out: value k of instance t at io[k * n + t]
   uint32_t* call_pc;    // return word offset (absolute in code)
   uint32_t* call_func;  // caller's defined-function index
   uint32_t* call_fb;    // caller's frame base slot
@@ -143,14 +157,38 @@ struct Mem {
   }
 };
 
+// The bytecode, read through the read-only data cache: every thread of a
+// converged warp fetches the same words.
+struct CodePtr {
+  const uint32_t* p;
+  __device__ __forceinline__ uint32_t operator[](uint32_t i) const { return __ldg(p + i); }
+  __device__ __forceinline__ uint32_t operator*() const { return __ldg(p); }
+  __device__ __forceinline__ CodePtr operator+(uint32_t k) const { return CodePtr{p + k}; }
+  __device__ __forceinline__ CodePtr& operator+=(uint32_t k) {
+    p += k;
+    return *this;
+  }
+  __device__ __forceinline__ int64_t operator-(CodePtr o) const { return p - o.p; }
+  __device__ __forceinline__ bool operator<=(CodePtr o) const { return p <= o.p; }
+};
+
+// One thread's frame stack (see DevWave::slots).
+struct Frames {
+  uint64_t* sm;  // slot a (a < kSharedSlots) at sm[a * kBlock]
+  uint64_t* gm;  // slot a at gm[a * 32]
+  __device__ __forceinline__ uint64_t& at(uint32_t a) const {
+    return a < kSharedSlots ? sm[a * kBlock] : gm[uint64_t(a) * 32];
+  }
+};
+
 // ------------------------------------------------------------ intrinsics
 
-// Calls intrinsic `id` with its arguments in frame slots base.. of the
-// caller (fp) and writes its results there.
-__device__ inline TrapCode call_intrinsic(uint8_t id, uint64_t* fp, uint32_t n, uint32_t base,
+// Calls intrinsic `id` with its arguments in stack slots base.. and writes
+// its results there.
+__device__ inline TrapCode call_intrinsic(uint8_t id, const Frames& fr, uint32_t base,
                                           const DevWave& w, const DevIntrinsics& in, uint32_t t) {
-  auto arg = [&](uint32_t k) -> uint64_t { return fp[uint64_t(base + k) * n]; };
-  auto res = [&](uint32_t k, uint64_t v) { fp[uint64_t(base + k) * n] = v; };
+  auto arg = [&](uint32_t k) -> uint64_t { return fr.at(base + k); };
+  auto res = [&](uint32_t k, uint64_t v) { fr.at(base + k) = v; };
   switch (static_cast<Intrinsic>(id)) {
     case Intrinsic::GetThreadId:
       res(0, uint32_t(w.first + t));
@@ -209,7 +247,8 @@ __device__ inline TrapCode call_intrinsic(uint8_t id, uint64_t* fp, uint32_t n, 
 // ------------------------------------------------------------ the kernel
 
 template <bool kInterleaved>
-__global__ void __launch_bounds__(128) interpret_kernel(DevModule M, DevWave W, DevIntrinsics I) {
+__global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave W, DevIntrinsics I) {
+  __shared__ uint64_t shared_slots[kSharedSlots * kBlock];
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= W.n) return;
   if (W.trap[t] != uint8_t(TrapCode::None)) {  // failed before the call (memory input)
@@ -219,7 +258,7 @@ __global__ void __launch_bounds__(128) interpret_kernel(DevModule M, DevWave W, 
   }
   const uint32_t N = W.n;
   const uint32_t nimp = M.num_imported_funcs;
-  const uint32_t* const code = M.code;
+  const CodePtr code{M.code};
   const Mem<kInterleaved> mem = Mem<kInterleaved>::make(W, t);
   uint64_t mem_size = uint64_t(W.mem_pages[t]) * kPageSize;
   uint64_t fuel = W.fuel ? W.fuel : ~uint64_t{0};
@@ -228,22 +267,23 @@ __global__ void __launch_bounds__(128) interpret_kernel(DevModule M, DevWave W, 
   uint32_t cur = W.entry;
   uint32_t fb = 0;  // frame base slot
   uint32_t depth = 0;
-  uint64_t* fp = W.slots + t;
-  const uint32_t* cb = code + M.funcs[cur].code_begin;
-  const uint32_t* pc = cb;
+  const Frames fr{shared_slots + threadIdx.x,
+                  W.slots + (uint64_t(t >> 5) * W.stack_slots) * 32 + (t & 31)};
+  CodePtr cb = code + M.funcs[cur].code_begin;
+  CodePtr pc = cb;
   TrapCode trap = TrapCode::None;
   bool timed_out = false;
   uint32_t call_base = 0, call_target = 0;
-  const uint32_t* ret_pc = nullptr;
+  CodePtr ret_pc{nullptr};
 
-#define R32(s) uint32_t(fp[uint64_t(s) * N])
-#define R64(s) fp[uint64_t(s) * N]
-#define RF32(s) sem::f32_from_bits(uint32_t(fp[uint64_t(s) * N]))
-#define RF64(s) sem::f64_from_bits(fp[uint64_t(s) * N])
-#define W32(s, v) (fp[uint64_t(s) * N] = uint64_t(uint32_t(v)))
-#define W64(s, v) (fp[uint64_t(s) * N] = uint64_t(v))
-#define WF32(s, v) (fp[uint64_t(s) * N] = uint64_t(sem::f32_bits(v)))
-#define WF64(s, v) (fp[uint64_t(s) * N] = sem::f64_bits(v))
+#define R32(s) uint32_t(fr.at(fb + (s)))
+#define R64(s) fr.at(fb + (s))
+#define RF32(s) sem::f32_from_bits(uint32_t(fr.at(fb + (s))))
+#define RF64(s) sem::f64_from_bits(fr.at(fb + (s)))
+#define W32(s, v) (fr.at(fb + (s)) = uint64_t(uint32_t(v)))
+#define W64(s, v) (fr.at(fb + (s)) = uint64_t(v))
+#define WF32(s, v) (fr.at(fb + (s)) = uint64_t(sem::f32_bits(v)))
+#define WF64(s, v) (fr.at(fb + (s)) = sem::f64_bits(v))
 #define TRAP(name)           \
   do {                       \
     trap = TrapCode::name;   \
@@ -261,7 +301,7 @@ __global__ void __launch_bounds__(128) interpret_kernel(DevModule M, DevWave W, 
   // look at the clock.
 #define JUMP(tg)                                                            \
   do {                                                                      \
-    const uint32_t* np_ = cb + (tg);                                        \
+    const CodePtr np_ = cb + (tg);                                        \
     if (np_ <= pc) {                                                        \
       if (--fuel == 0) TRAP(FuelExhausted);                                 \
       if (W.deadline_ns && (++ticks & 1023u) == 0 &&                        \
@@ -303,7 +343,7 @@ __global__ void __launch_bounds__(128) interpret_kernel(DevModule M, DevWave W, 
 #define CALL_IMPORT(base, f)                                              \
   do {                                                                    \
     if (--fuel == 0) TRAP(FuelExhausted);                                 \
-    TRAP_IF(call_intrinsic(M.import_intrinsic[f], fp, N, (base), W, I, t)); \
+    TRAP_IF(call_intrinsic(M.import_intrinsic[f], fr, fb + (base), W, I, t)); \
     pc += WW_WORDS_S1I;                                                   \
     goto dispatch;                                                        \
   } while (0)
@@ -318,7 +358,7 @@ __global__ void __launch_bounds__(128) interpret_kernel(DevModule M, DevWave W, 
     if (M.func_canon[f_] != M.type_canon[type]) TRAP(IndirectCallTypeMismatch);   \
     if (f_ < nimp) {                                                              \
       if (--fuel == 0) TRAP(FuelExhausted);                                       \
-      TRAP_IF(call_intrinsic(M.import_intrinsic[f_], fp, N, (base), W, I, t));    \
+      TRAP_IF(call_intrinsic(M.import_intrinsic[f_], fr, fb + (base), W, I, t));    \
       pc += WW_WORDS_S2II;                                                        \
       goto dispatch;                                                              \
     }                                                                             \
@@ -432,7 +472,8 @@ __global__ void __launch_bounds__(128) interpret_kernel(DevModule M, DevWave W, 
       trap = TrapCode::CallStackExhausted;
       goto trapped;
     }
-    for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fp[uint64_t(s) * N] = 0;
+    for (uint32_t k = 0; k < fc.num_params; ++k) fr.at(k) = W.io[uint64_t(k) * N + t];
+    for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(s) = 0;
   }
 
 dispatch:
@@ -461,9 +502,8 @@ do_call : {
   W.call_fb[rec] = fb;
   ++depth;
   fb += call_base;
-  fp += uint64_t(call_base) * N;
   cur = call_target;
-  for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fp[uint64_t(s) * N] = 0;
+  for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(fb + s) = 0;
   cb = pc = code + fc.code_begin;
   goto dispatch;
 }
@@ -475,9 +515,7 @@ do_return:
     const uint64_t rec = uint64_t(depth) * N + t;
     pc = code + W.call_pc[rec];
     cur = W.call_func[rec];
-    uint32_t caller_fb = W.call_fb[rec];
-    fp -= uint64_t(fb - caller_fb) * N;
-    fb = caller_fb;
+    fb = W.call_fb[rec];
     cb = code + M.funcs[cur].code_begin;
   }
   goto dispatch;
@@ -486,7 +524,10 @@ trapped:
   W.trap[t] = uint8_t(trap);
   W.trap_func[t] = nimp + cur;
   W.trap_pc[t] = uint32_t(pc - cb);
+  goto done;
 finished:
+  for (uint32_t k = 0; k < M.funcs[W.entry].num_results; ++k) W.io[uint64_t(k) * N + t] = fr.at(k);
+done:
   W.finished[t] = 1;
   atomicAdd(W.done, 1ull);
   return;

@@ -314,7 +314,9 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   const uint32_t ndatas = uint32_t(img.data_size.size());
   const uint32_t nelems = uint32_t(img.elem_size.size());
   const uint32_t table_cap = img.total_table_cap();
-  WW_TRY(arena.alloc(&W.slots, uint64_t(req.stack_slots) * WV));
+  // Whole warps of stacks: the layout groups instances by 32.
+  WW_TRY(arena.alloc(&W.slots, uint64_t(req.stack_slots) * ((uint64_t(WV) + 31) / 32 * 32)));
+  WW_TRY(arena.alloc(&W.io, uint64_t(std::max(nparams, nres)) * WV));
   WW_TRY(arena.alloc(&W.call_pc, uint64_t(req.max_call_depth) * WV));
   WW_TRY(arena.alloc(&W.call_func, uint64_t(req.max_call_depth) * WV));
   WW_TRY(arena.alloc(&W.call_fb, uint64_t(req.max_call_depth) * WV));
@@ -378,7 +380,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     const uint32_t n = std::min(WV, req.instances - first);
     W.n = n;
     W.first = first;
-    const uint32_t blocks = (n + 127) / 128;
+    const uint32_t blocks = (n + kBlock - 1) / kBlock;
     const bool past_deadline =
         W.deadline_ns && std::chrono::duration<double>(clock::now() - t_start).count() > req.timeout_s;
     if (past_deadline) {
@@ -401,7 +403,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
         for (uint32_t k = 0; k < nparams; ++k)
           slot_rows[uint64_t(k) * n + t] =
               req.args[req.args_per_instance ? uint64_t(first + t) * nparams + k : k];
-      WW_CUDA(cudaMemcpy(W.slots, slot_rows.data(), slot_rows.size() * 8, cudaMemcpyHostToDevice));
+      WW_CUDA(cudaMemcpy(W.io, slot_rows.data(), slot_rows.size() * 8, cudaMemcpyHostToDevice));
     }
     for (size_t k = 0; k < req.mem_in.size(); ++k) {
       const MemIn& mi = req.mem_in[k];
@@ -413,8 +415,8 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     }
 
     WW_CUDA(cudaEventRecord(ev_start));
-    if (inter) interpret_kernel<true><<<blocks, 128>>>(M, W, I);
-    else interpret_kernel<false><<<blocks, 128>>>(M, W, I);
+    if (inter) interpret_kernel<true><<<blocks, kBlock>>>(M, W, I);
+    else interpret_kernel<false><<<blocks, kBlock>>>(M, W, I);
     WW_CUDA(cudaGetLastError());
     WW_CUDA(cudaEventRecord(ev_stop));
     auto last_report = clock::now();
@@ -446,7 +448,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     }
     if (nres) {
       slot_rows.assign(uint64_t(nres) * n, 0);
-      WW_CUDA(cudaMemcpy(slot_rows.data(), W.slots, slot_rows.size() * 8, cudaMemcpyDeviceToHost));
+      WW_CUDA(cudaMemcpy(slot_rows.data(), W.io, slot_rows.size() * 8, cudaMemcpyDeviceToHost));
       for (uint32_t t = 0; t < n; ++t)
         for (uint32_t k = 0; k < nres; ++k) {
           uint64_t v = slot_rows[uint64_t(k) * n + t];

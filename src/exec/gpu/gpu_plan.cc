@@ -25,9 +25,13 @@ uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
 }
 
 uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img) {
-  uint64_t b = uint64_t(req.stack_slots) * 8;        // frames
+  uint64_t b = uint64_t(req.stack_slots) * 8;        // frames (the bottom ones in shared memory)
   b += uint64_t(req.max_call_depth) * 12;            // call records
   b += img.globals.size() * 8;
+  if (req.module && req.func_index < req.module->module.num_funcs()) {  // arguments and results
+    const FuncType& ft = req.module->module.func_type(req.func_index);
+    b += 8 * std::max(ft.params.size(), ft.results.size());
+  }
   if (img.tables_mutable) b += uint64_t(img.total_table_cap()) * 8 + img.table_cap.size() * 4;
   b += img.data_size.size() + img.elem_size.size();  // dropped flags
   b += 4 + 1 + 4 + 4 + 1;                            // pages, trap, trap func/pc, finished
