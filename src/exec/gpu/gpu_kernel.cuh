@@ -23,13 +23,6 @@ inline constexpr uint64_t kDevForeignRef = uint64_t{1} << 63;
 
 // Threads per block of the interpreter kernel.
 inline constexpr uint32_t kBlock = 128;
-// The bottom kSharedSlots slots of each instance's frame stack live in
-// shared memory: a register VM reads and writes a slot or two per op, and a
-// slot just written is read back at once, which global memory answers with
-// L2 latency. Frames deeper in the stack (calls, recursion) use the global
-// stack. 32 slots x 128 threads x 8 bytes = 32 KiB per block.
-inline constexpr uint32_t kSharedSlots = 32;
-inline constexpr uint32_t kSharedBytes = kSharedSlots * kBlock * 8;
 
 // Read-only module data, shared by every instance.
 struct DevModule {
@@ -73,8 +66,9 @@ struct DevWave {
   uint32_t entry;  // defined-function index of the export
   uint32_t stack_slots, max_depth;
   // The frame stack: slot a of instance t at slots[((t / 32) * stack_slots
-  // + a) * 32 + t % 32] (each warp's stacks side by side), below
-  // kSharedSlots in shared memory instead.
+  // + a) * 32 + t % 32]: each warp's stacks side by side, so a slot of a
+  // converged warp is one 256-byte access. (Keeping the bottom slots in
+  // shared memory measured slower: bench/RESULTS.md.)
   uint64_t* slots;
   uint64_t* io;  // arguments in, results out: value k of instance t at io[k * n + t]
   uint32_t* call_pc;    // return word offset (absolute in code)
@@ -172,13 +166,10 @@ struct CodePtr {
   __device__ __forceinline__ bool operator<=(CodePtr o) const { return p <= o.p; }
 };
 
-// One thread's frame stack (see DevWave::slots).
+// One thread's frame stack (see DevWave::slots): slot a at gm[a * 32].
 struct Frames {
-  uint64_t* sm;  // slot a (a < kSharedSlots) at sm[a * kBlock]
-  uint64_t* gm;  // slot a at gm[a * 32]
-  __device__ __forceinline__ uint64_t& at(uint32_t a) const {
-    return a < kSharedSlots ? sm[a * kBlock] : gm[uint64_t(a) * 32];
-  }
+  uint64_t* gm;
+  __device__ __forceinline__ uint64_t& at(uint32_t a) const { return gm[uint64_t(a) * 32]; }
 };
 
 // ------------------------------------------------------------ intrinsics
@@ -248,7 +239,6 @@ __device__ inline TrapCode call_intrinsic(uint8_t id, const Frames& fr, uint32_t
 
 template <bool kInterleaved>
 __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave W, DevIntrinsics I) {
-  __shared__ uint64_t shared_slots[kSharedSlots * kBlock];
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= W.n) return;
   if (W.trap[t] != uint8_t(TrapCode::None)) {  // failed before the call (memory input)
@@ -267,8 +257,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   uint32_t cur = W.entry;
   uint32_t fb = 0;  // frame base slot
   uint32_t depth = 0;
-  const Frames fr{shared_slots + threadIdx.x,
-                  W.slots + (uint64_t(t >> 5) * W.stack_slots) * 32 + (t & 31)};
+  const Frames fr{W.slots + (uint64_t(t >> 5) * W.stack_slots) * 32 + (t & 31)};
   CodePtr cb = code + M.funcs[cur].code_begin;
   CodePtr pc = cb;
   TrapCode trap = TrapCode::None;

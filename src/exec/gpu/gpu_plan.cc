@@ -25,7 +25,7 @@ uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
 }
 
 uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img) {
-  uint64_t b = uint64_t(req.stack_slots) * 8;        // frames (the bottom ones in shared memory)
+  uint64_t b = uint64_t(req.stack_slots) * 8;        // frames
   b += uint64_t(req.max_call_depth) * 12;            // call records
   b += img.globals.size() * 8;
   if (req.module && req.func_index < req.module->module.num_funcs()) {  // arguments and results
