@@ -14,6 +14,7 @@ O=${GPU_CHECK_DIR:-$PWD/gpu-check-out}
 mkdir -p "$O"
 export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 W=$B/wasmwarp
+G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
 parts=" ${PARTS:-unit programs spec diff startup bench} "
@@ -29,7 +30,6 @@ fi
 
 if want programs; then
 # 2. The ten programs of the design on both backends.
-G=$B/guests/rust
 ok=0; bad=0
 while read -r prog want args; do
   g=$("$W" run --backend gpu --invoke main "$G/$prog.wasm" $args 2>&1)
