@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "parse_uint.h"
 #include "cpu_backend.h"
 #include "exec/gpu/gpu_backend.h"
 #include "runtime/store.h"
@@ -70,14 +71,6 @@ void usage(FILE* f) {
                "77 no usable GPU.\n");
 }
 
-bool parse_u64(const char* s, uint64_t& out) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(s, &end, 10);
-  if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0) return false;
-  out = v;
-  return true;
-}
 
 int parse_args(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
@@ -88,7 +81,7 @@ int parse_args(int argc, char** argv, Options& o) {
         return false;
       }
       const char* v = argv[++i];
-      if (!parse_u64(v, out) || out < lo || out > hi) {
+      if (!parse_uint(v, out) || out < lo || out > hi) {
         std::fprintf(stderr, "ww-difftest: bad value for %s: %s\n", a.c_str(), v);
         return false;
       }

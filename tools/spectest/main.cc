@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "parse_uint.h"
 #include "backend.h"
 #include "runner.h"
 
@@ -49,14 +50,6 @@ void usage(FILE* f) {
                "  --no-fork                 run scripts in this process (for debuggers)\n");
 }
 
-bool parse_uint(const char* s, uint64_t& out) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(s, &end, 10);
-  if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0) return false;
-  out = v;
-  return true;
-}
 
 // 0 on success, or the exit status for a usage error.
 int parse_args(int argc, char** argv, Options& o) {

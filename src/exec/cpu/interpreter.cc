@@ -158,27 +158,8 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
   DISPATCH();
 
   // ---- accessors used by the handler bodies
-#define R32(s) uint32_t(fp[s])
-#define R64(s) fp[s]
-#define RF32(s) sem::f32_from_bits(uint32_t(fp[s]))
-#define RF64(s) sem::f64_from_bits(fp[s])
-#define W32(s, v) (fp[s] = uint64_t(uint32_t(v)))
-#define W64(s, v) (fp[s] = uint64_t(v))
-#define WF32(s, v) (fp[s] = uint64_t(sem::f32_bits(v)))
-#define WF64(s, v) (fp[s] = sem::f64_bits(v))
-#define TRAP(name)              \
-  do {                          \
-    trap = TrapCode::name;      \
-    goto trapped;               \
-  } while (0)
-#define TRAP_IF(expr)                    \
-  do {                                   \
-    TrapCode tc_ = (expr);               \
-    if (tc_ != TrapCode::None) {         \
-      trap = tc_;                        \
-      goto trapped;                      \
-    }                                    \
-  } while (0)
+#define SLOT(s) fp[s]
+#include "bytecode/handler_macros.h"
   // Backward jumps are loop back-edges: they burn fuel.
 #define JUMP(t)                                    \
   do {                                             \

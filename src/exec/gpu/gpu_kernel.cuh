@@ -265,27 +265,8 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   uint32_t call_base = 0, call_target = 0;
   CodePtr ret_pc{nullptr};
 
-#define R32(s) uint32_t(fr.at(fb + (s)))
-#define R64(s) fr.at(fb + (s))
-#define RF32(s) sem::f32_from_bits(uint32_t(fr.at(fb + (s))))
-#define RF64(s) sem::f64_from_bits(fr.at(fb + (s)))
-#define W32(s, v) (fr.at(fb + (s)) = uint64_t(uint32_t(v)))
-#define W64(s, v) (fr.at(fb + (s)) = uint64_t(v))
-#define WF32(s, v) (fr.at(fb + (s)) = uint64_t(sem::f32_bits(v)))
-#define WF64(s, v) (fr.at(fb + (s)) = sem::f64_bits(v))
-#define TRAP(name)           \
-  do {                       \
-    trap = TrapCode::name;   \
-    goto trapped;            \
-  } while (0)
-#define TRAP_IF(expr)                \
-  do {                               \
-    TrapCode tc_ = (expr);           \
-    if (tc_ != TrapCode::None) {     \
-      trap = tc_;                    \
-      goto trapped;                  \
-    }                                \
-  } while (0)
+#define SLOT(s) fr.at(fb + (s))
+#include "bytecode/handler_macros.h"
   // Backward jumps are loop back-edges: they burn fuel and, now and then,
   // look at the clock.
 #define JUMP(tg)                                                            \
@@ -530,16 +511,7 @@ stopped:
   (void)timed_out;
   atomicAdd(W.done, 1ull);
 
-#undef R32
-#undef R64
-#undef RF32
-#undef RF64
-#undef W32
-#undef W64
-#undef WF32
-#undef WF64
-#undef TRAP
-#undef TRAP_IF
+#undef SLOT
 #undef JUMP
 #undef CONST64
 #undef MEM_SIZE
