@@ -265,6 +265,11 @@ Status write_outputs(Job& job, OutFormat fmt, AtomicFile& out, AtomicFile* trap_
       } else {
         o["results"] = nullptr;
         o["trap"] = trap_message(t);
+        // Traps raised by the instance's code say where.
+        if (t != TrapCode::Timeout && job.trap_pc[i] != gpu::kNoTrapPc) {
+          o["trap_function"] = job.mod->module.func_display_name(job.trap_func[i]);
+          o["trap_offset"] = job.trap_pc[i];
+        }
       }
       WW_TRY(out.write("  " + o.dump() + (i + 1 < job.n ? ",\n" : "\n")));
     }
@@ -351,7 +356,11 @@ Result<unsigned> run_job_on_cpu(Job& job, const RunSpec& spec, std::vector<uint8
           }
           if (deadline_passed()) continue;  // reported as not finished
           ctx.instance_index = uint32_t(i);
+          store->impl().last_trap = TrapInfo{};
           job.traps[i] = uint8_t(run_one(*store, imports, job, i, args));
+          const TrapInfo& where = store->impl().last_trap;
+          job.trap_func[i] = where.func_index;
+          job.trap_pc[i] = where.code != TrapCode::None ? where.pc : gpu::kNoTrapPc;
           finished[i] = 1;
           done.fetch_add(1, std::memory_order_relaxed);
           release_instance(*store, uint32_t(store->impl().instances.size() - 1));
@@ -508,6 +517,8 @@ Result<int> run_impl(const RunSpec& spec) {
   job.limits.fuel = spec.fuel;
   job.results.assign(job.n * job.type.results.size(), 0);
   job.traps.assign(job.n, 0);
+  job.trap_func.assign(job.n, 0);
+  job.trap_pc.assign(job.n, 0);
 
   // The `gpu` intrinsics' shared state (image, state buffer, textures).
   gpu::GpuBatch gbatch;

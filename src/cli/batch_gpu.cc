@@ -161,6 +161,8 @@ Result<GpuRunInfo> run_job_on_gpu(Job& job, const RunSpec& spec, gpu::GpuBatch& 
   WW_ASSIGN_OR_RETURN(gpu::BatchResult out, gpu::run_batch(req));
   job.results = std::move(out.results);
   job.traps = std::move(out.traps);
+  job.trap_func = std::move(out.trap_func);
+  job.trap_pc = std::move(out.trap_pc);
   GpuRunInfo info;
   info.plan = out.plan;
   info.device = out.device_name;

@@ -57,6 +57,10 @@ struct Job {
   StoreLimits limits;
   std::vector<uint64_t> results;  // n * results.size()
   std::vector<uint8_t> traps;     // TrapCode per instance
+  // Where each trap happened: module function index and bytecode word
+  // offset in it; trap_pc is kNoTrapPc for traps outside the code (a memory
+  // input that did not fit, the timeout).
+  std::vector<uint32_t> trap_func, trap_pc;
   gpu::GpuBatch* gbatch = nullptr;  // the `gpu` intrinsics' shared state
 };
 

@@ -32,7 +32,9 @@ Output (--output FILE, one row per instance, written to a temporary file and
 renamed when complete):
   .csv   instance,result0,...,trap (results empty and trap message set when trapped)
   .json  [{"instance":0,"results":[...],"trap":null}, ...]; integers as
-         numbers, floats/refs as exact text ("1.5", "nan:0x200000", "-0")
+         numbers, floats/refs as exact text ("1.5", "nan:0x200000", "-0");
+         a trapped row also names trap_function and trap_offset (the
+         bytecode word offset in it, as `wasmwarp disasm` shows)
   .npy   numeric results: (N,) for one, (N,M) if all of one type, else a
          structured dtype. If any instance traps the file is not written
          (exit 1) unless --allow-traps: then trapped rows are zero and

@@ -328,6 +328,12 @@ TEST_F(Cli, OutputJson) {
   EXPECT_TRUE(j[0]["trap"].is_null());
   EXPECT_TRUE(j[1]["results"].is_null());
   EXPECT_EQ(j[1]["trap"], "integer divide by zero");
+  // Where it trapped: the export's function, at the division's bytecode
+  // offset (after the ops computing its operands, so not 0).
+  EXPECT_EQ(j[1]["trap_function"], "odd_traps");
+  ASSERT_TRUE(j[1]["trap_offset"].is_number());
+  EXPECT_GT(j[1]["trap_offset"].get<int>(), 0);
+  EXPECT_FALSE(j[0].contains("trap_offset"));
   out = path("m.json");
   r = run({"run", "-n", "2", "--invoke", "mixed", "--output", out, mod("basic"), "@index", "nan:0x5"});
   EXPECT_EQ(r.rc, 0) << r.err;

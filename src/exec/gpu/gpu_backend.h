@@ -20,6 +20,9 @@
 
 namespace ww::gpu {
 
+// trap_pc of a trap that no code raised (a memory input that did not fit).
+inline constexpr uint32_t kNoTrapPc = ~0u;
+
 enum class MemoryLayout : uint8_t {
   // Byte address a of instance t: the 4-byte words of 32 consecutive
   // instances sit side by side, so the same aligned address across a warp is
@@ -110,7 +113,7 @@ struct BatchResult {
   std::vector<uint64_t> results;     // instances x result_types.size()
   std::vector<uint8_t> traps;        // TrapCode per instance
   std::vector<uint32_t> trap_func;   // module function index where it trapped
-  std::vector<uint32_t> trap_pc;     // bytecode word offset in that function
+  std::vector<uint32_t> trap_pc;     // bytecode word offset in that function, or kNoTrapPc
   std::vector<uint8_t> finished;     // 0 when the timeout stopped the instance
   BatchPlan plan;
   std::string device_name;

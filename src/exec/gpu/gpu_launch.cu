@@ -108,6 +108,7 @@ __global__ void mem_in_kernel(DevWave W, const uint8_t* records, uint32_t record
   uint64_t size = uint64_t(W.mem_pages[t]) * kPageSize;
   if (uint64_t(address) + record_size > size) {
     W.trap[t] = uint8_t(TrapCode::MemoryOutOfBounds);
+    W.trap_pc[t] = kNoTrapPc;
     return;
   }
   Mem<kInterleaved> m = Mem<kInterleaved>::make(W, t);
@@ -124,7 +125,10 @@ __global__ void mem_out_kernel(DevWave W, uint8_t* out, uint32_t length, uint32_
   // A trapped instance's record stays zeros, as on the CPU.
   if (W.trap[t] != 0 || uint64_t(address) + length > size) {
     for (uint32_t k = 0; k < length; ++k) o[k] = 0;
-    if (W.trap[t] == 0) W.trap[t] = uint8_t(TrapCode::MemoryOutOfBounds);
+    if (W.trap[t] == 0) {
+      W.trap[t] = uint8_t(TrapCode::MemoryOutOfBounds);
+      W.trap_pc[t] = kNoTrapPc;
+    }
     return;
   }
   Mem<kInterleaved> m = Mem<kInterleaved>::make(W, t);
