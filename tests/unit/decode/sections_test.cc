@@ -184,7 +184,9 @@ TEST(DecodeSections, AllEightElementSegmentForms) {
     ASSERT_EQ(s.init.size(), 1u);
     ASSERT_EQ(s.init[0].instrs.size(), 1u);
     EXPECT_EQ(s.init[0].instrs[0].op, init_op[i]);
-    if (init_op[i] == Opcode::RefFunc) EXPECT_EQ(s.init[0].instrs[0].a, 0u);
+    if (init_op[i] == Opcode::RefFunc) {
+      EXPECT_EQ(s.init[0].instrs[0].a, 0u);
+    }
     if (s.mode == SegmentMode::Active) {
       EXPECT_EQ(s.table, 0u);
       ASSERT_EQ(s.offset.instrs.size(), 1u);

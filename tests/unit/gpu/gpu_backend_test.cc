@@ -247,8 +247,12 @@ TEST_F(GpuRun, TrapsStayWithTheirInstance) {
   auto out = run_batch(r);
   ASSERT_TRUE(out.ok()) << out.error().message;
   for (uint32_t i = 0; i < r.instances; ++i) {
-    if (i % 3 == 0) EXPECT_EQ(out->traps[i], uint8_t(TrapCode::IntegerOverflow));
-    if (i % 3 == 1) EXPECT_EQ(out->traps[i], uint8_t(TrapCode::IntegerDivideByZero));
+    if (i % 3 == 0) {
+      EXPECT_EQ(out->traps[i], uint8_t(TrapCode::IntegerOverflow));
+    }
+    if (i % 3 == 1) {
+      EXPECT_EQ(out->traps[i], uint8_t(TrapCode::IntegerDivideByZero));
+    }
     if (i % 3 == 2) {
       EXPECT_EQ(out->traps[i], 0);
       EXPECT_EQ(out->results[i], 14u);
