@@ -68,10 +68,11 @@ __global__ void init_memory_kernel(DevWave W, const uint32_t* image, uint64_t im
   const uint64_t total = cap_words * W.n;
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += uint64_t(gridDim.x) * blockDim.x) {
-    // Consecutive threads take consecutive instances of one word: coalesced
-    // writes in the interleaved layout.
-    uint32_t t = uint32_t(i % W.n);
-    uint64_t w = i / W.n;
+    // Consecutive threads write consecutive addresses: in the interleaved
+    // layout the same word of consecutive instances, in the contiguous one
+    // consecutive words of one instance.
+    uint32_t t = kInterleaved ? uint32_t(i % W.n) : uint32_t(i / cap_words);
+    uint64_t w = kInterleaved ? i / W.n : i % cap_words;
     uint32_t v = w < image_words ? image[w] : 0u;
     Mem<kInterleaved> m = Mem<kInterleaved>::make(W, t);
     *m.word_ptr(w * 4) = v;
@@ -372,7 +373,15 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   out.setup_ms = std::chrono::duration<double, std::milli>(clock::now() - t_start).count();
 
   const bool inter = req.layout == MemoryLayout::Interleaved;
-  cudaEvent_t ev_start, ev_stop;
+  cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
+  struct Events {
+    cudaEvent_t& a;
+    cudaEvent_t& b;
+    ~Events() {
+      if (a) cudaEventDestroy(a);
+      if (b) cudaEventDestroy(b);
+    }
+  } events_guard{ev_start, ev_stop};
   WW_CUDA(cudaEventCreate(&ev_start));
   WW_CUDA(cudaEventCreate(&ev_stop));
   std::vector<uint64_t> slot_rows;
@@ -495,9 +504,6 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
                    std::chrono::duration<double>(clock::now() - t_start).count());
     }
   }
-  cudaEventDestroy(ev_start);
-  cudaEventDestroy(ev_stop);
-
   if (gb) {
     if (gb->image && I.image)
       WW_CUDA(cudaMemcpy(gb->image->pixels.data(), I.image, gb->image->pixels.size() * 4,
