@@ -19,6 +19,22 @@
 
 namespace {
 
+// Reads a child's pipe to its end, closes it and reaps the child.
+std::string drain_and_wait(int fd, pid_t pid, int& status) {
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, size_t(n));
+  }
+  close(fd);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return text;
+}
+
 using namespace ww::spectest;
 
 struct Options {
@@ -155,18 +171,8 @@ bool probe_gpu(bool fork_first, std::string& why) {
     _exit(n == ssize_t(msg.size()) ? 0 : 3);
   }
   close(fds[1]);
-  std::string text;
-  char buf[4096];
-  for (;;) {
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, size_t(n));
-  }
-  close(fds[0]);
   int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
+  std::string text = drain_and_wait(fds[0], pid, st);
   if (text.empty()) {
     why = "the process probing the GPU failed";
     return false;
@@ -233,18 +239,8 @@ FileReport run_in_child(const std::string& path, const Options& o, const Expecte
     _exit(0);
   }
   close(fds[1]);
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, size_t(n));
-  }
-  close(fds[0]);
   int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
+  std::string text = drain_and_wait(fds[0], pid, st);
   if (WIFSIGNALED(st)) {
     int sig = WTERMSIG(st);
     std::string at = line_slot && *line_slot ? " in the command on line " + std::to_string(*line_slot)
