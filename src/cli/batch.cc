@@ -551,7 +551,7 @@ Result<int> run_impl(const RunSpec& spec) {
     WW_ASSIGN_OR_RETURN(GpuRunInfo info, run_job_on_gpu(job, spec, gbatch, progress));
     finished = std::move(info.finished);
     backend_line = "backend=gpu device=\"" + info.device + "\" kernel: " + fmt_double(info.kernel_ms / 1000, 6) +
-                   " s\n" + "  plan: " + info.plan.to_string() + "\n";
+                   " s\n";
   } else {
     WW_ASSIGN_OR_RETURN(threads, run_job_on_cpu(job, spec, finished, progress));
     backend_line = "backend=cpu threads=" + std::to_string(threads) + backend_note + "\n";

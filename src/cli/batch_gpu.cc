@@ -157,6 +157,12 @@ Result<GpuRunInfo> run_job_on_gpu(Job& job, const RunSpec& spec, gpu::GpuBatch& 
     req.mem_out.push_back({uint32_t(addr), uint32_t(mo.len), mo.buf.data()});
   }
   req.progress = [&](uint64_t done, uint64_t total, double s) { progress.update(done, total, s); };
+  // The memory plan is shown before anything runs: a batch that needs
+  // waves says so up front.
+  if (spec.batch && !spec.quiet)
+    req.on_plan = [](const gpu::BatchPlan& plan, const std::string& device) {
+      std::fprintf(stderr, "gpu plan (%s): %s\n", device.c_str(), plan.to_string().c_str());
+    };
 
   WW_ASSIGN_OR_RETURN(gpu::BatchResult out, gpu::run_batch(req));
   job.results = std::move(out.results);
@@ -164,7 +170,6 @@ Result<GpuRunInfo> run_job_on_gpu(Job& job, const RunSpec& spec, gpu::GpuBatch& 
   job.trap_func = std::move(out.trap_func);
   job.trap_pc = std::move(out.trap_pc);
   GpuRunInfo info;
-  info.plan = out.plan;
   info.device = out.device_name;
   info.kernel_ms = out.kernel_ms;
   info.finished = std::move(out.finished);

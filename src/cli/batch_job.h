@@ -92,7 +92,6 @@ Status write_intrinsics_outputs(const RunSpec& spec, const gpu::GpuBatch& b);
 // intrinsics' shared state. Errors are the GPU backend's (no device, an
 // import that cannot run there, a batch that cannot fit).
 struct GpuRunInfo {
-  gpu::BatchPlan plan;
   std::string device;
   double kernel_ms = 0;
   std::vector<uint8_t> finished;  // 0 for instances the timeout stopped

@@ -61,6 +61,16 @@ struct MemOut {
   uint8_t* data = nullptr;
 };
 
+struct BatchPlan {
+  uint64_t linear_bytes_per_instance = 0;    // memory capacity
+  uint64_t overhead_bytes_per_instance = 0;  // frames, call records, globals, tables, status
+  uint32_t memory_pages = 0;
+  uint32_t wave_size = 0;
+  uint32_t waves = 0;
+  uint64_t device_free_bytes = 0;
+  std::string to_string() const;
+};
+
 struct BatchRequest {
   std::shared_ptr<const CompiledModule> module;
   uint32_t func_index = 0;  // module function index of the export (a defined function)
@@ -96,17 +106,10 @@ struct BatchRequest {
 
   // Called from the host thread about twice a second while a wave runs.
   std::function<void(uint64_t done, uint64_t total, double seconds)> progress;
+  // Called once the batch is planned, before anything is launched.
+  std::function<void(const BatchPlan& plan, const std::string& device)> on_plan;
 };
 
-struct BatchPlan {
-  uint64_t linear_bytes_per_instance = 0;    // memory capacity
-  uint64_t overhead_bytes_per_instance = 0;  // frames, call records, globals, tables, status
-  uint32_t memory_pages = 0;
-  uint32_t wave_size = 0;
-  uint32_t waves = 0;
-  uint64_t device_free_bytes = 0;
-  std::string to_string() const;
-};
 
 struct BatchResult {
   std::vector<ValType> result_types;

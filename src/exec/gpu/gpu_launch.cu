@@ -237,6 +237,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   const InstanceRec& irec = S.instances[instance];
 
   WW_ASSIGN_OR_RETURN(BatchPlan plan, plan_for(req, img, dev.free_bytes));
+  if (req.on_plan) req.on_plan(plan, dev.name);
   const FuncType& ftype = mod.func_type(req.func_index);
   const uint32_t nparams = uint32_t(ftype.params.size());
   const uint32_t nres = uint32_t(ftype.results.size());
