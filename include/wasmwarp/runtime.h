@@ -123,6 +123,12 @@ class Store {
                                                        const std::vector<ExternVal>& imports);
 
   std::optional<ExternVal> get_export(uint32_t instance, std::string_view name) const;
+
+  // A Store never removes instances. For embedders that make millions of
+  // short-lived ones (batches): frees the memories, tables and element
+  // segments the instance itself defined. The caller guarantees nothing
+  // uses them again (no other instance imported them).
+  void release_instance_storage(uint32_t instance);
   const CompiledModule& instance_module(uint32_t instance) const;
 
   // Runs the function. Callers check argument count and types against

@@ -164,19 +164,28 @@ bool memory_span(Store& store, uint32_t inst, uint8_t*& data, uint64_t& size) {
 
 bool in_bounds(uint64_t addr, uint64_t len, uint64_t size) { return addr <= size && len <= size - addr; }
 
+// The `len` bytes at `a` in the instance's memory 0, or the trap that
+// stops the instance (the address export's own, or out of bounds).
+TrapCode locate(Store& store, uint32_t inst, const AddrSpec& a, uint64_t len, uint8_t*& at) {
+  uint64_t addr = 0;
+  if (TrapCode t = resolve_addr(store, inst, a, addr); t != TrapCode::None) return t;
+  uint8_t* data;
+  uint64_t size;
+  if (!memory_span(store, inst, data, size) || !in_bounds(addr, len, size))
+    return TrapCode::MemoryOutOfBounds;
+  at = data + addr;
+  return TrapCode::None;
+}
+
 TrapCode run_one(Store& store, const std::vector<ExternVal>& imports, Job& job, uint64_t i,
                  std::vector<Value>& args) {
   auto r = store.instantiate(job.mod, imports);
   if (auto* e = std::get_if<InstantiateError>(&r)) return trap_from_message(e->message);
   uint32_t inst = std::get<uint32_t>(r);
   for (MemIn& m : job.mem_in) {
-    uint64_t addr = 0;
-    if (TrapCode t = resolve_addr(store, inst, m.addr, addr); t != TrapCode::None) return t;
-    uint8_t* data;
-    uint64_t size;
-    if (!memory_span(store, inst, data, size) || !in_bounds(addr, m.record, size))
-      return TrapCode::MemoryOutOfBounds;
-    std::memcpy(data + addr, m.data.data() + i * m.record, m.record);
+    uint8_t* at;
+    if (TrapCode t = locate(store, inst, m.addr, m.record, at); t != TrapCode::None) return t;
+    std::memcpy(at, m.data.data() + i * m.record, m.record);
   }
   const size_t np = job.type.params.size();
   for (size_t k = 0; k < np; ++k) args[k] = arg_value(job.args[k], job.type.params[k], i);
@@ -185,36 +194,20 @@ TrapCode run_one(Store& store, const std::vector<ExternVal>& imports, Job& job, 
   InvokeResult res = store.invoke(fn->addr, args);
   if (!res.ok()) return res.trap;
   for (MemOut& m : job.mem_out) {
-    uint64_t addr = 0;
-    if (TrapCode t = resolve_addr(store, inst, m.addr, addr); t != TrapCode::None) return t;
-    uint8_t* data;
-    uint64_t size;
-    if (!memory_span(store, inst, data, size) || !in_bounds(addr, m.len, size))
-      return TrapCode::MemoryOutOfBounds;
-    std::memcpy(m.buf.data() + i * m.len, data + addr, m.len);
+    uint8_t* at;
+    if (TrapCode t = locate(store, inst, m.addr, m.len, at); t != TrapCode::None) return t;
+    std::memcpy(m.buf.data() + i * m.len, at, m.len);
   }
   const size_t nr = job.type.results.size();
   for (size_t k = 0; k < nr && k < res.results.size(); ++k) job.results[i * nr + k] = res.results[k].bits;
   return TrapCode::None;
 }
 
-// A store never removes instances, and a batch makes millions. Nothing else
-// can reach a finished instance (each batch instance is independent and no
-// host module shares memories or tables), so its memories and tables are
-// released here; what stays (function and global records) is small, and a
-// worker starts a fresh store every kInstancesPerStore instances for it.
+// A store never removes instances, and a batch makes millions: each
+// finished instance's storage is released (nothing else can reach it), and
+// a worker starts a fresh store every kInstancesPerStore instances for the
+// small records that stay.
 constexpr uint64_t kInstancesPerStore = 16384;
-void release_instance(Store& store, uint32_t inst) {
-  StoreImpl& s = store.impl();
-  if (inst >= s.instances.size()) return;
-  for (uint32_t m : s.instances[inst].memories) {
-    std::vector<uint8_t>().swap(s.memories[m].data);
-    s.memories[m].pages = 0;
-  }
-  for (uint32_t t : s.instances[inst].tables) std::vector<uint64_t>().swap(s.tables[t].elems);
-  s.instances[inst].elem_segments.clear();
-  s.instances[inst].elem_segments.shrink_to_fit();
-}
 
 const char* npy_descr(ValType t) {
   switch (t) {
@@ -363,7 +356,7 @@ Result<unsigned> run_job_on_cpu(Job& job, const RunSpec& spec, std::vector<uint8
           job.trap_pc[i] = where.code != TrapCode::None ? where.pc : gpu::kNoTrapPc;
           finished[i] = 1;
           done.fetch_add(1, std::memory_order_relaxed);
-          release_instance(*store, uint32_t(store->impl().instances.size() - 1));
+          store->release_instance_storage(uint32_t(store->impl().instances.size() - 1));
           ++count;
         }
       }

@@ -77,6 +77,20 @@ const CompiledModule& Store::instance_module(uint32_t instance) const {
   return *impl_->instances.at(instance).module;
 }
 
+void Store::release_instance_storage(uint32_t instance) {
+  StoreImpl& s = *impl_;
+  if (instance >= s.instances.size()) return;
+  InstanceRec& rec = s.instances[instance];
+  const Module& m = rec.module->module;
+  for (size_t k = m.num_imported_memories; k < rec.memories.size(); ++k) {
+    std::vector<uint8_t>().swap(s.memories[rec.memories[k]].data);
+    s.memories[rec.memories[k]].pages = 0;
+  }
+  for (size_t k = m.num_imported_tables; k < rec.tables.size(); ++k)
+    std::vector<uint64_t>().swap(s.tables[rec.tables[k]].elems);
+  std::vector<std::vector<uint64_t>>().swap(rec.elem_segments);
+}
+
 const TrapInfo& Store::last_trap() const { return impl_->last_trap; }
 
 const FuncType& Store::func_type(uint32_t func_addr) const {

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "parse_uint.h"
+#include "value_text.h"
 #include "cpu_backend.h"
 #include "exec/gpu/gpu_backend.h"
 #include "runtime/store.h"
@@ -207,28 +208,6 @@ uint64_t draw(std::mt19937_64& rng, ValType t) {
   }
 }
 
-std::string show_value(ValType t, uint64_t bits) {
-  char buf[64];
-  switch (t) {
-    case ValType::I32:
-      std::snprintf(buf, sizeof buf, "i32:0x%08x", uint32_t(bits));
-      break;
-    case ValType::I64:
-      std::snprintf(buf, sizeof buf, "i64:0x%016" PRIx64, bits);
-      break;
-    case ValType::F32:
-      std::snprintf(buf, sizeof buf, "f32:0x%08x(%g)", uint32_t(bits),
-                    double(std::bit_cast<float>(uint32_t(bits))));
-      break;
-    case ValType::F64:
-      std::snprintf(buf, sizeof buf, "f64:0x%016" PRIx64 "(%g)", bits, std::bit_cast<double>(bits));
-      break;
-    default:
-      std::snprintf(buf, sizeof buf, "?:0x%" PRIx64, bits);
-  }
-  return buf;
-}
-
 bool numeric(const std::vector<ValType>& ts) {
   for (ValType t : ts)
     if (t != ValType::I32 && t != ValType::I64 && t != ValType::F32 && t != ValType::F64) return false;
@@ -248,7 +227,7 @@ std::string show_outcome(const Outcome& o, const std::vector<ValType>& types) {
   if (o.trap != TrapCode::None) return std::string("trap \"") + trap_message(o.trap) + "\"";
   std::string s = "(";
   for (size_t k = 0; k < o.results.size(); ++k)
-    s += (k ? ", " : "") + show_value(types[k], o.results[k]);
+    s += (k ? ", " : "") + show_bits(types[k], o.results[k]);
   return s + ")";
 }
 
@@ -440,7 +419,7 @@ class DiffTest {
       if (mism++ < o_.show) {
         std::string a;
         for (uint32_t k = 0; k < np; ++k)
-          a += (k ? ", " : "") + show_value(ft.params[k], args[uint64_t(i) * np + k]);
+          a += (k ? ", " : "") + show_bits(ft.params[k], args[uint64_t(i) * np + k]);
         std::printf("MISMATCH %s \"%s\"(%s) instance %u: cpu %s, gpu %s\n", where.c_str(),
                     e.name.c_str(), a.c_str(), i, show_outcome(cpu[i], ft.results).c_str(),
                     show_outcome(g, ft.results).c_str());

@@ -3,6 +3,8 @@
 // load leaves no current module, and failure texts match as prefixes.
 #include "runner.h"
 
+#include "value_text.h"
+
 #include <bit>
 #include <charconv>
 #include <cstdio>
@@ -144,36 +146,6 @@ bool matches(const Expect& e, const Value& v) {
   return false;
 }
 
-std::string show_bits(ValType t, uint64_t bits) {
-  char buf[96];
-  switch (t) {
-    case ValType::I32:
-      std::snprintf(buf, sizeof buf, "i32:%u", uint32_t(bits));
-      break;
-    case ValType::I64:
-      std::snprintf(buf, sizeof buf, "i64:%llu", (unsigned long long)bits);
-      break;
-    case ValType::F32:
-      std::snprintf(buf, sizeof buf, "f32:0x%08x (%.9g)", uint32_t(bits),
-                    double(std::bit_cast<float>(uint32_t(bits))));
-      break;
-    case ValType::F64:
-      std::snprintf(buf, sizeof buf, "f64:0x%016llx (%.17g)", (unsigned long long)bits,
-                    std::bit_cast<double>(bits));
-      break;
-    case ValType::FuncRef:
-    case ValType::ExternRef:
-      if (bits == 0)
-        std::snprintf(buf, sizeof buf, "%s:null", valtype_name(t));
-      else
-        std::snprintf(buf, sizeof buf, "%s:%llu", valtype_name(t),
-                      (unsigned long long)(t == ValType::ExternRef ? bits - 1 : bits));
-      break;
-    default:
-      std::snprintf(buf, sizeof buf, "%s:?", valtype_name(t));
-  }
-  return buf;
-}
 
 std::string show(const Expect& e) {
   switch (e.match) {

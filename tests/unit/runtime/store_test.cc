@@ -349,6 +349,32 @@ TEST(Instantiate, GlobalsExportsAndRefFunc) {
   EXPECT_FALSE(s.get_export(inst + 1, "f"));
 }
 
+TEST(Store, ReleaseInstanceStorageFreesOnlyWhatItDefined) {
+  Store s;
+  uint32_t g = s.add_global(GlobalType{ValType::I32, false}, 1);
+  auto defs = s.instantiate(compile(kGlobals), {ExternVal{ExternKind::Global, g}});
+  ASSERT_FALSE(as_error(defs));
+  uint32_t inst = std::get<uint32_t>(defs);
+  auto mem = s.get_export(inst, "mem");
+  auto tab = s.get_export(inst, "tab");
+  ASSERT_TRUE(mem && tab);
+  // An importer of a host memory: releasing it must leave that memory alone.
+  uint32_t host_mem = s.add_memory(MemoryType{Limits{1, 2}});
+  auto imp = s.instantiate(compile(kImpMem), {ExternVal{ExternKind::Memory, host_mem}});
+  ASSERT_FALSE(as_error(imp));
+  EXPECT_EQ(s.memory_size_bytes(mem->addr), uint64_t(kPageSize));
+  EXPECT_EQ(s.table_type(tab->addr).limits.min, 3u);
+
+  s.release_instance_storage(inst);
+  s.release_instance_storage(std::get<uint32_t>(imp));
+  s.release_instance_storage(9999);  // no such instance: nothing happens
+  EXPECT_EQ(s.memory_size_bytes(mem->addr), 0u);
+  EXPECT_EQ(s.table_type(tab->addr).limits.min, 0u);
+  EXPECT_EQ(s.memory_size_bytes(host_mem), uint64_t(kPageSize));
+  // Globals stay readable: they are records, not storage.
+  EXPECT_EQ(s.global_get(s.get_export(inst, "k")->addr).bits, uint64_t(int64_t(-2)));
+}
+
 TEST(Instantiate, SegmentsInitialiseAndDrop) {
   Store s;
   auto v = s.instantiate(compile(kSegments), {});
