@@ -12,17 +12,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace ww {
+#include "bytecode/function_code.h"
 
-struct FunctionCode {
-  uint32_t code_begin = 0;   // word index into BytecodeModule::code
-  uint32_t code_end = 0;     // one past the last word
-  uint32_t type_index = 0;
-  uint32_t num_params = 0;
-  uint32_t num_results = 0;
-  uint32_t num_locals = 0;   // params + declared locals
-  uint32_t frame_slots = 0;  // total slots the frame needs
-};
+namespace ww {
 
 struct BytecodeModule {
   std::vector<uint32_t> code;         // every defined function's words

@@ -19,7 +19,7 @@
 #include "cli/host_imports.h"
 #include "cli/io_formats.h"
 #include "cli/value_format.h"
-#include "runtime/store.h"
+#include "store/store.h"
 #include "wasmwarp/runtime.h"
 
 namespace ww::cli {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "runtime/store.h"
+#include "store/store.h"
 #include "runtime/store_internal.h"
 
 namespace ww {
@@ -168,6 +168,8 @@ std::variant<uint32_t, InstantiateError> Store::instantiate(std::shared_ptr<cons
     }
   }
   inst.data_dropped.assign(m.datas.size(), 0);
+  // Compiled code, when the embedder has it, runs the start function too.
+  if (s.native_for) inst.native = s.native_for(cm);
 
   // From here on the instance exists even if a segment or the start
   // function traps: functions it has already written into imported tables

@@ -1,5 +1,5 @@
 // ww::Store: allocation of host-made entities, accessors, and invoke.
-#include "runtime/store.h"
+#include "store/store.h"
 
 #include <algorithm>
 
@@ -7,15 +7,6 @@
 #include "runtime/store_internal.h"
 
 namespace ww {
-
-uint32_t StoreImpl::intern_type(const FuncType& t) {
-  // Function types are compared structurally (call_indirect and import
-  // matching only need equality); stores hold few distinct types.
-  for (size_t i = 0; i < types.size(); ++i)
-    if (types[i] == t) return uint32_t(i);
-  types.push_back(t);
-  return uint32_t(types.size() - 1);
-}
 
 Store::Store(StoreLimits limits) : impl_(std::make_unique<StoreImpl>()) { impl_->limits = limits; }
 Store::~Store() = default;

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/store.h"
+#include "store/store.h"
 
 namespace ww::detail {
 

@@ -1,7 +1,7 @@
 // TrapCode and messages, generated from traps.def. Device-visible.
 #pragma once
 
-#include <cstdint>
+#include <stdint.h>
 
 #include "semantics/hd.h"
 

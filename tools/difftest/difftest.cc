@@ -30,7 +30,7 @@
 #include "value_text.h"
 #include "cpu_backend.h"
 #include "exec/gpu/gpu_backend.h"
-#include "runtime/store.h"
+#include "store/store.h"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include "bytecode/ops.h"
 #include "cpu_backend.h"
 #include "exec/gpu/gpu_backend.h"
-#include "runtime/store.h"
+#include "store/store.h"
 
 namespace ww::spectest {
 namespace {

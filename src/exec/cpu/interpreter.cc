@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "bytecode/ops.h"
+#include "semantics/memory_ops.h"
 #include "semantics/semantics.h"
+#include "store/store_views.h"
 
 namespace ww {
 
@@ -19,82 +21,6 @@ struct Frame {
   const uint32_t* ret_pc;
   uint64_t* fp;
   uint32_t def;
-};
-
-// Store-touching helpers of the bulk and table ops; each returns the trap.
-struct Ctx {
-  StoreImpl& s;
-  InstanceRec& inst;
-  const CompiledModule& cm;
-  MemoryInst* mem;
-
-  TableInst& table(uint32_t t) { return s.tables[inst.tables[t]]; }
-
-  TrapCode memory_fill(uint32_t d, uint32_t v, uint32_t n) {
-    if (uint64_t(d) + n > mem->data.size()) return TrapCode::MemoryOutOfBounds;
-    if (n) std::memset(mem->data.data() + d, int(v & 0xff), n);
-    return TrapCode::None;
-  }
-  TrapCode memory_copy(uint32_t d, uint32_t src, uint32_t n) {
-    uint64_t size = mem->data.size();
-    if (uint64_t(d) + n > size || uint64_t(src) + n > size) return TrapCode::MemoryOutOfBounds;
-    if (n) std::memmove(mem->data.data() + d, mem->data.data() + src, n);
-    return TrapCode::None;
-  }
-  TrapCode memory_init(uint32_t seg, uint32_t d, uint32_t src, uint32_t n) {
-    const DataSegment& ds = cm.module.datas[seg];
-    uint64_t seg_size = inst.data_dropped[seg] ? 0 : ds.size;
-    if (uint64_t(src) + n > seg_size || uint64_t(d) + n > mem->data.size())
-      return TrapCode::MemoryOutOfBounds;
-    if (n) std::memcpy(mem->data.data() + d, cm.module.bytes.data() + ds.bytes_offset + src, n);
-    return TrapCode::None;
-  }
-  TrapCode table_get(uint32_t t, uint32_t i, uint64_t* out) {
-    TableInst& tab = table(t);
-    if (i >= tab.elems.size()) return TrapCode::TableOutOfBounds;
-    *out = tab.elems[i];
-    return TrapCode::None;
-  }
-  TrapCode table_set(uint32_t t, uint32_t i, uint64_t v) {
-    TableInst& tab = table(t);
-    if (i >= tab.elems.size()) return TrapCode::TableOutOfBounds;
-    tab.elems[i] = v;
-    return TrapCode::None;
-  }
-  uint32_t table_grow(uint32_t t, uint64_t init, uint32_t n) {
-    TableInst& tab = table(t);
-    uint64_t old = tab.elems.size();
-    uint64_t max = std::min<uint64_t>(tab.type.limits.max.value_or(0xffffffffu), s.limits.max_table_size);
-    if (old + n > max) return 0xffffffffu;
-    try {
-      tab.elems.resize(size_t(old + n), init);
-    } catch (const std::exception&) {
-      return 0xffffffffu;
-    }
-    return uint32_t(old);
-  }
-  TrapCode table_fill(uint32_t t, uint32_t i, uint64_t v, uint32_t n) {
-    TableInst& tab = table(t);
-    if (uint64_t(i) + n > tab.elems.size()) return TrapCode::TableOutOfBounds;
-    std::fill(tab.elems.begin() + i, tab.elems.begin() + i + n, v);
-    return TrapCode::None;
-  }
-  TrapCode table_copy(uint32_t td, uint32_t ts, uint32_t d, uint32_t src, uint32_t n) {
-    TableInst& a = table(td);
-    TableInst& b = table(ts);
-    if (uint64_t(d) + n > a.elems.size() || uint64_t(src) + n > b.elems.size())
-      return TrapCode::TableOutOfBounds;
-    if (n) std::memmove(a.elems.data() + d, b.elems.data() + src, size_t(n) * sizeof(uint64_t));
-    return TrapCode::None;
-  }
-  TrapCode table_init(uint32_t t, uint32_t seg, uint32_t d, uint32_t src, uint32_t n) {
-    TableInst& tab = table(t);
-    const std::vector<uint64_t>& es = inst.elem_segments[seg];
-    if (uint64_t(src) + n > es.size() || uint64_t(d) + n > tab.elems.size())
-      return TrapCode::TableOutOfBounds;
-    std::copy(es.begin() + src, es.begin() + src + n, tab.elems.begin() + d);
-    return TrapCode::None;
-  }
 };
 
 // Runs defined function `def` of `instance` with its frame at `slots`.
@@ -115,13 +41,15 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
   const bool metered = S.limits.fuel != 0;
   // Unmetered runs count down from a number never reached.
   uint64_t fuel = metered ? S.fuel_left : ~uint64_t{0};
-  Ctx ctx{S, inst, cm, inst.memories.empty() ? nullptr : &S.memories[inst.memories[0]]};
+  // Views are built whether or not the module has a memory: validated
+  // code uses MEMV only when it does.
+  const StoreMemView memv{inst.memories.empty() ? nullptr : &S.memories[inst.memories[0]]};
   uint8_t* mem = nullptr;
   uint64_t mem_size = 0;
   auto refresh_memory = [&] {
-    if (ctx.mem) {
-      mem = ctx.mem->data.data();
-      mem_size = ctx.mem->data.size();
+    if (memv.m) {
+      mem = memv.m->data.data();
+      mem_size = memv.m->data.size();
     }
   };
   refresh_memory();
@@ -202,53 +130,25 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
     call_def = inst.funcs[f];                                          \
     goto do_call_store;                                                \
   } while (0)
-#define CALL_INDIRECT(base, idx, type, tbl)                                 \
-  do {                                                                      \
-    TableInst& t_ = ctx.table(tbl);                                         \
-    uint32_t i_ = (idx);                                                    \
-    if (i_ >= t_.elems.size()) TRAP(UndefinedElement);                      \
-    uint64_t ref_ = t_.elems[i_];                                           \
-    if (ref_ == 0) TRAP(UninitializedElement);                              \
-    const FuncInst& f_ = S.funcs[uint32_t(ref_ - 1)];                       \
-    if (f_.type_id != inst.type_ids[type]) TRAP(IndirectCallTypeMismatch);  \
-    ret_pc = pc + WW_WORDS_S2II;                                            \
-    call_fp = fp + (base);                                                  \
-    if (f_.instance == instance) {                                          \
-      call_def = f_.defined_index;                                          \
-      goto do_call;                                                         \
-    }                                                                       \
-    call_def = uint32_t(ref_ - 1);                                          \
-    goto do_call_store;                                                     \
+#define CALL_INDIRECT(base, idx, type, tbl)                                        \
+  do {                                                                             \
+    uint64_t ref_ = 0;                                                             \
+    TRAP_IF(sem::call_indirect_ref(TABLEV(tbl), (idx), StoreSigCheck{&S, inst.type_ids[type]}, &ref_)); \
+    const FuncInst& f_ = S.funcs[uint32_t(ref_ - 1)];                              \
+    ret_pc = pc + WW_WORDS_S2II;                                                   \
+    call_fp = fp + (base);                                                         \
+    if (f_.instance == instance) {                                                 \
+      call_def = f_.defined_index;                                                 \
+      goto do_call;                                                                \
+    }                                                                              \
+    call_def = uint32_t(ref_ - 1);                                                 \
+    goto do_call_store;                                                            \
   } while (0)
-#define MEMORY_GROW(d, n)                                                  \
-  do {                                                                     \
-    uint32_t n_ = (n);                                                     \
-    uint32_t old_ = ctx.mem->pages;                                        \
-    uint64_t want_ = uint64_t(old_) + n_;                                  \
-    bool ok_ = want_ <= ctx.mem->max_pages;                                \
-    if (ok_ && n_ != 0) {                                                  \
-      try {                                                                \
-        ctx.mem->data.resize(size_t(want_) * kPageSize, 0);                \
-        ctx.mem->pages = uint32_t(want_);                                  \
-      } catch (const std::exception&) {                                    \
-        ok_ = false;                                                       \
-      }                                                                    \
-      refresh_memory();                                                    \
-    }                                                                      \
-    W32(d, ok_ ? old_ : 0xffffffffu);                                      \
-  } while (0)
-#define MEMORY_FILL(d, v, n) ctx.memory_fill(d, v, n)
-#define MEMORY_COPY(d, s, n) ctx.memory_copy(d, s, n)
-#define MEMORY_INIT(seg, d, s, n) ctx.memory_init(seg, d, s, n)
-#define DATA_DROP(seg) (inst.data_dropped[seg] = 1)
-#define TABLE_GET(t, i, out) ctx.table_get(t, i, out)
-#define TABLE_SET(t, i, v) ctx.table_set(t, i, v)
-#define TABLE_SIZE(t) uint32_t(ctx.table(t).elems.size())
-#define TABLE_GROW(t, init, n) ctx.table_grow(t, init, n)
-#define TABLE_FILL(t, i, v, n) ctx.table_fill(t, i, v, n)
-#define TABLE_COPY(td, ts, d, s, n) ctx.table_copy(td, ts, d, s, n)
-#define TABLE_INIT(t, seg, d, s, n) ctx.table_init(t, seg, d, s, n)
-#define ELEM_DROP(seg) inst.elem_segments[seg].clear()
+#define MEMV memv
+#define MEM_REFRESH() refresh_memory()
+#define DATAV(seg) StoreDataView::of(cm, inst, (seg))
+#define TABLEV(t) table_view(S, inst, (t))
+#define ELEMV(seg) elem_view(inst, (seg))
 #define REF_FUNC(f) (uint64_t(inst.funcs[f]) + 1)
 
 #define WW_OP(Name, text, fmt, flags, ...) \
@@ -328,7 +228,12 @@ trapped:
 
 TrapCode cpu_call(StoreImpl& store, Store& api, uint32_t func_addr, uint64_t* slots) {
   const FuncInst& f = store.funcs[func_addr];
-  if (f.instance != kHostInstance) return run(store, api, f.instance, f.defined_index, slots);
+  if (f.instance != kHostInstance) {
+    const InstanceRec& inst = store.instances[f.instance];
+    if (inst.native && inst.native->has(f.defined_index))
+      return inst.native->call(store, api, f.instance, f.defined_index, slots);
+    return run(store, api, f.instance, f.defined_index, slots);
+  }
   if (store.depth >= store.limits.max_call_depth) return TrapCode::CallStackExhausted;
   ++store.depth;
   TrapCode t = f.host(api, slots);

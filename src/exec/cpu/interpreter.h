@@ -3,11 +3,12 @@
 
 #include <cstdint>
 
-#include "runtime/store.h"
+#include "store/store.h"
 
 namespace ww {
 
-// Calls store function `func_addr` (a wasm function or a host function).
+// Calls store function `func_addr` (a wasm function, through the
+// instance's compiled code when it has the function, or a host function).
 // Arguments are in slots[0..params) and results come back in
 // slots[0..results); `slots` points into store.stack. Returns the trap, if
 // any, and records where it happened in store.last_trap. Re-entrant: a call

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "runtime/store.h"
+#include "store/store.h"
 
 namespace ww::gpu {
 

@@ -12,7 +12,7 @@
 
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/gpu_image.h"
-#include "exec/gpu/gpu_kernel.cuh"
+#include "exec/gpu/device/interp_kernel.cuh"
 #include "exec/gpu/gpu_plan.h"
 
 namespace ww::gpu {

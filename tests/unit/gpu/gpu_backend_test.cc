@@ -12,7 +12,7 @@
 #include "exec/gpu/gpu_image.h"
 #include "exec/gpu/gpu_plan.h"
 #include "intrinsics/gpu_batch.h"
-#include "runtime/store.h"
+#include "store/store.h"
 
 namespace ww::gpu {
 namespace {

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "runtime/store.h"
+#include "store/store.h"
 #include "wasmwarp/runtime.h"
 
 namespace ww {

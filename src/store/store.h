@@ -1,9 +1,13 @@
-// The store's internal layout. The CPU interpreter reads these structures
-// directly on its hot path; everything else goes through ww::Store.
+// The store's internal layout: what an instance, a memory, a table is. The
+// executors (exec/cpu, exec/compiled) read these structures directly on
+// their hot paths; everything else goes through ww::Store (runtime/).
+// Layering: this folder sits below both, so neither includes the other
+// to find it.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -41,8 +45,26 @@ struct GlobalInst {
   uint64_t bits = 0;
 };
 
+struct StoreImpl;
+
+// Compiled code for an instance's functions (the compiled CPU tier). The
+// CPU executor's entry point (cpu_call) runs a function through it when it
+// has the function, and through the interpreter otherwise; either may call
+// the other through the store.
+class NativeCode {
+ public:
+  virtual ~NativeCode() = default;
+  virtual bool has(uint32_t def) const = 0;
+  // Runs defined function `def` of `instance` with arguments in
+  // slots[0..params) and results back in slots[0..results). Records
+  // store.last_trap on a trap, as the interpreter does.
+  virtual TrapCode call(StoreImpl& store, Store& api, uint32_t instance, uint32_t def,
+                        uint64_t* slots) const = 0;
+};
+
 struct InstanceRec {
   std::shared_ptr<const CompiledModule> module;
+  std::shared_ptr<const NativeCode> native;  // null: interpreted
   std::vector<uint32_t> funcs, tables, memories, globals;  // store addresses
   std::vector<uint32_t> type_ids;  // module type index -> store type_id (call_indirect checks)
   // Hot-path caches, filled at instantiation: pointers stay valid because
@@ -74,6 +96,11 @@ struct StoreImpl {
   // Store::invoke resets it at each top-level call.
   uint64_t fuel_left = 0;
   TrapInfo last_trap;
+
+  // Chooses compiled code for each new instance, before its start function
+  // runs; unset or returning null: the instance is interpreted.
+  std::function<std::shared_ptr<const NativeCode>(const std::shared_ptr<const CompiledModule>&)>
+      native_for;
 
   uint32_t intern_type(const FuncType& t);
 };

@@ -1,0 +1,120 @@
+// What a GPU kernel sees of a batch: the module's read-only data, one
+// wave's per-instance state and the `gpu` intrinsics' buffers. The
+// interpreter kernel and NVRTC-compiled code take the same three structs,
+// so one wave loop (exec/gpu/wave_loop.cu) launches either.
+//
+// Layout of per-instance state for a wave of N instances (t = instance in
+// the wave): globals, call records, tables and dropped flags at [k * N + t],
+// so the same item of consecutive instances is contiguous (coalesced).
+// Linear memory is interleaved or contiguous (dev_memory.cuh).
+//
+// Compiles with nvcc and NVRTC: no host headers beyond <stdint.h>.
+#pragma once
+
+#include <stdint.h>
+
+#include "bytecode/function_code.h"
+#include "semantics/intrinsics.h"
+#include "semantics/traps.h"
+
+namespace ww::gpu {
+
+inline constexpr uint64_t kDevForeignRef = uint64_t{1} << 63;
+
+// Threads per block of every batch kernel.
+inline constexpr uint32_t kBlock = 128;
+
+// Read-only module data, shared by every instance.
+struct DevModule {
+  const uint32_t* code;
+  const uint64_t* consts;
+  const uint32_t* br_tables;
+  const FunctionCode* funcs;
+  uint32_t num_imported_funcs;
+  const uint32_t* func_canon;
+  const uint32_t* type_canon;
+  const uint8_t* import_intrinsic;
+  const uint8_t* data_bytes;
+  const uint32_t* data_offset;
+  const uint32_t* data_size;
+  const uint64_t* elem_refs;
+  const uint32_t* elem_offset;
+  const uint32_t* elem_size;
+  const uint32_t* table_offset;
+  const uint32_t* table_cap;
+  const uint64_t* shared_tables;    // when tables are immutable
+  const uint32_t* shared_table_size;
+  uint32_t num_tables;
+};
+
+// The `gpu` intrinsics' device state.
+struct DevIntrinsics {
+  uint32_t* image;  // packed RGBA8, row-major, or null
+  uint32_t image_w, image_h;
+  unsigned long long* ignored_pixels;
+  int32_t* state;
+  uint32_t state_size;
+  TextureView textures[kMaxTextureUnits];
+  TextureFilter filter;
+};
+
+// Per-wave mutable state.
+struct DevWave {
+  uint32_t n;      // instances in this wave (the interleave stride)
+  uint32_t first;  // global index of the wave's first instance
+  uint32_t total;  // instances in the whole batch
+  uint32_t entry;  // defined-function index of the export
+  uint32_t stack_slots, max_depth;
+  // The interpreter's frame stack: slot a of instance t at slots[((t / 32)
+  // * stack_slots + a) * 32 + t % 32]: each warp's stacks side by side, so
+  // a slot of a converged warp is one 256-byte access. (Keeping the bottom
+  // slots in shared memory measured slower: bench/RESULTS.md.) Compiled
+  // code keeps its frames in registers and leaves these unallocated.
+  uint64_t* slots;
+  uint64_t* io;  // arguments in, results out: value k of instance t at io[k * n + t]
+  uint32_t* call_pc;    // interpreter: return word offset (absolute in code)
+  uint32_t* call_func;  // interpreter: caller's defined-function index
+  uint32_t* call_fb;    // interpreter: caller's frame base slot
+  uint8_t* mem;
+  uint64_t mem_cap;  // bytes of capacity per instance
+  uint32_t* mem_pages;
+  uint32_t mem_max_pages;
+  uint64_t* globals;
+  uint64_t* tables;       // per-instance tables (mutable case)
+  uint32_t* table_size;   // per-instance sizes (mutable case)
+  uint8_t* data_dropped;
+  uint8_t* elem_dropped;
+  uint8_t* trap;
+  uint32_t* trap_func;
+  uint32_t* trap_pc;
+  uint8_t* finished;
+  uint64_t fuel;         // 0 = unlimited
+  uint64_t start_ns;     // globaltimer at batch start
+  uint64_t deadline_ns;  // 0 = none
+  unsigned long long* done;  // instances finished, in mapped host memory
+  bool tables_mutable;
+};
+
+__device__ __forceinline__ uint64_t global_timer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Backward jumps look at the clock once in this many, when a deadline is set.
+inline constexpr uint32_t kDeadlineTickMask = 1023;
+
+// The end of one instance's run, whatever became of it: the progress
+// counter the host polls sees every instance exactly once.
+__device__ __forceinline__ void finish_instance(const DevWave& w, uint32_t t, TrapCode trap,
+                                                uint32_t func, uint32_t pc, bool finished) {
+  if (trap != TrapCode::None) {
+    w.trap[t] = uint8_t(trap);
+    w.trap_func[t] = func;
+    w.trap_pc[t] = pc;
+  }
+  w.finished[t] = finished ? 1 : 0;
+  atomicAdd(w.done, 1ull);
+}
+
+}  // namespace ww::gpu

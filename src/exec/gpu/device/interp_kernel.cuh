@@ -1,0 +1,241 @@
+// The device interpreter: one WebAssembly instance per GPU thread, running
+// the register bytecode with handlers generated from bytecode/ops.def and
+// arithmetic from semantics/ -- the same code the CPU runs. State, memory,
+// tables and intrinsics come from the device headers beside this one, which
+// NVRTC-compiled code includes too.
+#pragma once
+
+#include <stdint.h>
+
+#include "bytecode/ops.h"
+#include "exec/gpu/device/dev_intrinsics.cuh"
+#include "exec/gpu/device/dev_memory.cuh"
+#include "exec/gpu/device/dev_state.cuh"
+#include "exec/gpu/device/dev_tables.cuh"
+#include "semantics/memory_ops.h"
+#include "semantics/semantics.h"
+
+namespace ww::gpu {
+
+// The bytecode, read through the read-only data cache: every thread of a
+// converged warp fetches the same words.
+struct CodePtr {
+  const uint32_t* p;
+  __device__ __forceinline__ uint32_t operator[](uint32_t i) const { return __ldg(p + i); }
+  __device__ __forceinline__ uint32_t operator*() const { return __ldg(p); }
+  __device__ __forceinline__ CodePtr operator+(uint32_t k) const { return CodePtr{p + k}; }
+  __device__ __forceinline__ CodePtr& operator+=(uint32_t k) {
+    p += k;
+    return *this;
+  }
+  __device__ __forceinline__ int64_t operator-(CodePtr o) const { return p - o.p; }
+  __device__ __forceinline__ bool operator<=(CodePtr o) const { return p <= o.p; }
+};
+
+// One thread's frame stack (see DevWave::slots): slot a at gm[a * 32].
+struct Frames {
+  uint64_t* gm;
+  __device__ __forceinline__ uint64_t& at(uint32_t a) const { return gm[uint64_t(a) * 32]; }
+};
+
+// ------------------------------------------------------------ the kernel
+
+template <bool kInterleaved>
+__global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave W, DevIntrinsics I) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= W.n) return;
+  if (W.trap[t] != uint8_t(TrapCode::None)) {  // failed before the call (memory input)
+    finish_instance(W, t, TrapCode::None, 0, 0, true);
+    return;
+  }
+  const uint32_t N = W.n;
+  const uint32_t nimp = M.num_imported_funcs;
+  const CodePtr code{M.code};
+  const Mem<kInterleaved> mem = Mem<kInterleaved>::make(W, t);
+  uint64_t mem_size = uint64_t(W.mem_pages[t]) * kDevPageSize;
+  const DevMemView<kInterleaved> memv{mem, &mem_size, &W.mem_pages[t], W.mem_max_pages};
+  uint64_t fuel = W.fuel ? W.fuel : ~uint64_t{0};
+  uint32_t ticks = 0;
+
+  uint32_t cur = W.entry;
+  uint32_t fb = 0;  // frame base slot
+  uint32_t depth = 0;
+  const Frames fr{W.slots + (uint64_t(t >> 5) * W.stack_slots) * 32 + (t & 31)};
+  CodePtr cb = code + M.funcs[cur].code_begin;
+  CodePtr pc = cb;
+  TrapCode trap = TrapCode::None;
+  uint32_t call_base = 0, call_target = 0;
+  CodePtr ret_pc{nullptr};
+
+#define SLOT(s) fr.at(fb + (s))
+#include "bytecode/handler_macros.h"
+  // Backward jumps are loop back-edges: they burn fuel and, now and then,
+  // look at the clock.
+#define JUMP(tg)                                                            \
+  do {                                                                      \
+    const CodePtr np_ = cb + (tg);                                        \
+    if (np_ <= pc) {                                                        \
+      if (--fuel == 0) TRAP(FuelExhausted);                                 \
+      if (W.deadline_ns && (++ticks & kDeadlineTickMask) == 0 &&           \
+          global_timer_ns() > W.deadline_ns)                                \
+        goto stopped;                                                       \
+    }                                                                       \
+    pc = np_;                                                               \
+    goto dispatch;                                                          \
+  } while (0)
+#define CONST64(k) M.consts[k]
+#define MEM_SIZE mem_size
+#define MEM_PAGES uint32_t(mem_size / kDevPageSize)
+#define LOAD8(a) uint8_t(mem.load8(a))
+#define LOAD16(a) uint16_t(mem.load((a), 2))
+#define LOAD32(a) uint32_t(mem.load((a), 4))
+#define LOAD64(a) mem.load((a), 8)
+#define STORE8(a, v) mem.store8((a), uint8_t(v))
+#define STORE16(a, v) mem.store((a), uint64_t(v), 2)
+#define STORE32(a, v) mem.store((a), uint64_t(v), 4)
+#define STORE64(a, v) mem.store((a), uint64_t(v), 8)
+#define GLOBAL_GET(g) W.globals[uint64_t(g) * N + t]
+#define GLOBAL_SET(g, v) (W.globals[uint64_t(g) * N + t] = (v))
+#define BR_TABLE(v, start, count)                     \
+  do {                                                \
+    uint32_t v_ = (v);                                \
+    uint32_t k_ = v_ < (count) - 1 ? v_ : (count) - 1; \
+    JUMP(M.br_tables[(start) + k_]);                  \
+  } while (0)
+#define RETURN() goto do_return
+#define CALL(base, f)                 \
+  do {                                \
+    call_base = (base);               \
+    call_target = (f) - nimp;         \
+    ret_pc = pc + WW_WORDS_S1I;       \
+    goto do_call;                     \
+  } while (0)
+#define CALL_IMPORT(base, f)                                              \
+  do {                                                                    \
+    if (--fuel == 0) TRAP(FuelExhausted);                                 \
+    TRAP_IF(call_intrinsic(M.import_intrinsic[f], frame_io(fb + (base)), W, I, t)); \
+    pc += WW_WORDS_S1I;                                                   \
+    goto dispatch;                                                        \
+  } while (0)
+#define CALL_INDIRECT(base, idx, type, tbl)                                             \
+  do {                                                                                  \
+    uint64_t ref_ = 0;                                                                  \
+    TRAP_IF(sem::call_indirect_ref(TABLEV(tbl), (idx), DevSigCheck{&M, M.type_canon[type]}, &ref_)); \
+    uint32_t f_ = uint32_t(ref_ - 1);                                                   \
+    if (f_ < nimp) {                                                                    \
+      if (--fuel == 0) TRAP(FuelExhausted);                                             \
+      TRAP_IF(call_intrinsic(M.import_intrinsic[f_], frame_io(fb + (base)), W, I, t));  \
+      pc += WW_WORDS_S2II;                                                              \
+      goto dispatch;                                                                    \
+    }                                                                                   \
+    call_base = (base);                                                                 \
+    call_target = f_ - nimp;                                                            \
+    ret_pc = pc + WW_WORDS_S2II;                                                        \
+    goto do_call;                                                                       \
+  } while (0)
+#define MEMV memv
+#define MEM_REFRESH() ((void)0)
+#define DATAV(seg) DevDataView{&M, &W, t, (seg)}
+#define TABLEV(tb) DevTableView{&M, &W, t, (tb)}
+#define ELEMV(seg) DevElemView{&M, &W, t, (seg)}
+#define REF_FUNC(f) (uint64_t(f) + 1)
+
+  auto frame_io = [&](uint32_t base) {
+    return [&fr, base](uint32_t k) -> uint64_t& { return fr.at(base + k); };
+  };
+
+  {
+    const FunctionCode& fc = M.funcs[cur];
+    if (fc.frame_slots > W.stack_slots || W.max_depth == 0) {
+      trap = TrapCode::CallStackExhausted;
+      goto trapped;
+    }
+    for (uint32_t k = 0; k < fc.num_params; ++k) fr.at(k) = W.io[uint64_t(k) * N + t];
+    for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(s) = 0;
+  }
+
+dispatch:
+  switch (static_cast<BcOp>(*pc & 0xffffu)) {
+#define WW_OP(Name, text, fmt, flags, ...) \
+  case BcOp::Name: {                       \
+    WW_DEC_##fmt(pc) __VA_ARGS__;          \
+    pc += WW_WORDS_##fmt;                  \
+    goto dispatch;                         \
+  }
+#include "bytecode/ops.def"
+#undef WW_OP
+    default:
+      trap = TrapCode::HostError;
+      goto trapped;
+  }
+
+do_call : {
+  const FunctionCode& fc = M.funcs[call_target];
+  if (depth + 1 >= W.max_depth || fb + call_base + fc.frame_slots > W.stack_slots)
+    TRAP(CallStackExhausted);
+  if (--fuel == 0) TRAP(FuelExhausted);
+  const uint64_t rec = uint64_t(depth) * N + t;
+  W.call_pc[rec] = uint32_t(ret_pc - code);
+  W.call_func[rec] = cur;
+  W.call_fb[rec] = fb;
+  ++depth;
+  fb += call_base;
+  cur = call_target;
+  for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(fb + s) = 0;
+  cb = pc = code + fc.code_begin;
+  goto dispatch;
+}
+
+do_return:
+  if (depth == 0) goto finished;
+  {
+    --depth;
+    const uint64_t rec = uint64_t(depth) * N + t;
+    pc = code + W.call_pc[rec];
+    cur = W.call_func[rec];
+    fb = W.call_fb[rec];
+    cb = code + M.funcs[cur].code_begin;
+  }
+  goto dispatch;
+
+trapped:
+  finish_instance(W, t, trap, nimp + cur, uint32_t(pc - cb), true);
+  return;
+finished:
+  for (uint32_t k = 0; k < M.funcs[W.entry].num_results; ++k) W.io[uint64_t(k) * N + t] = fr.at(k);
+  finish_instance(W, t, TrapCode::None, 0, 0, true);
+  return;
+
+stopped:
+  // The timeout: this instance has not finished; it reports so.
+  finish_instance(W, t, TrapCode::Timeout, nimp + cur, uint32_t(pc - cb), false);
+
+#undef SLOT
+#undef JUMP
+#undef CONST64
+#undef MEM_SIZE
+#undef MEM_PAGES
+#undef LOAD8
+#undef LOAD16
+#undef LOAD32
+#undef LOAD64
+#undef STORE8
+#undef STORE16
+#undef STORE32
+#undef STORE64
+#undef GLOBAL_GET
+#undef GLOBAL_SET
+#undef BR_TABLE
+#undef RETURN
+#undef CALL
+#undef CALL_IMPORT
+#undef CALL_INDIRECT
+#undef MEMV
+#undef MEM_REFRESH
+#undef DATAV
+#undef TABLEV
+#undef ELEMV
+#undef REF_FUNC
+}
+
+}  // namespace ww::gpu
