@@ -20,6 +20,8 @@
 
 namespace ww::gpu {
 
+class KernelLauncher;  // exec/gpu/kernel_launcher.cuh
+
 // trap_pc of a trap that no code raised (a memory input that did not fit).
 inline constexpr uint32_t kNoTrapPc = ~0u;
 
@@ -92,6 +94,10 @@ struct BatchRequest {
   MemoryLayout layout = MemoryLayout::Interleaved;
   uint32_t max_wave = 0;  // largest wave; 0 = as many as memory allows
 
+  // What runs the instances: null for the built-in interpreter kernel, or
+  // compiled code (load_compiled_kernel).
+  std::shared_ptr<KernelLauncher> launcher;
+
   GpuBatch* batch = nullptr;  // the `gpu` intrinsics' shared state; may be null
   std::vector<MemIn> mem_in;
   std::vector<MemOut> mem_out;
@@ -120,6 +126,7 @@ struct BatchResult {
   std::vector<uint8_t> finished;     // 0 when the timeout stopped the instance
   BatchPlan plan;
   std::string device_name;
+  std::string tier;  // the launcher's tier_name()
   double setup_ms = 0, kernel_ms = 0, total_ms = 0;
 };
 

@@ -24,9 +24,12 @@ uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
   return std::max(pages, img.init_pages);
 }
 
-uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img) {
-  uint64_t b = uint64_t(req.stack_slots) * 8;        // frames
-  b += uint64_t(req.max_call_depth) * 12;            // call records
+uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img, bool frames) {
+  uint64_t b = 0;
+  if (frames) {
+    b += uint64_t(req.stack_slots) * 8;      // frames
+    b += uint64_t(req.max_call_depth) * 12;  // call records
+  }
   b += img.globals.size() * 8;
   if (req.module && req.func_index < req.module->module.num_funcs()) {  // arguments and results
     const FuncType& ft = req.module->module.func_type(req.func_index);
@@ -40,17 +43,18 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
   return b;
 }
 
-Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes) {
+Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes,
+                           bool frames, uint64_t reserved) {
   BatchPlan p;
   p.memory_pages = memory_pages_for(req, img);
   p.linear_bytes_per_instance = uint64_t(p.memory_pages) * kPageSize;
-  p.overhead_bytes_per_instance = overhead_bytes_per_instance(req, img);
+  p.overhead_bytes_per_instance = overhead_bytes_per_instance(req, img, frames);
   p.device_free_bytes = free_bytes;
   uint64_t module_bytes = img.code.size() * 4 + img.consts.size() * 8 + img.memory.size() +
                           img.data_bytes.size() + img.table_elems.size() * 8 + img.elem_refs.size() * 8;
   uint64_t per = p.linear_bytes_per_instance + p.overhead_bytes_per_instance;
   // The interleaved layout rounds a wave up to whole groups of 32 instances.
-  uint64_t reserve = kReserveBytes + module_bytes + 31 * p.linear_bytes_per_instance;
+  uint64_t reserve = kReserveBytes + reserved + module_bytes + 31 * p.linear_bytes_per_instance;
   uint64_t budget = free_bytes > reserve ? free_bytes - reserve : 0;
   uint64_t fit = budget / per;
   if (fit < std::min<uint64_t>(32, req.instances))

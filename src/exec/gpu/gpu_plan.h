@@ -15,10 +15,13 @@ inline constexpr uint32_t kDefaultGrowPages = 16;
 inline constexpr uint64_t kReserveBytes = 512ull << 20;
 
 uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img);
-uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img);
+// `frames`: the interpreter's frame slots and call records are counted.
+uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img, bool frames = true);
 
 // "this batch needs N bytes per instance but only M bytes of GPU memory are
 // free" when not even one wave of 32 instances fits.
-Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes);
+// `reserved`: device bytes the launcher needs besides the waves.
+Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes,
+                           bool frames = true, uint64_t reserved = 0);
 
 }  // namespace ww::gpu

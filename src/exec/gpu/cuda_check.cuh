@@ -1,0 +1,56 @@
+// Checked CUDA runtime calls and device allocations freed on every path,
+// for the GPU backend's host code.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace ww::gpu {
+
+#define WW_CUDA(call)                                                                     \
+  do {                                                                                    \
+    cudaError_t e_ = (call);                                                              \
+    if (e_ != cudaSuccess)                                                                \
+      return ::ww::make_error(::ww::kNoOffset, std::string("CUDA error in ") + #call + ": " + \
+                                                   cudaGetErrorString(e_));               \
+  } while (0)
+
+class DeviceArena {
+ public:
+  DeviceArena() = default;
+  DeviceArena(const DeviceArena&) = delete;
+  DeviceArena& operator=(const DeviceArena&) = delete;
+  ~DeviceArena() {
+    for (void* p : ptrs_) cudaFree(p);
+  }
+  template <class T>
+  Status alloc(T** out, size_t count) {
+    void* p = nullptr;
+    size_t bytes = std::max<size_t>(count * sizeof(T), 16);
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e != cudaSuccess)
+      return make_error(kNoOffset, "GPU out of memory allocating " + std::to_string(bytes) +
+                                       " bytes: " + cudaGetErrorString(e));
+    ptrs_.push_back(p);
+    *out = static_cast<T*>(p);
+    return Status::Ok();
+  }
+  template <class T>
+  Status upload(const T** out, const std::vector<T>& v) {
+    T* p;
+    WW_TRY(alloc(&p, v.size()));
+    if (!v.empty()) WW_CUDA(cudaMemcpy(p, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    *out = p;
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<void*> ptrs_;
+};
+
+}  // namespace ww::gpu

@@ -1,0 +1,114 @@
+// The wave loop's own kernels: setting up each wave's instances before the
+// launcher runs them, and reading results back after.
+#pragma once
+
+#include <stdint.h>
+
+#include "exec/gpu/device/dev_memory.cuh"
+#include "exec/gpu/device/dev_state.cuh"
+
+namespace ww::gpu {
+
+// trap_pc of a trap that no code raised (a memory input that did not fit);
+// the same value as gpu_backend.h's kNoTrapPc.
+inline constexpr uint32_t kDevNoTrapPc = ~0u;
+
+__global__ void read_timer_kernel(uint64_t* out) { *out = global_timer_ns(); }
+
+// Fills every instance's linear memory: the image's words, then zeros up to
+// the capacity (memory.grow hands out zeroed pages).
+template <bool kInterleaved>
+__global__ void init_memory_kernel(DevWave W, const uint32_t* image, uint64_t image_words) {
+  const uint64_t cap_words = W.mem_cap / 4;
+  const uint64_t total = cap_words * W.n;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    // Consecutive threads write consecutive addresses: in the interleaved
+    // layout the same word of consecutive instances, in the contiguous one
+    // consecutive words of one instance.
+    uint32_t t = kInterleaved ? uint32_t(i % W.n) : uint32_t(i / cap_words);
+    uint64_t w = kInterleaved ? i / W.n : i % cap_words;
+    uint32_t v = w < image_words ? image[w] : 0u;
+    Mem<kInterleaved> m = Mem<kInterleaved>::make(W, t);
+    *m.word_ptr(w * 4) = v;
+  }
+}
+
+// The initial per-instance state besides memory, from the image.
+struct InitState {
+  const uint64_t* globals;
+  uint32_t nglobals;
+  const uint8_t* data_dropped;
+  uint32_t ndatas;
+  const uint8_t* elem_dropped;
+  uint32_t nelems;
+  uint32_t init_pages;
+  const uint32_t* table_init_size;
+  uint32_t total_table_cap;
+};
+
+__global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= W.n) return;
+  const uint32_t N = W.n;
+  W.mem_pages[t] = S.init_pages;
+  for (uint32_t g = 0; g < S.nglobals; ++g) W.globals[uint64_t(g) * N + t] = S.globals[g];
+  for (uint32_t d = 0; d < S.ndatas; ++d) W.data_dropped[uint64_t(d) * N + t] = S.data_dropped[d];
+  for (uint32_t e = 0; e < S.nelems; ++e) W.elem_dropped[uint64_t(e) * N + t] = S.elem_dropped[e];
+  if (W.tables_mutable) {
+    for (uint32_t k = 0; k < S.total_table_cap; ++k) W.tables[uint64_t(k) * N + t] = M.shared_tables[k];
+    for (uint32_t tb = 0; tb < M.num_tables; ++tb)
+      W.table_size[uint64_t(tb) * N + t] = S.table_init_size[tb];
+  }
+  W.trap[t] = 0;
+  W.finished[t] = 0;
+  W.trap_func[t] = 0;
+  W.trap_pc[t] = 0;
+}
+
+// Writes record t of `records` into instance t's memory at `address`; an
+// instance whose record does not fit its memory traps before it runs.
+template <bool kInterleaved>
+__global__ void mem_in_kernel(DevWave W, const uint8_t* records, uint32_t record_size, uint32_t address) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= W.n) return;
+  uint64_t size = uint64_t(W.mem_pages[t]) * kDevPageSize;
+  if (uint64_t(address) + record_size > size) {
+    W.trap[t] = uint8_t(TrapCode::MemoryOutOfBounds);
+    W.trap_pc[t] = kDevNoTrapPc;
+    return;
+  }
+  Mem<kInterleaved> m = Mem<kInterleaved>::make(W, t);
+  const uint8_t* r = records + uint64_t(t) * record_size;
+  for (uint32_t k = 0; k < record_size; ++k) m.store8(uint64_t(address) + k, r[k]);
+}
+
+template <bool kInterleaved>
+__global__ void mem_out_kernel(DevWave W, uint8_t* out, uint32_t length, uint32_t address) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= W.n) return;
+  uint8_t* o = out + uint64_t(t) * length;
+  uint64_t size = uint64_t(W.mem_pages[t]) * kDevPageSize;
+  // A trapped instance's record stays zeros, as on the CPU.
+  if (W.trap[t] != 0 || uint64_t(address) + length > size) {
+    for (uint32_t k = 0; k < length; ++k) o[k] = 0;
+    if (W.trap[t] == 0) {
+      W.trap[t] = uint8_t(TrapCode::MemoryOutOfBounds);
+      W.trap_pc[t] = kDevNoTrapPc;
+    }
+    return;
+  }
+  Mem<kInterleaved> m = Mem<kInterleaved>::make(W, t);
+  for (uint32_t k = 0; k < length; ++k) o[k] = m.load8(uint64_t(address) + k);
+}
+
+// Instance 0's linear memory, de-interleaved, for writing state back.
+template <bool kInterleaved>
+__global__ void gather_memory_kernel(DevWave W, uint8_t* out, uint64_t bytes) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < bytes;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    out[i] = Mem<kInterleaved>::make(W, 0).load8(i);
+  }
+}
+
+}  // namespace ww::gpu

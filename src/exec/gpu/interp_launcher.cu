@@ -1,0 +1,32 @@
+// The interpreter kernel, compiled with the project, behind the launcher
+// interface: the program is data, so nothing here depends on the module.
+#include "exec/gpu/device/interp_kernel.cuh"
+#include "exec/gpu/kernel_launcher.cuh"
+
+namespace ww::gpu {
+namespace {
+
+class InterpreterLauncher final : public KernelLauncher {
+ public:
+  const char* tier_name() const override { return "interpreter"; }
+  bool needs_frames() const override { return true; }
+  Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks,
+                bool interleaved, cudaStream_t stream) override {
+    if (interleaved) interpret_kernel<true><<<blocks, kBlock, 0, stream>>>(m, w, in);
+    else interpret_kernel<false><<<blocks, kBlock, 0, stream>>>(m, w, in);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+      return make_error(kNoOffset, std::string("CUDA error launching the interpreter kernel: ") +
+                                       cudaGetErrorString(e));
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+KernelLauncher& interpreter_launcher() {
+  static InterpreterLauncher l;
+  return l;
+}
+
+}  // namespace ww::gpu

@@ -1,0 +1,36 @@
+// The seam between the wave loop and the code that runs the instances: the
+// loop plans, allocates, initialises and downloads every wave the same way
+// and hands the launch to a KernelLauncher. The built-in interpreter kernel
+// launches through the runtime API (interp_launcher.cu); NVRTC-compiled
+// code through the driver API (nvrtc_launcher.cu).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "common/result.h"
+#include "exec/gpu/device/dev_state.cuh"
+
+namespace ww::gpu {
+
+class KernelLauncher {
+ public:
+  virtual ~KernelLauncher() = default;
+  // "interpreter" or "compiled", for summaries.
+  virtual const char* tier_name() const = 0;
+  // The interpreter needs frame slots and call records per instance in
+  // device memory; compiled code keeps its frames in registers and on the
+  // CUDA stack.
+  virtual bool needs_frames() const = 0;
+  // Device bytes the launcher needs beside the wave's buffers (the CUDA
+  // stack of recursive compiled code); the plan leaves room for them.
+  virtual uint64_t reserved_bytes() const { return 0; }
+  // Enqueues one wave's kernel on `stream`: `blocks` blocks of kBlock
+  // threads, one thread per instance.
+  virtual Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in,
+                        uint32_t blocks, bool interleaved, cudaStream_t stream) = 0;
+};
+
+// The built-in interpreter kernel.
+KernelLauncher& interpreter_launcher();
+
+}  // namespace ww::gpu

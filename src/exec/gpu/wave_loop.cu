@@ -1,0 +1,435 @@
+// The GPU batch as a loop over waves: plan, upload the module and the
+// intrinsics once, then per wave initialise the instances, hand the launch
+// to a KernelLauncher (the interpreter or compiled code), poll for progress
+// and the timeout, and download results, traps and memory outputs. Every
+// CUDA call is checked and a failure becomes an Error naming the call.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "exec/gpu/cuda_check.cuh"
+#include "exec/gpu/device/wave_kernels.cuh"
+#include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/gpu_image.h"
+#include "exec/gpu/gpu_plan.h"
+#include "exec/gpu/kernel_launcher.cuh"
+
+namespace ww::gpu {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+template <class T>
+Status download_column0(std::vector<T>& out, const T* dev, uint32_t rows, uint32_t n) {
+  // Element k of instance 0 lives at dev[k * n]: one strided copy.
+  out.resize(rows);
+  if (rows)
+    WW_CUDA(cudaMemcpy2D(out.data(), sizeof(T), dev, sizeof(T) * n, sizeof(T), rows,
+                         cudaMemcpyDeviceToHost));
+  return Status::Ok();
+}
+
+std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance) {
+  const InstanceRec& inst = s.instances[instance];
+  const Module& m = inst.module->module;
+  std::vector<uint8_t> ids;
+  for (const Import& im : m.imports) {
+    if (im.kind != ExternKind::Func) continue;
+    const IntrinsicInfo* info = im.module == kModuleName ? find_intrinsic(im.field) : nullptr;
+    ids.push_back(info ? uint8_t(info->id) : kNoIntrinsic);
+  }
+  return ids;
+}
+
+// The read-only module data and the initial per-instance state, on the device.
+struct ModuleOnDevice {
+  DevModule M{};
+  InitState init{};
+  const uint32_t* image_words = nullptr;
+  uint64_t num_image_words = 0;
+};
+
+Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& out) {
+  DevModule& M = out.M;
+  WW_TRY(arena.upload(&M.code, img.code));
+  WW_TRY(arena.upload(&M.consts, img.consts));
+  WW_TRY(arena.upload(&M.br_tables, img.br_tables));
+  WW_TRY(arena.upload(&M.funcs, img.funcs));
+  M.num_imported_funcs = img.num_imported_funcs;
+  WW_TRY(arena.upload(&M.func_canon, img.func_canon));
+  WW_TRY(arena.upload(&M.type_canon, img.type_canon));
+  WW_TRY(arena.upload(&M.import_intrinsic, img.import_intrinsic));
+  WW_TRY(arena.upload(&M.data_bytes, img.data_bytes));
+  WW_TRY(arena.upload(&M.data_offset, img.data_offset));
+  WW_TRY(arena.upload(&M.data_size, img.data_size));
+  WW_TRY(arena.upload(&M.elem_refs, img.elem_refs));
+  WW_TRY(arena.upload(&M.elem_offset, img.elem_offset));
+  WW_TRY(arena.upload(&M.elem_size, img.elem_size));
+  WW_TRY(arena.upload(&M.table_offset, img.table_offset));
+  WW_TRY(arena.upload(&M.table_cap, img.table_cap));
+  WW_TRY(arena.upload(&M.shared_tables, img.table_elems));
+  WW_TRY(arena.upload(&M.shared_table_size, img.table_init_size));
+  M.num_tables = uint32_t(img.table_cap.size());
+
+  InitState& S = out.init;
+  WW_TRY(arena.upload(&S.globals, img.globals));
+  S.nglobals = uint32_t(img.globals.size());
+  WW_TRY(arena.upload(&S.data_dropped, img.data_dropped));
+  S.ndatas = uint32_t(img.data_size.size());
+  WW_TRY(arena.upload(&S.elem_dropped, img.elem_dropped));
+  S.nelems = uint32_t(img.elem_size.size());
+  S.init_pages = img.init_pages;
+  WW_TRY(arena.upload(&S.table_init_size, img.table_init_size));
+  S.total_table_cap = img.total_table_cap();
+
+  std::vector<uint32_t> words((img.memory.size() + 3) / 4, 0);
+  if (!img.memory.empty()) std::memcpy(words.data(), img.memory.data(), img.memory.size());
+  WW_TRY(arena.upload(&out.image_words, words));
+  out.num_image_words = words.size();
+  return Status::Ok();
+}
+
+Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I) {
+  I.filter = gb ? gb->filter : TextureFilter::Nearest;
+  WW_TRY(arena.alloc(&I.ignored_pixels, 1));
+  WW_CUDA(cudaMemset(I.ignored_pixels, 0, sizeof(unsigned long long)));
+  if (!gb) return Status::Ok();
+  if (gb->image) {
+    I.image_w = gb->image->width;
+    I.image_h = gb->image->height;
+    const uint32_t* p;
+    WW_TRY(arena.upload(&p, gb->image->pixels));
+    I.image = const_cast<uint32_t*>(p);
+  }
+  if (!gb->state.empty()) {
+    const int32_t* p;
+    WW_TRY(arena.upload(&p, gb->state));
+    I.state = const_cast<int32_t*>(p);
+    I.state_size = uint32_t(gb->state.size());
+  }
+  for (int u = 0; u < kMaxTextureUnits; ++u) {
+    if (!gb->texture_bound(u)) continue;
+    const Image& tex = gb->textures[u];
+    const uint8_t* p;
+    WW_TRY(arena.upload(&p, tex.rgba));
+    I.textures[u] = TextureView{p, tex.width, tex.height};
+  }
+  return Status::Ok();
+}
+
+Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I) {
+  if (!gb) return Status::Ok();
+  if (gb->image && I.image)
+    WW_CUDA(cudaMemcpy(gb->image->pixels.data(), I.image, gb->image->pixels.size() * 4,
+                       cudaMemcpyDeviceToHost));
+  if (I.state)
+    WW_CUDA(cudaMemcpy(gb->state.data(), I.state, gb->state.size() * 4, cudaMemcpyDeviceToHost));
+  unsigned long long ignored = 0;
+  WW_CUDA(cudaMemcpy(&ignored, I.ignored_pixels, sizeof ignored, cudaMemcpyDeviceToHost));
+  gb->ignored_pixels += ignored;
+  return Status::Ok();
+}
+
+// One batch: the state every wave shares and the steps of one wave.
+class WaveLoop {
+ public:
+  WaveLoop(const BatchRequest& req, KernelLauncher& launcher, StoreImpl& S, uint32_t instance,
+           const GpuImage& img, const BatchPlan& plan, Clock::time_point t_start)
+      : req_(req), launcher_(launcher), S_(S), instance_(instance), img_(img), plan_(plan),
+        t_start_(t_start), ftype_(req.module->module.func_type(req.func_index)),
+        nparams_(uint32_t(ftype_.params.size())), nres_(uint32_t(ftype_.results.size())) {}
+  ~WaveLoop() {
+    if (ev_start_) cudaEventDestroy(ev_start_);
+    if (ev_stop_) cudaEventDestroy(ev_stop_);
+    if (done_host_) cudaFreeHost(done_host_);
+  }
+
+  Status setup(BatchResult& out);
+  Status run_wave(uint32_t first, uint32_t n, BatchResult& out);
+  Status finish() { return download_intrinsics(req_.batch, I_); }
+  double kernel_ms() const { return kernel_ms_; }
+
+ private:
+  Status alloc_wave_buffers();
+  Status init_wave(uint32_t first, uint32_t n, uint32_t blocks);
+  Status launch_and_wait(uint32_t blocks);
+  Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
+  Status write_back_first(uint32_t n);
+
+  const BatchRequest& req_;
+  KernelLauncher& launcher_;
+  StoreImpl& S_;
+  const uint32_t instance_;
+  const GpuImage& img_;
+  const BatchPlan& plan_;
+  const Clock::time_point t_start_;
+  const FuncType& ftype_;
+  const uint32_t nparams_, nres_;
+  const bool inter_ = req_.layout == MemoryLayout::Interleaved;
+
+  DeviceArena arena_;
+  ModuleOnDevice mod_;
+  DevIntrinsics I_{};
+  DevWave W_{};
+  std::vector<uint8_t*> d_mem_in_, d_mem_out_;
+  unsigned long long* done_host_ = nullptr;
+  cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
+  std::vector<uint64_t> slot_rows_;
+  double kernel_ms_ = 0;
+};
+
+Status WaveLoop::alloc_wave_buffers() {
+  const uint64_t WV = plan_.wave_size;
+  // Whole warps: the stack and interleaved memory layouts group instances by 32.
+  const uint64_t warps32 = (WV + 31) / 32 * 32;
+  const bool frames = launcher_.needs_frames();
+  const uint64_t depth = frames ? req_.max_call_depth : 0;
+  W_.total = req_.instances;
+  W_.entry = req_.func_index - req_.module->module.num_imported_funcs;
+  W_.stack_slots = frames ? req_.stack_slots : 0;
+  W_.max_depth = req_.max_call_depth;
+  W_.mem_cap = uint64_t(plan_.memory_pages) * kPageSize;
+  W_.mem_max_pages = img_.has_memory ? std::min(img_.max_pages, plan_.memory_pages) : 0;
+  W_.fuel = req_.fuel;
+  W_.tables_mutable = img_.tables_mutable;
+  WW_TRY(arena_.alloc(&W_.slots, uint64_t(W_.stack_slots) * warps32));
+  WW_TRY(arena_.alloc(&W_.io, uint64_t(std::max(nparams_, nres_)) * WV));
+  WW_TRY(arena_.alloc(&W_.call_pc, depth * WV));
+  WW_TRY(arena_.alloc(&W_.call_func, depth * WV));
+  WW_TRY(arena_.alloc(&W_.call_fb, depth * WV));
+  WW_TRY(arena_.alloc(&W_.mem, W_.mem_cap * warps32));
+  WW_TRY(arena_.alloc(&W_.mem_pages, WV));
+  WW_TRY(arena_.alloc(&W_.globals, uint64_t(mod_.init.nglobals) * WV));
+  WW_TRY(arena_.alloc(&W_.tables, img_.tables_mutable ? uint64_t(mod_.init.total_table_cap) * WV : 1));
+  WW_TRY(arena_.alloc(&W_.table_size, img_.tables_mutable ? uint64_t(mod_.M.num_tables) * WV : 1));
+  WW_TRY(arena_.alloc(&W_.data_dropped, uint64_t(mod_.init.ndatas) * WV));
+  WW_TRY(arena_.alloc(&W_.elem_dropped, uint64_t(mod_.init.nelems) * WV));
+  WW_TRY(arena_.alloc(&W_.trap, WV));
+  WW_TRY(arena_.alloc(&W_.trap_func, WV));
+  WW_TRY(arena_.alloc(&W_.trap_pc, WV));
+  WW_TRY(arena_.alloc(&W_.finished, WV));
+  d_mem_in_.resize(req_.mem_in.size());
+  d_mem_out_.resize(req_.mem_out.size());
+  for (size_t k = 0; k < req_.mem_in.size(); ++k)
+    WW_TRY(arena_.alloc(&d_mem_in_[k], uint64_t(req_.mem_in[k].record_size) * WV));
+  for (size_t k = 0; k < req_.mem_out.size(); ++k)
+    WW_TRY(arena_.alloc(&d_mem_out_[k], uint64_t(req_.mem_out[k].length) * WV));
+  return Status::Ok();
+}
+
+Status WaveLoop::setup(BatchResult& out) {
+  WW_TRY(upload_module(arena_, img_, mod_));
+  WW_TRY(upload_intrinsics(arena_, req_.batch, I_));
+  WW_TRY(alloc_wave_buffers());
+
+  WW_CUDA(cudaHostAlloc(&done_host_, sizeof(unsigned long long), cudaHostAllocMapped));
+  *done_host_ = 0;
+  WW_CUDA(cudaHostGetDevicePointer(&W_.done, done_host_, 0));
+
+  uint64_t* d_timer;
+  WW_TRY(arena_.alloc(&d_timer, 1));
+  read_timer_kernel<<<1, 1>>>(d_timer);
+  WW_CUDA(cudaGetLastError());
+  WW_CUDA(cudaMemcpy(&W_.start_ns, d_timer, sizeof(uint64_t), cudaMemcpyDeviceToHost));
+  W_.deadline_ns = req_.timeout_s > 0 ? W_.start_ns + uint64_t(req_.timeout_s * 1e9) : 0;
+  if (req_.batch) req_.batch->start_clock();
+  WW_CUDA(cudaEventCreate(&ev_start_));
+  WW_CUDA(cudaEventCreate(&ev_stop_));
+
+  out.result_types = ftype_.results;
+  out.results.assign(uint64_t(req_.instances) * nres_, 0);
+  out.traps.assign(req_.instances, 0);
+  out.trap_func.assign(req_.instances, 0);
+  out.trap_pc.assign(req_.instances, 0);
+  out.finished.assign(req_.instances, 0);
+  return Status::Ok();
+}
+
+Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
+  init_state_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init);
+  WW_CUDA(cudaGetLastError());
+  if (W_.mem_cap) {
+    if (inter_) init_memory_kernel<true><<<4096, 256>>>(W_, mod_.image_words, mod_.num_image_words);
+    else init_memory_kernel<false><<<4096, 256>>>(W_, mod_.image_words, mod_.num_image_words);
+    WW_CUDA(cudaGetLastError());
+  }
+  // Arguments, value k of instance t at io[k * n + t].
+  if (nparams_) {
+    slot_rows_.assign(uint64_t(nparams_) * n, 0);
+    for (uint32_t t = 0; t < n; ++t)
+      for (uint32_t k = 0; k < nparams_; ++k)
+        slot_rows_[uint64_t(k) * n + t] =
+            req_.args[req_.args_per_instance ? uint64_t(first + t) * nparams_ + k : k];
+    WW_CUDA(cudaMemcpy(W_.io, slot_rows_.data(), slot_rows_.size() * 8, cudaMemcpyHostToDevice));
+  }
+  for (size_t k = 0; k < req_.mem_in.size(); ++k) {
+    const MemIn& mi = req_.mem_in[k];
+    WW_CUDA(cudaMemcpy(d_mem_in_[k], mi.data + uint64_t(first) * mi.record_size,
+                       uint64_t(n) * mi.record_size, cudaMemcpyHostToDevice));
+    if (inter_) mem_in_kernel<true><<<blocks, kBlock>>>(W_, d_mem_in_[k], mi.record_size, mi.address);
+    else mem_in_kernel<false><<<blocks, kBlock>>>(W_, d_mem_in_[k], mi.record_size, mi.address);
+    WW_CUDA(cudaGetLastError());
+  }
+  return Status::Ok();
+}
+
+Status WaveLoop::launch_and_wait(uint32_t blocks) {
+  WW_CUDA(cudaEventRecord(ev_start_));
+  WW_TRY(launcher_.launch(mod_.M, W_, I_, blocks, inter_, nullptr));
+  WW_CUDA(cudaEventRecord(ev_stop_));
+  auto last_report = Clock::now();
+  // Short batches (the spec runner's) finish in microseconds: poll from
+  // 20 us, backing off to 20 ms for long ones.
+  auto nap = std::chrono::microseconds(20);
+  while (cudaEventQuery(ev_stop_) == cudaErrorNotReady) {
+    std::this_thread::sleep_for(nap);
+    nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(20));
+    if (req_.progress && Clock::now() - last_report > std::chrono::milliseconds(500)) {
+      last_report = Clock::now();
+      req_.progress(*static_cast<volatile unsigned long long*>(done_host_), req_.instances,
+                    seconds_since(t_start_));
+    }
+  }
+  WW_CUDA(cudaEventSynchronize(ev_stop_));
+  WW_CUDA(cudaGetLastError());
+  float ms = 0;
+  WW_CUDA(cudaEventElapsedTime(&ms, ev_start_, ev_stop_));
+  kernel_ms_ += ms;
+  return Status::Ok();
+}
+
+Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out) {
+  for (size_t k = 0; k < req_.mem_out.size(); ++k) {
+    const MemOut& mo = req_.mem_out[k];
+    if (inter_) mem_out_kernel<true><<<blocks, kBlock>>>(W_, d_mem_out_[k], mo.length, mo.address);
+    else mem_out_kernel<false><<<blocks, kBlock>>>(W_, d_mem_out_[k], mo.length, mo.address);
+    WW_CUDA(cudaGetLastError());
+    WW_CUDA(cudaMemcpy(mo.data + uint64_t(first) * mo.length, d_mem_out_[k], uint64_t(n) * mo.length,
+                       cudaMemcpyDeviceToHost));
+  }
+  if (nres_) {
+    const InstanceRec& irec = S_.instances[instance_];
+    slot_rows_.assign(uint64_t(nres_) * n, 0);
+    WW_CUDA(cudaMemcpy(slot_rows_.data(), W_.io, slot_rows_.size() * 8, cudaMemcpyDeviceToHost));
+    for (uint32_t t = 0; t < n; ++t)
+      for (uint32_t k = 0; k < nres_; ++k) {
+        uint64_t v = slot_rows_[uint64_t(k) * n + t];
+        if (is_ref(ftype_.results[k])) v = from_gpu_ref(S_, irec, ftype_.results[k], v);
+        out.results[uint64_t(first + t) * nres_ + k] = v;
+      }
+  }
+  WW_CUDA(cudaMemcpy(out.traps.data() + first, W_.trap, n, cudaMemcpyDeviceToHost));
+  WW_CUDA(cudaMemcpy(out.trap_func.data() + first, W_.trap_func, n * 4, cudaMemcpyDeviceToHost));
+  WW_CUDA(cudaMemcpy(out.trap_pc.data() + first, W_.trap_pc, n * 4, cudaMemcpyDeviceToHost));
+  WW_CUDA(cudaMemcpy(out.finished.data() + first, W_.finished, n, cudaMemcpyDeviceToHost));
+  return Status::Ok();
+}
+
+// Instance 0's final state back into the source instance (the spec runner).
+Status WaveLoop::write_back_first(uint32_t n) {
+  InstanceState st;
+  WW_CUDA(cudaMemcpy(&st.pages, W_.mem_pages, 4, cudaMemcpyDeviceToHost));
+  if (img_.has_memory) {
+    uint64_t bytes = uint64_t(st.pages) * kPageSize;
+    uint8_t* d_tmp;
+    WW_TRY(arena_.alloc(&d_tmp, bytes));
+    if (inter_) gather_memory_kernel<true><<<1024, 256>>>(W_, d_tmp, bytes);
+    else gather_memory_kernel<false><<<1024, 256>>>(W_, d_tmp, bytes);
+    WW_CUDA(cudaGetLastError());
+    st.memory.resize(bytes);
+    WW_CUDA(cudaMemcpy(st.memory.data(), d_tmp, bytes, cudaMemcpyDeviceToHost));
+  }
+  WW_TRY(download_column0(st.globals, W_.globals, mod_.init.nglobals, n));
+  WW_TRY(download_column0(st.data_dropped, W_.data_dropped, mod_.init.ndatas, n));
+  WW_TRY(download_column0(st.elem_dropped, W_.elem_dropped, mod_.init.nelems, n));
+  if (img_.tables_mutable) {
+    WW_TRY(download_column0(st.table_size, W_.table_size, mod_.M.num_tables, n));
+    WW_TRY(download_column0(st.table_elems, W_.tables, mod_.init.total_table_cap, n));
+  } else {
+    st.table_size = img_.table_init_size;
+    st.table_elems = img_.table_elems;
+  }
+  write_back(S_, instance_, img_, st);
+  return Status::Ok();
+}
+
+Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out) {
+  W_.n = n;
+  W_.first = first;
+  const uint32_t blocks = (n + kBlock - 1) / kBlock;
+  if (W_.deadline_ns && seconds_since(t_start_) > req_.timeout_s) {
+    for (uint32_t t = 0; t < n; ++t) out.traps[first + t] = uint8_t(TrapCode::Timeout);
+    return Status::Ok();
+  }
+  WW_TRY(init_wave(first, n, blocks));
+  WW_TRY(launch_and_wait(blocks));
+  WW_TRY(download_wave(first, n, blocks, out));
+  if (req_.write_back && first == 0) WW_TRY(write_back_first(n));
+  if (req_.progress) req_.progress(first + n, req_.instances, seconds_since(t_start_));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<BatchResult> run_batch(const BatchRequest& req) {
+  const auto t_start = Clock::now();
+  DeviceInfo dev = probe_device();
+  if (!dev.available) return make_error(kNoOffset, dev.reason);
+  if (!req.module) return make_error(kNoOffset, "GPU batch: no module");
+  const Module& mod = req.module->module;
+  if (req.func_index < mod.num_imported_funcs || req.func_index >= mod.num_funcs())
+    return make_error(kNoOffset, "GPU batch: the export is not a function defined by the module");
+  if (req.instances == 0) return make_error(kNoOffset, "GPU batch: no instances");
+  KernelLauncher& launcher = req.launcher ? *req.launcher : interpreter_launcher();
+
+  // The instances' initial state: a fresh CPU instantiation, or the
+  // caller's instance.
+  std::unique_ptr<Store> own_store;
+  GpuBatch fallback_batch;
+  GpuContext ctx{req.batch ? req.batch : &fallback_batch, 0};
+  Store* store = req.source_store;
+  uint32_t instance = req.source_instance;
+  if (!store) {
+    own_store = std::make_unique<Store>();
+    store = own_store.get();
+    auto imports = link_gpu_imports(*store, mod, &ctx);
+    if (!imports) return imports.error();
+    auto inst = store->instantiate(req.module, *imports);
+    if (auto* err = std::get_if<InstantiateError>(&inst)) return make_error(kNoOffset, err->message);
+    instance = std::get<uint32_t>(inst);
+  }
+  StoreImpl& S = store->impl();
+  WW_ASSIGN_OR_RETURN(GpuImage img, build_image(S, instance, import_intrinsics_of(S, instance),
+                                                req.max_table_size));
+  WW_ASSIGN_OR_RETURN(BatchPlan plan, plan_for(req, img, dev.free_bytes, launcher.needs_frames(),
+                                               launcher.reserved_bytes()));
+  if (req.on_plan) req.on_plan(plan, dev.name);
+  const FuncType& ftype = mod.func_type(req.func_index);
+  const uint64_t nparams = ftype.params.size();
+  if (req.args.size() != (req.args_per_instance ? uint64_t(req.instances) * nparams : nparams))
+    return make_error(kNoOffset, "GPU batch: argument count does not match the function");
+
+  BatchResult out;
+  WaveLoop loop(req, launcher, S, instance, img, plan, t_start);
+  WW_TRY(loop.setup(out));
+  out.plan = plan;
+  out.device_name = dev.name;
+  out.tier = launcher.tier_name();
+  out.setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+  for (uint32_t first = 0; first < req.instances; first += plan.wave_size)
+    WW_TRY(loop.run_wave(first, std::min(plan.wave_size, req.instances - first), out));
+  WW_TRY(loop.finish());
+  out.kernel_ms = loop.kernel_ms();
+  out.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+  return out;
+}
+
+}  // namespace ww::gpu
