@@ -16,7 +16,7 @@ jobs=${WW_JOBS:-$(nproc)}
 # with the wasm32 standard library for the Rust test guests (tests/guests);
 # clang's compiler-rt for the libFuzzer target.
 packages=(build-essential cmake ninja-build g++ clang lld wabt
-  libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
+  libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev libxxhash-dev
   wasi-libc libclang-rt-14-dev libclang-rt-14-dev-wasm32 rustc libstd-rust-dev-wasm32)
 
 missing=()

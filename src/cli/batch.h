@@ -1,6 +1,6 @@
-// `wasmwarp run`: one instance, or N independent instances of the same export
-// spread over CPU threads, with per-instance arguments, memory input/output
-// and result files.
+// `wasmwarp run`'s options: one instance, or N independent instances of the
+// same export, with per-instance arguments, memory input/output and result
+// files. The batch engine (src/batch) does the running.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +32,9 @@ struct RunSpec {
   bool quiet = false;             // no summary and no progress line
 
   std::string backend = "auto";   // auto | cpu | gpu
+  std::string tier = "auto";      // auto | interp | compiled
+  std::string cache_dir;          // --cache-dir (else WW_CACHE_DIR, XDG)
+  bool no_cache = false;
   double timeout = 0;             // seconds; 0 = none
   // The `gpu` intrinsics.
   std::string image;              // "WIDTHxHEIGHT=out.png"

@@ -40,7 +40,13 @@ renamed when complete):
          (exit 1) unless --allow-traps: then trapped rows are zero and
          STEM.traps.npy (uint8, 0 = ok, else the trap code) is written too.
 Backends: --backend auto runs on the GPU when one is usable, else on all CPU
-cores (the summary says which, and why). On the GPU each instance is one
+cores (the summary says which, and why). Tiers: --tier interp runs the
+interpreter (starts at once); --tier compiled translates the module to C++
+and compiles it (NVRTC for the GPU, the host C++ compiler for the CPU),
+cached on disk, falling back to the interpreter with a one-line reason when
+that fails; --tier auto (default) uses cached code, or for large batches
+starts on the interpreter while compiling in the background and switches
+when the code is ready (the summary lists which tier ran which instances). On the GPU each instance is one
 thread; batches larger than GPU memory run in waves (the summary shows the
 plan: memory per instance, wave size). The GPU runs functions the module
 defines and the `gpu` intrinsics; address exports of --mem-in/--mem-out are
@@ -77,6 +83,9 @@ int cmd_run(const char* prog, int argc, char** argv) {
   app.add_flag("--deny-recursion", spec.deny_recursion, "reject modules whose call graph has a cycle");
   app.add_flag("-q,--quiet", spec.quiet, "no batch summary and no progress line");
   app.add_option("--backend", spec.backend, "auto (GPU when one is usable, else CPU), cpu or gpu")->type_name("B");
+  app.add_option("--tier", spec.tier, "interp, compiled (the module compiled to native code) or auto (default)")->type_name("T");
+  app.add_option("--cache-dir", spec.cache_dir, "compiled-code cache (default: $WW_CACHE_DIR, else $XDG_CACHE_HOME/wasmwarp)")->type_name("DIR");
+  app.add_flag("--no-cache", spec.no_cache, "neither read nor write the compiled-code cache");
   app.add_option("--timeout", timeout, "stop the batch after this many seconds; unfinished instances are reported")->type_name("SECONDS");
   app.add_option("--image", spec.image, "RGBA image for gpu.set_pixel, written as PNG")->type_name("WxH=FILE.png");
   app.add_option("--state", state_size, "state buffer of N i32 for gpu.read_state/write_state/atomic_add")->type_name("N");

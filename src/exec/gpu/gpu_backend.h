@@ -77,6 +77,11 @@ struct BatchRequest {
   std::shared_ptr<const CompiledModule> module;
   uint32_t func_index = 0;  // module function index of the export (a defined function)
   uint32_t instances = 0;
+  // A request may be one stretch of a larger batch: instance t of it is
+  // instance index_base + t of the batch (gpu.get_thread_id), which has
+  // total_instances instances (gpu.instance_count; 0 = `instances`).
+  uint32_t index_base = 0;
+  uint32_t total_instances = 0;
   // Arguments as raw 64-bit slots: one row of nparams for every instance
   // (args_per_instance) or a single row shared by all.
   std::vector<uint64_t> args;

@@ -192,7 +192,7 @@ Status WaveLoop::alloc_wave_buffers() {
   const uint64_t warps32 = (WV + 31) / 32 * 32;
   const bool frames = launcher_.needs_frames();
   const uint64_t depth = frames ? req_.max_call_depth : 0;
-  W_.total = req_.instances;
+  W_.total = req_.total_instances ? req_.total_instances : req_.instances;
   W_.entry = req_.func_index - req_.module->module.num_imported_funcs;
   W_.stack_slots = frames ? req_.stack_slots : 0;
   W_.max_depth = req_.max_call_depth;
@@ -363,7 +363,7 @@ Status WaveLoop::write_back_first(uint32_t n) {
 
 Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out) {
   W_.n = n;
-  W_.first = first;
+  W_.first = req_.index_base + first;
   const uint32_t blocks = (n + kBlock - 1) / kBlock;
   if (W_.deadline_ns && seconds_since(t_start_) > req_.timeout_s) {
     for (uint32_t t = 0; t < n; ++t) out.traps[first + t] = uint8_t(TrapCode::Timeout);

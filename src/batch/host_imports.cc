@@ -1,8 +1,8 @@
-#include "cli/host_imports.h"
+#include "batch/host_imports.h"
 
 #include <optional>
 
-namespace ww::cli {
+namespace ww::batch {
 namespace {
 
 Error unsatisfied(const Import& imp) {
@@ -42,4 +42,4 @@ Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, gpu::
   return out;
 }
 
-}  // namespace ww::cli
+}  // namespace ww::batch

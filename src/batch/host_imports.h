@@ -1,6 +1,6 @@
-// Satisfies a module's imports from the host modules the CLI offers: the
-// `gpu` intrinsics (src/intrinsics), on both backends. Anything else is
-// reported clearly before any instance runs.
+// Satisfies a batch module's imports from the host modules wasmwarp offers:
+// the `gpu` intrinsics (src/intrinsics), on every backend and tier.
+// Anything else is reported clearly before any instance runs.
 #pragma once
 
 #include <vector>
@@ -9,7 +9,7 @@
 #include "intrinsics/gpu_batch.h"
 #include "wasmwarp/runtime.h"
 
-namespace ww::cli {
+namespace ww::batch {
 
 // Fails naming the first import no host module provides ("unsatisfied
 // import env.foo (func)") or a `gpu` import of the wrong name or type.
@@ -24,4 +24,4 @@ bool uses_gpu_module(const Module& m);
 // Call once per Store: the values serve every instantiation in it.
 Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, gpu::GpuContext* ctx);
 
-}  // namespace ww::cli
+}  // namespace ww::batch

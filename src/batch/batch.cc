@@ -1,0 +1,308 @@
+// The batch driver: checks the spec, picks the backend and the tier, and
+// runs the instances in segments through executors. With --tier auto and
+// no cached code, a large batch starts on the interpreter while the module
+// compiles in the background, and the segments after the compile finishes
+// run compiled code; every segment writes the same arrays, so the results
+// are those of one run.
+#include "batch/batch.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <future>
+#include <limits>
+#include <thread>
+
+#include "batch/executor.h"
+#include "batch/host_imports.h"
+#include "compiled/compiled_tier.h"
+
+namespace ww::batch {
+namespace {
+
+Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
+
+std::string type_list(const std::vector<ValType>& ts) {
+  std::string s;
+  for (size_t i = 0; i < ts.size(); ++i) s += (i ? ", " : "") + std::string(valtype_name(ts[i]));
+  return s;
+}
+
+Result<Job> make_job(const BatchSpec& spec) {
+  if (!spec.module) return err("no module");
+  if (spec.instances == 0) return err("--instances must be at least 1");
+  const Module& m = spec.module->module;
+  Job job;
+  job.spec = &spec;
+  WW_ASSIGN_OR_RETURN(job.type, export_function_type(m, spec.export_name, &job.func_index));
+  if (spec.args.size() != job.type.params.size())
+    return err("export '" + spec.export_name + "' takes " + std::to_string(job.type.params.size()) +
+               " argument(s) (" + type_list(job.type.params) + "), got " + std::to_string(spec.args.size()));
+  for (const ArgSource& a : spec.args)
+    if (a.kind == ArgSource::Column && a.column.size() < spec.instances)
+      return err("an argument column has fewer rows than instances");
+  WW_TRY(check_imports(m));
+  if ((!spec.mem_in.empty() || !spec.mem_out.empty()) && m.num_memories() == 0)
+    return err("--mem-in/--mem-out need a module with a memory");
+  for (const MemInput& mi : spec.mem_in)
+    if (mi.record == 0 || mi.data.size() / mi.record < spec.instances)
+      return err("a memory input holds fewer records than instances");
+  return job;
+}
+
+void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
+  const uint64_t n = spec.instances;
+  out.type = job.type;
+  out.results.assign(n * job.type.results.size(), 0);
+  out.traps.assign(n, 0);
+  out.trap_func.assign(n, 0);
+  out.trap_pc.assign(n, 0);
+  out.finished.assign(n, 0);
+  out.mem_out.resize(spec.mem_out.size());
+  for (size_t k = 0; k < spec.mem_out.size(); ++k) out.mem_out[k].assign(n * spec.mem_out[k].length, 0);
+}
+
+// Batches this large start a background compile under --tier auto when the
+// cache lacks the module: smaller ones finish on the interpreter sooner
+// than a compiler could start paying off.
+constexpr uint64_t kAutoCompileMinCpu = 1024;
+constexpr uint64_t kAutoCompileMinGpu = 8192;
+
+compiled::Request compile_request(const BatchSpec& spec, const Job& job, Backend backend) {
+  compiled::Request r;
+  r.module = spec.module;
+  r.entries = {job.func_index};
+  r.target = backend == Backend::Gpu ? compiled::Target::Gpu : compiled::Target::Cpu;
+  r.metered = spec.fuel != 0;
+  r.deadline = spec.timeout_s > 0;
+  r.interleaved = spec.gpu.layout == gpu::MemoryLayout::Interleaved;
+  r.cache = spec.cache;
+  return r;
+}
+
+// Compiled code as an executor, or the reason it cannot be had.
+struct CompiledExecutor {
+  std::unique_ptr<Executor> exec;
+  std::string error;
+  compiled::Outcome outcome;
+};
+
+CompiledExecutor compile_executor(const compiled::Request& req) {
+  CompiledExecutor ce;
+  if (req.target == compiled::Target::Cpu) {
+    auto r = compiled::compile_cpu(req, &ce.outcome);
+    if (r.ok()) ce.exec = make_cpu_executor(*r);
+    else ce.error = r.error().message;
+  } else {
+    auto r = compiled::compile_gpu(req, &ce.outcome);
+    if (r.ok()) ce.exec = make_gpu_executor(*r);
+    else ce.error = r.error().message;
+  }
+  return ce;
+}
+
+void record_compile(const CompiledExecutor& ce, CompileReport& rep) {
+  rep.attempted = true;
+  rep.cache_hit = ce.outcome.cache_hit;
+  rep.generate_ms = ce.outcome.generate_ms;
+  rep.compile_ms = ce.outcome.compile_ms;
+  rep.load_ms = ce.outcome.load_ms;
+  rep.cache_note = ce.outcome.cache_note;
+  if (!ce.exec) rep.fallback = "compiled tier unavailable (" + ce.error + "); ran the interpreter";
+}
+
+class Driver {
+ public:
+  Driver(const BatchSpec& spec, const Job& job, BatchResult& out) : spec_(spec), job_(job), out_(out) {}
+
+  Status run_segment(Executor& ex, uint64_t first, uint64_t count) {
+    auto t = std::chrono::steady_clock::now();
+    WW_TRY(ex.run(job_, first, count, out_, [&](uint64_t done) {
+      if (spec_.progress)
+        spec_.progress(first + done, spec_.instances,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - job_.t0).count());
+    }));
+    Segment s;
+    s.first = first;
+    s.count = count;
+    s.backend = ex.backend();
+    s.tier = ex.tier();
+    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    // Consecutive segments that ran the same way are one.
+    if (!out_.segments.empty() && out_.segments.back().tier == s.tier &&
+        out_.segments.back().first + out_.segments.back().count == first) {
+      out_.segments.back().count += count;
+      out_.segments.back().seconds += s.seconds;
+    } else {
+      out_.segments.push_back(s);
+    }
+    if (ex.backend() == Backend::Gpu) out_.device = ex.where();
+    return Status::Ok();
+  }
+
+  // The interpreter runs ranges until the compile is done, then compiled
+  // code runs the rest.
+  Status run_with_background_compile(Executor& interp, const compiled::Request& req) {
+    std::future<CompiledExecutor> pending =
+        std::async(std::launch::async, [req] { return compile_executor(req); });
+    const uint64_t n = spec_.instances;
+    const uint64_t chunk = req.target == compiled::Target::Gpu ? std::max<uint64_t>(n / 8, 32768)
+                                                                 : std::max<uint64_t>(n / 32, 64);
+    std::unique_ptr<Executor> compiled;
+    bool settled = false;
+    uint64_t first = 0;
+    while (first < n) {
+      if (!settled && pending.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        CompiledExecutor ce = pending.get();
+        record_compile(ce, out_.compile);
+        compiled = std::move(ce.exec);
+        settled = true;
+      }
+      Executor& ex = compiled ? *compiled : interp;
+      uint64_t count = settled ? n - first : std::min(chunk, n - first);
+      WW_TRY(run_segment(ex, first, count));
+      first += count;
+    }
+    // A batch that finished first still leaves the compiled code in the
+    // cache for the next run.
+    if (!settled) record_compile(pending.get(), out_.compile);
+    out_.compile.used = compiled != nullptr;
+    return Status::Ok();
+  }
+
+ private:
+  const BatchSpec& spec_;
+  const Job& job_;
+  BatchResult& out_;
+};
+
+}  // namespace
+
+Result<FuncType> export_function_type(const Module& m, const std::string& name, uint32_t* func_index) {
+  const Export* ex = nullptr;
+  for (const Export& e : m.exports)
+    if (e.name == name) ex = &e;
+  if (!ex) {
+    std::string names;
+    for (const Export& e : m.exports)
+      if (e.kind == ExternKind::Func) names += (names.empty() ? "" : ", ") + e.name;
+    return err("unknown export '" + name + "' (exported functions: " + (names.empty() ? "none" : names) + ")");
+  }
+  if (ex->kind != ExternKind::Func)
+    return err("export '" + name + "' is a " + extern_kind_name(ex->kind) + ", not a function");
+  if (func_index) *func_index = ex->index;
+  return m.func_type(ex->index);
+}
+
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::Auto: return "auto";
+    case Backend::Cpu: return "cpu";
+    case Backend::Gpu: return "gpu";
+  }
+  return "?";
+}
+
+const char* tier_name(Tier t) {
+  switch (t) {
+    case Tier::Auto: return "auto";
+    case Tier::Interp: return "interp";
+    case Tier::Compiled: return "compiled";
+  }
+  return "?";
+}
+
+Result<Backend> parse_backend(std::string_view s) {
+  if (s == "auto") return Backend::Auto;
+  if (s == "cpu") return Backend::Cpu;
+  if (s == "gpu") return Backend::Gpu;
+  return err("--backend must be auto, cpu or gpu, not '" + std::string(s) + "'");
+}
+
+Result<Tier> parse_tier(std::string_view s) {
+  if (s == "auto") return Tier::Auto;
+  if (s == "interp") return Tier::Interp;
+  if (s == "compiled") return Tier::Compiled;
+  return err("--tier must be interp, compiled or auto, not '" + std::string(s) + "'");
+}
+
+Value arg_value(const ArgSource& a, ValType type, uint64_t i) {
+  switch (a.kind) {
+    case ArgSource::Const: return a.value;
+    case ArgSource::Column: return a.column[i];
+    case ArgSource::Index:
+      switch (type) {
+        case ValType::I32: return Value{type, i & 0xFFFFFFFFu};
+        case ValType::I64: return Value{type, i};
+        case ValType::F32: {
+          float f = float(i);
+          uint32_t b;
+          std::memcpy(&b, &f, 4);
+          return Value::f32_bits(b);
+        }
+        default: {
+          double d = double(i);
+          uint64_t b;
+          std::memcpy(&b, &d, 8);
+          return Value::f64_bits(b);
+        }
+      }
+  }
+  return a.value;
+}
+
+bool Job::deadline_passed() const { return seconds_left() <= 0; }
+
+double Job::seconds_left() const {
+  if (spec->timeout_s <= 0) return std::numeric_limits<double>::infinity();
+  return spec->timeout_s -
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Result<BatchResult> run(const BatchSpec& spec) {
+  WW_ASSIGN_OR_RETURN(Job job, make_job(spec));
+  BatchResult out;
+  size_result(spec, job, out);
+
+  // Backend: the GPU when asked for, or for `auto` when one is usable.
+  out.backend = Backend::Cpu;
+  if (spec.backend == Backend::Gpu || spec.backend == Backend::Auto) {
+    gpu::DeviceInfo dev = gpu::probe_device();
+    if (dev.available) out.backend = Backend::Gpu;
+    else if (spec.backend == Backend::Gpu) return err("--backend gpu: " + dev.reason);
+    else out.backend_note = "no GPU: " + dev.reason;
+  }
+  std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_executor(nullptr)
+                                                                  : make_cpu_executor(nullptr);
+
+  if (spec.intrinsics) spec.intrinsics->start_clock();
+  job.t0 = std::chrono::steady_clock::now();
+  Driver driver(spec, job, out);
+  const compiled::Request req = compile_request(spec, job, out.backend);
+  bool compile_now = spec.tier == Tier::Compiled;
+  if (spec.tier == Tier::Auto && compiled::cached(req)) compile_now = true;
+  const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
+  if (compile_now) {
+    CompiledExecutor ce = compile_executor(req);
+    record_compile(ce, out.compile);
+    out.compile.used = ce.exec != nullptr;
+    WW_TRY(driver.run_segment(ce.exec ? *ce.exec : *interp, 0, spec.instances));
+  } else if (spec.tier == Tier::Auto && spec.instances >= auto_min) {
+    WW_TRY(driver.run_with_background_compile(*interp, req));
+  } else {
+    WW_TRY(driver.run_segment(*interp, 0, spec.instances));
+  }
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.t0).count();
+  // Instances the timeout stopped, or that never started, say so as their
+  // trap, so every output row tells what became of its instance.
+  for (uint64_t i = 0; i < spec.instances; ++i)
+    if (!out.finished[i]) out.traps[i] = uint8_t(TrapCode::Timeout);
+  if (out.backend == Backend::Cpu) {
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    unsigned t = spec.threads ? spec.threads : hw;
+    out.threads = unsigned(std::min<uint64_t>(t, spec.instances));
+  }
+  return out;
+}
+
+}  // namespace ww::batch

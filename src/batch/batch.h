@@ -1,0 +1,153 @@
+// The batch engine: one export of one module run as N independent
+// instances, each with its own arguments and memory inputs, on the CPU or
+// the GPU, interpreted or compiled. The command line only parses options
+// into a BatchSpec and writes a BatchResult out; everything between is here.
+//
+//   run(spec) -> choose the backend (GPU when usable) and the tier (the
+//   interpreter, or code compiled from the module: from the cache, or in
+//   the background while the first instances run interpreted) -> run the
+//   instances in segments through executors (batch/executor.h) -> results,
+//   traps and memory outputs in instance order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cache/code_cache.h"
+#include "common/result.h"
+#include "exec/gpu/gpu_backend.h"
+#include "intrinsics/gpu_batch.h"
+#include "wasmwarp/runtime.h"
+
+namespace ww::batch {
+
+enum class Backend : uint8_t { Auto, Cpu, Gpu };
+enum class Tier : uint8_t { Auto, Interp, Compiled };
+const char* backend_name(Backend b);
+const char* tier_name(Tier t);
+// "auto", "cpu", "gpu" / "auto", "interp", "compiled"; the error names the
+// accepted words.
+Result<Backend> parse_backend(std::string_view s);
+Result<Tier> parse_tier(std::string_view s);
+
+// Where argument k of each instance comes from.
+struct ArgSource {
+  enum Kind { Const, Index, Column } kind = Const;
+  Value value;                // Const
+  std::vector<Value> column;  // Column: row i for instance i
+};
+// Argument of instance i: the constant, the index converted to `type`, or
+// the column's row.
+Value arg_value(const ArgSource& a, ValType type, uint64_t i);
+
+// A memory address: a number, or an export (a () -> i32 function or an i32
+// global) read per instance.
+struct Address {
+  uint64_t addr = 0;
+  std::string export_name;
+  bool is_global = false;
+};
+
+// Record i of `data` is written at `addr` in instance i's memory 0 before
+// the call.
+struct MemInput {
+  Address addr;
+  uint64_t record = 0;
+  std::vector<uint8_t> data;
+};
+// `length` bytes at `addr` are read from each instance's memory 0 after
+// the call (zeros for trapped instances).
+struct MemOutput {
+  Address addr;
+  uint64_t length = 0;
+};
+
+struct GpuOptions {
+  gpu::MemoryLayout layout = gpu::MemoryLayout::Interleaved;
+  uint32_t stack_slots = 384;  // interpreter frame slots per instance
+  uint32_t call_depth = 64;    // frames per instance
+  uint32_t memory_pages = 0;   // linear-memory capacity; 0 = automatic
+  uint32_t max_wave = 0;       // 0 = as many as memory allows
+};
+
+struct BatchSpec {
+  std::shared_ptr<const CompiledModule> module;
+  std::string export_name;  // empty: _start
+  uint64_t instances = 1;
+  std::vector<ArgSource> args;  // one per parameter of the export
+  std::vector<MemInput> mem_in;
+  std::vector<MemOutput> mem_out;
+
+  uint64_t fuel = 0;       // per instance: back-edges and calls; 0 = unlimited
+  double timeout_s = 0;    // stop handing out instances (CPU) / stop kernels (GPU)
+  unsigned threads = 0;    // CPU workers; 0 = every core
+  gpu::GpuBatch* intrinsics = nullptr;  // the `gpu` import module's shared state
+
+  Backend backend = Backend::Auto;
+  Tier tier = Tier::Auto;
+  GpuOptions gpu;
+  CacheOptions cache;
+
+  // About twice a second while instances run: done of total, seconds.
+  std::function<void(uint64_t done, uint64_t total, double seconds)> progress;
+  // Lines worth showing before the run (the GPU memory plan).
+  std::function<void(const std::string& line)> note;
+};
+
+// A stretch of instances that ran one way (the summary lists them).
+struct Segment {
+  uint64_t first = 0, count = 0;
+  Backend backend = Backend::Cpu;
+  Tier tier = Tier::Interp;
+  double seconds = 0;
+};
+
+// What happened to the compiled tier in this batch.
+struct CompileReport {
+  bool attempted = false;
+  bool used = false;         // compiled code ran at least one segment
+  bool cache_hit = false;
+  double generate_ms = 0;    // codegen
+  double compile_ms = 0;     // host compiler or NVRTC (0 on a cache hit)
+  double load_ms = 0;        // dlopen / module load
+  std::string fallback;      // why the interpreter ran instead, one line
+  std::string cache_note;    // cache trouble that did not stop the run
+};
+
+struct BatchResult {
+  FuncType type;
+  std::vector<uint64_t> results;  // instances x type.results.size()
+  std::vector<uint8_t> traps;     // TrapCode per instance
+  // Where each trap happened: module function index and bytecode word
+  // offset in it; trap_pc is gpu::kNoTrapPc for traps outside the code (a
+  // memory input that did not fit, the timeout).
+  std::vector<uint32_t> trap_func, trap_pc;
+  std::vector<uint8_t> finished;  // 0 for instances the timeout stopped or skipped
+  std::vector<std::vector<uint8_t>> mem_out;  // per MemOutput: instances x length
+
+  Backend backend = Backend::Cpu;
+  std::string backend_note;  // why not the GPU, when auto chose the CPU
+  std::string device;        // the GPU's name
+  unsigned threads = 0;      // CPU workers
+  double kernel_ms = 0;      // GPU kernels, all segments
+  std::vector<Segment> segments;
+  CompileReport compile;
+  double wall_s = 0;
+};
+
+// The type of exported function `name`, or "unknown export 'f' (exported
+// functions: a, b)" / "export 'm' is a memory, not a function".
+Result<FuncType> export_function_type(const Module& m, const std::string& name, uint32_t* func_index = nullptr);
+
+// Checks the spec against the module (the export, the argument count, the
+// imports, memory I/O on a module without memory), runs it, and returns
+// the per-instance outcome. Errors are input errors ("unknown export 'f'
+// (exported functions: a, b)") or a backend that cannot run at all (no
+// GPU for Backend::Gpu); a trap is never an error.
+Result<BatchResult> run(const BatchSpec& spec);
+
+}  // namespace ww::batch

@@ -1,0 +1,57 @@
+// Executors run a stretch of a batch's instances one way: the CPU
+// interpreter, the GPU interpreter kernel, or compiled code on either. The
+// driver (batch.cc) picks them and hands each a range, so a batch can start
+// on the interpreter and switch to compiled code once it is ready.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "batch/batch.h"
+#include "store/store.h"
+
+namespace ww::gpu {
+class KernelLauncher;
+}
+
+namespace ww::batch {
+
+// The spec resolved against its module, shared by every executor.
+struct Job {
+  const BatchSpec* spec = nullptr;
+  uint32_t func_index = 0;  // the export, in the module's function index space
+  FuncType type;
+  std::chrono::steady_clock::time_point t0;  // the batch's start (timeout, get_time)
+
+  bool deadline_passed() const;
+  double seconds_left() const;  // of the timeout; +inf without one
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual Backend backend() const = 0;
+  virtual Tier tier() const = 0;
+  // Runs instances [first, first + count) into `out`, whose arrays are
+  // sized for the whole batch. `progress(done)` counts instances of this
+  // range that have finished.
+  virtual Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
+                     const std::function<void(uint64_t done)>& progress) = 0;
+  // What the summary shows: "threads=16", a GPU's name.
+  virtual std::string where() const = 0;
+};
+
+// The CPU: every instance instantiated in a Store per worker thread, its
+// functions run by the interpreter, or by `native` when given.
+std::unique_ptr<Executor> make_cpu_executor(std::shared_ptr<const NativeCode> native);
+// The GPU: waves of instances, run by the interpreter kernel, or by
+// `launcher` (compiled code) when given.
+std::unique_ptr<Executor> make_gpu_executor(std::shared_ptr<gpu::KernelLauncher> launcher);
+
+// Resolves an address export once, on a fresh instance: every GPU instance
+// starts from that same state.
+Result<uint64_t> resolve_address_fresh(const Job& job, const Address& a);
+
+}  // namespace ww::batch

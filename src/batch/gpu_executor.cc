@@ -1,0 +1,129 @@
+// The GPU executor: a range of the batch as one gpu::BatchRequest (the
+// wave loop plans its own waves), run by the interpreter kernel or by
+// compiled code.
+#include <cmath>
+
+#include "batch/executor.h"
+#include "batch/host_imports.h"
+#include "exec/gpu/gpu_backend.h"
+
+namespace ww::batch {
+
+Result<uint64_t> resolve_address_fresh(const Job& job, const Address& a) {
+  if (a.export_name.empty()) return a.addr;
+  const BatchSpec& spec = *job.spec;
+  Store store;
+  gpu::GpuBatch fallback;
+  gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
+  WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_imports(store, spec.module->module, &ctx));
+  auto r = store.instantiate(spec.module, imports);
+  if (auto* e = std::get_if<InstantiateError>(&r))
+    return make_error(kNoOffset, "instantiation failed: " + e->message);
+  auto ev = store.get_export(std::get<uint32_t>(r), a.export_name);
+  if (!ev) return make_error(kNoOffset, "no export " + a.export_name);
+  if (a.is_global) return uint64_t(uint32_t(store.global_get(ev->addr).bits));
+  InvokeResult res = store.invoke(ev->addr, {});
+  if (!res.ok())
+    return make_error(kNoOffset, "address export " + a.export_name + " trapped: " + trap_message(res.trap));
+  return uint64_t(uint32_t(res.results[0].bits));
+}
+
+namespace {
+
+class GpuExecutor final : public Executor {
+ public:
+  explicit GpuExecutor(std::shared_ptr<gpu::KernelLauncher> launcher) : launcher_(std::move(launcher)) {}
+
+  Backend backend() const override { return Backend::Gpu; }
+  Tier tier() const override { return launcher_ ? Tier::Compiled : Tier::Interp; }
+  std::string where() const override { return device_; }
+
+  Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
+             const std::function<void(uint64_t)>& progress) override {
+    const BatchSpec& spec = *job.spec;
+    const Module& m = spec.module->module;
+    if (job.func_index < m.num_imported_funcs)
+      return make_error(kNoOffset, "export '" + spec.export_name +
+                                       "' is an imported function; the GPU runs functions the module defines");
+    if (spec.instances > 0xffffffffu)
+      return make_error(kNoOffset, "the GPU backend runs at most 2^32-1 instances per batch");
+    gpu::BatchRequest req;
+    req.module = spec.module;
+    req.func_index = job.func_index;
+    req.instances = uint32_t(count);
+    req.index_base = uint32_t(first);
+    req.total_instances = uint32_t(spec.instances);
+    req.launcher = launcher_;
+
+    const auto& params = job.type.params;
+    bool uniform = true;
+    for (const ArgSource& a : spec.args) uniform &= a.kind == ArgSource::Const;
+    req.args_per_instance = !uniform;
+    const uint64_t rows = uniform ? 1 : count;
+    req.args.resize(rows * params.size());
+    for (uint64_t i = 0; i < rows; ++i)
+      for (size_t k = 0; k < params.size(); ++k)
+        req.args[i * params.size() + k] = arg_value(spec.args[k], params[k], first + i).bits;
+
+    req.fuel = spec.fuel;
+    if (spec.timeout_s > 0) {
+      // The whole batch's deadline, whatever ran before this range.
+      req.timeout_s = job.seconds_left();
+      if (req.timeout_s <= 0) return Status::Ok();  // every instance stays unfinished
+    }
+    req.stack_slots = spec.gpu.stack_slots;
+    req.max_call_depth = spec.gpu.call_depth;
+    req.memory_pages = spec.gpu.memory_pages;
+    req.max_wave = spec.gpu.max_wave;
+    req.layout = spec.gpu.layout;
+    req.batch = spec.intrinsics;
+
+    // Every instance starts from the same state, so an address export gives
+    // one answer for all of them; it is asked once, on a fresh instance.
+    for (const MemInput& mi : spec.mem_in) {
+      WW_ASSIGN_OR_RETURN(uint64_t addr, resolve_address_fresh(job, mi.addr));
+      if (addr > 0xffffffffu) return make_error(kNoOffset, "--mem-in address out of range");
+      req.mem_in.push_back({uint32_t(addr), uint32_t(mi.record), mi.data.data() + first * mi.record});
+    }
+    for (size_t k = 0; k < spec.mem_out.size(); ++k) {
+      const MemOutput& mo = spec.mem_out[k];
+      WW_ASSIGN_OR_RETURN(uint64_t addr, resolve_address_fresh(job, mo.addr));
+      if (addr > 0xffffffffu || mo.length > 0xffffffffu)
+        return make_error(kNoOffset, "--mem-out range out of bounds");
+      req.mem_out.push_back({uint32_t(addr), uint32_t(mo.length), out.mem_out[k].data() + first * mo.length});
+    }
+    req.progress = [&](uint64_t done, uint64_t, double) {
+      if (progress) progress(done);
+    };
+    if (spec.note && !plan_shown_) {
+      req.on_plan = [&](const gpu::BatchPlan& plan, const std::string& device) {
+        spec.note("gpu plan (" + device + "): " + plan.to_string());
+      };
+      plan_shown_ = true;
+    }
+
+    WW_ASSIGN_OR_RETURN(gpu::BatchResult r, gpu::run_batch(req));
+    const size_t nr = job.type.results.size();
+    std::copy(r.results.begin(), r.results.end(), out.results.begin() + first * nr);
+    std::copy(r.traps.begin(), r.traps.end(), out.traps.begin() + first);
+    std::copy(r.trap_func.begin(), r.trap_func.end(), out.trap_func.begin() + first);
+    std::copy(r.trap_pc.begin(), r.trap_pc.end(), out.trap_pc.begin() + first);
+    std::copy(r.finished.begin(), r.finished.end(), out.finished.begin() + first);
+    out.kernel_ms += r.kernel_ms;
+    device_ = r.device_name;
+    return Status::Ok();
+  }
+
+ private:
+  std::shared_ptr<gpu::KernelLauncher> launcher_;
+  std::string device_;
+  bool plan_shown_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_gpu_executor(std::shared_ptr<gpu::KernelLauncher> launcher) {
+  return std::make_unique<GpuExecutor>(std::move(launcher));
+}
+
+}  // namespace ww::batch

@@ -1,0 +1,382 @@
+// `wasmwarp run`: turns the command line's RunSpec into a batch::BatchSpec
+// (arguments, memory inputs and outputs, the intrinsics' files, backend,
+// tier and cache), runs it through the batch engine (src/batch), and
+// writes what came back: results, --output and --mem-out files, the
+// summary.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+
+#include "batch/batch.h"
+#include "batch/host_imports.h"
+#include "cli/batch.h"
+#include "cli/common.h"
+#include "cli/io_formats.h"
+#include "cli/run_outputs.h"
+#include "cli/run_support.h"
+#include "cli/value_format.h"
+#include "exec/gpu/gpu_backend.h"
+
+namespace ww::cli {
+namespace {
+
+Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
+
+std::string type_list(const std::vector<ValType>& ts) {
+  std::string s;
+  for (size_t i = 0; i < ts.size(); ++i) s += (i ? ", " : "") + std::string(valtype_name(ts[i]));
+  return s;
+}
+
+Result<batch::Address> parse_addr(const std::string& text, const Module& m, const char* opt) {
+  batch::Address a;
+  if (!text.empty() && text[0] >= '0' && text[0] <= '9') {
+    WW_ASSIGN_OR_RETURN(a.addr, parse_u64(text));
+    return a;
+  }
+  for (const Export& e : m.exports) {
+    if (e.name != text) continue;
+    if (e.kind == ExternKind::Func) {
+      const FuncType& t = m.func_type(e.index);
+      if (!t.params.empty() || t.results.size() != 1 || t.results[0] != ValType::I32)
+        return err(std::string(opt) + " address export '" + text + "' has type " +
+                   functype_to_string(t) + ", need () -> (i32)");
+    } else if (e.kind == ExternKind::Global) {
+      if (m.global_type(e.index).type != ValType::I32)
+        return err(std::string(opt) + " address export '" + text + "' is not an i32 global");
+      a.is_global = true;
+    } else {
+      return err(std::string(opt) + " address export '" + text + "' is a " +
+                 extern_kind_name(e.kind) + ", need a function or global");
+    }
+    a.export_name = text;
+    return a;
+  }
+  return err(std::string(opt) + " address '" + text +
+             "' is neither a number nor an export of the module");
+}
+
+Result<batch::ArgSource> parse_arg(const std::string& text, ValType type, uint64_t n, size_t pos) {
+  batch::ArgSource a;
+  std::string where = "argument " + std::to_string(pos + 1) + " (" + valtype_name(type) + ")";
+  if (text == "@index") {
+    if (!is_num(type)) return err(where + ": @index cannot feed a " + valtype_name(type));
+    a.kind = batch::ArgSource::Index;
+    return a;
+  }
+  if (text.starts_with("@col:")) {
+    std::string rest = text.substr(5);
+    uint32_t col = 0;
+    size_t colon = rest.find_last_of(':');
+    if (colon != std::string::npos && colon + 1 < rest.size() &&
+        rest.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+      auto k = parse_u64(rest.substr(colon + 1));
+      if (!k.ok() || *k > 0xFFFFFFFFu) return err(where + ": bad column in '" + text + "'");
+      col = uint32_t(*k);
+      rest.resize(colon);
+    }
+    if (rest.empty()) return err(where + ": missing file name in '" + text + "'");
+    auto c = load_column(rest, col, type, n);
+    if (!c.ok()) return err(where + ": " + c.error().message);
+    a.kind = batch::ArgSource::Column;
+    a.column = std::move(*c);
+    return a;
+  }
+  if (text.starts_with("@"))
+    return err(where + ": unknown per-instance argument '" + text +
+               "' (use @index or @col:FILE[:K])");
+  auto v = parse_value(text, type);
+  if (!v.ok()) return err(where + ": " + v.error().message);
+  a.value = *v;
+  return a;
+}
+
+std::string fmt_double(double v, int prec) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", prec, v);
+  return buf;
+}
+
+// Output files are opened before any work: an unwritable path fails first.
+struct Outputs {
+  OutFormat fmt = OutFormat::None;
+  AtomicFile out, trap_out;
+  std::string trap_path;
+  std::vector<std::unique_ptr<AtomicFile>> mem_out;
+};
+
+Status open_outputs(const RunSpec& spec, Outputs& o) {
+  if (spec.output.empty()) return Status::Ok();
+  std::string ext = file_extension(spec.output);
+  if (ext == "csv") o.fmt = OutFormat::Csv;
+  else if (ext == "json") o.fmt = OutFormat::Json;
+  else if (ext == "npy") o.fmt = OutFormat::Npy;
+  else return err("unknown output format for " + spec.output + " (use .csv, .json or .npy)");
+  WW_TRY(o.out.open(spec.output));
+  if (o.fmt == OutFormat::Npy && spec.allow_traps) {
+    o.trap_path = spec.output.substr(0, spec.output.size() - 4) + ".traps.npy";
+    WW_TRY(o.trap_out.open(o.trap_path));
+  }
+  return Status::Ok();
+}
+
+Status add_mem_io(const RunSpec& spec, const Module& m, batch::BatchSpec& b, Outputs& o) {
+  for (const std::string& s : spec.mem_in) {
+    size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+      return err("--mem-in '" + s + "': expected ADDR=FILE");
+    batch::MemInput mi;
+    WW_ASSIGN_OR_RETURN(mi.addr, parse_addr(s.substr(0, eq), m, "--mem-in"));
+    std::string path = s.substr(eq + 1);
+    WW_ASSIGN_OR_RETURN(mi.data, read_all(path));
+    uint64_t size = mi.data.size();
+    if (size == 0) return err(path + " is empty");
+    if (spec.mem_in_size) {
+      mi.record = *spec.mem_in_size;
+      if (mi.record == 0) return err("--mem-in-size must be at least 1");
+      if (size / mi.record < b.instances)
+        return err(path + " holds " + std::to_string(size / mi.record) + " records of " +
+                   std::to_string(mi.record) + " bytes, but " + std::to_string(b.instances) +
+                   " instances need one each");
+    } else {
+      if (size % b.instances != 0)
+        return err(path + " is " + std::to_string(size) + " bytes, not a multiple of " +
+                   std::to_string(b.instances) + " instances (give --mem-in-size)");
+      mi.record = size / b.instances;
+    }
+    b.mem_in.push_back(std::move(mi));
+  }
+  for (const std::string& s : spec.mem_out) {
+    size_t eq = s.find('=');
+    size_t colon = s.substr(0, eq).find_last_of(':');
+    if (eq == std::string::npos || colon == std::string::npos || colon == 0 || eq + 1 == s.size())
+      return err("--mem-out '" + s + "': expected ADDR:LEN=FILE");
+    batch::MemOutput mo;
+    WW_ASSIGN_OR_RETURN(mo.addr, parse_addr(s.substr(0, colon), m, "--mem-out"));
+    auto len = parse_u64(s.substr(colon + 1, eq - colon - 1));
+    if (!len.ok() || *len == 0) return err("--mem-out '" + s + "': bad length");
+    mo.length = *len;
+    if (mo.length > (uint64_t(1) << 32) || b.instances > (uint64_t(1) << 40) / mo.length)
+      return err("--mem-out '" + s + "': " + std::to_string(b.instances) + " x " +
+                 std::to_string(mo.length) + " bytes is too much output");
+    o.mem_out.push_back(std::make_unique<AtomicFile>());
+    WW_TRY(o.mem_out.back()->open(s.substr(eq + 1)));
+    b.mem_out.push_back(std::move(mo));
+  }
+  return Status::Ok();
+}
+
+// The summary's lines about how the batch ran: backend, tier per segment,
+// compile time and cache.
+std::string how_it_ran(const batch::BatchResult& r) {
+  std::string s;
+  if (r.backend == batch::Backend::Gpu)
+    s = "backend=gpu device=\"" + r.device + "\" kernel: " + fmt_double(r.kernel_ms / 1000, 6) + " s";
+  else
+    s = "backend=cpu threads=" + std::to_string(r.threads) +
+        (r.backend_note.empty() ? "" : " (" + r.backend_note + ")");
+  s += "\n";
+  if (r.segments.size() == 1) {
+    s += "tier: " + std::string(batch::tier_name(r.segments[0].tier)) + "\n";
+  } else {
+    s += "tiers:";
+    for (const batch::Segment& g : r.segments)
+      s += " " + std::to_string(g.first) + ".." + std::to_string(g.first + g.count - 1) + " " +
+           batch::tier_name(g.tier) + " (" + fmt_double(g.seconds, 3) + " s)";
+    s += "\n";
+  }
+  const batch::CompileReport& c = r.compile;
+  if (c.attempted) {
+    if (c.fallback.empty())
+      s += "compile: " + std::string(c.cache_hit ? "cache hit" : "cache miss") + ", codegen " +
+           fmt_double(c.generate_ms, 1) + " ms, compile " + fmt_double(c.compile_ms, 1) + " ms, load " +
+           fmt_double(c.load_ms, 1) + " ms" + (c.used ? "" : " (finished after the batch; cached)") + "\n";
+    else
+      s += "compile: " + c.fallback + "\n";
+    if (!c.cache_note.empty()) s += "cache: " + c.cache_note + "\n";
+  }
+  return s;
+}
+
+Result<int> run_impl(const RunSpec& spec) {
+  if (spec.instances == 0) return err("--instances must be at least 1");
+  if (spec.instances > (uint64_t(1) << 36)) return err("--instances must be at most 2^36");
+  Outputs outputs;
+  WW_TRY(open_outputs(spec, outputs));
+
+  CompileOptions copts;
+  copts.deny_recursion = spec.deny_recursion;
+  auto compiled = compile_file(spec.module_path, copts);
+  if (!compiled.ok()) {
+    std::string m = compiled.error().to_string();
+    if (m.find(spec.module_path) == std::string::npos) m = spec.module_path + ": " + m;
+    return err(m);
+  }
+  batch::BatchSpec b;
+  b.module = *compiled;
+  const Module& m = b.module->module;
+  b.export_name = spec.invoke.empty() ? "_start" : spec.invoke;
+  b.instances = spec.instances;
+  bool has_export = false;
+  for (const Export& e : m.exports) has_export |= e.name == b.export_name;
+  if (!has_export && spec.invoke.empty()) return err("no --invoke given and the module exports no _start");
+  WW_ASSIGN_OR_RETURN(FuncType type, batch::export_function_type(m, b.export_name));
+  const auto& params = type.params;
+  if (spec.args.size() != params.size())
+    return err("export '" + b.export_name + "' takes " + std::to_string(params.size()) + " argument(s) (" +
+               type_list(params) + "), got " + std::to_string(spec.args.size()));
+  for (ValType t : type.results)
+    if (t == ValType::V128) return err("export '" + b.export_name + "' returns v128, which the CLI cannot print");
+  if (outputs.fmt == OutFormat::Npy) {
+    if (type.results.empty())
+      return err("--output .npy needs an export with results; '" + b.export_name + "' has none");
+    for (ValType t : type.results)
+      if (!npy_descr(t))
+        return err(std::string("--output .npy cannot hold ") + valtype_name(t) + " results (use .csv or .json)");
+  }
+  WW_TRY(batch::check_imports(m));
+  for (size_t k = 0; k < params.size(); ++k) {
+    WW_ASSIGN_OR_RETURN(batch::ArgSource a, parse_arg(spec.args[k], params[k], b.instances, k));
+    b.args.push_back(std::move(a));
+  }
+  if ((!spec.mem_in.empty() || !spec.mem_out.empty()) && m.num_memories() == 0)
+    return err("--mem-in/--mem-out need a module with a memory");
+  WW_TRY(add_mem_io(spec, m, b, outputs));
+
+  // Per-instance results live in memory until the end; refuse up front what
+  // the machine cannot hold rather than dying midway.
+  uint64_t per_instance = 1 + 8 * 4;
+  for (const batch::MemOutput& mo : b.mem_out) per_instance += mo.length;
+  long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0 && b.instances > uint64_t(pages) * uint64_t(page_size) / per_instance)
+    return err(std::to_string(b.instances) + " instances need " +
+               std::to_string(b.instances / (1u << 20) * per_instance) +
+               " MiB for their results, more than this machine's memory");
+
+  gpu::GpuBatch gbatch;
+  WW_TRY(setup_intrinsics(spec, b.instances, gbatch));
+  b.intrinsics = &gbatch;
+  b.fuel = spec.fuel;
+  b.timeout_s = spec.timeout;
+  b.threads = spec.threads;
+  WW_ASSIGN_OR_RETURN(b.backend, batch::parse_backend(spec.backend));
+  WW_ASSIGN_OR_RETURN(b.tier, batch::parse_tier(spec.tier));
+  if (spec.gpu_layout == "interleaved") b.gpu.layout = gpu::MemoryLayout::Interleaved;
+  else if (spec.gpu_layout == "contiguous") b.gpu.layout = gpu::MemoryLayout::Contiguous;
+  else return err("--gpu-layout must be interleaved or contiguous, not '" + spec.gpu_layout + "'");
+  b.gpu.stack_slots = spec.gpu_stack_slots;
+  b.gpu.call_depth = spec.gpu_call_depth;
+  b.gpu.memory_pages = spec.gpu_memory_pages;
+  b.gpu.max_wave = spec.gpu_max_wave;
+  b.cache.enabled = !spec.no_cache;
+  b.cache.dir = spec.cache_dir;
+
+  ProgressLine progress(spec.batch && !spec.quiet);
+  b.progress = [&](uint64_t done, uint64_t total, double s) { progress.update(done, total, s); };
+  // The memory plan is shown before anything runs: a batch that needs
+  // waves says so up front.
+  if (spec.batch && !spec.quiet) b.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+
+  WW_ASSIGN_OR_RETURN(batch::BatchResult r, batch::run(b));
+  progress.finish();
+  WW_TRY(write_intrinsics_outputs(spec, gbatch));
+
+  std::map<int, uint64_t> trap_counts;
+  std::vector<uint64_t> unfinished;
+  uint64_t trapped = 0;
+  for (uint64_t i = 0; i < b.instances; ++i) {
+    if (!r.finished[i]) unfinished.push_back(i);
+    if (r.traps[i]) {
+      ++trapped;
+      ++trap_counts[r.traps[i]];
+    }
+  }
+  const auto& rt = r.type.results;
+  if (!spec.batch) {
+    // A single call: a compiled tier that could not be had is worth a line.
+    if (!spec.quiet && !r.compile.fallback.empty() && b.tier == batch::Tier::Compiled)
+      std::fprintf(stderr, "wasmwarp: note: %s\n", r.compile.fallback.c_str());
+    if (r.traps[0]) {
+      std::fprintf(stderr, "wasm trap: %s\n", trap_message(TrapCode(r.traps[0])));
+    } else {
+      for (size_t k = 0; k < rt.size(); ++k) std::printf("%s\n", format_value(Value{rt[k], r.results[k]}).c_str());
+    }
+  } else if (outputs.fmt == OutFormat::None) {
+    std::string line;
+    for (uint64_t i = 0; i < b.instances; ++i) {
+      line = std::to_string(i);
+      if (r.traps[i]) {
+        line += "\ttrap: ";
+        line += trap_message(TrapCode(r.traps[i]));
+      } else {
+        for (size_t k = 0; k < rt.size(); ++k)
+          line += "\t" + format_value(Value{rt[k], r.results[i * rt.size() + k]});
+      }
+      line += "\n";
+      std::fwrite(line.data(), 1, line.size(), stdout);
+    }
+  }
+  std::fflush(stdout);
+
+  for (size_t k = 0; k < outputs.mem_out.size(); ++k) {
+    WW_TRY(outputs.mem_out[k]->write(r.mem_out[k].data(), r.mem_out[k].size()));
+    WW_TRY(outputs.mem_out[k]->commit());
+  }
+  std::string output_error;
+  if (outputs.fmt != OutFormat::None) {
+    if (outputs.fmt == OutFormat::Npy && trapped && !spec.allow_traps) {
+      outputs.out.discard();
+      output_error = std::to_string(trapped) + " instance(s) trapped; " + spec.output +
+                     " not written: .npy cannot record traps (use --allow-traps for zero rows "
+                     "plus a trap-code file, or .csv/.json)";
+    } else {
+      WW_TRY(write_results(r, m, outputs.fmt, outputs.out,
+                           outputs.trap_path.empty() ? nullptr : &outputs.trap_out));
+      WW_TRY(outputs.out.commit());
+      if (!outputs.trap_path.empty()) WW_TRY(outputs.trap_out.commit());
+    }
+  }
+
+  if (spec.batch && !spec.quiet) {
+    std::string s = "instances: " + std::to_string(b.instances) + "  completed: " +
+                    std::to_string(b.instances - trapped) + "  trapped: " + std::to_string(trapped) + "\n";
+    for (auto [code, cnt] : trap_counts)
+      s += "  trap " + std::string(trap_message(TrapCode(code))) + ": " + std::to_string(cnt) + "\n";
+    if (!unfinished.empty()) {
+      s += "  not finished when the timeout struck: " + std::to_string(unfinished.size()) + " (instances";
+      for (size_t k = 0; k < unfinished.size() && k < 8; ++k) s += " " + std::to_string(unfinished[k]);
+      s += unfinished.size() > 8 ? " ...)\n" : ")\n";
+    }
+    if (gbatch.ignored_pixels.load())
+      s += "  set_pixel calls outside the image: " + std::to_string(gbatch.ignored_pixels.load()) + "\n";
+    s += "wall: " + fmt_double(r.wall_s, 3) + " s  rate: " +
+         fmt_double(r.wall_s > 0 ? double(b.instances) / r.wall_s : 0.0, 0) + " instances/s  " + how_it_ran(r);
+    std::fputs(s.c_str(), stderr);
+  }
+  if (!output_error.empty()) print_error(output_error);
+  return trapped ? kExitTrap : kExitOk;
+}
+
+}  // namespace
+
+int run_modules(const RunSpec& spec) {
+  // Sizes come from the user (-n, --mem-out LEN); an allocation that cannot
+  // be met is an input error, not a crash.
+  Result<int> r = make_error(kNoOffset, "");
+  try {
+    r = run_impl(spec);
+  } catch (const std::bad_alloc&) {
+    r = make_error(kNoOffset, "out of memory (for " + std::to_string(spec.instances) + " instances)");
+  } catch (const std::length_error&) {
+    r = make_error(kNoOffset, "out of memory (for " + std::to_string(spec.instances) + " instances)");
+  }
+  if (!r.ok()) {
+    print_error(r.error().to_string());
+    return kExitUsage;
+  }
+  return *r;
+}
+
+}  // namespace ww::cli

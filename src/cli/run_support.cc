@@ -1,0 +1,97 @@
+// The progress line of `wasmwarp run`, and the intrinsics' inputs and
+// outputs (--image, --state, --texture).
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "cli/run_support.h"
+#include "cli/value_format.h"
+#include "intrinsics/image_io.h"
+
+namespace ww::cli {
+
+namespace {
+Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
+
+std::string human_rate(double per_s) {
+  char buf[32];
+  if (per_s >= 1e6) std::snprintf(buf, sizeof buf, "%.2fM/s", per_s / 1e6);
+  else if (per_s >= 1e3) std::snprintf(buf, sizeof buf, "%.1fk/s", per_s / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.0f/s", per_s);
+  return buf;
+}
+}  // namespace
+
+ProgressLine::ProgressLine(bool enabled) : enabled_(enabled), tty_(isatty(2) == 1) {}
+
+void ProgressLine::update(uint64_t done, uint64_t total, double seconds) {
+  if (!enabled_ || seconds < 1.0) return;
+  if (seconds - last_ < (tty_ ? 0.5 : 10.0)) return;
+  last_ = seconds;
+  double rate = seconds > 0 ? double(done) / seconds : 0;
+  std::string left = rate > 0 && done < total
+                         ? std::to_string(uint64_t(std::ceil(double(total - done) / rate))) + " s left"
+                         : "";
+  std::fprintf(stderr, "%sprogress: %llu/%llu instances, %s, %.1f s%s%s%s", tty_ ? "\r" : "",
+               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
+               human_rate(rate).c_str(), seconds, left.empty() ? "" : ", ", left.c_str(),
+               tty_ ? "   " : "\n");
+  shown_ = true;
+}
+
+void ProgressLine::finish() {
+  if (shown_ && tty_) std::fputs("\n", stderr);
+  shown_ = false;
+}
+
+Status setup_intrinsics(const RunSpec& spec, uint64_t instances, gpu::GpuBatch& b) {
+  b.instance_count = uint32_t(std::min<uint64_t>(instances, 0xffffffffu));
+  if (!spec.image.empty()) {
+    size_t eq = spec.image.find('=');
+    if (eq == std::string::npos || eq + 1 == spec.image.size())
+      return err("--image '" + spec.image + "': expected WIDTHxHEIGHT=out.png");
+    auto size = gpu::parse_image_size(spec.image.substr(0, eq));
+    if (!size.ok()) return err("--image: " + size.error().message);
+    b.set_image_size(size->first, size->second);
+    // Fail on an unwritable path before running, like --output.
+    std::string path = spec.image.substr(eq + 1);
+    FILE* f = std::fopen(path.c_str(), "ab");
+    if (!f) return err("cannot write " + path);
+    std::fclose(f);
+  }
+  if (!spec.state_in.empty()) {
+    WW_ASSIGN_OR_RETURN(b.state, gpu::read_state_file(spec.state_in));
+    if (spec.state_size && spec.state_size != b.state.size())
+      return err("--state " + std::to_string(spec.state_size) + " but " + spec.state_in + " holds " +
+                 std::to_string(b.state.size()) + " values");
+  } else if (spec.state_size) {
+    if (spec.state_size > (uint64_t(1) << 31)) return err("--state must be below 2^31 entries");
+    b.state.assign(spec.state_size, 0);
+  }
+  if (!spec.state_out.empty() && b.state.empty())
+    return err("--state-out needs a state buffer (--state N or --state-in FILE)");
+  for (const std::string& t : spec.textures) {
+    size_t eq = t.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == t.size())
+      return err("--texture '" + t + "': expected UNIT=image.png");
+    auto unit = parse_u64(t.substr(0, eq));
+    if (!unit.ok()) return err("--texture '" + t + "': bad unit");
+    WW_ASSIGN_OR_RETURN(gpu::Image img, gpu::read_png(t.substr(eq + 1)));
+    WW_TRY(b.bind_texture(int32_t(std::min<uint64_t>(*unit, 1u << 30)), std::move(img)));
+  }
+  if (spec.texture_filter == "bilinear") b.filter = gpu::TextureFilter::Bilinear;
+  else if (spec.texture_filter != "nearest")
+    return err("--texture-filter must be nearest or bilinear, not '" + spec.texture_filter + "'");
+  return Status::Ok();
+}
+
+Status write_intrinsics_outputs(const RunSpec& spec, const gpu::GpuBatch& b) {
+  if (!spec.image.empty() && b.image)
+    WW_TRY(gpu::write_png(spec.image.substr(spec.image.find('=') + 1), b.image->to_image()));
+  if (!spec.state_out.empty()) WW_TRY(gpu::write_state_file(spec.state_out, b.state));
+  return Status::Ok();
+}
+
+}  // namespace ww::cli

@@ -1,0 +1,33 @@
+// Pieces of `wasmwarp run` around the batch: the progress line and the
+// `gpu` intrinsics' files.
+#pragma once
+
+#include <cstdint>
+
+#include "cli/batch.h"
+#include "common/result.h"
+#include "intrinsics/gpu_batch.h"
+
+namespace ww::cli {
+
+// The progress line of long batches on stderr: instances done, rate, time
+// left. Silent for the first second, then at most twice a second; on a
+// terminal it rewrites one line, elsewhere it prints a line every 10 s.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled);
+  void update(uint64_t done, uint64_t total, double seconds);
+  void finish();  // ends the line, if one was shown
+
+ private:
+  bool enabled_, tty_, shown_ = false;
+  double last_ = 0;
+};
+
+// Sets up the intrinsics' shared state from --image, --state, --state-in,
+// --texture and --texture-filter.
+Status setup_intrinsics(const RunSpec& spec, uint64_t instances, gpu::GpuBatch& b);
+// Writes --image and --state-out after the batch.
+Status write_intrinsics_outputs(const RunSpec& spec, const gpu::GpuBatch& b);
+
+}  // namespace ww::cli

@@ -1,0 +1,56 @@
+// The compiled tier: a module's functions translated to C++ once
+// (src/codegen), compiled by the host C++ compiler into a shared object for
+// the CPU or by NVRTC into a CUBIN for the GPU, cached on disk
+// (src/cache), and loaded as an executor's code. Everything that can go
+// wrong here (no compiler, a compiler error, a full cache) is an Error the
+// caller turns into "ran the interpreter", never a wrong result.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cache/code_cache.h"
+#include "common/result.h"
+#include "store/store.h"
+
+namespace ww::gpu {
+class KernelLauncher;
+}
+
+namespace ww::compiled {
+
+enum class Target : uint8_t { Cpu, Gpu };
+
+struct Request {
+  std::shared_ptr<const CompiledModule> module;
+  // Defined functions entered from outside, as module function indices;
+  // empty: every exported function. The start function and every function
+  // a table can reach are compiled too.
+  std::vector<uint32_t> entries;
+  Target target = Target::Cpu;
+  bool metered = false;      // fuel counted at back-edges and calls (--fuel)
+  bool deadline = false;     // GPU: the timeout checked at back-edges (--timeout)
+  bool interleaved = true;   // GPU: memory layout
+  CacheOptions cache;
+};
+
+struct Outcome {
+  bool cache_hit = false;
+  double generate_ms = 0, compile_ms = 0, load_ms = 0;
+  std::string cache_note;  // trouble with the cache that did not stop the run
+  std::string key;         // the cache key
+  uint64_t source_bytes = 0;
+};
+
+// Whether the cache holds code for `req` (generates the source to key it).
+bool cached(const Request& req);
+
+// The CPU's compiled code for every instance of req.module.
+Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcome* outcome);
+
+// The GPU's compiled kernel for the wave loop.
+Result<std::shared_ptr<gpu::KernelLauncher>> compile_gpu(const Request& req, Outcome* outcome);
+
+}  // namespace ww::compiled
