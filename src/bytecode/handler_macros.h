@@ -1,17 +1,12 @@
-// The accessors of ops.def's handler bodies that every backend defines the
-// same way. A backend includes this after defining SLOT(s) (a reference to
-// 64-bit frame slot s of the current frame) and before expanding ops.def;
-// the handlers also expect a TrapCode `trap` and a label `trapped`.
+// The accessors of ops.def's handler bodies that both interpreters define
+// the same way. An interpreter includes this after defining SLOT(s) (a
+// reference to 64-bit frame slot s of the current frame) and before
+// expanding ops.def; the handlers also expect a TrapCode `trap` and a label
+// `trapped`. Generated code has its own TRAP (codegen/rt/ww_rt.h).
 #pragma once
 
-#define R32(s) uint32_t(SLOT(s))
-#define R64(s) SLOT(s)
-#define RF32(s) sem::f32_from_bits(uint32_t(SLOT(s)))
-#define RF64(s) sem::f64_from_bits(SLOT(s))
-#define W32(s, v) (SLOT(s) = uint64_t(uint32_t(v)))
-#define W64(s, v) (SLOT(s) = uint64_t(v))
-#define WF32(s, v) (SLOT(s) = uint64_t(sem::f32_bits(v)))
-#define WF64(s, v) (SLOT(s) = sem::f64_bits(v))
+#include "bytecode/slot_accessors.h"
+
 #define TRAP(name)         \
   do {                     \
     trap = TrapCode::name; \

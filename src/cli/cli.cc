@@ -15,6 +15,7 @@ usage: wasmwarp COMMAND [OPTIONS] MODULE.wasm [ARGS...]
 
 commands:
   run       run an export once, or in N independent instances (run --help)
+  compile   compile a module to native code / a CUBIN and cache it (compile --help)
   validate  check a module; prints "valid" or the error
   inspect   imports, exports, per-function manifests, call graph, sizes, times
   disasm    print the register bytecode
@@ -44,10 +45,11 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (cmd == "run") return cmd_run(argv[0], argc - 2, argv + 2);
+  if (cmd == "compile") return cmd_compile(argc - 2, argv + 2);
   if (cmd == "validate") return cmd_validate(argc - 2, argv + 2);
   if (cmd == "inspect") return cmd_inspect(argc - 2, argv + 2);
   if (cmd == "disasm") return cmd_disasm(argc - 2, argv + 2);
-  std::fprintf(stderr, "wasmwarp: error: unknown command '%s' (commands: run, validate, inspect, disasm; see --help)\n",
+  std::fprintf(stderr, "wasmwarp: error: unknown command '%s' (commands: run, compile, validate, inspect, disasm; see --help)\n",
                cmd.c_str());
   return kExitUsage;
 }

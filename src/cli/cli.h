@@ -9,6 +9,7 @@ int main(int argc, char** argv);
 
 // The commands (cmd_*.cc); `args` excludes the program and command names.
 int cmd_run(const char* prog, int argc, char** argv);
+int cmd_compile(int argc, char** argv);
 int cmd_validate(int argc, char** argv);
 int cmd_inspect(int argc, char** argv);
 int cmd_disasm(int argc, char** argv);

@@ -1,13 +1,142 @@
 #include "compiled/compiled_tier.h"
 
-namespace ww::compiled {
+#include <chrono>
 
-bool cached(const Request&) { return false; }
-Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request&, Outcome*) {
-  return make_error(kNoOffset, "not yet");
+#include "codegen/embedded.h"
+#include "codegen/generator.h"
+#include "codegen/rt/cpu_abi.h"
+#include "compiled/cpu_native.h"
+#include "compiled/host_compiler.h"
+#include "exec/gpu/gpu_backend.h"
+
+namespace ww::compiled {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
-Result<std::shared_ptr<gpu::KernelLauncher>> compile_gpu(const Request&, Outcome*) {
-  return make_error(kNoOffset, "not yet");
+
+codegen::Options codegen_options(const Request& req) {
+  codegen::Options o;
+  o.target = req.target == Target::Gpu ? codegen::Target::Gpu : codegen::Target::Cpu;
+  o.entries = req.entries;
+  o.metered = req.metered;
+  o.deadline = req.deadline && req.target == Target::Gpu;
+  o.interleaved = req.interleaved;
+  return o;
+}
+
+// The translation unit and the cache key of everything that decides the
+// bytes the compiler makes of it.
+struct Prepared {
+  codegen::Generated gen;
+  std::string unit;
+  std::string key;
+  // GPU
+  int cc_major = 0, cc_minor = 0;
+};
+
+Result<Prepared> prepare_cpu(const Request& req, Outcome* out) {
+  auto t = Clock::now();
+  Prepared p;
+  WW_ASSIGN_OR_RETURN(p.gen, codegen::generate(*req.module, codegen_options(req)));
+  WW_ASSIGN_OR_RETURN(p.unit, codegen::amalgamate(p.gen.source, codegen::Toolchain::HostCxx));
+  WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
+  std::vector<std::string_view> parts{"cpu", std::to_string(rt::kCpuAbiVersion), cc.path, cc.version};
+  std::string flags;
+  for (const std::string& f : host_compile_flags()) flags += f + " ";
+  parts.push_back(flags);
+  parts.push_back(p.unit);
+  p.key = cache_key(parts);
+  if (out) {
+    out->generate_ms = ms_since(t);
+    out->key = p.key;
+    out->source_bytes = p.unit.size();
+  }
+  return p;
+}
+
+Result<Prepared> prepare_gpu(const Request& req, Outcome* out) {
+  auto t = Clock::now();
+  gpu::DeviceInfo dev = gpu::probe_device();
+  if (!dev.available) return make_error(kNoOffset, dev.reason);
+  WW_ASSIGN_OR_RETURN(std::string nvrtc, gpu::nvrtc_version());
+  Prepared p;
+  p.cc_major = dev.cc_major;
+  p.cc_minor = dev.cc_minor;
+  WW_ASSIGN_OR_RETURN(p.gen, codegen::generate(*req.module, codegen_options(req)));
+  WW_ASSIGN_OR_RETURN(p.unit, codegen::amalgamate(p.gen.source, codegen::Toolchain::Nvrtc));
+  std::string arch = std::to_string(dev.cc_major * 10 + dev.cc_minor);
+  std::string opts;
+  for (const std::string& o : gpu::nvrtc_options(dev.cc_major, dev.cc_minor)) opts += o + " ";
+  p.key = cache_key({"gpu", nvrtc, arch, opts, p.unit});
+  if (out) {
+    out->generate_ms = ms_since(t);
+    out->key = p.key;
+    out->source_bytes = p.unit.size();
+  }
+  return p;
+}
+
+// The cached bytes for the key, or freshly compiled ones (then cached;
+// trouble with the cache is a note, not a failure).
+template <class CompileFn>
+Result<std::vector<uint8_t>> cached_or_compiled(const CacheOptions& copts, const std::string& key,
+                                                Outcome* out, CompileFn&& compile) {
+  CodeCache cache(copts);
+  std::string note;
+  if (auto hit = cache.get(key, &note)) {
+    if (out) out->cache_hit = true;
+    return std::move(*hit);
+  }
+  if (out && !note.empty()) out->cache_note = note;
+  auto t = Clock::now();
+  WW_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, compile());
+  if (out) out->compile_ms = ms_since(t);
+  if (cache.enabled()) {
+    Status s = cache.put(key, bytes);
+    if (!s.ok() && out) out->cache_note = s.error().message + " (compiled code not cached)";
+  }
+  return bytes;
+}
+
+}  // namespace
+
+Result<std::string> translation_unit(const Request& req) {
+  WW_ASSIGN_OR_RETURN(codegen::Generated gen, codegen::generate(*req.module, codegen_options(req)));
+  return codegen::amalgamate(gen.source, req.target == Target::Gpu ? codegen::Toolchain::Nvrtc
+                                                                   : codegen::Toolchain::HostCxx);
+}
+
+bool cached(const Request& req) {
+  if (!req.cache.enabled) return false;
+  auto p = req.target == Target::Gpu ? prepare_gpu(req, nullptr) : prepare_cpu(req, nullptr);
+  return p.ok() && CodeCache(req.cache).contains(p->key);
+}
+
+Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcome* out) {
+  WW_ASSIGN_OR_RETURN(Prepared p, prepare_cpu(req, out));
+  WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
+  WW_ASSIGN_OR_RETURN(std::vector<uint8_t> so, cached_or_compiled(req.cache, p.key, out, [&] {
+                        return compile_shared_object(cc, {p.unit});
+                      }));
+  auto t = Clock::now();
+  auto native = load_cpu_native(so, req.metered);
+  if (out) out->load_ms = ms_since(t);
+  return native;
+}
+
+Result<std::shared_ptr<gpu::KernelLauncher>> compile_gpu(const Request& req, Outcome* out) {
+  WW_ASSIGN_OR_RETURN(Prepared p, prepare_gpu(req, out));
+  WW_ASSIGN_OR_RETURN(std::vector<uint8_t> cubin, cached_or_compiled(req.cache, p.key, out, [&] {
+                        return gpu::nvrtc_compile(p.unit, "wasmwarp_module.cu", p.cc_major, p.cc_minor);
+                      }));
+  auto t = Clock::now();
+  auto launcher = gpu::load_compiled_kernel(cubin, codegen::kGpuKernelName, p.gen.recursive);
+  if (out) out->load_ms = ms_since(t);
+  return launcher;
 }
 
 }  // namespace ww::compiled

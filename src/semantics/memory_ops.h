@@ -37,8 +37,10 @@ WW_HD inline bool range_oob(uint32_t start, uint32_t n, uint64_t size) {
   return uint64_t(start) + n > size;
 }
 
+// Views are taken by forwarding reference: executors pass a long-lived view
+// (the interpreters) or a temporary built at the use (generated code).
 template <class M>
-WW_HD inline uint32_t memory_grow(M& m, uint32_t n) {
+WW_HD inline uint32_t memory_grow(M&& m, uint32_t n) {
   uint32_t old = m.pages();
   uint64_t want = uint64_t(old) + n;
   if (want > m.max_pages()) return kGrowFailed;
@@ -47,14 +49,14 @@ WW_HD inline uint32_t memory_grow(M& m, uint32_t n) {
 }
 
 template <class M>
-WW_HD inline TrapCode memory_fill(M& m, uint32_t d, uint32_t v, uint32_t n) {
+WW_HD inline TrapCode memory_fill(M&& m, uint32_t d, uint32_t v, uint32_t n) {
   if (range_oob(d, n, m.size())) return TrapCode::MemoryOutOfBounds;
   if (n) m.fill(d, uint8_t(v), n);
   return TrapCode::None;
 }
 
 template <class M>
-WW_HD inline TrapCode memory_copy(M& m, uint32_t d, uint32_t s, uint32_t n) {
+WW_HD inline TrapCode memory_copy(M&& m, uint32_t d, uint32_t s, uint32_t n) {
   uint64_t size = m.size();
   if (range_oob(d, n, size) || range_oob(s, n, size)) return TrapCode::MemoryOutOfBounds;
   if (n) m.move(d, s, n);
@@ -62,7 +64,7 @@ WW_HD inline TrapCode memory_copy(M& m, uint32_t d, uint32_t s, uint32_t n) {
 }
 
 template <class M, class D>
-WW_HD inline TrapCode memory_init(M& m, const D& seg, uint32_t d, uint32_t s, uint32_t n) {
+WW_HD inline TrapCode memory_init(M&& m, const D& seg, uint32_t d, uint32_t s, uint32_t n) {
   if (range_oob(s, n, seg.size()) || range_oob(d, n, m.size())) return TrapCode::MemoryOutOfBounds;
   if (n) m.write(d, seg.bytes() + s, n);
   return TrapCode::None;

@@ -54,7 +54,9 @@ struct StoreImpl;
 class NativeCode {
  public:
   virtual ~NativeCode() = default;
-  virtual bool has(uint32_t def) const = 0;
+  // Whether it can run defined function `def` in `store` (compiled code is
+  // built for one fuel setting: with or without metering).
+  virtual bool has(const StoreImpl& store, uint32_t def) const = 0;
   // Runs defined function `def` of `instance` with arguments in
   // slots[0..params) and results back in slots[0..results). Records
   // store.last_trap on a trap, as the interpreter does.

@@ -230,7 +230,7 @@ TrapCode cpu_call(StoreImpl& store, Store& api, uint32_t func_addr, uint64_t* sl
   const FuncInst& f = store.funcs[func_addr];
   if (f.instance != kHostInstance) {
     const InstanceRec& inst = store.instances[f.instance];
-    if (inst.native && inst.native->has(f.defined_index))
+    if (inst.native && inst.native->has(store, f.defined_index))
       return inst.native->call(store, api, f.instance, f.defined_index, slots);
     return run(store, api, f.instance, f.defined_index, slots);
   }

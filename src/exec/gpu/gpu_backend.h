@@ -135,6 +135,25 @@ struct BatchResult {
   double setup_ms = 0, kernel_ms = 0, total_ms = 0;
 };
 
+// ---------------------------------------------------------------- NVRTC
+
+// The NVRTC library's version ("13.0"), loaded with dlopen on first use;
+// errors say why it cannot be loaded (not installed, built without CUDA).
+Result<std::string> nvrtc_version();
+// The options compiled GPU code is built with for a device of compute
+// capability major.minor: its real architecture, exact float semantics.
+std::vector<std::string> nvrtc_options(int cc_major, int cc_minor);
+// Compiles one CUDA C++ translation unit to a CUBIN. Errors carry NVRTC's
+// first error line.
+Result<std::vector<uint8_t>> nvrtc_compile(const std::string& source, const std::string& name,
+                                           int cc_major, int cc_minor);
+// Loads a CUBIN through the driver API and returns the launcher of its
+// kernel `kernel` (which takes the interpreter kernel's parameters).
+// `recursive`: the code recurses, so the CUDA stack is sized for the
+// batch's call depth.
+Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>& cubin,
+                                                              const std::string& kernel, bool recursive);
+
 // Errors: no GPU / no CUDA, an import that cannot run on the GPU (only
 // `gpu.*` intrinsics can), a request that cannot fit the device memory, a
 // CUDA failure (named with the call that failed).

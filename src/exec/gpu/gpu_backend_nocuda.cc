@@ -13,8 +13,16 @@ DeviceInfo probe_device() {
   return d;
 }
 
-Result<BatchResult> run_batch(const BatchRequest&) {
-  return make_error(kNoOffset, "this wasmwarp was built without CUDA support");
+namespace {
+Error no_cuda() { return make_error(kNoOffset, "this wasmwarp was built without CUDA support"); }
+}  // namespace
+
+Result<BatchResult> run_batch(const BatchRequest&) { return no_cuda(); }
+Result<std::string> nvrtc_version() { return no_cuda(); }
+std::vector<std::string> nvrtc_options(int, int) { return {}; }
+Result<std::vector<uint8_t>> nvrtc_compile(const std::string&, const std::string&, int, int) { return no_cuda(); }
+Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>&, const std::string&, bool) {
+  return no_cuda();
 }
 
 }  // namespace ww::gpu

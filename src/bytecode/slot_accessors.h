@@ -1,0 +1,13 @@
+// How ops.def's handler bodies read and write frame slots, for every
+// backend and tier: the includer defines SLOT(s) as a 64-bit lvalue (the
+// interpreters: a frame entry; generated code: a local variable).
+#pragma once
+
+#define R32(s) uint32_t(SLOT(s))
+#define R64(s) SLOT(s)
+#define RF32(s) sem::f32_from_bits(uint32_t(SLOT(s)))
+#define RF64(s) sem::f64_from_bits(SLOT(s))
+#define W32(s, v) (SLOT(s) = uint64_t(uint32_t(v)))
+#define W64(s, v) (SLOT(s) = uint64_t(v))
+#define WF32(s, v) (SLOT(s) = uint64_t(sem::f32_bits(v)))
+#define WF64(s, v) (SLOT(s) = sem::f64_bits(v))

@@ -1,0 +1,518 @@
+#include "codegen/generator.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "bytecode/ops.h"
+#include "codegen/op_templates.h"
+#include "intrinsics/gpu_batch.h"
+
+namespace ww::codegen {
+namespace {
+
+std::string hex64(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016llxull", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string ret_type(uint32_t nresults) {
+  if (nresults == 0) return "void";
+  if (nresults == 1) return "uint64_t";
+  return "Ret<" + std::to_string(nresults) + ">";
+}
+
+bool is_call(BcOp op) { return op == BcOp::Call || op == BcOp::CallImport || op == BcOp::CallIndirect; }
+
+// The ops of one function, decoded, with their word offsets.
+struct DecodedOp {
+  BcDecoded d;
+  uint32_t pc = 0;  // word offset from the function's first word
+};
+
+Result<std::vector<DecodedOp>> decode_function(const BytecodeModule& bc, uint32_t def) {
+  const FunctionCode& fc = bc.funcs[def];
+  std::vector<DecodedOp> ops;
+  for (uint32_t w = fc.code_begin; w < fc.code_end;) {
+    DecodedOp o;
+    if (!bc_decode(bc.code.data() + w, fc.code_end - w, &o.d))
+      return make_error(kNoOffset, "codegen: undecodable bytecode at word " + std::to_string(w));
+    o.pc = w - fc.code_begin;
+    w += o.d.words;
+    ops.push_back(o);
+  }
+  return ops;
+}
+
+bool has_ref_in(const ConstExpr& e, uint32_t* f) {
+  if (e.instrs.size() == 1 && e.instrs[0].op == Opcode::RefFunc) {
+    *f = e.instrs[0].a;
+    return true;
+  }
+  return false;
+}
+
+class Generator {
+ public:
+  Generator(const CompiledModule& cm, const Options& o)
+      : cm_(cm), m_(cm.module), bc_(cm.code.bytecode), opts_(o), nimp_(m_.num_imported_funcs),
+        gpu_(o.target == Target::Gpu), tmpl_(op_templates()) {}
+
+  Result<Generated> run();
+
+ private:
+  uint32_t nparams(uint32_t func) const { return uint32_t(m_.func_type(func).params.size()); }
+  uint32_t nresults(uint32_t func) const { return uint32_t(m_.func_type(func).results.size()); }
+  bool same_type(uint32_t type_index, uint32_t func) const {
+    return m_.types[type_index] == m_.func_type(func);
+  }
+
+  Status analyse();
+  void emit_prelude();
+  void emit_declaration(uint32_t def, const char* end);
+  Status emit_function(uint32_t def);
+  void emit_op(const DecodedOp& o, uint32_t def);
+  void emit_template(const DecodedOp& o);
+  std::string jump(uint32_t target, uint32_t pc) const;
+  std::string args_of(uint32_t base, uint32_t n) const;
+  void emit_results(const std::string& value, uint32_t base, uint32_t n);
+  void emit_direct_call(uint32_t callee_def, uint32_t base, uint32_t caller_def, const char* indent);
+  void emit_call_import(uint32_t func, uint32_t base);
+  void emit_call_indirect(const DecodedOp& o, uint32_t caller_def);
+  void emit_cpu_entries();
+  void emit_gpu_kernel();
+  int intrinsic_of(uint32_t import_func) const;
+
+  const CompiledModule& cm_;
+  const Module& m_;
+  const BytecodeModule& bc_;
+  const Options& opts_;
+  const uint32_t nimp_;
+  const bool gpu_;
+  const std::vector<OpTemplate>& tmpl_;
+
+  std::vector<bool> compiled_;
+  std::vector<bool> may_trap_;
+  std::vector<bool> recursive_;
+  std::vector<uint32_t> entries_;  // defined indices
+  std::vector<std::vector<DecodedOp>> code_;
+  std::string out_;
+};
+
+Status Generator::analyse() {
+  const uint32_t ndef = uint32_t(m_.funcs.size());
+  compiled_ = reachable_functions(cm_, opts_.entries);
+  code_.resize(ndef);
+  may_trap_.assign(ndef, false);
+  recursive_.assign(ndef, false);
+  for (const auto& group : cm_.code.call_graph.recursive_groups)
+    for (uint32_t f : group)
+      if (f >= nimp_) recursive_[f - nimp_] = true;
+  const bool counted_edges = opts_.metered || opts_.deadline;
+  for (uint32_t def = 0; def < ndef; ++def) {
+    if (!compiled_[def]) continue;
+    WW_ASSIGN_OR_RETURN(code_[def], decode_function(bc_, def));
+    for (const DecodedOp& o : code_[def]) {
+      const OpTemplate& t = tmpl_[int(o.d.op)];
+      bool back = false;
+      if (t.jumps)
+        for (const TemplatePiece& p : t.pieces) back |= p.kind == TemplatePiece::Jump && o.d.i[p.index] <= o.pc;
+      if (t.traps || is_call(o.d.op) || (back && counted_edges) ||
+          (o.d.op == BcOp::BrTable && counted_edges))
+        may_trap_[def] = true;
+    }
+  }
+  // Entry points: the requested functions, the start function, and every
+  // compiled function a reference can reach (the store may call those).
+  std::vector<uint32_t> roots = opts_.entries;
+  if (roots.empty())
+    for (const Export& e : m_.exports)
+      if (e.kind == ExternKind::Func) roots.push_back(e.index);
+  if (m_.start) roots.push_back(*m_.start);
+  for (uint32_t f : roots)
+    if (f >= nimp_ && compiled_[f - nimp_]) entries_.push_back(f - nimp_);
+  std::sort(entries_.begin(), entries_.end());
+  entries_.erase(std::unique(entries_.begin(), entries_.end()), entries_.end());
+  return Status::Ok();
+}
+
+void Generator::emit_prelude() {
+  out_ += "// Generated by wasmwarp from the module's register bytecode; each op's\n"
+          "// body is bytecode/ops.def's. Do not edit.\n";
+  out_ += "#define WW_METERED " + std::string(opts_.metered ? "1" : "0") + "\n";
+  if (gpu_) {
+    out_ += "#define WW_DEADLINE " + std::string(opts_.deadline ? "1" : "0") + "\n";
+    out_ += "#define WW_INTERLEAVED " + std::string(opts_.interleaved ? "true" : "false") + "\n";
+    out_ += "#define WW_NUM_GLOBALS " + std::to_string(m_.num_globals()) + "\n";
+  }
+  out_ += "#include \"codegen/rt/ww_rt.h\"\n\nnamespace ww::gen {\nnamespace {\n\n";
+}
+
+void Generator::emit_declaration(uint32_t def, const char* end) {
+  const uint32_t f = nimp_ + def;
+  out_ += "WW_FN " + ret_type(nresults(f)) + " f" + std::to_string(def) + "(Inst& I, uint32_t depth";
+  for (uint32_t k = 0; k < nparams(f); ++k) out_ += ", uint64_t a" + std::to_string(k);
+  out_ += ")";
+  out_ += end;
+}
+
+std::string Generator::jump(uint32_t target, uint32_t pc) const {
+  // A branch to an earlier (or the same) op is a loop's back-edge, which
+  // the interpreters count for fuel and the timeout.
+  if (target <= pc) return "{ WW_BACK_EDGE(); goto L" + std::to_string(target) + "; }";
+  return "goto L" + std::to_string(target);
+}
+
+std::string Generator::args_of(uint32_t base, uint32_t n) const {
+  std::string s;
+  for (uint32_t k = 0; k < n; ++k) s += ", r" + std::to_string(base + k);
+  return s;
+}
+
+void Generator::emit_results(const std::string& value, uint32_t base, uint32_t n) {
+  if (n == 1) out_ += " r" + std::to_string(base) + " = " + value + ";";
+  for (uint32_t k = 0; n > 1 && k < n; ++k)
+    out_ += " r" + std::to_string(base + k) + " = " + value + ".v[" + std::to_string(k) + "];";
+}
+
+void Generator::emit_template(const DecodedOp& o) {
+  const OpTemplate& t = tmpl_[int(o.d.op)];
+  for (const TemplatePiece& p : t.pieces) {
+    switch (p.kind) {
+      case TemplatePiece::Text: out_ += p.text; break;
+      case TemplatePiece::Slot: out_ += std::to_string(o.d.s[p.index]); break;
+      case TemplatePiece::Imm: out_ += std::to_string(o.d.i[p.index]) + "u"; break;
+      case TemplatePiece::Const64: out_ += hex64(bc_.consts[o.d.i[p.index]]); break;
+      case TemplatePiece::Jump: out_ += jump(o.d.i[p.index], o.pc); break;
+    }
+  }
+}
+
+// A call of a compiled function: the interpreters' depth check and fuel,
+// then the call; a trap in the callee unwinds this function too.
+void Generator::emit_direct_call(uint32_t callee_def, uint32_t base, uint32_t caller_def,
+                                 const char* indent) {
+  const uint32_t f = nimp_ + callee_def;
+  const uint32_t nr = nresults(f);
+  std::string guard = "depth >= WW_MAX_DEPTH";
+  if (!gpu_ && recursive_[callee_def]) guard += " || WW_STACK_LOW()";
+  out_ += indent;
+  out_ += "if (WW_UNLIKELY(" + guard + ")) TRAP(CallStackExhausted); WW_FUEL_TICK();";
+  std::string call = "f" + std::to_string(callee_def) + "(I, depth + 1" + args_of(base, nparams(f)) + ")";
+  if (nr == 0) out_ += " " + call + ";";
+  else out_ += " auto res_ = " + call + ";";
+  if (may_trap_[callee_def]) out_ += " WW_CHECK_TRAP();";
+  emit_results("res_", base, nr);
+  (void)caller_def;
+}
+
+int Generator::intrinsic_of(uint32_t import_func) const {
+  uint32_t k = 0;
+  for (const Import& im : m_.imports) {
+    if (im.kind != ExternKind::Func) continue;
+    if (k++ != import_func) continue;
+    if (im.module != gpu::kModuleName) return -1;
+    const gpu::IntrinsicInfo* info = gpu::find_intrinsic(im.field);
+    return info && info->type == m_.types[im.func_type] ? int(info->id) : -1;
+  }
+  return -1;
+}
+
+void Generator::emit_call_import(uint32_t func, uint32_t base) {
+  const uint32_t np = nparams(func), nr = nresults(func);
+  const uint32_t n = std::max<uint32_t>(std::max(np, nr), 1);
+  std::string io = "uint64_t io_[" + std::to_string(n) + "] = {";
+  for (uint32_t k = 0; k < np; ++k) io += (k ? ", r" : "r") + std::to_string(base + k);
+  io += "};";
+  if (gpu_) {
+    // The `gpu` intrinsics run inline; any other import cannot run on the
+    // GPU and traps, as in the interpreter kernel.
+    int id = intrinsic_of(func);
+    out_ += " WW_FUEL_TICK();";
+    if (id < 0) {
+      out_ += " TRAP(HostError);";
+      return;
+    }
+    out_ += " " + io + " TRAP_IF(gpu::call_intrinsic(" + std::to_string(id) +
+            ", [&](uint32_t k) -> uint64_t& { return io_[k]; }, *I.W, *I.In, I.t));";
+  } else {
+    // The host counts fuel and depth for calls that leave compiled code.
+    out_ += " " + io + " TRAP_IF(TrapCode(I.api->call_import(&I, " + std::to_string(func) +
+            "u, io_, depth)));";
+  }
+  for (uint32_t k = 0; k < nr; ++k) out_ += " r" + std::to_string(base + k) + " = io_[" + std::to_string(k) + "];";
+}
+
+void Generator::emit_call_indirect(const DecodedOp& o, uint32_t caller_def) {
+  const uint32_t base = o.d.s[0], idx = o.d.s[1], type = o.d.i[0], table = o.d.i[1];
+  const uint32_t np = uint32_t(m_.types[type].params.size());
+  const uint32_t nr = uint32_t(m_.types[type].results.size());
+  const std::string check = gpu_ ? "gpu::DevSigCheck{I.M, I.M->type_canon[" + std::to_string(type) + "]}"
+                                 : "AnySig{}";
+  out_ += " uint64_t ref_ = 0; TRAP_IF(sem::call_indirect_ref(TABLEV(" + std::to_string(table) +
+          "u), uint32_t(r" + std::to_string(idx) + "), " + check + ", &ref_));\n";
+  // On the GPU a reference is a function index + 1; on the CPU a store
+  // address + 1, this instance's defined functions being contiguous.
+  out_ += gpu_ ? "  switch (uint32_t(ref_ - 1)) {\n" : "  switch (uint32_t(ref_ - 1) - I.func_base) {\n";
+  for (uint32_t def = 0; def < compiled_.size(); ++def) {
+    if (!compiled_[def] || !same_type(type, nimp_ + def)) continue;
+    out_ += "    case " + std::to_string(gpu_ ? nimp_ + def : def) + "u: {";
+    emit_direct_call(def, base, caller_def, " ");
+    out_ += " break; }\n";
+  }
+  if (gpu_) {
+    for (uint32_t f = 0; f < nimp_; ++f) {
+      if (!same_type(type, f) || intrinsic_of(f) < 0) continue;
+      out_ += "    case " + std::to_string(f) + "u: {";
+      emit_call_import(f, base);
+      out_ += " break; }\n";
+    }
+    // Any other function is not this module's to call on the GPU.
+    out_ += "    default: TRAP(HostError);\n  }\n";
+    return;
+  }
+  // Another instance's function, or one not compiled: the host checks the
+  // signature and calls it.
+  const uint32_t n = std::max<uint32_t>(std::max(np, nr), 1);
+  out_ += "    default: { uint64_t io_[" + std::to_string(n) + "] = {";
+  for (uint32_t k = 0; k < np; ++k) out_ += (k ? ", r" : "r") + std::to_string(base + k);
+  out_ += "}; TRAP_IF(TrapCode(I.api->call_ref(&I, ref_, " + std::to_string(type) + "u, io_, depth)));";
+  for (uint32_t k = 0; k < nr; ++k) out_ += " r" + std::to_string(base + k) + " = io_[" + std::to_string(k) + "];";
+  out_ += " }\n  }\n";
+}
+
+void Generator::emit_op(const DecodedOp& o, uint32_t def) {
+  const OpTemplate& t = tmpl_[int(o.d.op)];
+  const bool needs_pc = t.traps || t.jumps || t.special;
+  out_ += "  {";
+  if (needs_pc) out_ += " constexpr uint32_t kPc = " + std::to_string(o.pc) + "u;";
+  switch (o.d.op) {
+    case BcOp::Return: {
+      const uint32_t nr = nresults(nimp_ + def);
+      if (nr == 0) out_ += " return;";
+      else if (nr == 1) out_ += " return r0;";
+      else {
+        out_ += " RetT ret_;";
+        for (uint32_t k = 0; k < nr; ++k) out_ += " ret_.v[" + std::to_string(k) + "] = r" + std::to_string(k) + ";";
+        out_ += " return ret_;";
+      }
+      break;
+    }
+    case BcOp::BrTable: {
+      const uint32_t start = o.d.i[0], count = o.d.i[1];
+      out_ += " switch (uint32_t(r" + std::to_string(o.d.s[0]) + ")) {\n";
+      for (uint32_t k = 0; k + 1 < count; ++k)
+        out_ += "    case " + std::to_string(k) + "u: " + jump(bc_.br_tables[start + k], o.pc) + ";\n";
+      out_ += "    default: " + jump(bc_.br_tables[start + count - 1], o.pc) + ";\n  }";
+      break;
+    }
+    case BcOp::Call:
+      emit_direct_call(o.d.i[0] - nimp_, o.d.s[0], def, " ");
+      break;
+    case BcOp::CallImport:
+      emit_call_import(o.d.i[0], o.d.s[0]);
+      break;
+    case BcOp::CallIndirect:
+      emit_call_indirect(o, def);
+      break;
+    default:
+      // As the interpreters expand it: the body, then a semicolon.
+      out_ += " ";
+      emit_template(o);
+      out_ += ";";
+      break;
+  }
+  out_ += " }\n";
+}
+
+Status Generator::emit_function(uint32_t def) {
+  const uint32_t f = nimp_ + def;
+  const FunctionCode& fc = bc_.funcs[def];
+  const std::vector<DecodedOp>& ops = code_[def];
+  // Branch targets get labels; slots that some op names become locals.
+  std::vector<bool> label(fc.code_end - fc.code_begin + 1, false);
+  std::vector<bool> used(fc.frame_slots + 1, false);
+  auto use = [&](uint32_t s, uint32_t n) {
+    if (s + n > used.size()) used.resize(s + n, false);
+    for (uint32_t k = 0; k < n; ++k) used[s + k] = true;
+  };
+  use(0, std::max(fc.num_locals, fc.num_results));
+  for (const DecodedOp& o : ops) {
+    const BcFmtInfo& fi = bc_fmt_info(bc_op_info(o.d.op).fmt);
+    for (uint32_t k = 0; k < fi.nslots; ++k) use(o.d.s[k], 1);
+    const OpTemplate& t = tmpl_[int(o.d.op)];
+    for (const TemplatePiece& p : t.pieces)
+      if (p.kind == TemplatePiece::Jump) label[o.d.i[p.index]] = true;
+    switch (o.d.op) {
+      case BcOp::BrTable:
+        for (uint32_t k = 0; k < o.d.i[1]; ++k) label[bc_.br_tables[o.d.i[0] + k]] = true;
+        break;
+      case BcOp::Call:
+      case BcOp::CallImport:
+        use(o.d.s[0], std::max(nparams(o.d.i[0]), nresults(o.d.i[0])));
+        break;
+      case BcOp::CallIndirect:
+        use(o.d.s[0], uint32_t(std::max(m_.types[o.d.i[0]].params.size(), m_.types[o.d.i[0]].results.size())));
+        break;
+      default:
+        break;
+    }
+  }
+  emit_declaration(def, " {\n");
+  out_ += "  typedef " + ret_type(fc.num_results) + " RetT;\n";
+  out_ += "  constexpr uint32_t kFn = " + std::to_string(f) + "u;\n";
+  std::string decl;
+  for (uint32_t s = 0; s < used.size(); ++s) {
+    if (!used[s]) continue;
+    decl += decl.empty() ? "  uint64_t " : ", ";
+    decl += "r" + std::to_string(s) + " = " + (s < fc.num_params ? "a" + std::to_string(s) : "0");
+    if (decl.size() > 100) {
+      out_ += decl + ";\n";
+      decl.clear();
+    }
+  }
+  if (!decl.empty()) out_ += decl + ";\n";
+  for (const DecodedOp& o : ops) {
+    if (label[o.pc]) out_ += "L" + std::to_string(o.pc) + ":;\n";
+    emit_op(o, def);
+  }
+  // Every path returns or branches before here; this keeps the compiler
+  // from reasoning about falling off the end.
+  out_ += "  return RetT();\n}\n\n";
+  return Status::Ok();
+}
+
+void Generator::emit_cpu_entries() {
+  out_ += "#define WW_EXPORT extern \"C\" __attribute__((visibility(\"default\")))\n";
+  for (uint32_t def : entries_) {
+    const uint32_t f = nimp_ + def;
+    const uint32_t np = nparams(f), nr = nresults(f);
+    out_ += "WW_EXPORT uint32_t ww_entry_" + std::to_string(def) +
+            "(ww::rt::CpuInst* Ip, uint64_t* slots) {\n  ww::gen::Inst& I = *Ip;\n  ";
+    std::string call = "ww::gen::f" + std::to_string(def) + "(I, I.depth";
+    for (uint32_t k = 0; k < np; ++k) call += ", slots[" + std::to_string(k) + "]";
+    call += ")";
+    out_ += nr ? "auto res_ = " + call + ";\n" : call + ";\n";
+    out_ += "  if (I.trap) return I.trap;\n";
+    if (nr == 1) out_ += "  slots[0] = res_;\n";
+    for (uint32_t k = 0; nr > 1 && k < nr; ++k)
+      out_ += "  slots[" + std::to_string(k) + "] = res_.v[" + std::to_string(k) + "];\n";
+    out_ += "  return 0;\n}\n";
+  }
+  out_ += "WW_EXPORT const ww::rt::CpuEntry " + std::string(kCpuEntriesSymbol) + "[] = {\n";
+  for (uint32_t def : entries_)
+    out_ += "  {" + std::to_string(def) + "u, &ww_entry_" + std::to_string(def) + "},\n";
+  if (entries_.empty()) out_ += "  {0u, nullptr},\n";
+  out_ += "};\nWW_EXPORT const uint32_t " + std::string(kCpuEntryCountSymbol) + " = " +
+          std::to_string(entries_.size()) + "u;\n";
+  out_ += "WW_EXPORT const uint32_t " + std::string(kCpuAbiSymbol) + " = ww::rt::kCpuAbiVersion;\n";
+}
+
+void Generator::emit_gpu_kernel() {
+  out_ += "extern \"C\" __global__ void __launch_bounds__(ww::gpu::kBlock) " + std::string(kGpuKernelName) +
+          "(const __grid_constant__ ww::gpu::DevModule M, const __grid_constant__ ww::gpu::DevWave W,\n"
+          "    const __grid_constant__ ww::gpu::DevIntrinsics In) {\n"
+          "  using namespace ww;\n  using namespace ww::gen;\n"
+          "  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "  if (t >= W.n) return;\n"
+          "  if (W.trap[t] != 0) {  // failed before the call (memory input)\n"
+          "    gpu::finish_instance(W, t, TrapCode::None, 0, 0, true);\n    return;\n  }\n"
+          "  const uint64_t N = W.n;\n"
+          "  Inst I;\n  I.M = &M;\n  I.W = &W;\n  I.In = &In;\n  I.t = t;\n"
+          "  I.mem = gpu::Mem<WW_INTERLEAVED>::make(W, t);\n"
+          "  I.mem_size = uint64_t(W.mem_pages[t]) * gpu::kDevPageSize;\n"
+          "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n"
+          "  I.ticks = 0;\n  I.trap = 0;\n  I.trap_func = 0;\n  I.trap_pc = 0;\n  I.stopped = false;\n"
+          "  for (uint32_t g = 0; g < WW_NUM_GLOBALS; ++g) I.g[g] = W.globals[g * N + t];\n"
+          "  switch (W.entry) {\n";
+  for (uint32_t def : entries_) {
+    const uint32_t f = nimp_ + def;
+    const uint32_t np = nparams(f), nr = nresults(f);
+    out_ += "    case " + std::to_string(def) + "u: {\n";
+    out_ += "      if (W.max_depth == 0) { set_trap(I, TrapCode::CallStackExhausted, " + std::to_string(f) +
+            "u, 0); break; }\n      ";
+    std::string call = "f" + std::to_string(def) + "(I, 1";
+    for (uint32_t k = 0; k < np; ++k) call += ", W.io[" + std::to_string(k) + " * N + t]";
+    call += ")";
+    out_ += nr ? "auto res_ = " + call + ";\n" : call + ";\n";
+    if (nr == 1) out_ += "      if (!I.trap) W.io[t] = res_;\n";
+    for (uint32_t k = 0; nr > 1 && k < nr; ++k)
+      out_ += "      if (!I.trap) W.io[" + std::to_string(k) + " * N + t] = res_.v[" + std::to_string(k) + "];\n";
+    out_ += "      break;\n    }\n";
+  }
+  out_ += "    default:\n      set_trap(I, TrapCode::HostError, 0, 0);\n  }\n";
+  for (uint32_t g = 0; g < m_.num_globals(); ++g)
+    if (m_.global_type(g).mut) out_ += "  W.globals[" + std::to_string(g) + " * N + t] = I.g[" + std::to_string(g) + "];\n";
+  out_ += "  gpu::finish_instance(W, t, TrapCode(I.trap), I.trap_func, I.trap_pc, !I.stopped);\n}\n";
+}
+
+Result<Generated> Generator::run() {
+  WW_TRY(analyse());
+  emit_prelude();
+  for (uint32_t def = 0; def < compiled_.size(); ++def)
+    if (compiled_[def]) emit_declaration(def, ";\n");
+  out_ += "\n";
+  for (uint32_t def = 0; def < compiled_.size(); ++def)
+    if (compiled_[def]) WW_TRY(emit_function(def));
+  out_ += "}  // namespace\n}  // namespace ww::gen\n\n";
+  if (gpu_) emit_gpu_kernel();
+  else emit_cpu_entries();
+
+  Generated g;
+  g.source = std::move(out_);
+  for (uint32_t def = 0; def < compiled_.size(); ++def)
+    if (compiled_[def]) {
+      g.compiled.push_back(def);
+      g.recursive |= recursive_[def];
+    }
+  g.entries = entries_;
+  return g;
+}
+
+}  // namespace
+
+std::vector<bool> reachable_functions(const CompiledModule& cm, const std::vector<uint32_t>& entries) {
+  const Module& m = cm.module;
+  const uint32_t nimp = m.num_imported_funcs;
+  std::vector<bool> in(m.funcs.size(), false);
+  std::vector<uint32_t> work;
+  auto add = [&](uint32_t f) {
+    if (f >= nimp && f - nimp < in.size() && !in[f - nimp]) {
+      in[f - nimp] = true;
+      work.push_back(f - nimp);
+    }
+  };
+  bool tables_shared = false;
+  for (const Import& im : m.imports) tables_shared |= im.kind == ExternKind::Table || im.kind == ExternKind::Global;
+  for (const Export& e : m.exports) tables_shared |= e.kind == ExternKind::Table || e.kind == ExternKind::Global;
+  for (const Export& e : m.exports)
+    if (e.kind == ExternKind::Func && (entries.empty() || tables_shared)) add(e.index);
+  for (uint32_t f : entries) add(f);
+  if (m.start) add(*m.start);
+  uint32_t f = 0;
+  for (const ElemSegment& seg : m.elems)
+    for (const ConstExpr& e : seg.init)
+      if (has_ref_in(e, &f)) add(f);
+  for (const Global& g : m.globals)
+    if (has_ref_in(g.init, &f)) add(f);
+  while (!work.empty()) {
+    uint32_t def = work.back();
+    work.pop_back();
+    for (uint32_t callee : cm.code.manifests[def].callees) add(callee);
+    const FunctionCode& fc = cm.code.bytecode.funcs[def];
+    for (uint32_t w = fc.code_begin; w < fc.code_end;) {
+      BcDecoded d;
+      if (!bc_decode(cm.code.bytecode.code.data() + w, fc.code_end - w, &d)) break;
+      if (d.op == BcOp::RefFunc) add(d.i[0]);
+      w += d.words;
+    }
+  }
+  return in;
+}
+
+Result<Generated> generate(const CompiledModule& cm, const Options& opts) {
+  Generator g(cm, opts);
+  return g.run();
+}
+
+}  // namespace ww::codegen

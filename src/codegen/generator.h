@@ -1,0 +1,57 @@
+// The code generator of the compiled tier: a translated module's register
+// bytecode -> one C++ translation unit, for the CPU (a shared object with
+// an entry table, codegen/rt/cpu_abi.h) or the GPU (one kernel with the
+// interpreter kernel's parameters). docs/compiled-tier.md says why it
+// starts from the bytecode rather than the wasm.
+//
+// Frame slots become locals (the compiler keeps them in registers),
+// branches become labels and gotos, br_table a switch, direct calls C++
+// calls, call_indirect a switch over the functions of the right type, and
+// each op's body is ops.def's own text with its operands filled in.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "wasmwarp/runtime.h"
+
+namespace ww::codegen {
+
+enum class Target : uint8_t { Cpu, Gpu };
+
+struct Options {
+  Target target = Target::Cpu;
+  // Module function indices of the functions entered from outside; empty:
+  // every exported function.
+  std::vector<uint32_t> entries;
+  bool metered = false;     // fuel at back-edges and calls
+  bool deadline = false;    // GPU: the timeout at back-edges
+  bool interleaved = true;  // GPU: memory layout
+};
+
+struct Generated {
+  // The translation unit; it includes "codegen/rt/ww_rt.h" (see
+  // codegen/embedded.h for the self-contained form a compiler gets).
+  std::string source;
+  std::vector<uint32_t> compiled;  // defined-function indices, ascending
+  std::vector<uint32_t> entries;   // defined functions with an entry point
+  bool recursive = false;          // some compiled function is part of a call cycle
+};
+
+// The name of the GPU kernel in generated code.
+inline constexpr const char* kGpuKernelName = "ww_compiled_kernel";
+// The CPU shared object's exported symbols.
+inline constexpr const char* kCpuEntriesSymbol = "ww_entries";
+inline constexpr const char* kCpuEntryCountSymbol = "ww_entry_count";
+inline constexpr const char* kCpuAbiSymbol = "ww_abi_version";
+
+// The functions to compile: the entries, the start function and every
+// function a reference can name (element segments, ref.func, globals),
+// closed over direct calls. Indexed by defined function.
+std::vector<bool> reachable_functions(const CompiledModule& cm, const std::vector<uint32_t>& entries);
+
+Result<Generated> generate(const CompiledModule& cm, const Options& opts);
+
+}  // namespace ww::codegen

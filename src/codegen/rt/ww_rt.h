@@ -1,0 +1,215 @@
+// What generated code includes: the accessors of ops.def's handler bodies
+// for the compiled tier, over an instance context `I` that the generated
+// functions pass along. The bodies themselves are ops.def's, copied into
+// the generated source by the generator; the arithmetic and the meaning of
+// memory and table ops are semantics/'s. The same source compiles for the
+// CPU (host C++ compiler: the context is rt::CpuInst, the Store's storage)
+// and for the GPU (NVRTC: per-thread state of the wave, the device views
+// the interpreter kernel uses).
+//
+// The generator defines before including this: WW_METERED (fuel at
+// back-edges and calls), and for the GPU WW_DEADLINE (the timeout at
+// back-edges), WW_INTERLEAVED (memory layout) and WW_NUM_GLOBALS.
+#pragma once
+
+#include <stdint.h>
+
+#include "bytecode/slot_accessors.h"
+#include "semantics/memory_ops.h"
+#include "semantics/semantics.h"
+#include "semantics/traps.h"
+
+#if defined(__CUDACC__)
+#include "exec/gpu/device/dev_intrinsics.cuh"
+#include "exec/gpu/device/dev_memory.cuh"
+#include "exec/gpu/device/dev_state.cuh"
+#include "exec/gpu/device/dev_tables.cuh"
+#define WW_FN static __device__
+#define WW_UNLIKELY(x) (x)
+#else
+#include "codegen/rt/cpu_abi.h"
+#define WW_FN static
+#define WW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#endif
+
+namespace ww::gen {
+
+// Results of a function with several: an array of slots.
+template <int K>
+struct Ret {
+  uint64_t v[K];
+};
+
+#if defined(__CUDACC__)
+
+// One GPU instance's context: the wave's state, its memory, and its
+// globals held in registers for the whole call (written back at the end).
+struct Inst {
+  const gpu::DevModule* M;
+  const gpu::DevWave* W;
+  const gpu::DevIntrinsics* In;
+  uint32_t t;
+  gpu::Mem<WW_INTERLEAVED> mem;
+  uint64_t mem_size;
+  uint64_t fuel;
+  uint32_t ticks;
+  uint32_t trap, trap_func, trap_pc;
+  bool stopped;  // the timeout, not a trap: the instance did not finish
+  uint64_t g[WW_NUM_GLOBALS + 1];
+};
+
+#define WW_MAX_DEPTH (I.W->max_depth)
+#define MEM_SIZE I.mem_size
+#define MEM_PAGES uint32_t(I.mem_size / gpu::kDevPageSize)
+#define LOAD8(a) uint8_t(I.mem.load8(a))
+#define LOAD16(a) uint16_t(I.mem.load((a), 2))
+#define LOAD32(a) uint32_t(I.mem.load((a), 4))
+#define LOAD64(a) I.mem.load((a), 8)
+#define STORE8(a, v) I.mem.store8((a), uint8_t(v))
+#define STORE16(a, v) I.mem.store((a), uint64_t(v), 2)
+#define STORE32(a, v) I.mem.store((a), uint64_t(v), 4)
+#define STORE64(a, v) I.mem.store((a), uint64_t(v), 8)
+#define GLOBAL_GET(g) I.g[g]
+#define GLOBAL_SET(g, v) (I.g[g] = (v))
+#define MEMV (gpu::DevMemView<WW_INTERLEAVED>{I.mem, &I.mem_size, &I.W->mem_pages[I.t], I.W->mem_max_pages})
+#define MEM_REFRESH() ((void)0)
+#define DATAV(seg) (gpu::DevDataView{I.M, I.W, I.t, (seg)})
+#define TABLEV(tb) (gpu::DevTableView{I.M, I.W, I.t, (tb)})
+#define ELEMV(seg) (gpu::DevElemView{I.M, I.W, I.t, (seg)})
+#define REF_FUNC(f) (uint64_t(f) + 1)
+
+#else  // the CPU
+
+using Inst = rt::CpuInst;
+
+#define WW_MAX_DEPTH (I.max_depth)
+#define MEM_SIZE I.mem_size
+#define MEM_PAGES uint32_t(I.mem_size / 65536)
+#define LOAD8(a) sem::load8(I.mem + (a))
+#define LOAD16(a) sem::load16(I.mem + (a))
+#define LOAD32(a) sem::load32(I.mem + (a))
+#define LOAD64(a) sem::load64(I.mem + (a))
+#define STORE8(a, v) sem::store8(I.mem + (a), (v))
+#define STORE16(a, v) sem::store16(I.mem + (a), (v))
+#define STORE32(a, v) sem::store32(I.mem + (a), (v))
+#define STORE64(a, v) sem::store64(I.mem + (a), (v))
+#define GLOBAL_GET(g) (*I.globals[g])
+#define GLOBAL_SET(g, v) (*I.globals[g] = (v))
+
+// The views of semantics/memory_ops.h over the context; growing goes
+// through the host, which refreshes the context's pointers.
+struct CpuMemView {
+  Inst* I;
+  uint64_t size() const { return I->mem_size; }
+  uint32_t pages() const { return uint32_t(I->mem_size / 65536); }
+  uint32_t max_pages() const { return I->mem_max_pages; }
+  bool grow_to(uint32_t p) const { return I->api->memory_grow(I, p) != 0; }
+  void fill(uint64_t d, uint8_t v, uint32_t n) const { memset(I->mem + d, v, n); }
+  void move(uint64_t d, uint64_t s, uint32_t n) const { memmove(I->mem + d, I->mem + s, n); }
+  void write(uint64_t d, const uint8_t* src, uint32_t n) const { memcpy(I->mem + d, src, n); }
+};
+struct CpuTableView {
+  Inst* I;
+  uint32_t t;
+  uint32_t size() const { return I->tables[t].size; }
+  uint64_t max_size() const { return I->tables[t].max; }
+  uint64_t get(uint32_t i) const { return I->tables[t].elems[i]; }
+  void set(uint32_t i, uint64_t v) const { I->tables[t].elems[i] = v; }
+  bool grow_to(uint32_t n, uint64_t init) const { return I->api->table_grow(I, t, n, init) != 0; }
+};
+struct CpuElemView {
+  Inst* I;
+  uint32_t seg;
+  uint32_t size() const { return I->elems[seg].size; }
+  uint64_t get(uint32_t i) const { return I->elems[seg].refs[i]; }
+  void drop() const { I->api->elem_drop(I, seg); }
+};
+struct CpuDataView {
+  Inst* I;
+  uint32_t seg;
+  uint64_t size() const { return *I->datas[seg].dropped ? 0 : I->datas[seg].size; }
+  const uint8_t* bytes() const { return I->datas[seg].bytes; }
+  void drop() const { *I->datas[seg].dropped = 1; }
+};
+// The switch over a call_indirect's targets checks signatures itself; the
+// host checks the rest (call_ref).
+struct AnySig {
+  TrapCode operator()(uint64_t) const { return TrapCode::None; }
+};
+
+#define MEMV (CpuMemView{&I})
+#define MEM_REFRESH() ((void)0)
+#define DATAV(seg) (CpuDataView{&I, (seg)})
+#define TABLEV(tb) (CpuTableView{&I, (tb)})
+#define ELEMV(seg) (CpuElemView{&I, (seg)})
+#define REF_FUNC(f) (uint64_t(I.funcs[f]) + 1)
+
+// Recursion stops with "call stack exhausted" before the native stack of
+// the thread runs out, whatever the depth limit.
+#define WW_STACK_LOW() (reinterpret_cast<const char*>(__builtin_frame_address(0)) < I.stack_limit)
+
+#endif
+
+// A trap records where it happened and unwinds by early returns: every
+// generated function returns RetT() on a trap, every call site checks.
+#if defined(__CUDACC__)
+__device__
+#endif
+inline void set_trap(Inst& I, TrapCode c, uint32_t fn, uint32_t pc) {
+  I.trap = uint32_t(c);
+  I.trap_func = fn;
+  I.trap_pc = pc;
+}
+
+#define TRAP(name)                                   \
+  do {                                               \
+    ::ww::gen::set_trap(I, TrapCode::name, kFn, kPc); \
+    return RetT();                                   \
+  } while (0)
+#define TRAP_IF(expr)                          \
+  do {                                         \
+    TrapCode tc_ = (expr);                     \
+    if (WW_UNLIKELY(tc_ != TrapCode::None)) {  \
+      ::ww::gen::set_trap(I, tc_, kFn, kPc);   \
+      return RetT();                           \
+    }                                          \
+  } while (0)
+#define WW_CHECK_TRAP()                 \
+  do {                                  \
+    if (WW_UNLIKELY(I.trap)) return RetT(); \
+  } while (0)
+
+#if WW_METERED
+#define WW_FUEL_TICK()                            \
+  do {                                            \
+    if (WW_UNLIKELY(--I.fuel == 0)) TRAP(FuelExhausted); \
+  } while (0)
+#else
+#define WW_FUEL_TICK() ((void)0)
+#endif
+
+#if defined(__CUDACC__) && WW_DEADLINE
+#define WW_DEADLINE_TICK()                                                          \
+  do {                                                                              \
+    if ((++I.ticks & gpu::kDeadlineTickMask) == 0 &&                                \
+        gpu::global_timer_ns() > I.W->deadline_ns) {                                \
+      ::ww::gen::set_trap(I, TrapCode::Timeout, kFn, kPc);                          \
+      I.stopped = true;                                                             \
+      return RetT();                                                                \
+    }                                                                               \
+  } while (0)
+#else
+#define WW_DEADLINE_TICK() ((void)0)
+#endif
+
+// A loop's back-edge, as the interpreters count it.
+#define WW_BACK_EDGE()  \
+  do {                  \
+    WW_FUEL_TICK();     \
+    WW_DEADLINE_TICK(); \
+  } while (0)
+
+}  // namespace ww::gen
+
+// Slots of the current frame are the generated function's locals r0, r1, ...
+#define SLOT(s) r##s

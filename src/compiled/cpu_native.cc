@@ -1,0 +1,247 @@
+#include "compiled/cpu_native.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "codegen/generator.h"
+#include "codegen/rt/cpu_abi.h"
+#include "exec/cpu/interpreter.h"
+#include "store/store_views.h"
+
+namespace ww::compiled {
+namespace {
+
+Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
+
+// Recursion in compiled code stops with "call stack exhausted" this far
+// above the end of the thread's stack: room for a host function or the
+// interpreter to finish what it was doing.
+constexpr size_t kStackReserve = 256 * 1024;
+
+const char* thread_stack_limit() {
+  thread_local const char* limit = [] {
+    pthread_attr_t attr;
+    void* addr = nullptr;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return static_cast<const char*>(nullptr);
+    pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    if (size <= kStackReserve) return static_cast<const char*>(addr);
+    return static_cast<const char*>(addr) + kStackReserve;
+  }();
+  return limit;
+}
+
+// The host's side of one call into compiled code: what the callbacks need
+// and the arrays CpuInst points into.
+struct HostCall {
+  StoreImpl* S;
+  Store* api;
+  uint32_t instance;
+  bool metered;
+  uint32_t free_slot;  // first stack slot no live frame uses (for call-outs)
+  std::vector<rt::CpuTable> tables;
+  std::vector<rt::CpuElem> elems;
+  std::vector<rt::CpuData> datas;
+  rt::CpuInst I{};
+
+  InstanceRec& inst() const { return S->instances[instance]; }
+
+  void refresh_memory() {
+    const InstanceRec& in = inst();
+    if (in.memories.empty()) return;
+    MemoryInst& m = S->memories[in.memories[0]];
+    I.mem = m.data.data();
+    I.mem_size = m.data.size();
+    I.mem_max_pages = m.max_pages;
+  }
+  void refresh_table(uint32_t t) {
+    StoreTableView v = table_view(*S, inst(), t);
+    tables[t] = rt::CpuTable{v.t->elems.data(), v.size(), v.max_size()};
+  }
+  void refresh_elem(uint32_t seg) {
+    auto& refs = inst().elem_segments[seg];
+    elems[seg] = rt::CpuElem{refs.data(), uint32_t(refs.size())};
+  }
+  // After control came back from code that may have grown a shared memory
+  // or table.
+  void refresh_all() {
+    refresh_memory();
+    for (uint32_t t = 0; t < tables.size(); ++t) refresh_table(t);
+  }
+};
+
+HostCall& host_of(rt::CpuInst* I) { return *static_cast<HostCall*>(I->host); }
+
+uint32_t cb_memory_grow(rt::CpuInst* I, uint32_t pages) {
+  HostCall& h = host_of(I);
+  StoreMemView v{&h.S->memories[h.inst().memories[0]]};
+  bool ok = v.grow_to(pages);
+  h.refresh_memory();
+  return ok ? 1 : 0;
+}
+
+uint32_t cb_table_grow(rt::CpuInst* I, uint32_t t, uint32_t n, uint64_t init) {
+  HostCall& h = host_of(I);
+  bool ok = table_view(*h.S, h.inst(), t).grow_to(n, init);
+  h.refresh_table(t);
+  return ok ? 1 : 0;
+}
+
+void cb_elem_drop(rt::CpuInst* I, uint32_t seg) {
+  HostCall& h = host_of(I);
+  elem_view(h.inst(), seg).drop();
+  h.refresh_elem(seg);
+}
+
+// A call that leaves compiled code, as the interpreter makes it: fuel,
+// then the callee through cpu_call with its frame above every live one.
+uint32_t call_out(HostCall& h, uint32_t func_addr, uint64_t* io, uint32_t depth) {
+  StoreImpl& S = *h.S;
+  const FuncType& ft = S.types[S.funcs[func_addr].type_id];
+  const size_t np = ft.params.size(), nr = ft.results.size();
+  const size_t need = std::max(np, nr);
+  if (S.stack.size() < size_t(h.free_slot) + need) return uint32_t(TrapCode::CallStackExhausted);
+  if (h.metered && --h.I.fuel == 0) return uint32_t(TrapCode::FuelExhausted);
+  uint64_t* slots = S.stack.data() + h.free_slot;
+  std::copy(io, io + np, slots);
+  const uint32_t saved_depth = S.depth, saved_top = S.stack_top;
+  S.depth = depth;
+  S.stack_top = uint32_t(h.free_slot + need);
+  if (h.metered) S.fuel_left = h.I.fuel;
+  TrapCode t = cpu_call(S, *h.api, func_addr, slots);
+  if (h.metered) h.I.fuel = S.fuel_left;
+  S.depth = saved_depth;
+  S.stack_top = saved_top;
+  h.refresh_all();
+  if (t == TrapCode::None) std::copy(slots, slots + nr, io);
+  return uint32_t(t);
+}
+
+uint32_t cb_call_import(rt::CpuInst* I, uint32_t func, uint64_t* io, uint32_t depth) {
+  HostCall& h = host_of(I);
+  return call_out(h, h.inst().funcs[func], io, depth);
+}
+
+uint32_t cb_call_ref(rt::CpuInst* I, uint64_t ref, uint32_t type_index, uint64_t* io, uint32_t depth) {
+  HostCall& h = host_of(I);
+  TrapCode c = StoreSigCheck{h.S, h.inst().type_ids[type_index]}(ref);
+  if (c != TrapCode::None) return uint32_t(c);
+  return call_out(h, uint32_t(ref - 1), io, depth);
+}
+
+constexpr rt::CpuHostApi kHostApi = {cb_memory_grow, cb_table_grow, cb_elem_drop, cb_call_import, cb_call_ref};
+
+class CpuNative final : public NativeCode {
+ public:
+  CpuNative(void* handle, bool metered) : handle_(handle), metered_(metered) {}
+  ~CpuNative() override { dlclose(handle_); }
+
+  void add(uint32_t def, rt::CpuEntryFn fn) {
+    if (def >= by_def_.size()) by_def_.resize(def + 1, nullptr);
+    by_def_[def] = fn;
+  }
+
+  bool has(const StoreImpl& s, uint32_t def) const override {
+    return def < by_def_.size() && by_def_[def] && metered_ == (s.limits.fuel != 0);
+  }
+
+  TrapCode call(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t* slots) const override {
+    InstanceRec& inst = S.instances[instance];
+    const uint32_t fn_index = inst.module->module.num_imported_funcs + def;
+    // The interpreter's entry check: a frame more would pass the limit.
+    if (S.depth >= S.limits.max_call_depth) {
+      S.last_trap = TrapInfo{TrapCode::CallStackExhausted, fn_index, 0};
+      return TrapCode::CallStackExhausted;
+    }
+    HostCall h;
+    h.S = &S;
+    h.api = &api;
+    h.instance = instance;
+    h.metered = metered_;
+    const FunctionCode& fc = inst.module->code.bytecode.funcs[def];
+    const uint64_t* stack = S.stack.data();
+    const bool on_stack = slots >= stack && slots < stack + S.stack.size();
+    h.free_slot = on_stack ? uint32_t(slots - stack) + std::max(fc.num_params, fc.num_results) : S.stack_top;
+    h.tables.resize(inst.tables.size());
+    h.elems.resize(inst.elem_segments.size());
+    for (uint32_t seg = 0; seg < h.elems.size(); ++seg) h.refresh_elem(seg);
+    const Module& m = inst.module->module;
+    h.datas.resize(m.datas.size());
+    for (size_t k = 0; k < m.datas.size(); ++k)
+      h.datas[k] = rt::CpuData{m.bytes.data() + m.datas[k].bytes_offset, m.datas[k].size,
+                               &inst.data_dropped[k]};
+    rt::CpuInst& I = h.I;
+    I.globals = inst.global_ptrs.data();
+    I.tables = h.tables.data();
+    I.elems = h.elems.data();
+    I.datas = h.datas.data();
+    I.funcs = inst.funcs.data();
+    I.func_base = m.funcs.empty() ? 0 : inst.funcs[m.num_imported_funcs];
+    I.max_depth = S.limits.max_call_depth;
+    I.depth = S.depth + 1;
+    I.fuel = metered_ ? S.fuel_left : 0;
+    I.stack_limit = thread_stack_limit();
+    I.api = &kHostApi;
+    I.host = &h;
+    h.refresh_all();
+    uint32_t trap = by_def_[def](&I, slots);
+    if (metered_) S.fuel_left = I.fuel;
+    if (trap != 0) {
+      // The innermost frame that saw the trap has recorded it already when
+      // it came from a call-out.
+      if (S.last_trap.code == TrapCode::None)
+        S.last_trap = TrapInfo{TrapCode(trap), I.trap_func, I.trap_pc};
+      return TrapCode(trap);
+    }
+    return TrapCode::None;
+  }
+
+ private:
+  void* handle_;
+  bool metered_;
+  std::vector<rt::CpuEntryFn> by_def_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const NativeCode>> load_cpu_native(const std::vector<uint8_t>& so, bool metered) {
+  int fd = ::memfd_create("wasmwarp-module", MFD_CLOEXEC);
+  if (fd < 0) return err(std::string("cannot load compiled code: memfd_create: ") + std::strerror(errno));
+  size_t off = 0;
+  while (off < so.size()) {
+    ssize_t w = ::write(fd, so.data() + off, so.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      ::close(fd);
+      return err(std::string("cannot load compiled code: ") + std::strerror(errno));
+    }
+    off += size_t(w);
+  }
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ::close(fd);
+  if (!handle) {
+    const char* e = dlerror();
+    return err(std::string("cannot load compiled code: ") + (e ? e : "dlopen failed"));
+  }
+  auto native = std::make_shared<CpuNative>(handle, metered);
+  auto* abi = static_cast<const uint32_t*>(dlsym(handle, codegen::kCpuAbiSymbol));
+  auto* count = static_cast<const uint32_t*>(dlsym(handle, codegen::kCpuEntryCountSymbol));
+  auto* entries = static_cast<const rt::CpuEntry*>(dlsym(handle, codegen::kCpuEntriesSymbol));
+  if (!abi || !count || !entries) return err("compiled code lacks its entry table");
+  if (*abi != rt::kCpuAbiVersion)
+    return err("compiled code has ABI version " + std::to_string(*abi) + ", this wasmwarp " +
+               std::to_string(rt::kCpuAbiVersion));
+  for (uint32_t k = 0; k < *count; ++k) native->add(entries[k].def, entries[k].fn);
+  return std::shared_ptr<const NativeCode>(std::move(native));
+}
+
+}  // namespace ww::compiled

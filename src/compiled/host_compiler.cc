@@ -1,0 +1,187 @@
+#include "compiled/host_compiler.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace ww::compiled {
+namespace {
+
+Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
+
+// A scratch directory removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    const char* t = std::getenv("TMPDIR");
+    std::string tmpl = std::string(t && *t ? t : "/tmp") + "/wasmwarp-cc-XXXXXX";
+    if (::mkdtemp(tmpl.data())) path_ = tmpl;
+  }
+  ~TempDir() {
+    if (path_.empty()) return;
+    for (const std::string& f : files_) ::unlink((path_ + "/" + f).c_str());
+    ::rmdir(path_.c_str());
+  }
+  bool ok() const { return !path_.empty(); }
+  std::string file(const std::string& name) {
+    files_.push_back(name);
+    return path_ + "/" + name;
+  }
+
+ private:
+  std::string path_;
+  std::vector<std::string> files_;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The first line of the compiler's output that says "error", else its
+// first line: what a user needs to see, in one line.
+std::string first_error_line(const std::string& log) {
+  std::istringstream in(log);
+  std::string line, first;
+  while (std::getline(in, line)) {
+    if (first.empty() && !line.empty()) first = line;
+    if (line.find("error") != std::string::npos) return line;
+  }
+  return first.empty() ? "(no output)" : first;
+}
+
+// Runs argv with stdout and stderr into `log_path`; the exit status or a
+// description of how it failed.
+Status run_process(const std::vector<std::string>& argv, const std::string& log_path) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    if (rc == ENOENT) return err("host C++ compiler '" + argv[0] + "' not found");
+    return err("cannot run host C++ compiler '" + argv[0] + "': " + std::strerror(rc));
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return err(std::string("waiting for the host C++ compiler: ") + std::strerror(errno));
+  }
+  if (WIFSIGNALED(status))
+    return err("host C++ compiler was killed (signal " + std::to_string(WTERMSIG(status)) + ")");
+  if (WEXITSTATUS(status) == 127) return err("host C++ compiler '" + argv[0] + "' not found");
+  if (WEXITSTATUS(status) != 0)
+    return err("host C++ compiler failed: " + first_error_line(read_text(log_path)));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<HostCompiler> find_host_compiler() {
+  // Asked once per process: `--version` of the same compiler is stable.
+  static std::mutex mu;
+  static std::string cached_path;
+  static Result<HostCompiler> cached = err("unset");
+  const char* env = std::getenv("CXX");
+#ifdef WW_HOST_CXX
+  std::string path = env && *env ? env : WW_HOST_CXX;
+#else
+  std::string path = env && *env ? env : "c++";
+#endif
+  std::lock_guard<std::mutex> g(mu);
+  if (cached_path == path) return cached;
+  cached_path = path;
+  TempDir dir;
+  if (!dir.ok()) return cached = err(std::string("cannot create a temporary directory: ") + std::strerror(errno));
+  std::string log = dir.file("version.txt");
+  Status s = run_process({path, "--version"}, log);
+  if (!s.ok()) return cached = s.error();
+  HostCompiler hc;
+  hc.path = path;
+  std::istringstream in(read_text(log));
+  std::getline(in, hc.version);
+  return cached = hc;
+}
+
+const std::vector<std::string>& host_compile_flags() {
+  // -fno-math-errno changes no result (wasm has no errno) but lets sqrt be
+  // one instruction; -w: generated code is not the user's to warn about.
+  static const std::vector<std::string> flags = {
+      "-std=c++20", "-O2", "-fPIC", "-ffp-contract=off", "-fno-math-errno",
+      "-fvisibility=hidden", "-w"};
+  return flags;
+}
+
+Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc,
+                                                   const std::vector<std::string>& sources) {
+  if (sources.empty()) return err("nothing to compile");
+  TempDir dir;
+  if (!dir.ok()) return err(std::string("cannot create a temporary directory: ") + std::strerror(errno));
+  const std::string so = dir.file("module.so");
+  std::vector<std::string> units(sources.size()), objects(sources.size()), logs(sources.size());
+  std::vector<Status> status(sources.size(), Status::Ok());
+  for (size_t i = 0; i < sources.size(); ++i) {
+    units[i] = dir.file("unit" + std::to_string(i) + ".cc");
+    std::ofstream f(units[i], std::ios::binary);
+    f << sources[i];
+    if (!f.flush()) return err("cannot write " + units[i] + ": " + std::strerror(errno));
+    objects[i] = dir.file("unit" + std::to_string(i) + ".o");
+    logs[i] = dir.file("unit" + std::to_string(i) + ".log");
+  }
+  // One process per unit, as many at a time as there are cores.
+  const size_t jobs = std::max<size_t>(1, std::min<size_t>(sources.size(), std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  std::mutex mu;
+  size_t next = 0;
+  for (size_t w = 0; w < jobs; ++w)
+    pool.emplace_back([&] {
+      for (;;) {
+        size_t i;
+        {
+          std::lock_guard<std::mutex> g(mu);
+          if (next >= sources.size()) return;
+          i = next++;
+        }
+        std::vector<std::string> argv{cc.path};
+        for (const std::string& f : host_compile_flags()) argv.push_back(f);
+        for (const std::string& a : {std::string("-c"), std::string("-o"), objects[i],
+                                     std::string("-x"), std::string("c++"), units[i]})
+          argv.push_back(a);
+        Status s = run_process(argv, logs[i]);
+        std::lock_guard<std::mutex> g(mu);
+        status[i] = s;
+      }
+    });
+  for (auto& t : pool) t.join();
+  for (const Status& s : status) WW_TRY(s);
+  std::vector<std::string> link{cc.path, "-shared", "-o", so};
+  for (const std::string& o : objects) link.push_back(o);
+  const std::string link_log = dir.file("link.log");
+  WW_TRY(run_process(link, link_log));
+  std::string bytes = read_text(so);
+  if (bytes.empty()) return err("host C++ compiler produced no shared object");
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
+}  // namespace ww::compiled

@@ -1,0 +1,33 @@
+// The host C++ compiler as the compiled CPU tier's back end: found at build
+// time (the compiler that built wasmwarp) or named by $CXX, run as a child
+// process on one translation unit, its output a shared object's bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace ww::compiled {
+
+struct HostCompiler {
+  std::string path;     // as given: "g++", "/usr/bin/c++"
+  std::string version;  // the first line of `path --version`
+};
+
+// $CXX when set, else the compiler wasmwarp was built with. Errors: "host
+// C++ compiler 'X' not found" (or not runnable).
+Result<HostCompiler> find_host_compiler();
+
+// Flags every compiled CPU module is built with: optimised, position
+// independent, exact float semantics (no contraction into FMA).
+const std::vector<std::string>& host_compile_flags();
+
+// Compiles each of `sources` (one translation unit each; several compile
+// in parallel, one process each) and links them into one shared object.
+// Errors name the compiler's first error line, or how it died.
+Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc,
+                                                   const std::vector<std::string>& sources);
+
+}  // namespace ww::compiled

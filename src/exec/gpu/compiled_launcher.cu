@@ -1,0 +1,137 @@
+// NVRTC-compiled code behind the launcher interface: the CUBIN is loaded
+// through the driver API (its entry points come from the CUDA runtime, so
+// nothing more is linked) into the runtime's primary context, where the
+// wave loop's buffers live, and launched with the interpreter kernel's
+// parameters.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "exec/gpu/cuda_check.cuh"
+#include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/kernel_launcher.cuh"
+
+namespace ww::gpu {
+namespace {
+
+Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
+
+struct Driver {
+  CUresult (*module_load_data)(CUmodule*, const void*) = nullptr;
+  CUresult (*module_unload)(CUmodule) = nullptr;
+  CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) = nullptr;
+  CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                     CUstream, void**, void**) = nullptr;
+  CUresult (*error_string)(CUresult, const char**) = nullptr;
+};
+
+Result<const Driver*> driver() {
+  static std::once_flag once;
+  static Driver d;
+  static std::string failure;
+  std::call_once(once, [] {
+    auto get = [](const char* name, void** fn) {
+      cudaDriverEntryPointQueryResult q{};
+      return cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+             q == cudaDriverEntryPointSuccess && *fn;
+    };
+    bool ok = get("cuModuleLoadData", reinterpret_cast<void**>(&d.module_load_data)) &&
+              get("cuModuleUnload", reinterpret_cast<void**>(&d.module_unload)) &&
+              get("cuModuleGetFunction", reinterpret_cast<void**>(&d.module_get_function)) &&
+              get("cuLaunchKernel", reinterpret_cast<void**>(&d.launch)) &&
+              get("cuGetErrorString", reinterpret_cast<void**>(&d.error_string));
+    if (!ok) failure = "the CUDA driver lacks functions wasmwarp needs for compiled code";
+  });
+  if (!failure.empty()) return err(failure);
+  return &d;
+}
+
+std::string cu_error(const Driver& d, CUresult r) {
+  const char* s = nullptr;
+  if (d.error_string && d.error_string(r, &s) == CUDA_SUCCESS && s) return s;
+  return "CUDA driver error " + std::to_string(int(r));
+}
+
+// The CUDA stack per thread is reserved for every thread the device can
+// hold at once; recursion deeper than this allows stops earlier (with
+// "call stack exhausted", never an overflow).
+constexpr uint64_t kMaxStackPerThread = 32 * 1024;
+constexpr uint64_t kDefaultFrameBytes = 512;
+
+class CompiledLauncher final : public KernelLauncher {
+ public:
+  CompiledLauncher(const Driver& d, CUmodule mod, CUfunction fn, bool recursive, uint32_t frame)
+      : d_(d), mod_(mod), fn_(fn), recursive_(recursive),
+        frame_(frame ? frame + 16 : kDefaultFrameBytes) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, 0) == cudaSuccess)
+      resident_threads_ = uint64_t(p.multiProcessorCount) * p.maxThreadsPerMultiProcessor;
+  }
+  ~CompiledLauncher() override { d_.module_unload(mod_); }
+
+  const char* tier_name() const override { return "compiled"; }
+  bool needs_frames() const override { return false; }
+  uint64_t reserved_bytes() const override {
+    return recursive_ ? kMaxStackPerThread * resident_threads_ : 0;
+  }
+
+  Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks,
+                bool, cudaStream_t stream) override {
+    DevWave wave = w;
+    if (recursive_) {
+      // As many frames as the stack holds, at most the requested depth.
+      uint64_t depth = std::max<uint64_t>(1, std::min<uint64_t>(w.max_depth, kMaxStackPerThread / frame_));
+      uint64_t bytes = std::min<uint64_t>(kMaxStackPerThread, depth * frame_ + 1024);
+      if (bytes != stack_set_) {
+        WW_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, bytes));
+        stack_set_ = bytes;
+      }
+      wave.max_depth = uint32_t(std::min<uint64_t>(w.max_depth, depth));
+    }
+    DevModule mod = m;
+    DevIntrinsics intr = in;
+    void* params[] = {&mod, &wave, &intr};
+    CUresult r = d_.launch(fn_, blocks, 1, 1, kBlock, 1, 1, 0, reinterpret_cast<CUstream>(stream), params, nullptr);
+    if (r != CUDA_SUCCESS) return err("CUDA error launching compiled code: " + cu_error(d_, r));
+    return Status::Ok();
+  }
+
+ private:
+  const Driver& d_;
+  CUmodule mod_;
+  CUfunction fn_;
+  bool recursive_;
+  uint64_t frame_;
+  uint64_t resident_threads_ = 132 * 2048;
+  uint64_t stack_set_ = 0;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>& payload,
+                                                              const std::string& kernel, bool recursive) {
+  // The payload is nvrtc_compile's: the CUBIN, then 4 bytes of the largest
+  // stack frame ptxas reported.
+  if (payload.size() < 8) return err("compiled GPU code is truncated");
+  const size_t cubin_size = payload.size() - 4;
+  uint32_t frame = 0;
+  for (int k = 0; k < 4; ++k) frame |= uint32_t(payload[cubin_size + k]) << (8 * k);
+  WW_ASSIGN_OR_RETURN(const Driver* d, driver());
+  // The runtime's primary context must exist before a driver-API load.
+  WW_CUDA(cudaFree(nullptr));
+  std::vector<uint8_t> cubin(payload.begin(), payload.begin() + ptrdiff_t(cubin_size));
+  CUmodule mod = nullptr;
+  CUresult r = d->module_load_data(&mod, cubin.data());
+  if (r != CUDA_SUCCESS) return err("cannot load compiled GPU code: " + cu_error(*d, r));
+  CUfunction fn = nullptr;
+  r = d->module_get_function(&fn, mod, kernel.c_str());
+  if (r != CUDA_SUCCESS) {
+    d->module_unload(mod);
+    return err("compiled GPU code has no kernel " + kernel + ": " + cu_error(*d, r));
+  }
+  return std::shared_ptr<KernelLauncher>(std::make_shared<CompiledLauncher>(*d, mod, fn, recursive, frame));
+}
+
+}  // namespace ww::gpu

@@ -1,0 +1,146 @@
+// NVRTC, loaded with dlopen the first time compiled GPU code is wanted, so
+// the binary starts, and runs the interpreter, on machines without it.
+#include <dlfcn.h>
+#include <nvrtc.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <sstream>
+
+#include "exec/gpu/gpu_backend.h"
+
+namespace ww::gpu {
+namespace {
+
+Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
+
+struct Nvrtc {
+  decltype(&::nvrtcVersion) version = nullptr;
+  decltype(&::nvrtcGetErrorString) error_string = nullptr;
+  decltype(&::nvrtcCreateProgram) create = nullptr;
+  decltype(&::nvrtcCompileProgram) compile = nullptr;
+  decltype(&::nvrtcGetProgramLogSize) log_size = nullptr;
+  decltype(&::nvrtcGetProgramLog) log = nullptr;
+  decltype(&::nvrtcGetCUBINSize) cubin_size = nullptr;
+  decltype(&::nvrtcGetCUBIN) cubin = nullptr;
+  decltype(&::nvrtcDestroyProgram) destroy = nullptr;
+  std::string version_text;
+};
+
+// The library's usual names, then the toolkit's usual places.
+std::vector<std::string> candidates() {
+  std::vector<std::string> c{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* home = std::getenv(var); home && *home) {
+      c.push_back(std::string(home) + "/lib64/libnvrtc.so.13");
+      c.push_back(std::string(home) + "/lib64/libnvrtc.so");
+    }
+  c.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
+  c.push_back("/usr/local/cuda/lib64/libnvrtc.so");
+  return c;
+}
+
+Result<const Nvrtc*> load() {
+  static std::once_flag once;
+  static Nvrtc lib;
+  static std::string failure;
+  std::call_once(once, [] {
+    void* h = nullptr;
+    for (const std::string& name : candidates())
+      if ((h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+    if (!h) {
+      failure = "NVRTC not found (libnvrtc.so.13; set LD_LIBRARY_PATH or CUDA_HOME)";
+      return;
+    }
+    auto sym = [&](const char* name) { return dlsym(h, name); };
+    lib.version = reinterpret_cast<decltype(lib.version)>(sym("nvrtcVersion"));
+    lib.error_string = reinterpret_cast<decltype(lib.error_string)>(sym("nvrtcGetErrorString"));
+    lib.create = reinterpret_cast<decltype(lib.create)>(sym("nvrtcCreateProgram"));
+    lib.compile = reinterpret_cast<decltype(lib.compile)>(sym("nvrtcCompileProgram"));
+    lib.log_size = reinterpret_cast<decltype(lib.log_size)>(sym("nvrtcGetProgramLogSize"));
+    lib.log = reinterpret_cast<decltype(lib.log)>(sym("nvrtcGetProgramLog"));
+    lib.cubin_size = reinterpret_cast<decltype(lib.cubin_size)>(sym("nvrtcGetCUBINSize"));
+    lib.cubin = reinterpret_cast<decltype(lib.cubin)>(sym("nvrtcGetCUBIN"));
+    lib.destroy = reinterpret_cast<decltype(lib.destroy)>(sym("nvrtcDestroyProgram"));
+    if (!lib.version || !lib.error_string || !lib.create || !lib.compile || !lib.log_size || !lib.log ||
+        !lib.cubin_size || !lib.cubin || !lib.destroy) {
+      failure = "the NVRTC library found lacks functions wasmwarp needs (too old?)";
+      return;
+    }
+    int major = 0, minor = 0;
+    lib.version(&major, &minor);
+    lib.version_text = std::to_string(major) + "." + std::to_string(minor);
+  });
+  if (!failure.empty()) return err(failure);
+  return &lib;
+}
+
+std::string first_error_line(const std::string& log) {
+  std::istringstream in(log);
+  std::string line, first;
+  while (std::getline(in, line)) {
+    if (first.empty() && !line.empty()) first = line;
+    if (line.find("error") != std::string::npos) return line;
+  }
+  return first;
+}
+
+}  // namespace
+
+Result<std::string> nvrtc_version() {
+  WW_ASSIGN_OR_RETURN(const Nvrtc* lib, load());
+  return lib->version_text;
+}
+
+std::vector<std::string> nvrtc_options(int cc_major, int cc_minor) {
+  // The device's own architecture (a CUBIN, no JIT at load); no FMA
+  // contraction; IEEE division, square root and denormals, as the spec wants.
+  return {"-arch=sm_" + std::to_string(cc_major * 10 + cc_minor), "--fmad=false", "-ftz=false",
+          "-prec-div=true", "-prec-sqrt=true", "-std=c++20", "--ptxas-options=-v"};
+}
+
+Result<std::vector<uint8_t>> nvrtc_compile(const std::string& source, const std::string& name,
+                                           int cc_major, int cc_minor) {
+  WW_ASSIGN_OR_RETURN(const Nvrtc* lib, load());
+  nvrtcProgram prog = nullptr;
+  nvrtcResult r = lib->create(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  if (r != NVRTC_SUCCESS) return err(std::string("NVRTC: ") + lib->error_string(r));
+  std::vector<std::string> opts = nvrtc_options(cc_major, cc_minor);
+  std::vector<const char*> argv;
+  for (const std::string& o : opts) argv.push_back(o.c_str());
+  r = lib->compile(prog, int(argv.size()), argv.data());
+  size_t log_size = 0;
+  std::string log;
+  if (lib->log_size(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+    log.resize(log_size);
+    lib->log(prog, log.data());
+    log.resize(log_size - 1);
+  }
+  if (r != NVRTC_SUCCESS) {
+    lib->destroy(&prog);
+    return err("NVRTC failed: " + first_error_line(log));
+  }
+  size_t size = 0;
+  std::vector<uint8_t> cubin;
+  r = lib->cubin_size(prog, &size);
+  if (r == NVRTC_SUCCESS) {
+    cubin.resize(size);
+    r = lib->cubin(prog, reinterpret_cast<char*>(cubin.data()));
+  }
+  lib->destroy(&prog);
+  if (r != NVRTC_SUCCESS) return err(std::string("NVRTC: ") + lib->error_string(r));
+  // The stack frame ptxas reported for the largest function travels with
+  // the CUBIN (a trailer), for sizing the CUDA stack of recursive code.
+  uint32_t frame = 0;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    size_t at = line.find(" bytes stack frame");
+    if (at == std::string::npos) continue;
+    size_t b = line.rfind(' ', at - 1);
+    frame = std::max<uint32_t>(frame, uint32_t(std::strtoul(line.c_str() + (b == std::string::npos ? 0 : b + 1), nullptr, 10)));
+  }
+  for (int k = 0; k < 4; ++k) cubin.push_back(uint8_t(frame >> (8 * k)));
+  return cubin;
+}
+
+}  // namespace ww::gpu
