@@ -141,8 +141,11 @@ constexpr rt::CpuHostApi kHostApi = {cb_memory_grow, cb_table_grow, cb_elem_drop
 
 class CpuNative final : public NativeCode {
  public:
-  CpuNative(void* handle, bool metered) : handle_(handle), metered_(metered) {}
-  ~CpuNative() override { dlclose(handle_); }
+  CpuNative(void* handle, int fd, bool metered) : handle_(handle), fd_(fd), metered_(metered) {}
+  ~CpuNative() override {
+    dlclose(handle_);
+    ::close(fd_);
+  }
 
   void add(uint32_t def, rt::CpuEntryFn fn) {
     if (def >= by_def_.size()) by_def_.resize(def + 1, nullptr);
@@ -206,6 +209,10 @@ class CpuNative final : public NativeCode {
 
  private:
   void* handle_;
+  // The memfd the code was loaded from stays open while it is loaded: the
+  // dynamic loader knows a library by its path, and a closed fd's number
+  // (so its /proc/self/fd path) would be reused by the next module.
+  int fd_;
   bool metered_;
   std::vector<rt::CpuEntryFn> by_def_;
 };
@@ -227,12 +234,12 @@ Result<std::shared_ptr<const NativeCode>> load_cpu_native(const std::vector<uint
   }
   std::string path = "/proc/self/fd/" + std::to_string(fd);
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  ::close(fd);
   if (!handle) {
+    ::close(fd);
     const char* e = dlerror();
     return err(std::string("cannot load compiled code: ") + (e ? e : "dlopen failed"));
   }
-  auto native = std::make_shared<CpuNative>(handle, metered);
+  auto native = std::make_shared<CpuNative>(handle, fd, metered);
   auto* abi = static_cast<const uint32_t*>(dlsym(handle, codegen::kCpuAbiSymbol));
   auto* count = static_cast<const uint32_t*>(dlsym(handle, codegen::kCpuEntryCountSymbol));
   auto* entries = static_cast<const rt::CpuEntry*>(dlsym(handle, codegen::kCpuEntriesSymbol));

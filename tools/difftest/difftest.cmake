@@ -12,7 +12,7 @@ add_executable(ww-difftest
                ${PROJECT_SOURCE_DIR}/tools/spectest/cpu_backend.cc
                ${PROJECT_SOURCE_DIR}/tools/spectest/gpu_backend.cc)
 target_include_directories(ww-difftest PRIVATE ${PROJECT_SOURCE_DIR}/tools/spectest)
-target_link_libraries(ww-difftest PRIVATE ww_gpu nlohmann_json::nlohmann_json)
+target_link_libraries(ww-difftest PRIVATE ww_compiled nlohmann_json::nlohmann_json)
 # Beside ww-spectest, from whichever folder's CMake defined it.
 set_target_properties(ww-difftest PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "cache/code_cache.h"
 #include "wasmwarp/runtime.h"
 
 namespace ww::spectest {
@@ -53,6 +55,12 @@ struct BackendOptions {
   // Store's default on the CPU and size + kTableGrowRoom on the GPU.
   uint32_t max_table_size = 0;
   uint32_t gpu_instances = 64;  // GPU backend: instances per invoke, all with the same arguments
+  // The compiled tier: every module is compiled (all its exports; through
+  // the cache) and its functions run compiled code instead of an
+  // interpreter. A module that cannot be compiled runs interpreted and is
+  // reported (tier_report), which fails the run.
+  bool compiled = false;
+  CacheOptions cache;
 };
 
 class Backend {
@@ -80,6 +88,11 @@ class Backend {
 
   // Reads exported global `field` (one result).
   virtual ActionOutcome get(uint32_t instance, const std::string& field) = 0;
+
+  // What ran the invokes since the last reset: "invoke: compiled code" ->
+  // count, "invoke: interpreter (why)" -> count, and modules that could
+  // not be compiled (with the reason). Empty for an interpreter backend.
+  virtual std::map<std::string, uint64_t> tier_report() const { return {}; }
 };
 
 std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& opts);

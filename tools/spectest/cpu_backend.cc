@@ -1,13 +1,16 @@
 // The CPU backend: one ww::Store per script, the interpreter runs actions.
 #include "cpu_backend.h"
 
+#include "compiled/compiled_tier.h"
+
 #include <bit>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 namespace ww::spectest {
 
-CpuBackend::CpuBackend(const BackendOptions& opts) : opts_(opts) { reset(); }
+CpuBackend::CpuBackend(const BackendOptions& opts, bool native) : opts_(opts), native_tier_(native) { reset(); }
 
 void CpuBackend::reset() {
   StoreLimits limits;
@@ -17,11 +20,33 @@ void CpuBackend::reset() {
   if (opts_.max_memory_pages != 0) limits.max_memory_pages = opts_.max_memory_pages;
   if (opts_.max_table_size != 0) limits.max_table_size = opts_.max_table_size;
   registered_.clear();
+  native_.clear();
+  native_modules_.clear();
+  tiers_.clear();
   // The old store goes first: its host functions may hold nothing of ours,
   // but two live stores would double the memory of big scripts.
   store_.reset();
   store_ = std::make_unique<Store>(limits);
   registered_["spectest"] = make_spectest_exports(*store_);
+  if (opts_.compiled && native_tier_)
+    store_->impl().native_for = [this](const std::shared_ptr<const CompiledModule>& cm) { return native_for(cm); };
+}
+
+std::shared_ptr<const NativeCode> CpuBackend::native_for(const std::shared_ptr<const CompiledModule>& cm) {
+  auto it = native_.find(cm.get());
+  if (it != native_.end()) return it->second;
+  compiled::Request req;
+  req.module = cm;
+  req.target = compiled::Target::Cpu;
+  req.metered = opts_.fuel != 0;
+  req.cache = opts_.cache;
+  auto r = compiled::compile_cpu(req, nullptr);
+  std::shared_ptr<const NativeCode> code;
+  if (r.ok()) code = *r;
+  else note_tier("module not compiled: " + r.error().message);
+  native_modules_.push_back(cm);
+  native_[cm.get()] = code;
+  return code;
 }
 
 InstantiateOutcome CpuBackend::instantiate(std::shared_ptr<const CompiledModule> m) {
@@ -110,6 +135,15 @@ ActionOutcome CpuBackend::invoke(uint32_t instance, const std::string& field,
   ActionOutcome err;
   uint32_t addr = 0;
   if (!resolve_invoke(instance, field, args, addr, err)) return err;
+  if (opts_.compiled && native_tier_) {
+    // What will run it: the instance's compiled code, or why not.
+    const StoreImpl& S = store_->impl();
+    const FuncInst& f = S.funcs[addr];
+    if (f.instance == kHostInstance) note_tier("invoke: a host function");
+    else if (S.instances[f.instance].native && S.instances[f.instance].native->has(S, f.defined_index))
+      note_tier("invoke: compiled code");
+    else note_tier("invoke: interpreter (the module has no compiled code)");
+  }
   return invoke_on_cpu(addr, args);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend.h"
+#include "store/store.h"
 
 namespace ww::spectest {
 
@@ -18,7 +19,9 @@ class CpuBackend : public Backend {
  public:
   using Exports = std::map<std::string, ExternVal, std::less<>>;
 
-  explicit CpuBackend(const BackendOptions& opts);
+  // `native`: with opts.compiled, the store's instances get compiled CPU
+  // code (the GPU backend, which runs its own compiled code, says false).
+  explicit CpuBackend(const BackendOptions& opts, bool native = true);
 
   const char* name() const override { return "cpu"; }
   void reset() override;
@@ -27,6 +30,7 @@ class CpuBackend : public Backend {
   ActionOutcome invoke(uint32_t instance, const std::string& field,
                        const std::vector<Value>& args) override;
   ActionOutcome get(uint32_t instance, const std::string& field) override;
+  std::map<std::string, uint64_t> tier_report() const override { return tiers_; }
 
   Store& store() { return *store_; }
 
@@ -44,11 +48,21 @@ class CpuBackend : public Backend {
   ActionOutcome invoke_on_cpu(uint32_t func_addr, const std::vector<Value>& args);
 
   const BackendOptions& options() const { return opts_; }
+  // Counts one entry of tier_report().
+  void note_tier(const std::string& what) { tiers_[what]++; }
 
  private:
+  // The compiled CPU code of a module, compiled once per script (the cache
+  // makes the second script that has the module cheap).
+  std::shared_ptr<const NativeCode> native_for(const std::shared_ptr<const CompiledModule>& cm);
+
   BackendOptions opts_;
+  bool native_tier_;
   std::unique_ptr<Store> store_;
   std::map<std::string, Exports, std::less<>> registered_;
+  std::map<const CompiledModule*, std::shared_ptr<const NativeCode>> native_;
+  std::vector<std::shared_ptr<const CompiledModule>> native_modules_;  // keeps the keys' modules alive
+  std::map<std::string, uint64_t> tiers_;
 };
 
 }  // namespace ww::spectest

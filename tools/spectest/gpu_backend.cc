@@ -17,6 +17,7 @@
 #include <string>
 
 #include "bytecode/ops.h"
+#include "compiled/compiled_tier.h"
 #include "cpu_backend.h"
 #include "exec/gpu/gpu_backend.h"
 #include "store/store.h"
@@ -111,7 +112,7 @@ bool same_outcome(const gpu::BatchResult& r, uint32_t a, uint32_t b) {
 
 class GpuBackend final : public CpuBackend {
  public:
-  explicit GpuBackend(const BackendOptions& opts) : CpuBackend(opts) {}
+  explicit GpuBackend(const BackendOptions& opts) : CpuBackend(opts, false) {}
 
   const char* name() const override { return "gpu"; }
 
@@ -119,6 +120,8 @@ class GpuBackend final : public CpuBackend {
     CpuBackend::reset();
     // The modules of the last script are gone; their addresses may return.
     grows_.clear();
+    launchers_.clear();
+    launcher_modules_.clear();
   }
 
   ActionOutcome invoke(uint32_t instance, const std::string& field,
@@ -151,6 +154,10 @@ class GpuBackend final : public CpuBackend {
     req.source_store = &store();
     req.source_instance = instance;
     req.write_back = true;
+    if (o.compiled) {
+      req.launcher = launcher_for(inst.module);
+      note_tier(req.launcher ? "invoke: compiled GPU code" : "invoke: GPU interpreter (the module has no compiled code)");
+    }
 
     Snapshot before = take_snapshot(S, instance);
     auto r = gpu::run_batch(req);
@@ -212,8 +219,28 @@ class GpuBackend final : public CpuBackend {
     return uint32_t(std::max<uint64_t>(pages, m.pages));
   }
 
+  // The module's compiled kernel (every export), once per script.
+  std::shared_ptr<gpu::KernelLauncher> launcher_for(const std::shared_ptr<const CompiledModule>& cm) {
+    auto it = launchers_.find(cm.get());
+    if (it != launchers_.end()) return it->second;
+    compiled::Request req;
+    req.module = cm;
+    req.target = compiled::Target::Gpu;
+    req.metered = options().fuel != 0;
+    req.cache = options().cache;
+    auto r = compiled::compile_gpu(req, nullptr);
+    std::shared_ptr<gpu::KernelLauncher> l;
+    if (r.ok()) l = *r;
+    else note_tier("module not compiled: " + r.error().message);
+    launcher_modules_.push_back(cm);
+    launchers_[cm.get()] = l;
+    return l;
+  }
+
   // Keyed by module: the store holds every module of the script alive.
   std::map<const CompiledModule*, bool> grows_;
+  std::map<const CompiledModule*, std::shared_ptr<gpu::KernelLauncher>> launchers_;
+  std::vector<std::shared_ptr<const CompiledModule>> launcher_modules_;
 };
 
 }  // namespace

@@ -49,7 +49,8 @@ struct Options {
 
 void usage(FILE* f) {
   std::fprintf(f,
-               "usage: ww-spectest [--expected-failures FILE] [--backend cpu|gpu] [--verbose]\n"
+               "usage: ww-spectest [--expected-failures FILE] [--backend cpu|gpu] [--tier interp|compiled]\n"
+               "                   [--cache-dir DIR] [--verbose]\n"
                "                   [--fuel N] [--timeout SECONDS] [--gpu-instances K] [--no-fork]\n"
                "                   FILE.json...\n"
                "Runs WebAssembly spec test scripts converted by wast2json (wabt 1.0.32).\n"
@@ -58,6 +59,11 @@ void usage(FILE* f) {
                "  --backend cpu|gpu         the engine that runs the invokes (gpu: every invoke\n"
                "                            of a module's own function runs as a GPU batch;\n"
                "                            exits 77 when no GPU is usable)\n"
+               "  --tier interp|compiled    compiled: every module is compiled (host compiler or\n"
+               "                            NVRTC, through the cache) and its functions run\n"
+               "                            compiled code; a module that cannot be compiled\n"
+               "                            fails the run\n"
+               "  --cache-dir DIR           the compiled-code cache (default as wasmwarp's)\n"
                "  --gpu-instances K         GPU instances per invoke, all given the same\n"
                "                            arguments and required to agree (default 64)\n"
                "  --verbose                 also print expected failures and wording differences\n"
@@ -92,6 +98,18 @@ int parse_args(int argc, char** argv, Options& o) {
       const char* v = value("a backend name");
       if (!v) return 2;
       o.backend = v;
+    } else if (a == "--tier") {
+      const char* v = value("interp or compiled");
+      if (!v) return 2;
+      if (std::string(v) != "interp" && std::string(v) != "compiled") {
+        std::fprintf(stderr, "ww-spectest: unknown tier \"%s\" (there are: interp, compiled)\n", v);
+        return 2;
+      }
+      o.backend_opts.compiled = std::string(v) == "compiled";
+    } else if (a == "--cache-dir") {
+      const char* v = value("a folder");
+      if (!v) return 2;
+      o.backend_opts.cache.dir = v;
     } else if (a == "--verbose" || a == "-v") {
       o.run.verbose = true;
     } else if (a == "--gpu-instances") {
@@ -287,6 +305,7 @@ int main(int argc, char** argv) {
   std::map<std::string, Tally> kinds;
   std::map<std::string, uint64_t> skip_reasons;
   std::map<std::string, uint64_t> ran_on_cpu;
+  std::map<std::string, uint64_t> tiers;
   std::vector<std::string> unexpected;
   uint64_t expected_failures = 0, wording = 0;
   std::unique_ptr<Backend> shared_backend;
@@ -306,6 +325,14 @@ int main(int argc, char** argv) {
     }
     for (const auto& [why, n] : r.skip_reasons) skip_reasons[why] += n;
     for (const auto& [why, n] : r.ran_on_cpu) ran_on_cpu[why] += n;
+    for (const auto& [what, n] : r.tiers) {
+      tiers[what] += n;
+      // Under --tier compiled, whatever did not run compiled code is a
+      // failure of the compiled tier, not something to pass quietly.
+      if (what.starts_with("module not compiled") || what.starts_with("invoke: interpreter") ||
+          what.starts_with("invoke: GPU interpreter"))
+        unexpected.push_back(r.file + ": " + what + " (" + std::to_string(n) + ")");
+    }
     expected_failures += r.expected_failures;
     wording += r.wording_differs;
     unexpected.insert(unexpected.end(), r.unexpected.begin(), r.unexpected.end());
@@ -353,6 +380,10 @@ int main(int argc, char** argv) {
                 (unsigned long long)cpu_run.failed);
     for (const auto& [why, c] : ran_on_cpu)
       std::printf("  %llu: %s\n", (unsigned long long)c, why.c_str());
+  }
+  if (o.backend_opts.compiled) {
+    std::printf("compiled tier (what ran each invoke, and modules that could not be compiled):\n");
+    for (const auto& [what, n] : tiers) std::printf("  %llu: %s\n", (unsigned long long)n, what.c_str());
   }
   if (wording)
     std::printf("%llu rejected modules (assert_invalid/assert_malformed) had different wording"

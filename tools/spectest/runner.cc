@@ -529,6 +529,7 @@ FileReport run_script(const std::string& json_path, Backend& backend,
   backend.reset();
   Script script(backend, xfail, opts, rep, dirname_of(json_path));
   for (const json& cmd : *cmds) script.run(cmd);
+  rep.tiers = backend.tier_report();
   return rep;
 }
 
@@ -545,6 +546,7 @@ std::string report_to_json(const FileReport& r) {
   j["skip_reasons"] = r.skip_reasons;
   j["script_error"] = r.script_error;
   j["ran_on_cpu"] = r.ran_on_cpu;
+  j["tiers"] = r.tiers;
   return j.dump();
 }
 
@@ -562,6 +564,7 @@ bool report_from_json(const std::string& text, FileReport& out) {
     out.skip_reasons = j.at("skip_reasons").get<std::map<std::string, uint64_t>>();
     out.script_error = j.at("script_error").get<bool>();
     out.ran_on_cpu = j.at("ran_on_cpu").get<std::map<std::string, uint64_t>>();
+    out.tiers = j.at("tiers").get<std::map<std::string, uint64_t>>();
   } catch (const json::exception&) {
     return false;
   }

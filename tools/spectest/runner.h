@@ -44,6 +44,8 @@ struct FileReport {
   // Invokes the backend ran on the CPU instead (ActionOutcome::ran_on_cpu):
   // reason -> count. Their commands are tallied as "KIND (ran on CPU)".
   std::map<std::string, uint64_t> ran_on_cpu;
+  // The backend's tier_report() at the end of the script.
+  std::map<std::string, uint64_t> tiers;
 };
 
 struct RunOptions {
