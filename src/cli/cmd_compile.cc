@@ -49,6 +49,8 @@ int cmd_compile(int argc, char** argv) {
   app.add_option("--fuel", fuel, "compile metered code, for runs with --fuel")->type_name("N");
   app.add_option("--timeout", timeout, "compile deadline checks, for GPU runs with --timeout")->type_name("S");
   app.add_option("--gpu-layout", layout, "interleaved (default) or contiguous")->type_name("L");
+  std::string gpu_arch;
+  app.add_option("--gpu-arch", gpu_arch, "compile for this GPU (sm_90) without one: fills the cache only")->type_name("sm_XY");
   try {
     app.parse(argc + 1, argv - 1);  // argv[-1], the command name, stands in for the program name
   } catch (const CLI::CallForHelp&) {
@@ -77,9 +79,15 @@ int cmd_compile(int argc, char** argv) {
     if (!t.ok()) return fail(t.error().message);
     req.entries.push_back(index);
   }
-  bool gpu = *be == batch::Backend::Gpu;
-  if (*be == batch::Backend::Auto) gpu = gpu::probe_device().available;
-  if (*be == batch::Backend::Gpu) {
+  bool gpu = *be == batch::Backend::Gpu || !gpu_arch.empty();
+  if (*be == batch::Backend::Auto && gpu_arch.empty()) gpu = gpu::probe_device().available;
+  if (!gpu_arch.empty()) {
+    int arch = 0;
+    if (gpu_arch.rfind("sm_", 0) == 0) arch = std::atoi(gpu_arch.c_str() + 3);
+    if (arch < 70 || arch > 200) return fail("--gpu-arch must be sm_70 or later, like sm_90, not '" + gpu_arch + "'");
+    req.gpu_arch = arch;
+    req.load = gpu::probe_device().available;
+  } else if (*be == batch::Backend::Gpu) {
     gpu::DeviceInfo dev = gpu::probe_device();
     if (!dev.available) return fail("--backend gpu: " + dev.reason);
   }

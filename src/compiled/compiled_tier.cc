@@ -60,17 +60,22 @@ Result<Prepared> prepare_cpu(const Request& req, Outcome* out) {
 
 Result<Prepared> prepare_gpu(const Request& req, Outcome* out) {
   auto t = Clock::now();
-  gpu::DeviceInfo dev = gpu::probe_device();
-  if (!dev.available) return make_error(kNoOffset, dev.reason);
-  WW_ASSIGN_OR_RETURN(std::string nvrtc, gpu::nvrtc_version());
   Prepared p;
-  p.cc_major = dev.cc_major;
-  p.cc_minor = dev.cc_minor;
+  if (req.gpu_arch) {
+    p.cc_major = req.gpu_arch / 10;
+    p.cc_minor = req.gpu_arch % 10;
+  } else {
+    gpu::DeviceInfo dev = gpu::probe_device();
+    if (!dev.available) return make_error(kNoOffset, dev.reason);
+    p.cc_major = dev.cc_major;
+    p.cc_minor = dev.cc_minor;
+  }
+  WW_ASSIGN_OR_RETURN(std::string nvrtc, gpu::nvrtc_version());
   WW_ASSIGN_OR_RETURN(p.gen, codegen::generate(*req.module, codegen_options(req)));
   WW_ASSIGN_OR_RETURN(p.unit, codegen::amalgamate(p.gen.source, codegen::Toolchain::Nvrtc));
-  std::string arch = std::to_string(dev.cc_major * 10 + dev.cc_minor);
+  std::string arch = std::to_string(p.cc_major * 10 + p.cc_minor);
   std::string opts;
-  for (const std::string& o : gpu::nvrtc_options(dev.cc_major, dev.cc_minor)) opts += o + " ";
+  for (const std::string& o : gpu::nvrtc_options(p.cc_major, p.cc_minor)) opts += o + " ";
   p.key = cache_key({"gpu", nvrtc, arch, opts, p.unit});
   if (out) {
     out->generate_ms = ms_since(t);
@@ -122,6 +127,7 @@ Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcom
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> so, cached_or_compiled(req.cache, p.key, out, [&] {
                         return compile_shared_object(cc, {p.unit});
                       }));
+  if (!req.load) return std::shared_ptr<const NativeCode>();
   auto t = Clock::now();
   auto native = load_cpu_native(so, req.metered);
   if (out) out->load_ms = ms_since(t);
@@ -133,6 +139,7 @@ Result<std::shared_ptr<gpu::KernelLauncher>> compile_gpu(const Request& req, Out
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> cubin, cached_or_compiled(req.cache, p.key, out, [&] {
                         return gpu::nvrtc_compile(p.unit, "wasmwarp_module.cu", p.cc_major, p.cc_minor);
                       }));
+  if (!req.load) return std::shared_ptr<gpu::KernelLauncher>();
   auto t = Clock::now();
   auto launcher = gpu::load_compiled_kernel(cubin, codegen::kGpuKernelName, p.gen.recursive);
   if (out) out->load_ms = ms_since(t);

@@ -33,6 +33,13 @@ struct Request {
   bool metered = false;      // fuel counted at back-edges and calls (--fuel)
   bool deadline = false;     // GPU: the timeout checked at back-edges (--timeout)
   bool interleaved = true;   // GPU: memory layout
+  // GPU: compute capability to compile for, as major * 10 + minor (90 for
+  // sm_90); 0 = the device's. NVRTC needs no GPU, so a cache can be filled
+  // on a machine without one.
+  int gpu_arch = 0;
+  // Load the code after compiling it; false: only fill the cache (the
+  // result is then null).
+  bool load = true;
   CacheOptions cache;
 };
 

@@ -24,6 +24,20 @@ if(TARGET ww-spectest)
                    --backend cpu)
   set_tests_properties(spec_cpu PROPERTIES LABELS spec TIMEOUT 3600)
 
+  # The same suite through the compiled CPU tier: every module compiled by
+  # the host C++ compiler (through a cache of the test's own, cold in a
+  # fresh build) and every invoke run by compiled code.
+  add_test(NAME spec_compiled_cpu
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
+                   --runner $<TARGET_FILE:ww-spectest>
+                   --suite ${WW_SPEC_SUITE}
+                   --wast2json ${ww_wast2json}
+                   --out ${PROJECT_BINARY_DIR}/spec-json-compiled
+                   --expected-failures ${CMAKE_CURRENT_LIST_DIR}/expected-failures.txt
+                   --backend cpu
+                   -- --tier compiled --cache-dir ${PROJECT_BINARY_DIR}/spec-code-cache)
+  set_tests_properties(spec_compiled_cpu PROPERTIES LABELS "spec;compiled" TIMEOUT 3600)
+
   # The same suite with every invoke on the GPU (tools/spectest/gpu_backend.cc).
   # ww-spectest exits 77 when no GPU is usable: the test is then SKIPPED,
   # never passed. Its own JSON folder: ctest -j may run it beside spec_cpu.
@@ -37,6 +51,16 @@ if(TARGET ww-spectest)
                    --expected-failures ${CMAKE_CURRENT_LIST_DIR}/expected-failures-gpu.txt
                    --backend gpu)
   set_tests_properties(spec_gpu PROPERTIES LABELS "spec;gpu" TIMEOUT 3600 SKIP_RETURN_CODE 77)
+  add_test(NAME spec_gpu_compiled
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
+                   --runner $<TARGET_FILE:ww-spectest>
+                   --suite ${WW_SPEC_SUITE}
+                   --wast2json ${ww_wast2json}
+                   --out ${PROJECT_BINARY_DIR}/spec-json-gpu-compiled
+                   --expected-failures ${CMAKE_CURRENT_LIST_DIR}/expected-failures-gpu.txt
+                   --backend gpu
+                   -- --tier compiled --cache-dir ${PROJECT_BINARY_DIR}/spec-code-cache)
+  set_tests_properties(spec_gpu_compiled PROPERTIES LABELS "spec;gpu;compiled" TIMEOUT 3600 SKIP_RETURN_CODE 77)
 
   # The runner's own checks (NaN classes, references, trap texts, linking):
   # known-wrong assertions must fail, known-right ones must pass.

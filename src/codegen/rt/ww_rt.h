@@ -69,8 +69,8 @@ struct Inst {
 #define STORE16(a, v) I.mem.store((a), uint64_t(v), 2)
 #define STORE32(a, v) I.mem.store((a), uint64_t(v), 4)
 #define STORE64(a, v) I.mem.store((a), uint64_t(v), 8)
-#define GLOBAL_GET(g) I.g[g]
-#define GLOBAL_SET(g, v) (I.g[g] = (v))
+#define GLOBAL_GET(k) I.g[k]
+#define GLOBAL_SET(k, v) (I.g[k] = (v))
 #define MEMV (gpu::DevMemView<WW_INTERLEAVED>{I.mem, &I.mem_size, &I.W->mem_pages[I.t], I.W->mem_max_pages})
 #define MEM_REFRESH() ((void)0)
 #define DATAV(seg) (gpu::DevDataView{I.M, I.W, I.t, (seg)})
