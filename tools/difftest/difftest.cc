@@ -1,10 +1,14 @@
-// ww-difftest: a randomized differential test of the GPU backend against
-// the CPU interpreter over the spec suite's modules.
+// ww-difftest: a randomized differential test of an engine against the CPU
+// interpreter over the spec suite's modules. The engine: the GPU
+// interpreter kernel (--backend gpu, the default), compiled GPU code
+// (--backend gpu --tier compiled) or compiled CPU code (--backend cpu
+// --tier compiled).
 //
 // For every exported function of a module whose parameters and results are
-// numbers, N argument rows are drawn; row i runs on the CPU in a fresh
-// instantiation (no state leaks between rows) and all N rows run on the GPU
-// as one batch started from a fresh instantiation. Result bits (NaNs
+// numbers, N argument rows are drawn; row i runs on the CPU interpreter in a
+// fresh instantiation (no state leaks between rows); on the GPU all N rows
+// run as one batch started from a fresh instantiation, on compiled CPU code
+// each row in its own fresh instantiation again. Result bits (NaNs
 // included, exactly) and trap codes must be equal row by row.
 //
 // Both engines get the same limits: fuel (both count loop back-edges and
@@ -29,6 +33,7 @@
 #include "parse_uint.h"
 #include "value_text.h"
 #include "cpu_backend.h"
+#include "compiled/compiled_tier.h"
 #include "exec/gpu/gpu_backend.h"
 #include "store/store.h"
 
@@ -52,24 +57,28 @@ struct Options {
   uint32_t max_table_size = 1u << 16;
   uint32_t show = 3;  // mismatching rows printed per function
   bool verbose = false;
+  bool gpu = true;        // the engine under test runs on the GPU
+  bool compiled = false;  // ... as compiled code
   std::vector<std::string> files;
 };
 
 void usage(FILE* f) {
   std::fprintf(f,
                "usage: ww-difftest [-n N] [--seed S] [--fuel F] [--show K] [--verbose]\n"
-               "                   [--backend gpu] FILE.json...\n"
-               "Runs every numeric export of the wast2json scripts' modules on the CPU and\n"
-               "the GPU with random arguments and compares results and traps bit for bit.\n"
+               "                   [--backend cpu|gpu] [--tier interp|compiled] FILE.json...\n"
+               "Runs every numeric export of the wast2json scripts' modules on the CPU\n"
+               "interpreter and on the engine under test with random arguments and compares\n"
+               "results and traps bit for bit.\n"
                "  -n N          instances (argument rows) per function (default 256)\n"
                "  --seed S      random seed (default 1); each function's rows depend only\n"
                "                on S, the script, the module's position and the export name\n"
                "  --fuel F      instructions per instance on both engines (default 100000)\n"
                "  --show K      mismatching rows printed per function (default 3)\n"
                "  --verbose     a line per function, not only per module\n"
-               "  --backend gpu accepted for tests/spec/run-spec.sh; the GPU is always compared\n"
-               "Exit status: 0 all equal, 1 a mismatch or a GPU batch error, 2 usage,\n"
-               "77 no usable GPU.\n");
+               "  --backend B   gpu (default) or cpu: where the engine under test runs\n"
+               "  --tier T      interp (default) or compiled: how (cpu needs compiled)\n"
+               "Exit status: 0 all equal, 1 a mismatch or an engine error, 2 usage,\n"
+               "77 no usable GPU (for --backend gpu).\n");
 }
 
 
@@ -104,12 +113,14 @@ int parse_args(int argc, char** argv, Options& o) {
       o.show = uint32_t(v);
     } else if (a == "--verbose" || a == "-v") {
       o.verbose = true;
-    } else if (a == "--backend") {
-      if (i + 1 >= argc || std::string(argv[i + 1]) != "gpu") {
-        std::fprintf(stderr, "ww-difftest: --backend takes only gpu\n");
+    } else if (a == "--backend" || a == "--tier") {
+      std::string v = i + 1 < argc ? argv[++i] : "";
+      if (a == "--backend" && (v == "gpu" || v == "cpu")) o.gpu = v == "gpu";
+      else if (a == "--tier" && (v == "interp" || v == "compiled")) o.compiled = v == "compiled";
+      else {
+        std::fprintf(stderr, "ww-difftest: bad value for %s: '%s'\n", a.c_str(), v.c_str());
         return 2;
       }
-      ++i;
     } else if (a.size() > 1 && a[0] == '-') {
       std::fprintf(stderr, "ww-difftest: unknown option %s\n", a.c_str());
       usage(stderr);
@@ -120,6 +131,10 @@ int parse_args(int argc, char** argv, Options& o) {
   }
   if (o.files.empty()) {
     usage(stderr);
+    return 2;
+  }
+  if (!o.gpu && !o.compiled) {
+    std::fprintf(stderr, "ww-difftest: --backend cpu compares compiled code (--tier compiled) with the interpreter\n");
     return 2;
   }
   return 0;
@@ -308,6 +323,30 @@ class DiffTest {
     if (io.kind == InstantiateOutcome::Kind::Trap)
       return skip_module(where, "instantiation traps");
 
+    // The engine under test: compiled code is made once per module.
+    Engine engine;
+    if (o_.compiled) {
+      compiled::Request req;
+      req.module = *cm;
+      req.target = o_.gpu ? compiled::Target::Gpu : compiled::Target::Cpu;
+      req.metered = true;  // both engines run under the same fuel
+      Status s = Status::Ok();
+      if (o_.gpu) {
+        auto r = compiled::compile_gpu(req, nullptr);
+        if (r.ok()) engine.launcher = *r;
+        else s = r.error();
+      } else {
+        auto r = compiled::compile_cpu(req, nullptr);
+        if (r.ok()) engine.native = *r;
+        else s = r.error();
+      }
+      if (!s.ok()) {
+        std::printf("ERROR %s: could not compile: %s\n", where.c_str(), s.error().message.c_str());
+        ++t_.batch_errors;
+        return;
+      }
+    }
+
     uint64_t before_mm = t_.mismatches, before_nr = t_.not_runnable, fns = 0, inst = 0;
     for (const Export& e : m.exports) {
       if (e.kind != ExternKind::Func) continue;
@@ -324,7 +363,7 @@ class DiffTest {
       }
       ++fns;
       inst += o_.n;
-      run_function(where, *cm, e, ft, script, index);
+      run_function(where, *cm, e, ft, script, index, engine);
     }
     t_.functions += fns;
     std::printf("%s: %llu functions, %llu instances, %llu mismatches, %llu not GPU-runnable\n",
@@ -333,9 +372,41 @@ class DiffTest {
                 (unsigned long long)(t_.not_runnable - before_nr));
   }
 
+  // Compiled code of the module under test (null: the GPU interpreter).
+  struct Engine {
+    std::shared_ptr<gpu::KernelLauncher> launcher;
+    std::shared_ptr<const NativeCode> native;
+  };
+
+  // Every row on compiled CPU code, each in a fresh instantiation.
+  bool run_on_compiled_cpu(const std::string& where, const std::shared_ptr<const CompiledModule>& cm,
+                           const Export& e, const FuncType& ft, const std::vector<uint64_t>& args,
+                           const Engine& engine, std::vector<Outcome>& out) {
+    const uint32_t n = o_.n, np = uint32_t(ft.params.size());
+    CpuBackend be(backend_options(cm->module));
+    for (uint32_t i = 0; i < n; ++i) {
+      be.reset();
+      be.store().impl().native_for = [&](const std::shared_ptr<const CompiledModule>&) { return engine.native; };
+      InstantiateOutcome io = be.instantiate(cm);
+      const StoreImpl& S = be.store().impl();
+      if (io.kind != InstantiateOutcome::Kind::Ok ||
+          !engine.native->has(S, e.index - cm->module.num_imported_funcs)) {
+        std::printf("ERROR %s \"%s\": compiled code cannot run it\n", where.c_str(), e.name.c_str());
+        ++t_.batch_errors;
+        return false;
+      }
+      std::vector<Value> vs;
+      for (uint32_t k = 0; k < np; ++k) vs.push_back({ft.params[k], args[uint64_t(i) * np + k]});
+      ActionOutcome a = be.invoke(io.instance, e.name, vs);
+      if (a.kind == ActionOutcome::Kind::Trap) out[i].trap = a.trap;
+      for (const Value& v : a.results) out[i].results.push_back(v.bits);
+    }
+    return true;
+  }
+
   void run_function(const std::string& where, const std::shared_ptr<const CompiledModule>& cm,
                     const Export& e, const FuncType& ft, const std::string& script,
-                    uint32_t index) {
+                    uint32_t index, const Engine& engine) {
     const uint32_t n = o_.n, np = uint32_t(ft.params.size()), nr = uint32_t(ft.results.size());
     // Rows depend on the seed and the function's identity only, so one
     // function's mismatch reproduces alone.
@@ -373,45 +444,54 @@ class DiffTest {
       }
     }
 
-    be.reset();
-    InstantiateOutcome io = be.instantiate(cm);
-    if (io.kind != InstantiateOutcome::Kind::Ok) {
-      std::printf("ERROR %s: a fresh instantiation failed: %s\n", where.c_str(), io.message.c_str());
-      ++t_.batch_errors;
-      return;
-    }
-    const InstanceRec& irec = be.store().impl().instances[io.instance];
-    gpu::BatchRequest req;
-    req.module = cm;
-    req.func_index = e.index;
-    req.instances = n;
-    req.args = args;
-    req.args_per_instance = true;
-    req.fuel = o_.fuel;
-    req.max_call_depth = o_.max_call_depth;
-    req.stack_slots = o_.stack_slots;
-    req.max_table_size = o_.max_table_size;
-    if (!irec.memories.empty()) {
-      // The store already caps the memory's maximum at the CPU's limit.
-      req.memory_pages = be.store().impl().memories[irec.memories[0]].max_pages;
-    }
-    req.source_store = &be.store();
-    req.source_instance = io.instance;
-    req.write_back = false;
-    auto r = gpu::run_batch(req);
-    if (!r.ok()) {
-      std::printf("ERROR %s \"%s\": GPU batch failed: %s\n", where.c_str(), e.name.c_str(),
-                  r.error().message.c_str());
-      ++t_.batch_errors;
-      return;
+    std::vector<Outcome> under_test(n);
+    if (!o_.gpu) {
+      if (!run_on_compiled_cpu(where, cm, e, ft, args, engine, under_test)) return;
+    } else {
+      be.reset();
+      InstantiateOutcome io = be.instantiate(cm);
+      if (io.kind != InstantiateOutcome::Kind::Ok) {
+        std::printf("ERROR %s: a fresh instantiation failed: %s\n", where.c_str(), io.message.c_str());
+        ++t_.batch_errors;
+        return;
+      }
+      const InstanceRec& irec = be.store().impl().instances[io.instance];
+      gpu::BatchRequest req;
+      req.module = cm;
+      req.func_index = e.index;
+      req.instances = n;
+      req.args = args;
+      req.args_per_instance = true;
+      req.fuel = o_.fuel;
+      req.max_call_depth = o_.max_call_depth;
+      req.stack_slots = o_.stack_slots;
+      req.max_table_size = o_.max_table_size;
+      if (!irec.memories.empty()) {
+        // The store already caps the memory's maximum at the CPU's limit.
+        req.memory_pages = be.store().impl().memories[irec.memories[0]].max_pages;
+      }
+      req.source_store = &be.store();
+      req.source_instance = io.instance;
+      req.write_back = false;
+      req.launcher = engine.launcher;
+      auto r = gpu::run_batch(req);
+      if (!r.ok()) {
+        std::printf("ERROR %s \"%s\": GPU batch failed: %s\n", where.c_str(), e.name.c_str(),
+                    r.error().message.c_str());
+        ++t_.batch_errors;
+        return;
+      }
+      for (uint32_t i = 0; i < n; ++i) {
+        Outcome& g = under_test[i];
+        g.trap = r->finished[i] ? TrapCode(r->traps[i]) : TrapCode::Timeout;
+        if (g.trap == TrapCode::None) g.results.assign(r->results.begin() + uint64_t(i) * nr,
+                                                      r->results.begin() + uint64_t(i + 1) * nr);
+      }
     }
     uint64_t mism = 0, nrun = 0;
     for (uint32_t i = 0; i < n; ++i) {
-      Outcome g;
-      g.trap = r->finished[i] ? TrapCode(r->traps[i]) : TrapCode::Timeout;
-      if (g.trap == TrapCode::None) g.results.assign(r->results.begin() + uint64_t(i) * nr,
-                                                    r->results.begin() + uint64_t(i + 1) * nr);
-      if (g.trap == TrapCode::HostError && cpu[i].trap != TrapCode::HostError) {
+      const Outcome& g = under_test[i];
+      if (o_.gpu && g.trap == TrapCode::HostError && cpu[i].trap != TrapCode::HostError) {
         ++nrun;  // a call into a non-gpu import: the GPU cannot run it
         continue;
       }
@@ -420,9 +500,9 @@ class DiffTest {
         std::string a;
         for (uint32_t k = 0; k < np; ++k)
           a += (k ? ", " : "") + show_bits(ft.params[k], args[uint64_t(i) * np + k]);
-        std::printf("MISMATCH %s \"%s\"(%s) instance %u: cpu %s, gpu %s\n", where.c_str(),
+        std::printf("MISMATCH %s \"%s\"(%s) instance %u: cpu interpreter %s, %s %s\n", where.c_str(),
                     e.name.c_str(), a.c_str(), i, show_outcome(cpu[i], ft.results).c_str(),
-                    show_outcome(g, ft.results).c_str());
+                    engine_name().c_str(), show_outcome(g, ft.results).c_str());
       }
     }
     t_.instances += n - nrun;
@@ -433,6 +513,10 @@ class DiffTest {
     if (o_.verbose)
       std::printf("  \"%s\": %u instances, %llu mismatches, %llu not GPU-runnable\n",
                   e.name.c_str(), n, (unsigned long long)mism, (unsigned long long)nrun);
+  }
+
+  std::string engine_name() const {
+    return std::string(o_.gpu ? "gpu" : "cpu") + (o_.compiled ? " compiled" : " interpreter");
   }
 
   const Options& o_;
@@ -446,11 +530,13 @@ int main(int argc, char** argv) {
   if (int rc = parse_args(argc, argv, o)) return rc;
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::string why;
-  if (!gpu_available(why)) {
+  if (o.gpu && !gpu_available(why)) {
     std::fprintf(stderr, "wasmwarp: no usable GPU: %s\n", why.c_str());
     return kExitSkip;
   }
-  std::printf("ww-difftest: %u instances per function, seed %llu, fuel %llu, call depth %u, "
+  std::printf("ww-difftest: cpu interpreter vs %s %s; ", o.gpu ? "gpu" : "cpu",
+              o.compiled ? "compiled code" : "interpreter");
+  std::printf("%u instances per function, seed %llu, fuel %llu, call depth %u, "
               "%u stack slots, memory growth cap +%u pages on both engines\n",
               o.n, (unsigned long long)o.seed, (unsigned long long)o.fuel, o.max_call_depth,
               o.stack_slots, kGrowRoom);

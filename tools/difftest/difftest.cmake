@@ -42,4 +42,27 @@ if(WW_BUILD_TESTS)
                    --backend gpu
                    -- -n 256 --seed 1)
   set_tests_properties(difftest_gpu PROPERTIES LABELS gpu TIMEOUT 3600 SKIP_RETURN_CODE 77)
+  # Compiled code against the interpreter: on the CPU in every build (CI),
+  # on the GPU where there is one. The code cache is the spec test's (the
+  # same modules, compiled the same way).
+  add_test(NAME difftest_compiled_cpu
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/spec/run-spec.sh
+                   --runner $<TARGET_FILE:ww-difftest>
+                   --suite ${WW_SPEC_SUITE}
+                   --wast2json ${ww_difftest_wast2json}
+                   --out ${PROJECT_BINARY_DIR}/spec-json-difftest-cpu
+                   --backend cpu
+                   -- --tier compiled -n 64 --seed 1)
+  set_tests_properties(difftest_compiled_cpu PROPERTIES LABELS "compiled" TIMEOUT 3600
+                       ENVIRONMENT "WW_CACHE_DIR=${PROJECT_BINARY_DIR}/spec-code-cache")
+  add_test(NAME difftest_gpu_compiled
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/spec/run-spec.sh
+                   --runner $<TARGET_FILE:ww-difftest>
+                   --suite ${WW_SPEC_SUITE}
+                   --wast2json ${ww_difftest_wast2json}
+                   --out ${PROJECT_BINARY_DIR}/spec-json-difftest-gpu-compiled
+                   --backend gpu
+                   -- --tier compiled -n 256 --seed 1)
+  set_tests_properties(difftest_gpu_compiled PROPERTIES LABELS "gpu;compiled" TIMEOUT 3600 SKIP_RETURN_CODE 77
+                       ENVIRONMENT "WW_CACHE_DIR=${PROJECT_BINARY_DIR}/spec-code-cache")
 endif()
