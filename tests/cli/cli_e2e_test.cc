@@ -64,8 +64,10 @@ class Cli : public ::testing::Test {
     return path(name);
   }
 
-  Proc run(const std::vector<std::string>& args) {
-    std::string cmd = quote(WW_CLI_BIN);
+  // Every run gets the test's own compiled-code cache (--tier auto may
+  // compile in the background); `env` is prefixed as NAME=VALUE words.
+  Proc run(const std::vector<std::string>& args, const std::string& env = "") {
+    std::string cmd = "WW_CACHE_DIR=" + quote(path("cache")) + " " + env + " " + quote(WW_CLI_BIN);
     for (const auto& a : args) cmd += " " + quote(a);
     std::string o = path(".stdout"), e = path(".stderr");
     cmd += " >" + quote(o) + " 2>" + quote(e) + " </dev/null";
@@ -480,6 +482,90 @@ TEST_F(Cli, MemoryIoErrors) {
   expect_error({"run", "--invoke", "hash", "--mem-in", msgs, mod("hash")}, "expected ADDR=FILE");
   expect_error({"run", "--invoke", "hash", "--mem-out", "4096=" + path("o.bin"), mod("hash")}, "expected ADDR:LEN=FILE");
   expect_error({"run", "--mem-in", "0=" + msgs, mod("start")}, "need a module with a memory");
+}
+
+}  // namespace
+
+namespace {
+
+// ------------------------------------------------------------ tiers
+
+TEST_F(Cli, CompiledTierGivesTheInterpretersResults) {
+  std::string a = path("interp.json"), b = path("compiled.json");
+  for (auto [tier, out] : {std::pair{"interp", a}, std::pair{"compiled", b}}) {
+    Proc r = run({"run", "--tier", tier, "-n", "30", "--invoke", "odd_traps", "--output", out, mod("basic"),
+                  "@index"});
+    EXPECT_EQ(r.rc, 1) << r.err;
+    EXPECT_NE(r.err.find(std::string("tier: ") + tier), std::string::npos) << r.err;
+  }
+  // Results, traps and their locations alike.
+  EXPECT_EQ(slurp(a), slurp(b));
+  Proc r = run({"run", "--tier", "compiled", "--invoke", "fib", mod("basic"), "20"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "6765\n");
+}
+
+TEST_F(Cli, CompiledCodeIsCachedAndReused) {
+  Proc first = run({"run", "--tier", "compiled", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
+  EXPECT_EQ(first.rc, 0) << first.err;
+  EXPECT_NE(first.err.find("compile: cache miss"), std::string::npos) << first.err;
+  Proc second = run({"run", "--tier", "auto", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
+  EXPECT_EQ(second.rc, 0) << second.err;
+  EXPECT_NE(second.err.find("tier: compiled"), std::string::npos) << second.err;
+  EXPECT_NE(second.err.find("compile: cache hit"), std::string::npos) << second.err;
+  // --no-cache neither reads nor writes it.
+  Proc none = run({"run", "--tier", "compiled", "--no-cache", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
+  EXPECT_NE(none.err.find("compile: cache miss"), std::string::npos) << none.err;
+}
+
+TEST_F(Cli, CompileCommandFillsTheCacheAndEmitsSource) {
+  std::string src = path("fib.cc"), cache = path("own-cache");
+  Proc c = run({"compile", "--backend", "cpu", "--invoke", "fib", "--cache-dir", cache, "--emit-source", src,
+                mod("basic")});
+  EXPECT_EQ(c.rc, 0) << c.err;
+  EXPECT_NE(c.out.find("compiled for the CPU (cache miss)"), std::string::npos) << c.out;
+  std::string text = slurp(src);
+  EXPECT_NE(text.find("sem::i32_add"), std::string::npos);
+  EXPECT_NE(text.find("ww_entries"), std::string::npos);
+  Proc r = run({"run", "--tier", "auto", "--cache-dir", cache, "-n", "3", "--invoke", "fib", mod("basic"), "@index"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("compile: cache hit"), std::string::npos) << r.err;
+  expect_error({"compile", "--invoke", "nope", mod("basic")}, "unknown export 'nope'");
+  expect_error({"compile", "--gpu-arch", "sm_5", mod("basic")}, "--gpu-arch must be");
+  expect_error({"run", "--tier", "fast", "--invoke", "fib", mod("basic"), "1"}, "--tier must be interp, compiled or auto");
+}
+
+TEST_F(Cli, CompilerTroubleFallsBackToTheInterpreter) {
+  // A missing compiler, and one that fails: one line says why, the results
+  // are the interpreter's.
+  for (std::string cxx : {"/nonexistent/c++", "false"}) {
+    Proc r = run({"run", "--tier", "compiled", "-n", "3", "--invoke", "add", mod("basic"), "@index", "1"},
+                 "CXX=" + cxx);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.out, "0\t1\n1\t2\n2\t3\n");
+    EXPECT_NE(r.err.find("compile: compiled tier unavailable (host C++ compiler"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("tier: interp"), std::string::npos) << r.err;
+  }
+  // An unwritable cache directory: compiled code runs, uncached, and says so.
+  std::ofstream(path("plainfile")) << "x";
+  Proc r = run({"run", "--tier", "compiled", "--cache-dir", path("plainfile") + "/cache", "-n", "2", "--invoke",
+                "add", mod("basic"), "@index", "1"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("tier: compiled"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not cached"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, AutoTierSwitchesMidBatchWithIdenticalResults) {
+  // A batch large enough to compile in the background: whatever ran each
+  // stretch, every row is right.
+  std::string out = path("fib.csv");
+  Proc r = run({"run", "--tier", "auto", "--threads", "2", "-n", "20000", "--invoke", "fib", "--output", out,
+                mod("basic"), "15"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("compile: "), std::string::npos) << r.err;
+  auto ls = lines(slurp(out));
+  ASSERT_EQ(ls.size(), 20001u);
+  for (size_t i = 1; i < ls.size(); ++i) ASSERT_EQ(ls[i], std::to_string(i - 1) + ",610,") << i;
 }
 
 }  // namespace

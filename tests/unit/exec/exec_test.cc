@@ -1,13 +1,18 @@
 // Runs modules through the public API (compile_module, Store, instantiate,
-// invoke) to check the translator and the CPU interpreter together:
-// control flow, calls, multi-value, call_indirect traps, memory bounds and
-// growth, the call-depth trap, fuel and trap locations.
+// invoke) to check the translator and the CPU executors together: control
+// flow, calls, multi-value, call_indirect traps, memory bounds and growth,
+// the call-depth trap, fuel and trap locations. Every test runs twice: on
+// the interpreter and on the module compiled by the code generator (the
+// compiled CPU tier), which must behave identically, trap locations
+// included.
 #include <gtest/gtest.h>
 
 #include <climits>
 #include <string>
 #include <vector>
 
+#include "compiled/compiled_tier.h"
+#include "store/store.h"
 #include "wasmwarp/runtime.h"
 
 namespace ww {
@@ -143,15 +148,35 @@ const std::vector<uint8_t> kOther = {
 };
 
 
-class ExecTest : public ::testing::Test {
+// Compiled code for `cm` (metered or not), or a failed assertion.
+std::shared_ptr<const NativeCode> compile_for_test(const std::shared_ptr<const CompiledModule>& cm,
+                                                   bool metered) {
+  compiled::Request req;
+  req.module = cm;
+  req.metered = metered;
+  req.cache.dir = WW_BINARY_DIR "/test-code-cache";
+  auto r = compiled::compile_cpu(req, nullptr);
+  EXPECT_TRUE(r.ok()) << r.error().message;
+  return r.ok() ? *r : nullptr;
+}
+
+class ExecTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override { start(StoreLimits{}); }
+  bool compiled() const { return GetParam(); }
 
   void start(StoreLimits limits) {
     store_ = std::make_unique<Store>(limits);
     auto cm = compile_module(kExec);
     ASSERT_TRUE(cm.ok()) << cm.error().to_string();
     module_ = *cm;
+    if (compiled()) {
+      auto native = compile_for_test(module_, limits.fuel != 0);
+      ASSERT_TRUE(native);
+      store_->impl().native_for = [native](const std::shared_ptr<const CompiledModule>& m) {
+        return m->module.bytes.size() > 100 ? native : nullptr;  // kExec, not kOther
+      };
+    }
     FuncType t{{ValType::I32}, {ValType::I32}};
     uint32_t dbl = store_->add_host_func(t, [](Store&, uint64_t* slots) {
       slots[0] = uint32_t(slots[0]) * 2u;
@@ -166,6 +191,11 @@ class ExecTest : public ::testing::Test {
     auto e = store_->get_export(inst_, name);
     EXPECT_TRUE(e.has_value()) << name;
     if (!e) return InvokeResult{TrapCode::HostError, {}};
+    // The tier under test really runs the call.
+    const StoreImpl& S = store_->impl();
+    const FuncInst& f = S.funcs[e->addr];
+    const InstanceRec& rec = S.instances[f.instance];
+    EXPECT_EQ(compiled(), rec.native != nullptr && rec.native->has(S, f.defined_index)) << name;
     return store_->invoke(e->addr, args);
   }
   int32_t i32(const char* name, std::vector<Value> args) {
@@ -183,18 +213,18 @@ class ExecTest : public ::testing::Test {
 
 Value I(int32_t v) { return Value::i32(v); }
 
-TEST_F(ExecTest, Loops) {
+TEST_P(ExecTest, Loops) {
   EXPECT_EQ(i32("fib", {I(0)}), 0);
   EXPECT_EQ(i32("fib", {I(10)}), 55);
   EXPECT_EQ(i32("fib", {I(40)}), 102334155);
 }
 
-TEST_F(ExecTest, RecursiveCalls) {
+TEST_P(ExecTest, RecursiveCalls) {
   EXPECT_EQ(i32("rfib", {I(1)}), 1);
   EXPECT_EQ(i32("rfib", {I(20)}), 6765);
 }
 
-TEST_F(ExecTest, BrTable) {
+TEST_P(ExecTest, BrTable) {
   EXPECT_EQ(i32("switch", {I(0)}), 100);
   EXPECT_EQ(i32("switch", {I(1)}), 200);
   EXPECT_EQ(i32("switch", {I(2)}), 300);
@@ -202,7 +232,7 @@ TEST_F(ExecTest, BrTable) {
   EXPECT_EQ(i32("switch", {I(-1)}), 300);  // unsigned: far past the end
 }
 
-TEST_F(ExecTest, MultiValueAndBlockParams) {
+TEST_P(ExecTest, MultiValueAndBlockParams) {
   EXPECT_EQ(i32("multi", {I(7), I(3)}), 3 - 7);
   EXPECT_EQ(i32("block_params", {I(6)}), 30);
   EXPECT_EQ(i32("loop_params", {I(4)}), 10);
@@ -210,18 +240,18 @@ TEST_F(ExecTest, MultiValueAndBlockParams) {
   EXPECT_EQ(i32("br_if_value", {I(0)}), 9);
 }
 
-TEST_F(ExecTest, LazyLocalGetSeesTheOldValue) {
+TEST_P(ExecTest, LazyLocalGetSeesTheOldValue) {
   EXPECT_EQ(i32("set_under_lazy_get", {I(10), I(3)}), 7);
 }
 
-TEST_F(ExecTest, SelectAndGlobals) {
+TEST_P(ExecTest, SelectAndGlobals) {
   EXPECT_EQ(i32("select", {I(1), I(2), I(1)}), 1);
   EXPECT_EQ(i32("select", {I(1), I(2), I(0)}), 2);
   EXPECT_EQ(i32("global_inc", {}), 1);
   EXPECT_EQ(i32("global_inc", {}), 2);
 }
 
-TEST_F(ExecTest, CallIndirect) {
+TEST_P(ExecTest, CallIndirect) {
   EXPECT_EQ(i32("indirect", {I(0), I(5)}), 6);
   EXPECT_EQ(i32("indirect", {I(1), I(5)}), 4);
   EXPECT_EQ(trap("indirect", {I(2), I(5)}), TrapCode::IndirectCallTypeMismatch);
@@ -230,9 +260,9 @@ TEST_F(ExecTest, CallIndirect) {
   EXPECT_EQ(trap("indirect", {I(-1), I(5)}), TrapCode::UndefinedElement);
 }
 
-TEST_F(ExecTest, HostImport) { EXPECT_EQ(i32("host", {I(5)}), 11); }
+TEST_P(ExecTest, HostImport) { EXPECT_EQ(i32("host", {I(5)}), 11); }
 
-TEST_F(ExecTest, CrossInstanceCall) {
+TEST_P(ExecTest, CrossInstanceCall) {
   auto other = compile_module(kOther);
   ASSERT_TRUE(other.ok()) << other.error().to_string();
   auto rfib = store_->get_export(inst_, "rfib");
@@ -246,7 +276,7 @@ TEST_F(ExecTest, CrossInstanceCall) {
   EXPECT_EQ(r.results[0].bits, 56u);
 }
 
-TEST_F(ExecTest, MemoryBounds) {
+TEST_P(ExecTest, MemoryBounds) {
   ASSERT_TRUE(call("store", {I(65532), I(42)}).ok());
   EXPECT_EQ(i32("load", {I(65532)}), 42);
   EXPECT_EQ(trap("load", {I(65533)}), TrapCode::MemoryOutOfBounds);
@@ -257,7 +287,7 @@ TEST_F(ExecTest, MemoryBounds) {
   EXPECT_EQ(trap("store", {I(65533), I(1)}), TrapCode::MemoryOutOfBounds);
 }
 
-TEST_F(ExecTest, MemoryGrow) {
+TEST_P(ExecTest, MemoryGrow) {
   EXPECT_EQ(i32("size", {}), 1);
   EXPECT_EQ(trap("load", {I(70000)}), TrapCode::MemoryOutOfBounds);
   EXPECT_EQ(i32("grow", {I(1)}), 1);
@@ -270,7 +300,7 @@ TEST_F(ExecTest, MemoryGrow) {
   EXPECT_EQ(i32("size", {}), 2);
 }
 
-TEST_F(ExecTest, DivisionTrapsAndTheirLocation) {
+TEST_P(ExecTest, DivisionTrapsAndTheirLocation) {
   EXPECT_EQ(i32("div", {I(-7), I(2)}), -3);
   EXPECT_EQ(trap("div", {I(1), I(0)}), TrapCode::IntegerDivideByZero);
   const TrapInfo& t = store_->last_trap();
@@ -280,13 +310,13 @@ TEST_F(ExecTest, DivisionTrapsAndTheirLocation) {
   EXPECT_EQ(trap("div", {I(INT32_MIN), I(-1)}), TrapCode::IntegerOverflow);
 }
 
-TEST_F(ExecTest, InfiniteRecursionTrapsQuickly) {
+TEST_P(ExecTest, InfiniteRecursionTrapsQuickly) {
   EXPECT_EQ(trap("infinite", {I(1)}), TrapCode::CallStackExhausted);
   // The store is still usable afterwards.
   EXPECT_EQ(i32("fib", {I(10)}), 55);
 }
 
-TEST_F(ExecTest, SmallCallDepthLimit) {
+TEST_P(ExecTest, SmallCallDepthLimit) {
   StoreLimits limits;
   limits.max_call_depth = 10;
   start(limits);
@@ -294,20 +324,25 @@ TEST_F(ExecTest, SmallCallDepthLimit) {
   EXPECT_EQ(trap("rfib", {I(12)}), TrapCode::CallStackExhausted);
 }
 
-TEST_F(ExecTest, SmallValueStack) {
+TEST_P(ExecTest, SmallValueStack) {
   StoreLimits limits;
   limits.stack_slots = 64;
   start(limits);
   EXPECT_EQ(trap("infinite", {I(1)}), TrapCode::CallStackExhausted);
 }
 
-TEST_F(ExecTest, FuelStopsAnInfiniteLoop) {
+TEST_P(ExecTest, FuelStopsAnInfiniteLoop) {
   StoreLimits limits;
   limits.fuel = 100000;
   start(limits);
   EXPECT_EQ(trap("spin", {}), TrapCode::FuelExhausted);
   EXPECT_EQ(i32("fib", {I(10)}), 55);  // fuel is per invoke
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiers, ExecTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return i.param ? std::string("Compiled") : std::string("Interpreter");
+                         });
 
 }  // namespace
 }  // namespace ww

@@ -1,0 +1,349 @@
+// The compiled tier's parts: the code generator (what it compiles and how
+// it writes ops), the code cache (hit, miss, corrupt entry, concurrent
+// compiles, an unwritable directory), the host compiler failing in every
+// way, and NVRTC compiling the GPU form (no GPU needed). Behaviour of
+// compiled code is tests/unit/exec's (every test on both tiers), the spec
+// suite's (spec_compiled_cpu) and the differential test's.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include "cache/code_cache.h"
+#include "codegen/embedded.h"
+#include "codegen/generator.h"
+#include "codegen/op_templates.h"
+#include "compiled/compiled_tier.h"
+#include "exec/gpu/gpu_backend.h"
+#include "store/store.h"
+#include "wasmwarp/runtime.h"
+
+namespace ww {
+namespace {
+
+// calls.wat:
+//   (module
+//     (type $ii (func (param i32) (result i32)))
+//     (table 2 funcref)
+//     (elem (i32.const 0) $twice)
+//     (func $twice (type $ii) local.get 0 i32.const 2 i32.mul)
+//     (func $helper (param i32) (result i32) local.get 0 i32.const 1 i32.add)
+//     (func $unused (param i32) (result i32) local.get 0 call $helper)
+//     (func $add (export "add") (param i32 i32) (result i32)
+//       local.get 0 local.get 1 i32.add call $helper)
+//     (func (export "ind") (param i32 i32) (result i32)
+//       local.get 0 local.get 1 call_indirect (type $ii))
+//     (func (export "loop") (param i32) (result i32) (local i32)
+//       loop
+//         local.get 1 local.get 0 i32.add local.set 1
+//         local.get 0 i32.const 1 i32.sub local.tee 0
+//         br_if 0
+//       end
+//       local.get 1))
+const std::vector<uint8_t> kCalls = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0c, 0x02, 0x60, 0x01, 0x7f, 0x01, 0x7f,
+    0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x03, 0x07, 0x06, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x04,
+    0x04, 0x01, 0x70, 0x00, 0x02, 0x07, 0x14, 0x03, 0x03, 0x61, 0x64, 0x64, 0x00, 0x03, 0x03, 0x69,
+    0x6e, 0x64, 0x00, 0x04, 0x04, 0x6c, 0x6f, 0x6f, 0x70, 0x00, 0x05, 0x09, 0x07, 0x01, 0x00, 0x41,
+    0x00, 0x0b, 0x01, 0x00, 0x0a, 0x46, 0x06, 0x07, 0x00, 0x20, 0x00, 0x41, 0x02, 0x6c, 0x0b, 0x07,
+    0x00, 0x20, 0x00, 0x41, 0x01, 0x6a, 0x0b, 0x06, 0x00, 0x20, 0x00, 0x10, 0x01, 0x0b, 0x09, 0x00,
+    0x20, 0x00, 0x20, 0x01, 0x6a, 0x10, 0x01, 0x0b, 0x09, 0x00, 0x20, 0x00, 0x20, 0x01, 0x11, 0x00,
+    0x00, 0x0b, 0x19, 0x01, 0x01, 0x7f, 0x03, 0x40, 0x20, 0x01, 0x20, 0x00, 0x6a, 0x21, 0x01, 0x20,
+    0x00, 0x41, 0x01, 0x6b, 0x22, 0x00, 0x0d, 0x00, 0x0b, 0x20, 0x01, 0x0b,
+};
+
+std::shared_ptr<const CompiledModule> calls_module() {
+  auto cm = compile_module(kCalls);
+  EXPECT_TRUE(cm.ok()) << cm.error().to_string();
+  return cm.ok() ? *cm : nullptr;
+}
+
+// A fresh directory under the build tree, for cache tests.
+std::string scratch_dir(const std::string& name) {
+  std::string d = std::string(WW_BINARY_DIR) + "/test-scratch/" + name;
+  std::string cmd = "rm -rf '" + d + "' && mkdir -p '" + d + "'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+  return d;
+}
+
+// Sets an environment variable for one test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
+    else unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+// ------------------------------------------------------------ the generator
+
+TEST(Generator, CompilesWhatTheEntriesAndTablesReach) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  // add -> helper; twice is in a table; unused, ind and loop are not reached.
+  std::vector<bool> r = codegen::reachable_functions(*cm, {3});
+  EXPECT_EQ(r, (std::vector<bool>{true, true, false, true, false, false}));
+  // No entries: every export.
+  r = codegen::reachable_functions(*cm, {});
+  EXPECT_EQ(r, (std::vector<bool>{true, true, false, true, true, true}));
+}
+
+TEST(Generator, WritesOpsAsTheirOpsDefBodies) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  codegen::Options o;
+  auto g = codegen::generate(*cm, o);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  const std::string& src = g->source;
+  // i32.add of locals 0 and 1 into slot 2: ops.def's body with the slots
+  // filled in, the arithmetic still sem::i32_add.
+  EXPECT_NE(src.find("W32(2, sem::i32_add(R32(0), R32(1)))"), std::string::npos) << src;
+  EXPECT_NE(std::string(codegen::op_body_text(BcOp::I32Add)).find("sem::i32_add(R32(s1), R32(s2))"),
+            std::string::npos);
+  // A direct call is a C++ call with the depth check; the loop's branch
+  // back is a counted back-edge; call_indirect switches over the functions
+  // of its type and leaves the rest to the host.
+  EXPECT_NE(src.find("auto res_ = f1(I, depth + 1, r2)"), std::string::npos);
+  EXPECT_NE(src.find("WW_BACK_EDGE(); goto L"), std::string::npos);
+  EXPECT_NE(src.find("case 0u: {"), std::string::npos);
+  EXPECT_NE(src.find("I.api->call_ref"), std::string::npos);
+  // Every exported function has an entry point; unreached code is absent.
+  EXPECT_EQ(g->entries, (std::vector<uint32_t>{3, 4, 5}));
+  EXPECT_EQ(g->compiled, (std::vector<uint32_t>{0, 1, 3, 4, 5}));
+  EXPECT_EQ(src.find(" f2("), std::string::npos);
+}
+
+TEST(Generator, MeteredCodeAndTheGpuFormDiffer) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  codegen::Options o;
+  auto plain = codegen::generate(*cm, o);
+  o.metered = true;
+  auto metered = codegen::generate(*cm, o);
+  o.target = codegen::Target::Gpu;
+  auto gpu = codegen::generate(*cm, o);
+  ASSERT_TRUE(plain.ok() && metered.ok() && gpu.ok());
+  EXPECT_NE(plain->source.find("#define WW_METERED 0"), std::string::npos);
+  EXPECT_NE(metered->source.find("#define WW_METERED 1"), std::string::npos);
+  EXPECT_NE(gpu->source.find(codegen::kGpuKernelName), std::string::npos);
+  EXPECT_EQ(gpu->source.find("call_ref"), std::string::npos);
+}
+
+TEST(Generator, TheTranslationUnitIsSelfContained) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  auto g = codegen::generate(*cm, {});
+  ASSERT_TRUE(g.ok());
+  auto unit = codegen::amalgamate(g->source, codegen::Toolchain::HostCxx);
+  ASSERT_TRUE(unit.ok()) << unit.error().message;
+  EXPECT_EQ(unit->find("#include \""), std::string::npos);
+  auto bad = codegen::amalgamate("#include \"no/such/header.h\"\n", codegen::Toolchain::HostCxx);
+  EXPECT_FALSE(bad.ok());
+}
+
+// ------------------------------------------------------------ the cache
+
+TEST(CodeCache, KeysSeparateTheirParts) {
+  EXPECT_NE(cache_key({"ab", "c"}), cache_key({"a", "bc"}));
+  EXPECT_EQ(cache_key({"x"}), cache_key({"x"}));
+  EXPECT_EQ(cache_key({"x"}).size(), 32u);
+}
+
+TEST(CodeCache, HitMissAndCorruptEntry) {
+  CacheOptions o;
+  o.dir = scratch_dir("cache-basic");
+  CodeCache c(o);
+  std::string note;
+  EXPECT_FALSE(c.get("k1", &note).has_value());
+  EXPECT_TRUE(note.empty());
+  std::vector<uint8_t> payload(1000);
+  for (size_t i = 0; i < payload.size(); ++i) payload[i] = uint8_t(i * 7);
+  ASSERT_TRUE(c.put("k1", payload).ok());
+  EXPECT_TRUE(c.contains("k1"));
+  auto hit = c.get("k1", &note);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(*hit, payload);
+
+  // One flipped byte, then a truncated file: detected, reported, rebuilt.
+  const std::string path = c.entry_path("k1");
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put(char(0x55));
+  }
+  EXPECT_FALSE(c.get("k1", &note).has_value());
+  EXPECT_NE(note.find("corrupt"), std::string::npos);
+  ASSERT_TRUE(c.put("k1", payload).ok());
+  EXPECT_TRUE(c.get("k1", &note).has_value());
+  ASSERT_EQ(truncate(path.c_str(), 500), 0);
+  note.clear();
+  EXPECT_FALSE(c.get("k1", &note).has_value());
+  EXPECT_FALSE(note.empty());
+}
+
+TEST(CodeCache, ConcurrentWritersLeaveAWholeEntry) {
+  CacheOptions o;
+  o.dir = scratch_dir("cache-concurrent");
+  CodeCache c(o);
+  std::vector<uint8_t> payload(1 << 20, 0xAB);
+  std::vector<std::thread> ts;
+  for (int i = 0; i < 8; ++i) ts.emplace_back([&] { EXPECT_TRUE(c.put("same", payload).ok()); });
+  for (auto& t : ts) t.join();
+  auto hit = c.get("same", nullptr);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(*hit, payload);
+}
+
+TEST(CodeCache, UnwritableDirectoryIsAnErrorNotACrash) {
+  // A directory below a regular file cannot be created, even by root.
+  std::string d = scratch_dir("cache-unwritable");
+  std::ofstream(d + "/file") << "x";
+  CacheOptions o;
+  o.dir = d + "/file/cache";
+  CodeCache c(o);
+  Status s = c.put("k", {1, 2, 3});
+  EXPECT_FALSE(s.ok());
+  EXPECT_FALSE(c.get("k", nullptr).has_value());
+}
+
+// ------------------------------------------------------------ compiling
+
+compiled::Request cpu_request(const std::shared_ptr<const CompiledModule>& cm, const std::string& dir) {
+  compiled::Request r;
+  r.module = cm;
+  r.cache.dir = dir;
+  return r;
+}
+
+TEST(CompiledCpu, SecondCompileHitsTheCache) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  auto req = cpu_request(cm, scratch_dir("compile-hit"));
+  compiled::Outcome a, b;
+  ASSERT_TRUE(compiled::compile_cpu(req, &a).ok());
+  EXPECT_FALSE(a.cache_hit);
+  EXPECT_TRUE(compiled::cached(req));
+  ASSERT_TRUE(compiled::compile_cpu(req, &b).ok());
+  EXPECT_TRUE(b.cache_hit);
+  EXPECT_EQ(a.key, b.key);
+}
+
+TEST(CompiledCpu, ConcurrentCompilesOfOneModuleBothSucceed) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  auto req = cpu_request(cm, scratch_dir("compile-concurrent"));
+  std::vector<std::thread> ts;
+  for (int i = 0; i < 2; ++i)
+    ts.emplace_back([&] { EXPECT_TRUE(compiled::compile_cpu(req, nullptr).ok()); });
+  for (auto& t : ts) t.join();
+  compiled::Outcome o;
+  ASSERT_TRUE(compiled::compile_cpu(req, &o).ok());
+  EXPECT_TRUE(o.cache_hit);
+}
+
+TEST(CompiledCpu, UnwritableCacheStillRunsAndSaysWhy) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  std::string d = scratch_dir("compile-unwritable");
+  std::ofstream(d + "/file") << "x";
+  auto req = cpu_request(cm, d + "/file/cache");
+  compiled::Outcome o;
+  auto r = compiled::compile_cpu(req, &o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_NE(o.cache_note.find("not cached"), std::string::npos);
+}
+
+TEST(CompiledCpu, CompilerFailuresAreOneLineErrors) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  auto req = cpu_request(cm, "");
+  req.cache.enabled = false;
+  {
+    ScopedEnv env("CXX", "/nonexistent/c++");
+    auto r = compiled::compile_cpu(req, nullptr);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("not found"), std::string::npos) << r.error().message;
+  }
+  {
+    // A "compiler" that runs but fails, and one that is killed.
+    std::string d = scratch_dir("bad-compilers");
+    std::ofstream(d + "/fails") << "#!/bin/sh\n[ \"$1\" = --version ] && { echo fake 1; exit 0; }\necho 'x.cc:1: error: nope' >&2\nexit 1\n";
+    std::ofstream(d + "/killed") << "#!/bin/sh\n[ \"$1\" = --version ] && { echo fake 2; exit 0; }\nkill -9 $$\n";
+    chmod((d + "/fails").c_str(), 0755);
+    chmod((d + "/killed").c_str(), 0755);
+    ScopedEnv env("CXX", (d + "/fails").c_str());
+    auto r = compiled::compile_cpu(req, nullptr);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("host C++ compiler failed: x.cc:1: error: nope"), std::string::npos)
+        << r.error().message;
+    ScopedEnv env2("CXX", (d + "/killed").c_str());
+    r = compiled::compile_cpu(req, nullptr);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("killed (signal 9)"), std::string::npos) << r.error().message;
+  }
+}
+
+TEST(CompiledCpu, CodeRunsInTheStore) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  auto req = cpu_request(cm, std::string(WW_BINARY_DIR) + "/test-code-cache");
+  auto native = compiled::compile_cpu(req, nullptr);
+  ASSERT_TRUE(native.ok());
+  Store store;
+  store.impl().native_for = [&](const std::shared_ptr<const CompiledModule>&) { return *native; };
+  auto inst = store.instantiate(cm, {});
+  ASSERT_EQ(inst.index(), 0u);
+  auto call = [&](const char* name, std::vector<Value> args) {
+    return store.invoke(store.get_export(std::get<0>(inst), name)->addr, args);
+  };
+  InvokeResult r = call("add", {Value::i32(2), Value::i32(3)});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.results[0].bits, 6u);
+  r = call("ind", {Value::i32(21), Value::i32(0)});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.results[0].bits, 42u);
+  EXPECT_EQ(call("ind", {Value::i32(1), Value::i32(1)}).trap, TrapCode::UninitializedElement);
+  r = call("loop", {Value::i32(100)});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.results[0].bits, 5050u);
+}
+
+// NVRTC compiles the GPU form without a GPU; skipped where the library is
+// not installed (it is wherever the CUDA toolkit is).
+TEST(CompiledGpu, NvrtcCompilesTheGpuForm) {
+  if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
+  auto v = gpu::nvrtc_version();
+  if (!v.ok()) GTEST_SKIP() << v.error().message;
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  for (bool metered : {false, true})
+    for (bool interleaved : {false, true}) {
+      compiled::Request req;
+      req.module = cm;
+      req.target = compiled::Target::Gpu;
+      req.gpu_arch = 90;
+      req.metered = metered;
+      req.deadline = metered;
+      req.interleaved = interleaved;
+      req.load = false;
+      req.cache.enabled = false;
+      compiled::Outcome o;
+      auto r = compiled::compile_gpu(req, &o);
+      EXPECT_TRUE(r.ok()) << r.error().message;
+    }
+}
+
+}  // namespace
+}  // namespace ww
