@@ -23,7 +23,9 @@ metered code, code that checks a deadline and each memory layout are
 compiled separately. The cache is $WW_CACHE_DIR, else
 $XDG_CACHE_HOME/wasmwarp, else ~/.cache/wasmwarp (or --cache-dir).
 --emit-source FILE writes the self-contained translation unit the compiler
-gets (the runtime headers first, the module's functions after them).)";
+gets (the runtime headers first, the module's functions after them); a
+large module compiled for the CPU is several units, written to FILE,
+FILE.1, FILE.2, ... )";
 
 std::string fmt_ms(double ms) {
   char buf[32];
@@ -99,11 +101,15 @@ int cmd_compile(int argc, char** argv) {
   req.cache.dir = cache_dir;
 
   if (!emit.empty()) {
-    auto unit = compiled::translation_unit(req);
-    if (!unit.ok()) return fail(unit.error().message);
-    std::ofstream f(emit, std::ios::binary);
-    f << *unit;
-    if (!f.flush()) return fail("cannot write " + emit);
+    auto units = compiled::translation_units(req);
+    if (!units.ok()) return fail(units.error().message);
+    // FILE, then FILE.1, FILE.2, ... for the units of a split module.
+    for (size_t u = 0; u < units->size(); ++u) {
+      std::string name = u == 0 ? emit : emit + "." + std::to_string(u);
+      std::ofstream f(name, std::ios::binary);
+      f << (*units)[u];
+      if (!f.flush()) return fail("cannot write " + name);
+    }
   }
   compiled::Outcome out;
   auto t0 = std::chrono::steady_clock::now();

@@ -96,8 +96,10 @@ class Generator {
   std::vector<bool> recursive_;
   std::vector<uint32_t> entries_;  // defined indices
   std::vector<std::vector<DecodedOp>> code_;
+  bool split_ = false;
   std::string out_;
 };
+
 
 Status Generator::analyse() {
   const uint32_t ndef = uint32_t(m_.funcs.size());
@@ -145,7 +147,13 @@ void Generator::emit_prelude() {
     out_ += "#define WW_INTERLEAVED " + std::string(opts_.interleaved ? "true" : "false") + "\n";
     out_ += "#define WW_NUM_GLOBALS " + std::to_string(m_.num_globals()) + "\n";
   }
-  out_ += "#include \"codegen/rt/ww_rt.h\"\n\nnamespace ww::gen {\nnamespace {\n\n";
+  // Split into several units, functions have hidden external linkage so
+  // the units link; in one unit they are static, which lets the compiler
+  // inline and drop them freely.
+  if (split_) out_ += "#define WW_SPLIT 1\n";
+  out_ += "#include \"codegen/rt/ww_rt.h\"\n\nnamespace ww::gen {\n";
+  if (!split_) out_ += "namespace {\n";
+  out_ += "\n";
 }
 
 void Generator::emit_declaration(uint32_t def, const char* end) {
@@ -448,24 +456,49 @@ void Generator::emit_gpu_kernel() {
 
 Result<Generated> Generator::run() {
   WW_TRY(analyse());
-  emit_prelude();
-  for (uint32_t def = 0; def < compiled_.size(); ++def)
-    if (compiled_[def]) emit_declaration(def, ";\n");
-  out_ += "\n";
-  for (uint32_t def = 0; def < compiled_.size(); ++def)
-    if (compiled_[def]) WW_TRY(emit_function(def));
-  out_ += "}  // namespace\n}  // namespace ww::gen\n\n";
-  if (gpu_) emit_gpu_kernel();
-  else emit_cpu_entries();
-
   Generated g;
-  g.source = std::move(out_);
   for (uint32_t def = 0; def < compiled_.size(); ++def)
     if (compiled_[def]) {
       g.compiled.push_back(def);
       g.recursive |= recursive_[def];
     }
   g.entries = entries_;
+
+  // Units of about ops_per_unit ops each, of consecutive functions (the
+  // compiler inlines within a unit only). The CPU's units compile in
+  // parallel and link into one shared object.
+  uint64_t total_ops = 0;
+  for (uint32_t def : g.compiled) total_ops += code_[def].size();
+  uint32_t units = 1;
+  if (!gpu_ && opts_.max_units > 1)
+    units = uint32_t(std::min<uint64_t>(
+        opts_.max_units, (total_ops + opts_.ops_per_unit - 1) / std::max(opts_.ops_per_unit, 1u)));
+  units = std::max<uint32_t>(units, 1);
+  split_ = units > 1;
+  const uint64_t per_unit = (total_ops + units - 1) / std::max<uint32_t>(units, 1);
+  size_t next = 0;
+  for (uint32_t u = 0; u < units; ++u) {
+    out_.clear();
+    emit_prelude();
+    for (uint32_t def : g.compiled) emit_declaration(def, ";\n");
+    out_ += "\n";
+    uint64_t ops = 0;
+    while (next < g.compiled.size() && (ops < per_unit || u + 1 == units)) {
+      uint32_t def = g.compiled[next++];
+      ops += code_[def].size();
+      WW_TRY(emit_function(def));
+    }
+    out_ += split_ ? "}  // namespace ww::gen\n\n" : "}  // namespace\n}  // namespace ww::gen\n\n";
+    if (u == 0) {
+      if (gpu_) emit_gpu_kernel();
+      else emit_cpu_entries();
+    }
+    g.units.push_back(std::move(out_));
+  }
+  g.source = g.units[0];
+  for (size_t u = 1; u < g.units.size(); ++u)
+    g.source += "\n// ---------------- unit " + std::to_string(u) + " of " + std::to_string(g.units.size()) +
+                " (compiled separately)\n" + g.units[u];
   return g;
 }
 
@@ -482,29 +515,53 @@ std::vector<bool> reachable_functions(const CompiledModule& cm, const std::vecto
       work.push_back(f - nimp);
     }
   };
-  bool tables_shared = false;
-  for (const Import& im : m.imports) tables_shared |= im.kind == ExternKind::Table || im.kind == ExternKind::Global;
-  for (const Export& e : m.exports) tables_shared |= e.kind == ExternKind::Table || e.kind == ExternKind::Global;
-  for (const Export& e : m.exports)
-    if (e.kind == ExternKind::Func && (entries.empty() || tables_shared)) add(e.index);
-  for (uint32_t f : entries) add(f);
-  if (m.start) add(*m.start);
+  // Functions a reference can name: only a call_indirect of their own type
+  // can call them (any other traps), so they join once such a call_indirect
+  // is reachable. With a table or global shared with other modules, an
+  // exported function can be put in a table from outside too.
+  std::vector<bool> referenced(m.num_funcs(), false);
   uint32_t f = 0;
   for (const ElemSegment& seg : m.elems)
     for (const ConstExpr& e : seg.init)
-      if (has_ref_in(e, &f)) add(f);
+      if (has_ref_in(e, &f) && f < referenced.size()) referenced[f] = true;
   for (const Global& g : m.globals)
-    if (has_ref_in(g.init, &f)) add(f);
-  while (!work.empty()) {
-    uint32_t def = work.back();
-    work.pop_back();
-    for (uint32_t callee : cm.code.manifests[def].callees) add(callee);
-    const FunctionCode& fc = cm.code.bytecode.funcs[def];
-    for (uint32_t w = fc.code_begin; w < fc.code_end;) {
-      BcDecoded d;
-      if (!bc_decode(cm.code.bytecode.code.data() + w, fc.code_end - w, &d)) break;
-      if (d.op == BcOp::RefFunc) add(d.i[0]);
-      w += d.words;
+    if (has_ref_in(g.init, &f) && f < referenced.size()) referenced[f] = true;
+  bool shared = false;
+  for (const Import& im : m.imports) shared |= im.kind == ExternKind::Table || im.kind == ExternKind::Global;
+  for (const Export& e : m.exports) shared |= e.kind == ExternKind::Table || e.kind == ExternKind::Global;
+  for (const Export& e : m.exports)
+    if (e.kind == ExternKind::Func && shared && e.index < referenced.size()) referenced[e.index] = true;
+  for (const Export& e : m.exports)
+    if (e.kind == ExternKind::Func && entries.empty()) add(e.index);
+  for (uint32_t e : entries) add(e);
+  if (m.start) add(*m.start);
+
+  std::vector<bool> indirect_type(m.types.size(), false);
+  bool grew = true;
+  while (grew) {
+    while (!work.empty()) {
+      uint32_t def = work.back();
+      work.pop_back();
+      for (uint32_t callee : cm.code.manifests[def].callees) add(callee);
+      const FunctionCode& fc = cm.code.bytecode.funcs[def];
+      for (uint32_t w = fc.code_begin; w < fc.code_end;) {
+        BcDecoded d;
+        if (!bc_decode(cm.code.bytecode.code.data() + w, fc.code_end - w, &d)) break;
+        if (d.op == BcOp::RefFunc && d.i[0] < referenced.size()) referenced[d.i[0]] = true;
+        if (d.op == BcOp::CallIndirect && d.i[0] < indirect_type.size()) indirect_type[d.i[0]] = true;
+        w += d.words;
+      }
+    }
+    grew = false;
+    for (uint32_t g = nimp; g < m.num_funcs(); ++g) {
+      if (!referenced[g] || in[g - nimp]) continue;
+      const FuncType& ft = m.func_type(g);
+      for (uint32_t t = 0; t < m.types.size(); ++t)
+        if (indirect_type[t] && m.types[t] == ft) {
+          add(g);
+          grew = true;
+          break;
+        }
     }
   }
   return in;

@@ -29,11 +29,17 @@ struct Options {
   bool metered = false;     // fuel at back-edges and calls
   bool deadline = false;    // GPU: the timeout at back-edges
   bool interleaved = true;  // GPU: memory layout
+  // CPU: a large module is split into at most this many units, compiled
+  // in parallel and linked (1: always one unit).
+  uint32_t max_units = 1;
+  uint32_t ops_per_unit = 20000;  // about what g++ -O2 compiles in seconds
 };
 
 struct Generated {
-  // The translation unit; it includes "codegen/rt/ww_rt.h" (see
-  // codegen/embedded.h for the self-contained form a compiler gets).
+  // The translation units, each including "codegen/rt/ww_rt.h" (see
+  // codegen/embedded.h for the self-contained form a compiler gets); the
+  // first holds the entry points. `source` is all of them, for reading.
+  std::vector<std::string> units;
   std::string source;
   std::vector<uint32_t> compiled;  // defined-function indices, ascending
   std::vector<uint32_t> entries;   // defined functions with an entry point

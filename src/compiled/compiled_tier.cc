@@ -1,6 +1,8 @@
 #include "compiled/compiled_tier.h"
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "codegen/embedded.h"
 #include "codegen/generator.h"
@@ -32,7 +34,7 @@ codegen::Options codegen_options(const Request& req) {
 // bytes the compiler makes of it.
 struct Prepared {
   codegen::Generated gen;
-  std::string unit;
+  std::vector<std::string> units;  // self-contained
   std::string key;
   // GPU
   int cc_major = 0, cc_minor = 0;
@@ -41,19 +43,26 @@ struct Prepared {
 Result<Prepared> prepare_cpu(const Request& req, Outcome* out) {
   auto t = Clock::now();
   Prepared p;
-  WW_ASSIGN_OR_RETURN(p.gen, codegen::generate(*req.module, codegen_options(req)));
-  WW_ASSIGN_OR_RETURN(p.unit, codegen::amalgamate(p.gen.source, codegen::Toolchain::HostCxx));
+  codegen::Options o = codegen_options(req);
+  // A fixed cap, not the core count: the units, and so the cache key, are
+  // the same on every machine.
+  o.max_units = 64;
+  WW_ASSIGN_OR_RETURN(p.gen, codegen::generate(*req.module, o));
+  for (const std::string& u : p.gen.units) {
+    WW_ASSIGN_OR_RETURN(std::string unit, codegen::amalgamate(u, codegen::Toolchain::HostCxx));
+    p.units.push_back(std::move(unit));
+  }
   WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
-  std::vector<std::string_view> parts{"cpu", std::to_string(rt::kCpuAbiVersion), cc.path, cc.version};
+  const std::string abi = std::to_string(rt::kCpuAbiVersion);
   std::string flags;
   for (const std::string& f : host_compile_flags()) flags += f + " ";
-  parts.push_back(flags);
-  parts.push_back(p.unit);
+  std::vector<std::string_view> parts{"cpu", abi, cc.path, cc.version, flags};
+  for (const std::string& u : p.units) parts.push_back(u);
   p.key = cache_key(parts);
   if (out) {
     out->generate_ms = ms_since(t);
     out->key = p.key;
-    out->source_bytes = p.unit.size();
+    for (const std::string& u : p.units) out->source_bytes += u.size();
   }
   return p;
 }
@@ -72,15 +81,16 @@ Result<Prepared> prepare_gpu(const Request& req, Outcome* out) {
   }
   WW_ASSIGN_OR_RETURN(std::string nvrtc, gpu::nvrtc_version());
   WW_ASSIGN_OR_RETURN(p.gen, codegen::generate(*req.module, codegen_options(req)));
-  WW_ASSIGN_OR_RETURN(p.unit, codegen::amalgamate(p.gen.source, codegen::Toolchain::Nvrtc));
+  WW_ASSIGN_OR_RETURN(std::string unit, codegen::amalgamate(p.gen.source, codegen::Toolchain::Nvrtc));
+  p.units.push_back(std::move(unit));
   std::string arch = std::to_string(p.cc_major * 10 + p.cc_minor);
   std::string opts;
   for (const std::string& o : gpu::nvrtc_options(p.cc_major, p.cc_minor)) opts += o + " ";
-  p.key = cache_key({"gpu", nvrtc, arch, opts, p.unit});
+  p.key = cache_key({"gpu", nvrtc, arch, opts, p.units[0]});
   if (out) {
     out->generate_ms = ms_since(t);
     out->key = p.key;
-    out->source_bytes = p.unit.size();
+    out->source_bytes = p.units[0].size();
   }
   return p;
 }
@@ -109,10 +119,9 @@ Result<std::vector<uint8_t>> cached_or_compiled(const CacheOptions& copts, const
 
 }  // namespace
 
-Result<std::string> translation_unit(const Request& req) {
-  WW_ASSIGN_OR_RETURN(codegen::Generated gen, codegen::generate(*req.module, codegen_options(req)));
-  return codegen::amalgamate(gen.source, req.target == Target::Gpu ? codegen::Toolchain::Nvrtc
-                                                                   : codegen::Toolchain::HostCxx);
+Result<std::vector<std::string>> translation_units(const Request& req) {
+  WW_ASSIGN_OR_RETURN(Prepared p, req.target == Target::Gpu ? prepare_gpu(req, nullptr) : prepare_cpu(req, nullptr));
+  return p.units;
 }
 
 bool cached(const Request& req) {
@@ -125,7 +134,7 @@ Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcom
   WW_ASSIGN_OR_RETURN(Prepared p, prepare_cpu(req, out));
   WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> so, cached_or_compiled(req.cache, p.key, out, [&] {
-                        return compile_shared_object(cc, {p.unit});
+                        return compile_shared_object(cc, p.units);
                       }));
   if (!req.load) return std::shared_ptr<const NativeCode>();
   auto t = Clock::now();
@@ -137,7 +146,7 @@ Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcom
 Result<std::shared_ptr<gpu::KernelLauncher>> compile_gpu(const Request& req, Outcome* out) {
   WW_ASSIGN_OR_RETURN(Prepared p, prepare_gpu(req, out));
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> cubin, cached_or_compiled(req.cache, p.key, out, [&] {
-                        return gpu::nvrtc_compile(p.unit, "wasmwarp_module.cu", p.cc_major, p.cc_minor);
+                        return gpu::nvrtc_compile(p.units[0], "wasmwarp_module.cu", p.cc_major, p.cc_minor);
                       }));
   if (!req.load) return std::shared_ptr<gpu::KernelLauncher>();
   auto t = Clock::now();

@@ -51,10 +51,10 @@ struct Outcome {
   uint64_t source_bytes = 0;
 };
 
-// The self-contained translation unit the compiler gets for `req` (what
-// `wasmwarp compile --emit-source` writes). For the GPU it needs a device
-// (the architecture is part of the code's key, not of the source).
-Result<std::string> translation_unit(const Request& req);
+// The self-contained translation units the compiler gets for `req` (what
+// `wasmwarp compile --emit-source` writes): one, or for a large module on
+// the CPU several that compile in parallel.
+Result<std::vector<std::string>> translation_units(const Request& req);
 
 // Whether the cache holds code for `req` (generates the source to key it).
 bool cached(const Request& req);

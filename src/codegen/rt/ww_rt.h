@@ -8,8 +8,9 @@
 // the interpreter kernel uses).
 //
 // The generator defines before including this: WW_METERED (fuel at
-// back-edges and calls), and for the GPU WW_DEADLINE (the timeout at
-// back-edges), WW_INTERLEAVED (memory layout) and WW_NUM_GLOBALS.
+// back-edges and calls), WW_SPLIT (the module is several units), and for
+// the GPU WW_DEADLINE (the timeout at back-edges), WW_INTERLEAVED (memory
+// layout) and WW_NUM_GLOBALS.
 #pragma once
 
 #include <stdint.h>
@@ -28,7 +29,11 @@
 #define WW_UNLIKELY(x) (x)
 #else
 #include "codegen/rt/cpu_abi.h"
+#if WW_SPLIT
+#define WW_FN __attribute__((visibility("hidden")))
+#else
 #define WW_FN static
+#endif
 #define WW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #endif
 

@@ -55,10 +55,14 @@ std::string cu_error(const Driver& d, CUresult r) {
 }
 
 // The CUDA stack per thread is reserved for every thread the device can
-// hold at once; recursion deeper than this allows stops earlier (with
-// "call stack exhausted", never an overflow).
-constexpr uint64_t kMaxStackPerThread = 32 * 1024;
+// hold at once (64 KiB x 270k threads = 17 GiB on an H200); recursion
+// deeper than this allows stops earlier (with "call stack exhausted",
+// never an overflow).
+constexpr uint64_t kMaxStackPerThread = 64 * 1024;
 constexpr uint64_t kDefaultFrameBytes = 512;
+
+// Room for the kernel's own frame below the recursion.
+constexpr uint64_t kKernelFrameBytes = 1024;
 
 class CompiledLauncher final : public KernelLauncher {
  public:
@@ -73,22 +77,21 @@ class CompiledLauncher final : public KernelLauncher {
 
   const char* tier_name() const override { return "compiled"; }
   bool needs_frames() const override { return false; }
-  uint64_t reserved_bytes() const override {
-    return recursive_ ? kMaxStackPerThread * resident_threads_ : 0;
+  uint64_t reserved_bytes(uint32_t max_call_depth) const override {
+    return recursive_ ? stack_bytes(max_call_depth) * resident_threads_ : 0;
   }
 
   Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks,
                 bool, cudaStream_t stream) override {
     DevWave wave = w;
     if (recursive_) {
-      // As many frames as the stack holds, at most the requested depth.
-      uint64_t depth = std::max<uint64_t>(1, std::min<uint64_t>(w.max_depth, kMaxStackPerThread / frame_));
-      uint64_t bytes = std::min<uint64_t>(kMaxStackPerThread, depth * frame_ + 1024);
+      uint64_t bytes = stack_bytes(w.max_depth);
       if (bytes != stack_set_) {
         WW_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, bytes));
         stack_set_ = bytes;
       }
-      wave.max_depth = uint32_t(std::min<uint64_t>(w.max_depth, depth));
+      // As many frames as the stack holds, at most the requested depth.
+      wave.max_depth = uint32_t(std::min<uint64_t>(w.max_depth, (bytes - kKernelFrameBytes) / frame_));
     }
     DevModule mod = m;
     DevIntrinsics intr = in;
@@ -99,6 +102,10 @@ class CompiledLauncher final : public KernelLauncher {
   }
 
  private:
+  uint64_t stack_bytes(uint32_t max_depth) const {
+    return std::min<uint64_t>(kMaxStackPerThread, uint64_t(std::max<uint32_t>(max_depth, 1)) * frame_ + kKernelFrameBytes);
+  }
+
   const Driver& d_;
   CUmodule mod_;
   CUfunction fn_;

@@ -21,9 +21,10 @@ class KernelLauncher {
   // device memory; compiled code keeps its frames in registers and on the
   // CUDA stack.
   virtual bool needs_frames() const = 0;
-  // Device bytes the launcher needs beside the wave's buffers (the CUDA
-  // stack of recursive compiled code); the plan leaves room for them.
-  virtual uint64_t reserved_bytes() const { return 0; }
+  // Device bytes the launcher needs beside the wave's buffers for calls up
+  // to `max_call_depth` deep (the CUDA stack of recursive compiled code);
+  // the plan leaves room for them.
+  virtual uint64_t reserved_bytes(uint32_t max_call_depth) const { return 0; }
   // Enqueues one wave's kernel on `stream`: `blocks` blocks of kBlock
   // threads, one thread per instance.
   virtual Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in,

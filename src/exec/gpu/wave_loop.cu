@@ -410,7 +410,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   WW_ASSIGN_OR_RETURN(GpuImage img, build_image(S, instance, import_intrinsics_of(S, instance),
                                                 req.max_table_size));
   WW_ASSIGN_OR_RETURN(BatchPlan plan, plan_for(req, img, dev.free_bytes, launcher.needs_frames(),
-                                               launcher.reserved_bytes()));
+                                               launcher.reserved_bytes(req.max_call_depth)));
   if (req.on_plan) req.on_plan(plan, dev.name);
   const FuncType& ftype = mod.func_type(req.func_index);
   const uint64_t nparams = ftype.params.size();

@@ -17,6 +17,8 @@
 #include "codegen/generator.h"
 #include "codegen/op_templates.h"
 #include "compiled/compiled_tier.h"
+#include "compiled/cpu_native.h"
+#include "compiled/host_compiler.h"
 #include "exec/gpu/gpu_backend.h"
 #include "store/store.h"
 #include "wasmwarp/runtime.h"
@@ -92,9 +94,13 @@ class ScopedEnv {
 TEST(Generator, CompilesWhatTheEntriesAndTablesReach) {
   auto cm = calls_module();
   ASSERT_TRUE(cm);
-  // add -> helper; twice is in a table; unused, ind and loop are not reached.
+  // add -> helper; unused, ind and loop are not reached, nor is twice: it
+  // is in a table, but nothing reached makes an indirect call.
   std::vector<bool> r = codegen::reachable_functions(*cm, {3});
-  EXPECT_EQ(r, (std::vector<bool>{true, true, false, true, false, false}));
+  EXPECT_EQ(r, (std::vector<bool>{false, true, false, true, false, false}));
+  // ind's call_indirect of type $ii reaches the table's function of that type.
+  r = codegen::reachable_functions(*cm, {4});
+  EXPECT_EQ(r, (std::vector<bool>{true, false, false, false, true, false}));
   // No entries: every export.
   r = codegen::reachable_functions(*cm, {});
   EXPECT_EQ(r, (std::vector<bool>{true, true, false, true, true, true}));
@@ -293,6 +299,39 @@ TEST(CompiledCpu, CompilerFailuresAreOneLineErrors) {
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find("killed (signal 9)"), std::string::npos) << r.error().message;
   }
+}
+
+TEST(CompiledCpu, ALargeModuleSplitsIntoUnitsThatLinkAndRun) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  codegen::Options o;
+  o.max_units = 3;
+  o.ops_per_unit = 2;  // force the split a module of SQLite's size gets
+  auto g = codegen::generate(*cm, o);
+  ASSERT_TRUE(g.ok());
+  ASSERT_EQ(g->units.size(), 3u);
+  std::vector<std::string> units;
+  for (const std::string& u : g->units) {
+    auto a = codegen::amalgamate(u, codegen::Toolchain::HostCxx);
+    ASSERT_TRUE(a.ok());
+    units.push_back(*a);
+  }
+  auto cc = compiled::find_host_compiler();
+  ASSERT_TRUE(cc.ok()) << cc.error().message;
+  auto so = compiled::compile_shared_object(*cc, units);
+  ASSERT_TRUE(so.ok()) << so.error().message;
+  auto native = compiled::load_cpu_native(*so, false);
+  ASSERT_TRUE(native.ok()) << native.error().message;
+  Store store;
+  store.impl().native_for = [&](const std::shared_ptr<const CompiledModule>&) { return *native; };
+  auto inst = store.instantiate(cm, {});
+  ASSERT_EQ(inst.index(), 0u);
+  InvokeResult r = store.invoke(store.get_export(std::get<0>(inst), "ind")->addr, {Value::i32(4), Value::i32(0)});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.results[0].bits, 8u);
+  r = store.invoke(store.get_export(std::get<0>(inst), "add")->addr, {Value::i32(4), Value::i32(5)});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.results[0].bits, 10u);
 }
 
 TEST(CompiledCpu, CodeRunsInTheStore) {

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "compiled/compiled_tier.h"
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/gpu_image.h"
 #include "exec/gpu/gpu_plan.h"
@@ -163,11 +164,32 @@ TEST(GpuPlan, OverheadStaysWithinFourKiB) {
   EXPECT_LE(overhead_bytes_per_instance(req, *img), 4096u);
 }
 
-class GpuRun : public ::testing::Test {
+// Every GPU test runs on the interpreter kernel and on compiled code
+// (NVRTC), which must agree with the CPU alike.
+class GpuRun : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     DeviceInfo d = probe_device();
     if (!d.available) GTEST_SKIP() << "no GPU: " << d.reason;
+  }
+  // Runs the request on the tier under test: compiled code is built for
+  // the request's fuel, timeout and layout, as the batch engine does.
+  Result<BatchResult> run(BatchRequest r) {
+    if (GetParam()) {
+      compiled::Request c;
+      c.module = r.module;
+      c.target = compiled::Target::Gpu;
+      c.metered = r.fuel != 0;
+      c.deadline = r.timeout_s > 0;
+      c.interleaved = r.layout == MemoryLayout::Interleaved;
+      c.cache.dir = WW_BINARY_DIR "/test-code-cache";
+      auto l = compiled::compile_gpu(c, nullptr);
+      if (!l.ok()) return l.error();
+      r.launcher = *l;
+    }
+    auto out = run_batch(r);
+    if (out.ok()) EXPECT_EQ(out->tier, GetParam() ? "compiled" : "interpreter");
+    return out;
   }
   BatchRequest request(const std::string& name, uint32_t n) {
     BatchRequest r;
@@ -178,14 +200,14 @@ class GpuRun : public ::testing::Test {
   }
 };
 
-TEST_F(GpuRun, RecursiveFactorialMatchesCpuOnEveryLayout) {
+TEST_P(GpuRun, RecursiveFactorialMatchesCpuOnEveryLayout) {
   CpuRef ref;
   for (MemoryLayout layout : {MemoryLayout::Interleaved, MemoryLayout::Contiguous}) {
     BatchRequest r = request("fact", 100003);  // not a multiple of 32
     r.layout = layout;
     r.args_per_instance = true;
     for (uint32_t i = 0; i < r.instances; ++i) r.args.push_back(i % 13);
-    auto out = run_batch(r);
+    auto out = run(r);
     ASSERT_TRUE(out.ok()) << out.error().message;
     for (uint32_t i = 0; i < r.instances; i += 997) {
       auto cpu = ref.call("fact", {Value::i32(int32_t(i % 13))});
@@ -196,7 +218,7 @@ TEST_F(GpuRun, RecursiveFactorialMatchesCpuOnEveryLayout) {
   }
 }
 
-TEST_F(GpuRun, MemoryAndCallIndirectMatchCpu) {
+TEST_P(GpuRun, MemoryAndCallIndirectMatchCpu) {
   CpuRef ref;
   BatchRequest r = request("mix", 4096);
   // $fact recurses up to 299 deep through call_indirect.
@@ -206,7 +228,7 @@ TEST_F(GpuRun, MemoryAndCallIndirectMatchCpu) {
   for (uint32_t i = 0; i < r.instances; ++i) r.args.push_back(i % 300);
   for (MemoryLayout layout : {MemoryLayout::Interleaved, MemoryLayout::Contiguous}) {
     r.layout = layout;
-    auto out = run_batch(r);
+    auto out = run(r);
     ASSERT_TRUE(out.ok()) << out.error().message;
     for (uint32_t i = 0; i < r.instances; i += 7) {
       auto cpu = ref.call("mix", {Value::i32(int32_t(i % 300))});
@@ -217,18 +239,18 @@ TEST_F(GpuRun, MemoryAndCallIndirectMatchCpu) {
   }
 }
 
-TEST_F(GpuRun, ThreadIdAndAtomicAdd) {
+TEST_P(GpuRun, ThreadIdAndAtomicAdd) {
   GpuBatch batch;
   batch.state.assign(1, 0);
   BatchRequest r = request("tid", 50000);
   r.batch = &batch;
-  auto out = run_batch(r);
+  auto out = run(r);
   ASSERT_TRUE(out.ok()) << out.error().message;
   for (uint32_t i = 0; i < r.instances; ++i) ASSERT_EQ(out->results[i], i);
 
   BatchRequest c = request("count", 50000);
   c.batch = &batch;
-  auto cnt = run_batch(c);
+  auto cnt = run(c);
   ASSERT_TRUE(cnt.ok()) << cnt.error().message;
   // Every instance saw a different old value: a permutation of 0..N-1.
   std::set<uint64_t> seen(cnt->results.begin(), cnt->results.end());
@@ -237,14 +259,14 @@ TEST_F(GpuRun, ThreadIdAndAtomicAdd) {
   EXPECT_EQ(batch.state[0], int32_t(c.instances));
 }
 
-TEST_F(GpuRun, TrapsStayWithTheirInstance) {
+TEST_P(GpuRun, TrapsStayWithTheirInstance) {
   BatchRequest r = request("div", 1024);
   r.args_per_instance = true;
   for (uint32_t i = 0; i < r.instances; ++i) {
     r.args.push_back(i % 3 == 0 ? 0x80000000u : 100);
     r.args.push_back(i % 3 == 0 ? 0xffffffffu : (i % 3 == 1 ? 0 : 7));
   }
-  auto out = run_batch(r);
+  auto out = run(r);
   ASSERT_TRUE(out.ok()) << out.error().message;
   for (uint32_t i = 0; i < r.instances; ++i) {
     if (i % 3 == 0) {
@@ -261,30 +283,30 @@ TEST_F(GpuRun, TrapsStayWithTheirInstance) {
   BatchRequest o = request("oob", 256);
   o.args_per_instance = true;
   for (uint32_t i = 0; i < o.instances; ++i) o.args.push_back(i % 2 ? 65533 : 65532);
-  auto oob = run_batch(o);
+  auto oob = run(o);
   ASSERT_TRUE(oob.ok());
   for (uint32_t i = 0; i < o.instances; ++i)
     EXPECT_EQ(oob->traps[i], i % 2 ? uint8_t(TrapCode::MemoryOutOfBounds) : 0) << i;
 }
 
-TEST_F(GpuRun, StackExhaustionFuelAndTimeout) {
+TEST_P(GpuRun, StackExhaustionFuelAndTimeout) {
   BatchRequest deep = request("fact", 64);
   deep.args = {100000};
-  auto d = run_batch(deep);
+  auto d = run(deep);
   ASSERT_TRUE(d.ok());
   for (uint8_t t : d->traps) EXPECT_EQ(t, uint8_t(TrapCode::CallStackExhausted));
 
   BatchRequest fuel = request("spin", 64);
   fuel.args = {0};
   fuel.fuel = 10000;
-  auto f = run_batch(fuel);
+  auto f = run(fuel);
   ASSERT_TRUE(f.ok());
   for (uint8_t t : f->traps) EXPECT_EQ(t, uint8_t(TrapCode::FuelExhausted));
 
   BatchRequest spin = request("spin", 64);
   spin.args = {0};
   spin.timeout_s = 0.3;
-  auto s = run_batch(spin);
+  auto s = run(spin);
   ASSERT_TRUE(s.ok());
   for (uint32_t i = 0; i < spin.instances; ++i) {
     EXPECT_EQ(s->traps[i], uint8_t(TrapCode::Timeout));
@@ -292,20 +314,20 @@ TEST_F(GpuRun, StackExhaustionFuelAndTimeout) {
   }
 }
 
-TEST_F(GpuRun, MemoryGrowStopsAtCapacity) {
+TEST_P(GpuRun, MemoryGrowStopsAtCapacity) {
   BatchRequest r = request("grow", 64);
   r.args = {2};
   r.memory_pages = 3;
-  auto out = run_batch(r);
+  auto out = run(r);
   ASSERT_TRUE(out.ok());
   for (uint64_t v : out->results) EXPECT_EQ(v, 1u);  // 1 -> 3 pages
   r.args = {3};
-  out = run_batch(r);
+  out = run(r);
   ASSERT_TRUE(out.ok());
   for (uint64_t v : out->results) EXPECT_EQ(v, 0xffffffffu);  // past the capacity
 }
 
-TEST_F(GpuRun, FloatBitsMatchCpu) {
+TEST_P(GpuRun, FloatBitsMatchCpu) {
   CpuRef ref;
   std::mt19937_64 rng(42);
   BatchRequest r = request("fmix", 8192);
@@ -319,13 +341,18 @@ TEST_F(GpuRun, FloatBitsMatchCpu) {
     r.args.push_back(b);
     in.push_back({a, b});
   }
-  auto out = run_batch(r);
+  auto out = run(r);
   ASSERT_TRUE(out.ok());
   for (uint32_t i = 0; i < r.instances; ++i) {
     auto cpu = ref.call("fmix", {Value::f64_bits(in[i].first), Value::f32_bits(in[i].second)});
     ASSERT_EQ(out->results[i], cpu.results[0].bits) << "instance " << i;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiers, GpuRun, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return i.param ? std::string("Compiled") : std::string("Interpreter");
+                         });
 
 }  // namespace
 }  // namespace ww::gpu
