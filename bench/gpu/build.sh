@@ -2,6 +2,7 @@
 # Builds the GPU benchmarks into OUTDIR:
 #   mandel.wasm sha256.wasm montecarlo.wasm collatz.wasm   the guests (clang, wasm32)
 #   gpu_ref                                               the native reference (gcc)
+#   gpu_omp                                               the native baseline (gcc, OpenMP)
 #   mandel_cuda sha256_cuda montecarlo_cuda collatz_cuda  the CUDA ceilings (only with nvcc)
 # usage: bench/gpu/build.sh OUTDIR
 # Env: CC (gcc), CLANG (clang), NVCC (nvcc, else PATH or /usr/local/cuda/bin),
@@ -43,6 +44,9 @@ fi
 # bit for bit; -fno-math-errno makes __builtin_sqrt a plain sqrtsd.
 "$cc" -O2 -std=c11 -Wall -Wextra -Wno-unused-const-variable -ffp-contract=off -fno-math-errno \
   "$here/ref.c" -o "$out/gpu_ref" -lm
+# The native baseline: the same code on every host core.
+"$cc" -O2 -std=c11 -fopenmp -Wall -Wextra -Wno-unused-const-variable -ffp-contract=off -fno-math-errno \
+  "$here/omp.c" -o "$out/gpu_omp" -lm
 
 nvcc=${NVCC:-}
 if [[ -z $nvcc ]]; then

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # The GPU benchmarks, end to end: each guest on `wasmwarp run --backend gpu`
-# and `--backend cpu` (all cores), plus its native CUDA ceiling; prints a
-# table of instances per second and checks every answer.
+# through the interpreter kernel and through compiled code (--tier), and on
+# `--backend cpu` (all cores, compiled), beside its hand-written CUDA kernel
+# and the same C compiled natively with OpenMP over all host cores; prints
+# a table of instances per second and checks every answer. Then the
+# compile times of each guest on both tiers, uncached and cached.
 #
 # usage: bench/gpu/run.sh WASMWARP TABLE_FILE [WORKDIR]
 #   WORKDIR (default: a fresh temporary folder) receives the builds, inputs,
 #   outputs (images, digests, .npy) and each run's log.
 #
 # Env (defaults in brackets):
-#   BENCHES      which to run ["mandel sha256 montecarlo collatz"]
+#   BENCHES      which to run ["mandel sha256 montecarlo collatz hashwasm"]
+#                (hashwasm: npm hash-wasm 4.13.0's sha256 module, fetched by
+#                bench/hashwasm/fetch.sh into BUILD_DIR/hashwasm_sha256.wasm;
+#                skipped when it is not there)
+#   TIERS        GPU tiers to run ["interp compiled"]
 #   IMAGE        mandel image WxH [3840x2160]; N_MANDEL [W*H]
 #   N_SHA        messages [1000000]
 #   N_MC         option pricers [1048576]; MC_SAMPLES per instance [256]
@@ -50,7 +57,8 @@ mkdir -p "$work"
 table_dir=$(dirname "$table")
 mkdir -p "$table_dir"
 
-benches=${BENCHES:-mandel sha256 montecarlo collatz}
+benches=${BENCHES:-mandel sha256 montecarlo collatz hashwasm}
+tiers=${TIERS:-interp compiled}
 image=${IMAGE:-3840x2160}
 img_w=${image%x*}
 img_h=${image#*x}
@@ -189,154 +197,260 @@ same() {
 }
 
 rows=()
-add_row() {  # name n gpu cpu cuda
-  [[ ${5:-} == \?* ]] && fail "$1: the native CUDA program failed (see $work/$1.cuda.log)"
-  local kr=
-  [[ -n ${3:-} && -f $work/$1.gpu.krate ]] && kr=$(<"$work/$1.gpu.krate")
-  rows+=("$1|$2|${3:-}|${4:-}|${5:-}|$kr")
+# add_row NAME N CPU CUDA OMP: the GPU rates come from $work/NAME.gpu-TIER.{rate,krate}.
+add_row() {
+  [[ ${4:-} == \?* ]] && fail "$1: the native CUDA program failed (see $work/$1.cuda.log)"
+  local gi ki gc kc
+  gi=$(cat "$work/$1.gpu-interp.rate" 2>/dev/null); ki=$(cat "$work/$1.gpu-interp.krate" 2>/dev/null)
+  gc=$(cat "$work/$1.gpu-compiled.rate" 2>/dev/null); kc=$(cat "$work/$1.gpu-compiled.krate" 2>/dev/null)
+  rows+=("$1|$2|$gi|$ki|$gc|$kc|${3:-}|${4:-}|${5:-}")
+}
+
+# gpu_tiers NAME N CHECK_FN -- ARGS...: runs the GPU on every tier in
+# $tiers (%T in an argument becomes the tier, for output paths), checks
+# each tier's outputs with CHECK_FN TIER, and leaves the median rates in
+# $work/NAME.gpu-TIER.rate and .krate.
+gpu_tiers() {
+  local name=$1 n=$2 checkfn=$3
+  shift 4
+  local t r args a
+  for t in $tiers; do
+    args=()
+    for a in "$@"; do args+=("${a//%T/$t}"); done
+    r=$(wwrun gpu "$name.gpu-$t" "$n" "$repeat" -- --tier "$t" "${args[@]}")
+    if [[ -z $r ]]; then
+      ((have_backend)) && fail "$name: GPU run ($t)"
+      continue
+    fi
+    echo "$r" >"$work/$name.gpu-$t.rate"
+    grep -q "tier: $t" "$work/$name.gpu-$t.log" || fail "$name: the $t tier did not run (see $work/$name.gpu-$t.log)"
+    "$checkfn" "$t"
+  done
+}
+
+# omprun NAME ARGS...: the OpenMP build's instances_per_second, or nothing.
+omprun() {
+  local name=$1
+  shift
+  [[ -x $bin/gpu_omp ]] || return 0
+  if ! timeout "$run_timeout" "$bin/gpu_omp" "$@" >"$work/$name.omp.log" 2>&1; then
+    fail "$name: native OpenMP program (see $work/$name.omp.log)"
+    return 0
+  fi
+  grep -oE 'instances_per_second=[0-9.eE+]+' "$work/$name.omp.log" | tail -n 1 | cut -d= -f2
 }
 
 # ---------------------------------------------------------------- mandel
 bench_mandel() {
-  local n=$n_mandel sub=$((n_mandel / cpu_div)) step=$cpu_div g c
+  local n=$n_mandel sub=$((n_mandel / cpu_div)) step=$cpu_div c
   ((sub >= 1)) || sub=1
   echo "== mandel: $n pixels of ${img_w}x${img_h}, CPU on every ${step}th pixel ($sub)"
   local app=(--invoke render "$bin/mandel.wasm")
-  g=$(wwrun gpu mandel.gpu "$n" "$repeat" -- --image "${img_w}x${img_h}=$work/mandel.gpu.png" \
-    --output "$work/mandel.gpu.npy" "${app[@]}" "$img_w" "$img_h" 1)
-  [[ -n $g ]] && check "mandel GPU vs native" "$ref" mandel "$work/mandel.gpu.npy" "$img_w" "$img_h" 1 "$n"
-  ((have_backend)) && [[ -z $g ]] && fail "mandel: GPU run"
-  c=$(wwrun cpu mandel.cpu "$sub" "$cpu_repeat" -- --image "${img_w}x${img_h}=$work/mandel.cpu.png" \
+  check_mandel() { check "mandel GPU ($1) vs native" "$ref" mandel "$work/mandel.gpu-$1.npy" "$img_w" "$img_h" 1 "$n"; }
+  gpu_tiers mandel "$n" check_mandel -- --image "${img_w}x${img_h}=$work/mandel.gpu-%T.png" \
+    --output "$work/mandel.gpu-%T.npy" "${app[@]}" "$img_w" "$img_h" 1
+  [[ -f $work/mandel.gpu-interp.png && -f $work/mandel.gpu-compiled.png ]] &&
+    same "$work/mandel.gpu-interp.png" "$work/mandel.gpu-compiled.png" "mandel image, interpreter vs compiled"
+  c=$(wwrun cpu mandel.cpu "$sub" "$cpu_repeat" -- --tier compiled --image "${img_w}x${img_h}=$work/mandel.cpu.png" \
     --output "$work/mandel.cpu.npy" "${app[@]}" "$img_w" "$img_h" "$step")
   if [[ -n $c ]]; then
     check "mandel CPU vs native" "$ref" mandel "$work/mandel.cpu.npy" "$img_w" "$img_h" "$step" "$sub"
+    if ((have_backend)); then
+      wwrun gpu mandel.gpusub "$sub" 1 -- --tier compiled --image "${img_w}x${img_h}=$work/mandel.gpusub.png" \
+        --output "$work/mandel.gpusub.npy" "${app[@]}" "$img_w" "$img_h" "$step" >/dev/null
+      same "$work/mandel.gpusub.npy" "$work/mandel.cpu.npy" "mandel iterations"
+      same "$work/mandel.gpusub.png" "$work/mandel.cpu.png" "mandel image"
+    fi
   else
     fail "mandel: CPU run"
   fi
-  if [[ -n $g && -n $c ]]; then
-    wwrun gpu mandel.gpusub "$sub" 1 -- --image "${img_w}x${img_h}=$work/mandel.gpusub.png" \
-      --output "$work/mandel.gpusub.npy" "${app[@]}" "$img_w" "$img_h" "$step" >/dev/null
-    same "$work/mandel.gpusub.npy" "$work/mandel.cpu.npy" "mandel iterations"
-    same "$work/mandel.gpusub.png" "$work/mandel.cpu.png" "mandel image"
-  fi
-  add_row mandel "$n" "$g" "$c" "$(cudarun mandel "$img_w" "$img_h")"
+  add_row mandel "$n" "$c" "$(cudarun mandel "$img_w" "$img_h")" "$(omprun mandel mandel "$img_w" "$img_h")"
 }
 
 # ---------------------------------------------------------------- sha256
-bench_sha256() {
-  local n=$n_sha sub=$((n_sha / cpu_div)) g c
-  ((sub >= 1)) || sub=1
-  echo "== sha256: $n messages of 64 bytes, CPU on the first $sub"
-  "$ref" gen-messages "$work/messages.bin" "$n" || { fail "sha256: generating messages"; return; }
-  local io=(--mem-in input_ptr="$work/messages.bin" --mem-in-size 64 --invoke hash)
-  g=$(wwrun gpu sha256.gpu "$n" "$repeat" -- "${io[@]}" \
-    --mem-out output_ptr:32="$work/digests.gpu.bin" "$bin/sha256.wasm")
-  [[ -n $g ]] && check "sha256 GPU vs native" "$ref" sha256 "$work/messages.bin" "$work/digests.gpu.bin" "$n"
-  ((have_backend)) && [[ -z $g ]] && fail "sha256: GPU run"
-  c=$(wwrun cpu sha256.cpu "$sub" "$cpu_repeat" -- "${io[@]}" \
-    --mem-out output_ptr:32="$work/digests.cpu.bin" "$bin/sha256.wasm")
-  if [[ -n $c ]]; then
-    check "sha256 CPU vs native" "$ref" sha256 "$work/messages.bin" "$work/digests.cpu.bin" "$sub"
-    if [[ -n $g ]]; then
-      # The GPU digests' first records are the same instances as the CPU's.
-      head -c $((sub * 32)) "$work/digests.gpu.bin" >"$work/digests.gpu.head.bin"
-      same "$work/digests.gpu.head.bin" "$work/digests.cpu.bin" "sha256 digests"
-    fi
-    # Independent of algos.h: python's hashlib, else coreutils on a sample.
-    local d=$work/digests.cpu.bin
-    [[ -n $g ]] && d=$work/digests.gpu.bin
-    local dn=$(($(stat -c %s "$d") / 32))
-    if command -v python3 >/dev/null; then
-      check "sha256 vs hashlib" python3 - "$work/messages.bin" "$d" "$dn" <<'EOF'
+# sha_check WHAT DIGESTS N: the digests against the native build and an
+# implementation independent of algos.h (python's hashlib, else sha256sum).
+sha_check() {
+  local what=$1 d=$2 dn=$3
+  check "$what vs native" "$ref" sha256 "$work/messages.bin" "$d" "$dn"
+  if command -v python3 >/dev/null; then
+    check "$what vs hashlib" python3 - "$work/messages.bin" "$d" "$dn" <<'EOF'
 import hashlib, sys
 msgs, digs, n = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read(), int(sys.argv[3])
 bad = [i for i in range(n) if hashlib.sha256(msgs[64 * i:64 * i + 64]).digest() != digs[32 * i:32 * i + 32]]
 print(("ok" if not bad else "FAIL") + f" hashlib: {n - len(bad)} of {n} digests equal hashlib.sha256")
 sys.exit(1 if bad else 0)
 EOF
-    else
-      local i bad=0
-      for i in 0 1 $((dn / 3)) $((dn / 2)) $((dn - 1)); do
-        [[ $(dd if="$work/messages.bin" bs=64 skip="$i" count=1 status=none | sha256sum | cut -c1-64) == \
-          $(dd if="$d" bs=32 skip="$i" count=1 status=none | od -An -v -tx1 | tr -d ' \n') ]] || bad=1
-      done
-      ((bad)) && fail "sha256 vs sha256sum" || echo "  ok sha256sum agrees on 5 sampled digests"
+  else
+    local i bad=0
+    for i in 0 1 $((dn / 3)) $((dn / 2)) $((dn - 1)); do
+      [[ $(dd if="$work/messages.bin" bs=64 skip="$i" count=1 status=none | sha256sum | cut -c1-64) == \
+        $(dd if="$d" bs=32 skip="$i" count=1 status=none | od -An -v -tx1 | tr -d ' \n') ]] || bad=1
+    done
+    ((bad)) && fail "$what vs sha256sum" || echo "  ok sha256sum agrees on 5 sampled digests"
+  fi
+}
+
+messages() {
+  [[ -f $work/messages.bin && $(stat -c %s "$work/messages.bin") -ge $((64 * n_sha)) ]] && return 0
+  "$ref" gen-messages "$work/messages.bin" "$n_sha"
+}
+
+bench_sha256() {
+  local n=$n_sha sub=$((n_sha / cpu_div)) c
+  ((sub >= 1)) || sub=1
+  echo "== sha256: $n messages of 64 bytes, CPU on the first $sub"
+  messages || { fail "sha256: generating messages"; return; }
+  local io=(--mem-in input_ptr="$work/messages.bin" --mem-in-size 64 --invoke hash)
+  check_sha() { sha_check "sha256 GPU ($1)" "$work/digests.gpu-$1.bin" "$n"; }
+  gpu_tiers sha256 "$n" check_sha -- "${io[@]}" --mem-out output_ptr:32="$work/digests.gpu-%T.bin" "$bin/sha256.wasm"
+  c=$(wwrun cpu sha256.cpu "$sub" "$cpu_repeat" -- --tier compiled "${io[@]}" \
+    --mem-out output_ptr:32="$work/digests.cpu.bin" "$bin/sha256.wasm")
+  if [[ -n $c ]]; then
+    sha_check "sha256 CPU" "$work/digests.cpu.bin" "$sub"
+    if [[ -f $work/digests.gpu-compiled.bin ]]; then
+      head -c $((sub * 32)) "$work/digests.gpu-compiled.bin" >"$work/digests.gpu.head.bin"
+      same "$work/digests.gpu.head.bin" "$work/digests.cpu.bin" "sha256 digests"
     fi
   else
     fail "sha256: CPU run"
   fi
-  add_row sha256 "$n" "$g" "$c" "$(cudarun sha256 "$n")"
+  add_row sha256 "$n" "$c" "$(cudarun sha256 "$n")" "$(omprun sha256 sha256 "$work/messages.bin" "$n")"
+}
+
+# ------------------------------------------------- hash-wasm's sha256 module
+# A real third-party module (npm hash-wasm 4.13.0): the host writes each
+# message into the module's own buffer (Hash_GetBuffer), Hash_Calculate(64,
+# 256) digests it in place. The CUDA and OpenMP columns are the sha256
+# row's algorithm on the same messages.
+bench_hashwasm() {
+  local wasm=$bin/hashwasm_sha256.wasm n=$n_sha sub=$((n_sha / cpu_div)) c
+  ((sub >= 1)) || sub=1
+  if [[ ! -f $wasm ]]; then
+    echo "== hashwasm: skipped ($wasm not found: bench/hashwasm/fetch.sh $bin)"
+    return
+  fi
+  echo "== hashwasm: $n messages through hash-wasm 4.13.0's sha256.wasm, CPU on the first $sub"
+  messages || { fail "hashwasm: generating messages"; return; }
+  local io=(--mem-in Hash_GetBuffer="$work/messages.bin" --mem-in-size 64 --invoke Hash_Calculate)
+  check_hw() { sha_check "hashwasm GPU ($1)" "$work/hw.gpu-$1.bin" "$n"; }
+  gpu_tiers hashwasm "$n" check_hw -- "${io[@]}" --mem-out Hash_GetBuffer:32="$work/hw.gpu-%T.bin" "$wasm" 64 256
+  c=$(wwrun cpu hashwasm.cpu "$sub" "$cpu_repeat" -- --tier compiled "${io[@]}" \
+    --mem-out Hash_GetBuffer:32="$work/hw.cpu.bin" "$wasm" 64 256)
+  if [[ -n $c ]]; then
+    sha_check "hashwasm CPU" "$work/hw.cpu.bin" "$sub"
+  else
+    fail "hashwasm: CPU run"
+  fi
+  add_row hashwasm "$n" "$c" "$(cudarun sha256 "$n")" "$(omprun hashwasm sha256 "$work/messages.bin" "$n")"
 }
 
 # ------------------------------------------------------------ montecarlo
 bench_montecarlo() {
-  local n=$n_mc sub=$((n_mc / cpu_div)) g c
+  local n=$n_mc sub=$((n_mc / cpu_div)) c
   ((sub >= 1)) || sub=1
   echo "== montecarlo: $n option pricers x $mc_samples f64 samples, CPU on the first $sub"
   local app=(--invoke price "$bin/montecarlo.wasm" @index "$mc_samples")
-  g=$(wwrun gpu montecarlo.gpu "$n" "$repeat" -- --output "$work/mc.gpu.npy" "${app[@]}")
-  [[ -n $g ]] && check "montecarlo GPU vs native" "$ref" montecarlo "$work/mc.gpu.npy" "$mc_samples" "$n"
-  ((have_backend)) && [[ -z $g ]] && fail "montecarlo: GPU run"
-  c=$(wwrun cpu montecarlo.cpu "$sub" "$cpu_repeat" -- --output "$work/mc.cpu.npy" "${app[@]}")
+  check_mc() { check "montecarlo GPU ($1) vs native" "$ref" montecarlo "$work/mc.gpu-$1.npy" "$mc_samples" "$n"; }
+  gpu_tiers montecarlo "$n" check_mc -- --output "$work/mc.gpu-%T.npy" "${app[@]}"
+  c=$(wwrun cpu montecarlo.cpu "$sub" "$cpu_repeat" -- --tier compiled --output "$work/mc.cpu.npy" "${app[@]}")
   if [[ -n $c ]]; then
     check "montecarlo CPU vs native" "$ref" montecarlo "$work/mc.cpu.npy" "$mc_samples" "$sub"
+    if ((have_backend)); then
+      wwrun gpu montecarlo.gpusub "$sub" 1 -- --tier compiled --output "$work/mc.gpusub.npy" "${app[@]}" >/dev/null
+      same "$work/mc.gpusub.npy" "$work/mc.cpu.npy" "montecarlo prices"
+    fi
   else
     fail "montecarlo: CPU run"
   fi
-  if [[ -n $g && -n $c ]]; then
-    wwrun gpu montecarlo.gpusub "$sub" 1 -- --output "$work/mc.gpusub.npy" "${app[@]}" >/dev/null
-    same "$work/mc.gpusub.npy" "$work/mc.cpu.npy" "montecarlo prices"
-  fi
-  add_row montecarlo "$n" "$g" "$c" "$(cudarun montecarlo "$n" "$mc_samples")"
+  add_row montecarlo "$n" "$c" "$(cudarun montecarlo "$n" "$mc_samples")" "$(omprun montecarlo montecarlo "$n" "$mc_samples")"
 }
 
 # --------------------------------------------------------------- collatz
 bench_collatz() {
-  local n=$n_collatz sub=$((n_collatz / cpu_div)) g c
+  local n=$n_collatz sub=$((n_collatz / cpu_div)) c
   ((sub >= 1)) || sub=1
   echo "== collatz: $n start values from $collatz_base, CPU on the first $sub"
   local app=(--invoke collatz "$bin/collatz.wasm" "$collatz_base" @index)
-  g=$(wwrun gpu collatz.gpu "$n" "$repeat" -- --output "$work/collatz.gpu.npy" "${app[@]}")
-  [[ -n $g ]] && check "collatz GPU vs native" "$ref" collatz "$work/collatz.gpu.npy" "$collatz_base" "$n"
-  ((have_backend)) && [[ -z $g ]] && fail "collatz: GPU run"
-  c=$(wwrun cpu collatz.cpu "$sub" "$cpu_repeat" -- --output "$work/collatz.cpu.npy" "${app[@]}")
+  check_collatz() { check "collatz GPU ($1) vs native" "$ref" collatz "$work/collatz.gpu-$1.npy" "$collatz_base" "$n"; }
+  gpu_tiers collatz "$n" check_collatz -- --output "$work/collatz.gpu-%T.npy" "${app[@]}"
+  c=$(wwrun cpu collatz.cpu "$sub" "$cpu_repeat" -- --tier compiled --output "$work/collatz.cpu.npy" "${app[@]}")
   if [[ -n $c ]]; then
     check "collatz CPU vs native" "$ref" collatz "$work/collatz.cpu.npy" "$collatz_base" "$sub"
+    if ((have_backend)); then
+      wwrun gpu collatz.gpusub "$sub" 1 -- --tier compiled --output "$work/collatz.gpusub.npy" "${app[@]}" >/dev/null
+      same "$work/collatz.gpusub.npy" "$work/collatz.cpu.npy" "collatz steps"
+    fi
   else
     fail "collatz: CPU run"
   fi
-  if [[ -n $g && -n $c ]]; then
-    wwrun gpu collatz.gpusub "$sub" 1 -- --output "$work/collatz.gpusub.npy" "${app[@]}" >/dev/null
-    same "$work/collatz.gpusub.npy" "$work/collatz.cpu.npy" "collatz steps"
-  fi
-  add_row collatz "$n" "$g" "$c" "$(cudarun collatz "$n" "$collatz_base")"
+  add_row collatz "$n" "$c" "$(cudarun collatz "$n" "$collatz_base")" "$(omprun collatz collatz "$n" "$collatz_base")"
 }
 
 for b in $benches; do
   case $b in
-    mandel | sha256 | montecarlo | collatz) "bench_$b" ;;
-    *) fail "unknown benchmark '$b' (mandel sha256 montecarlo collatz)" ;;
+    mandel | sha256 | montecarlo | collatz | hashwasm) "bench_$b" ;;
+    *) fail "unknown benchmark '$b' (mandel sha256 montecarlo collatz hashwasm)" ;;
   esac
 done
 
+# ---------------------------------------------------------- compile times
+# Each guest's export compiled for the GPU and the CPU: uncached (--no-cache,
+# the compiler's whole time), then from the cache (a second compile of the
+# same request: codegen, key, load).
+compile_rows=()
+compile_times() {
+  local name=$1 wasm=$2 invoke=$3 be u h
+  [[ -f $wasm ]] || return 0
+  for be in gpu cpu; do
+    ((have_backend)) || [[ $be == cpu ]] || continue
+    "$ww" compile --backend "$be" --invoke "$invoke" --no-cache "$wasm" >"$work/compile.$name.$be.log" 2>&1 ||
+      { fail "compile $name for $be: $(tail -n 1 "$work/compile.$name.$be.log")"; continue; }
+    u=$(grep -oE 'total [0-9.]+ ms' "$work/compile.$name.$be.log" | grep -oE '[0-9.]+')
+    "$ww" compile --backend "$be" --invoke "$invoke" "$wasm" >/dev/null 2>&1
+    "$ww" compile --backend "$be" --invoke "$invoke" "$wasm" >"$work/compile.$name.$be.hit.log" 2>&1
+    h=$(grep -oE 'total [0-9.]+ ms' "$work/compile.$name.$be.hit.log" | grep -oE '[0-9.]+')
+    grep -q "cache hit" "$work/compile.$name.$be.hit.log" || fail "compile $name for $be: the second compile missed the cache"
+    compile_rows+=("$name|$be|$u|$h")
+  done
+}
+compile_times mandel "$bin/mandel.wasm" render
+compile_times sha256 "$bin/sha256.wasm" hash
+compile_times montecarlo "$bin/montecarlo.wasm" price
+compile_times collatz "$bin/collatz.wasm" collatz
+compile_times hashwasm "$bin/hashwasm_sha256.wasm" Hash_Calculate
+
 # ----------------------------------------------------------------- table
 fmt_table() {
-  local f='%-11s %10s %15s %15s %15s %8s %11s %15s %12s\n'
+  local f='%-11s %9s %13s %13s %13s %13s %14s %15s %13s %9s %9s\n'
   # shellcheck disable=SC2059
-  printf "$f" benchmark instances "GPU interp/s" "CPU backend/s" "native CUDA/s" "GPU/CPU" "native/GPU" \
-    "GPU kernel/s" "native/kern"
-  local r name n g c k kr
+  printf "$f" benchmark instances "interp/s" "interp kern/s" "compiled/s" "compiled kern" "CPU compiled/s" \
+    "CUDA kernel/s" "OpenMP C/s" "kern/CUDA" "batch/OMP"
+  local r name n gi ki gc kc c k o be u h
   ratio() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf p, a / b; else printf "-" }'; }
   for r in "${rows[@]}"; do
-    IFS='|' read -r name n g c k kr <<<"$r"
+    IFS='|' read -r name n gi ki gc kc c k o <<<"$r"
     # shellcheck disable=SC2059
-    printf "$f" "$name" "$n" "${g:--}" "${c:--}" "${k:--}" "$(ratio "$g" "$c" %.2f)" \
-      "$(ratio "${k#\?}" "$g" %.1f)" "${kr:--}" "$(ratio "${k#\?}" "$kr" %.1f)"
+    printf "$f" "$name" "$n" "${gi:--}" "${ki:--}" "${gc:--}" "${kc:--}" "${c:--}" "${k:--}" "${o:--}" \
+      "$(ratio "$kc" "${k#\?}" %.3f)" "$(ratio "$gc" "$o" %.2f)"
   done
-  echo "(instances per second; CPU backend: $threads threads on 1/$cpu_div of the instances;"
-  echo " GPU interp: median of $repeat runs of wasmwarp's rate (its batch wall time: upload, kernel,"
-  echo " download); GPU kernel: the same runs' kernel time alone; native CUDA: kernel only, median of 7"
-  echo " after warm-up; '?' = the CUDA program failed; $((fails)) check(s) failed)"
+  echo "(instances per second. interp / compiled: wasmwarp --backend gpu --tier interp|compiled, median of"
+  echo " $repeat runs of its rate (batch wall time: upload, memory set-up, kernel, download); kern: the same"
+  echo " runs' kernel time alone. CPU compiled: --backend cpu --tier compiled, $threads threads, on 1/$cpu_div of"
+  echo " the instances. CUDA: the hand-written kernel alone, median of 7 after warm-up ('?' = it failed)."
+  echo " OpenMP C: gcc -O2 -fopenmp of the same algos.h over the host's threads, median of 5."
+  echo " kern/CUDA = compiled kernel / CUDA kernel; batch/OMP = compiled whole batch / OpenMP C."
+  echo " $((fails)) check(s) failed)"
+  if ((${#compile_rows[@]})); then
+    echo
+    printf '%-11s %-4s %14s %14s\n' guest tier "uncached ms" "cached ms"
+    for r in "${compile_rows[@]}"; do
+      IFS='|' read -r name be u h <<<"$r"
+      printf '%-11s %-4s %14s %14s\n' "$name" "$be" "${u:--}" "${h:--}"
+    done
+    echo "(wasmwarp compile --backend B --invoke EXPORT: codegen + compiler + load, as printed by the"
+    echo " command; uncached with --no-cache, cached = a second compile of the same request)"
+  fi
 }
 echo
 fmt_table | tee "$table"

@@ -129,7 +129,7 @@ const std::vector<std::string>& host_compile_flags() {
   // one instruction; -w: generated code is not the user's to warn about.
   static const std::vector<std::string> flags = {
       "-std=c++20", "-O2", "-fPIC", "-ffp-contract=off", "-fno-math-errno",
-      "-fvisibility=hidden", "-w"};
+      "-fvisibility=hidden", "-fno-if-conversion", "-fno-if-conversion2", "-w"};
   return flags;
 }
 

@@ -55,8 +55,24 @@ inline constexpr uint64_t kF64SignBit = 0x8000000000000000ull;
 // The canonical NaN satisfies both cases, and hardware differs (x86 keeps
 // an input's payload, NVIDIA GPUs return 0x7fffffff), so every backend
 // returns the positive canonical NaN and they all agree bit for bit.
-WW_HD inline float canon32(float r) { return r != r ? f32_from_bits(kF32CanonicalNaN) : r; }
-WW_HD inline double canon64(double r) { return r != r ? f64_from_bits(kF64CanonicalNaN) : r; }
+//
+// NaN results are rare, so the test is a branch the host compiler should
+// predict, not a select: g++ turned `r != r ? C : r` into a cmov through
+// an integer register, which put two xmm<->gpr moves on every float
+// dependency chain (float_bench compiled ran at 0.31x native; bench/RESULTS.md).
+#if defined(__CUDA_ARCH__)
+#define WW_NAN_UNLIKELY(x) (x)
+#else
+#define WW_NAN_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#endif
+WW_HD inline float canon32(float r) {
+  if (WW_NAN_UNLIKELY(r != r)) return f32_from_bits(kF32CanonicalNaN);
+  return r;
+}
+WW_HD inline double canon64(double r) {
+  if (WW_NAN_UNLIKELY(r != r)) return f64_from_bits(kF64CanonicalNaN);
+  return r;
+}
 
 // ------------------------------------------------------------ i32 integers
 
