@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
-# On the GPU machine, in one call: the GPU unit tests, the ten guest programs
-# on both backends, the spec suite on the GPU backend, the randomized
-# CPU/GPU differential test, the memory-layout comparison, start-up latency
-# and the benchmarks. Everything goes to ./gpu-check-out (or GPU_CHECK_DIR);
-# the main logs are also copied to $OUT when it is set (the device tool
-# returns at most 8 files). A short table is printed last.
+# On the GPU machine, in one call: the GPU unit tests (both tiers), the ten
+# guest programs and the examples on every backend and tier, the spec suite
+# and the randomized differential test through the GPU interpreter and
+# through compiled GPU code, start-up latency, the benchmarks (both tiers,
+# CUDA, OpenMP C, compile times) and Nsight Compute on the compiled
+# kernels. Everything goes to ./gpu-check-out (or GPU_CHECK_DIR); the main
+# logs are also copied to $OUT when it is set (the device tool returns at
+# most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
-#   env PARTS: which parts run [unit programs spec diff startup bench]
+#   env PARTS: which parts run
+#              [unit programs examples spec diff startup bench ncu layout]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$root/.device-build}")
 O=${GPU_CHECK_DIR:-$PWD/gpu-check-out}
 mkdir -p "$O"
-export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH=$B/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Compiled code: the bundle's cache (the spec modules, prefilled), then
+# whatever this run compiles.
+export WW_CACHE_DIR=${WW_CACHE_DIR:-$B/code-cache}
 W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit programs spec diff startup bench} "
+parts=" ${PARTS:-unit programs examples spec diff startup bench ncu} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -32,9 +38,11 @@ if want programs; then
 # 2. The ten programs of the design on both backends.
 ok=0; bad=0
 while read -r prog want args; do
-  g=$("$W" run --backend gpu --invoke main "$G/$prog.wasm" $args 2>&1)
-  c=$("$W" run --backend cpu --invoke main "$G/$prog.wasm" $args 2>&1)
-  if [[ $g == "$want" && $c == "$want" ]]; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "MISMATCH $prog: gpu=$g cpu=$c want=$want"; fi
+  g=$("$W" run --backend gpu --tier interp --invoke main "$G/$prog.wasm" $args 2>&1)
+  gc=$("$W" run --backend gpu --tier compiled --invoke main "$G/$prog.wasm" $args 2>&1)
+  c=$("$W" run --backend cpu --tier interp --invoke main "$G/$prog.wasm" $args 2>&1)
+  cc=$("$W" run --backend cpu --tier compiled --invoke main "$G/$prog.wasm" $args 2>&1)
+  if [[ $g == "$want" && $gc == "$want" && $c == "$want" && $cc == "$want" ]]; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "MISMATCH $prog: gpu=$g gpu-compiled=$gc cpu=$c cpu-compiled=$cc want=$want"; fi
 done >"$O/programs.log" <<'LIST'
 01_helper_function 25 3
 02_two_helpers 20 3
@@ -45,33 +53,63 @@ done >"$O/programs.log" <<'LIST'
 09_mutual_recursion 7 5
 10_call_chain 8 0
 LIST
-"$W" run --backend gpu -q -n 100000 --output "$O/tid.csv" --invoke main "$G/04_thread_id.wasm" >>"$O/programs.log" 2>&1
-if awk -F, 'NR > 1 && $1 != $2 { bad = 1 } END { exit bad }' "$O/tid.csv"; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "MISMATCH thread ids" >>"$O/programs.log"; fi
-"$W" run --backend gpu -q -n 800 --image 800x1="$O/grad-gpu.png" --invoke main "$G/05_pixel_output.wasm" 1 >/dev/null 2>>"$O/programs.log"
+for tier in interp compiled; do
+  "$W" run --backend gpu --tier $tier -q -n 100000 --output "$O/tid-$tier.csv" --invoke main "$G/04_thread_id.wasm" >>"$O/programs.log" 2>&1
+  if awk -F, 'NR > 1 && $1 != $2 { bad = 1 } END { exit bad }' "$O/tid-$tier.csv"; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "MISMATCH thread ids ($tier)" >>"$O/programs.log"; fi
+  "$W" run --backend gpu --tier $tier -q -n 800 --image 800x1="$O/grad-gpu-$tier.png" --invoke main "$G/05_pixel_output.wasm" 1 >/dev/null 2>>"$O/programs.log"
+done
 "$W" run --backend cpu -q -n 800 --image 800x1="$O/grad-cpu.png" --invoke main "$G/05_pixel_output.wasm" 1 >/dev/null 2>>"$O/programs.log"
-if cmp -s "$O/grad-gpu.png" "$O/grad-cpu.png"; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "MISMATCH gradient png" >>"$O/programs.log"; fi
-row "ten programs (gpu = cpu = answer)" "$ok passed, $bad failed"
+for tier in interp compiled; do
+  if cmp -s "$O/grad-gpu-$tier.png" "$O/grad-cpu.png"; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "MISMATCH gradient png ($tier)" >>"$O/programs.log"; fi
+done
+row "ten programs, gpu+cpu x interp+compiled" "$ok passed, $bad failed"
+fi
+
+if want examples; then
+# 2b. The examples (demo), on the GPU through both tiers, against native.
+E=$B/examples
+ok=0; bad=0
+for tier in interp compiled; do
+  "$W" run --backend gpu --tier $tier -q --invoke row -n 768 --output "$O/mandel-$tier.csv" \
+    --mem-out "pixels:2048=$O/pixels-$tier.bin" --image "1024x768=$O/mandel-$tier.png" "$E/mandelbrot-image.wasm" @index >>"$O/examples.log" 2>&1
+  if diff -q <("$E/mandelbrot.native" 0 768) <(tail -n +2 "$O/mandel-$tier.csv" | cut -d, -f2) >/dev/null &&
+    cmp -s <("$E/mandelbrot.native" pixels 0 768) "$O/pixels-$tier.bin"; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "MISMATCH mandelbrot ($tier)" >>"$O/examples.log"; fi
+  "$W" run --backend gpu --tier $tier -q --invoke hash_seed -n 2000 --output "$O/hash-$tier.csv" "$E/hash.wasm" @index >>"$O/examples.log" 2>&1
+  if diff -q <("$E/hash.native" 0 2000) <(tail -n +2 "$O/hash-$tier.csv" | cut -d, -f2) >/dev/null; then ok=$((ok + 1)); else bad=$((bad + 1)); echo "MISMATCH hash ($tier)" >>"$O/examples.log"; fi
+done
+cmp -s "$O/mandel-interp.png" "$O/mandel-compiled.png" && ok=$((ok + 1)) || { bad=$((bad + 1)); echo "MISMATCH mandelbrot png interp vs compiled" >>"$O/examples.log"; }
+row "examples (gpu, both tiers) = native" "$ok passed, $bad failed"
 
 fi
 
 if want spec; then
-# 3. The spec suite on the GPU backend.
+# 3. The spec suite on the GPU backend: interpreter kernel, compiled code.
 "$B/ww-spectest" --backend gpu --expected-failures "$B/expected-failures-gpu.txt" "$B"/spec/*.json >"$O/spec-gpu.log" 2>&1
-row "spec suite, gpu backend" "$(tail -n 1 "$O/spec-gpu.log")"
+row "spec suite, gpu interpreter" "$(tail -n 1 "$O/spec-gpu.log")"
+"$B/ww-spectest" --backend gpu --tier compiled --expected-failures "$B/expected-failures-gpu.txt" "$B"/spec/*.json >"$O/spec-gpu-compiled.log" 2>&1
+row "spec suite, gpu compiled" "$(tail -n 1 "$O/spec-gpu-compiled.log")"
 fi
 
 if want diff; then
-# 4. Randomized differential test, CPU vs GPU.
+# 4. Randomized differential test: the CPU interpreter vs the GPU
+# interpreter kernel and vs compiled GPU code.
 "$B/ww-difftest" "$B"/spec/*.json >"$O/difftest.log" 2>&1
-row "differential cpu/gpu" "$(tail -n 1 "$O/difftest.log")"
+row "differential cpu / gpu interp" "$(tail -n 1 "$O/difftest.log")"
+"$B/ww-difftest" --tier compiled "$B"/spec/*.json >"$O/difftest-compiled.log" 2>&1
+row "differential cpu / gpu compiled" "$(tail -n 1 "$O/difftest-compiled.log")"
 fi
 
 if want startup; then
 # 5. Start-up: command start to first result, small module, GPU backend.
 t0=$(date +%s.%N)
-"$W" run --backend gpu --invoke main "$G/01_helper_function.wasm" 3 >/dev/null 2>&1
+"$W" run --backend gpu --tier interp --invoke main "$G/01_helper_function.wasm" 3 >/dev/null 2>&1
 t1=$(date +%s.%N)
-row "start to first result (gpu)" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }') ms"
+row "start to first result (gpu interp)" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }') ms"
+"$W" compile --backend gpu --invoke main "$G/01_helper_function.wasm" >/dev/null 2>&1
+t0=$(date +%s.%N)
+"$W" run --backend gpu --tier compiled --invoke main "$G/01_helper_function.wasm" 3 >/dev/null 2>&1
+t1=$(date +%s.%N)
+row "start to first result (gpu compiled, cached)" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }') ms"
 fi
 
 if want bench; then
@@ -79,9 +117,33 @@ if want bench; then
 # runs again with the contiguous layout for the comparison.
 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" "$O/bench-table.txt" "$O/bench-work" >"$O/bench.log" 2>&1
 row "benchmarks (interleaved)" "exit $? (table below)"
+fi
+if want layout; then
 GPU_LAYOUT=contiguous CPU_DIV=100 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" \
   "$O/bench-table-contiguous.txt" "$O/bench-work-contiguous" >>"$O/bench.log" 2>&1
 row "benchmarks (contiguous)" "exit $? (table below)"
+fi
+
+if want ncu; then
+# 7. Nsight Compute on the compiled kernels of the four bench guests:
+# registers, occupancy, memory throughput (clocks left alone).
+: >"$O/ncu.txt"
+N=$B/bench
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -n 1)
+"$N/gpu_ref" gen-messages "$O/ncu-messages.bin" 1000000
+for spec in "mandel|-n 1048576 --image 3840x2160=$O/ncu.png --invoke render $N/mandel.wasm 3840 2160 1" \
+            "collatz|-n 1048576 --invoke collatz $N/collatz.wasm 1000000000000 @index" \
+            "montecarlo|-n 262144 --invoke price $N/montecarlo.wasm @index 256" \
+            "sha256|-n 1000000 --mem-in input_ptr=$O/ncu-messages.bin --mem-in-size 64 --invoke hash $N/sha256.wasm"; do
+  name=${spec%%|*}
+  args=${spec#*|}
+  "$W" run --backend gpu --tier compiled -q $args >/dev/null 2>&1  # fills the cache
+  timeout 300 "$NCU" --clock-control none -k ww_compiled_kernel -c 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
+    "$W" run --backend gpu --tier compiled -q $args >"$O/ncu-$name.log" 2>&1
+  { echo "== $name"; grep -E "Registers Per Thread|Achieved Occupancy|Theoretical Occupancy|Memory Throughput|Compute \(SM\) Throughput|Duration|Local Memory|Block Limit Registers|DRAM Throughput" "$O/ncu-$name.log"; } >>"$O/ncu.txt"
+done
+row "ncu on compiled kernels" "see ncu.txt"
 fi
 
 {
@@ -90,7 +152,8 @@ fi
   printf '%s\n' "${rows[@]}"
   [[ -f $O/bench-table.txt ]] && { echo "-- interleaved layout"; cat "$O/bench-table.txt"; }
   [[ -f $O/bench-table-contiguous.txt ]] && { echo "-- contiguous layout"; cat "$O/bench-table-contiguous.txt"; }
+  [[ -s $O/ncu.txt ]] && { echo "-- ncu (compiled kernels)"; cat "$O/ncu.txt"; }
 } | tee "$O/summary.txt"
 if [[ -n ${OUT:-} ]]; then
-  cp "$O"/{summary.txt,gpu-unit.log,programs.log,spec-gpu.log,difftest.log,bench.log} "$OUT/" 2>/dev/null
+  cp "$O"/{summary.txt,gpu-unit.log,programs.log,spec-gpu.log,spec-gpu-compiled.log,difftest-compiled.log,bench.log,ncu.txt} "$OUT/" 2>/dev/null
 fi

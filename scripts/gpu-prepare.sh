@@ -2,7 +2,11 @@
 # Builds, on a machine without a GPU, the bundle that scripts/gpu-check.sh
 # runs on the GPU machine (which lacks this project's build dependencies):
 # the binaries (built with -arch=sm_90 by the normal build), libpng, the
-# converted spec suite, the guest programs and the benchmark builds.
+# converted spec suite, the guest programs, the examples, the benchmark
+# builds (with hash-wasm's sha256 module, fetched from npm here: the GPU
+# machine has no network), and a compiled-code cache holding the spec
+# modules compiled by NVRTC for sm_90 (NVRTC needs no GPU), which saves the
+# device those minutes when its NVRTC is the same version.
 # usage: scripts/gpu-prepare.sh [BUNDLE]   (default .device-build, git-ignored)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,4 +31,14 @@ done
 bash "$root/tests/guests/build.sh" "$bundle/guests" >/dev/null
 rm -rf "$bundle/guests/sdk" "$bundle/guests/sdk-mv"
 bash "$root/bench/gpu/build.sh" "$bundle/bench" >/dev/null
+bash "$root/bench/hashwasm/fetch.sh" "$bundle/bench" >/dev/null
+bash "$root/examples/build.sh" "$bundle/examples" >/dev/null
+# The spec modules as the GPU spec run and the differential test compile
+# them (every export, metered for their fuel limit).
+if [[ ${WW_PREFILL_CACHE:-1} == 1 ]]; then
+  export LD_LIBRARY_PATH=${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  for w in "$bundle"/spec/*.wasm; do
+    "$bundle/wasmwarp" compile --gpu-arch sm_90 --fuel 1 --cache-dir "$bundle/code-cache" "$w" >/dev/null 2>&1 || true
+  done
+fi
 du -sh "$bundle"
