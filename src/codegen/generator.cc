@@ -76,7 +76,7 @@ class Generator {
   std::string jump(uint32_t target, uint32_t pc) const;
   std::string args_of(uint32_t base, uint32_t n) const;
   void emit_results(const std::string& value, uint32_t base, uint32_t n);
-  void emit_direct_call(uint32_t callee_def, uint32_t base, uint32_t caller_def, const char* indent);
+  void emit_direct_call(uint32_t callee_def, uint32_t base, bool indirect, const char* indent);
   void emit_call_import(uint32_t func, uint32_t base);
   void emit_call_indirect(const DecodedOp& o, uint32_t caller_def);
   void emit_cpu_entries();
@@ -198,12 +198,13 @@ void Generator::emit_template(const DecodedOp& o) {
 
 // A call of a compiled function: the interpreters' depth check and fuel,
 // then the call; a trap in the callee unwinds this function too.
-void Generator::emit_direct_call(uint32_t callee_def, uint32_t base, uint32_t caller_def,
-                                 const char* indent) {
+void Generator::emit_direct_call(uint32_t callee_def, uint32_t base, bool indirect, const char* indent) {
   const uint32_t f = nimp_ + callee_def;
   const uint32_t nr = nresults(f);
   std::string guard = "depth >= WW_MAX_DEPTH";
-  if (!gpu_ && recursive_[callee_def]) guard += " || WW_STACK_LOW()";
+  // Recursion, through direct calls or through a table, stops before the
+  // native stack runs out.
+  if (!gpu_ && (recursive_[callee_def] || indirect)) guard += " || WW_STACK_LOW()";
   out_ += indent;
   out_ += "if (WW_UNLIKELY(" + guard + ")) TRAP(CallStackExhausted); WW_FUEL_TICK();";
   std::string call = "f" + std::to_string(callee_def) + "(I, depth + 1" + args_of(base, nparams(f)) + ")";
@@ -211,7 +212,6 @@ void Generator::emit_direct_call(uint32_t callee_def, uint32_t base, uint32_t ca
   else out_ += " auto res_ = " + call + ";";
   if (may_trap_[callee_def]) out_ += " WW_CHECK_TRAP();";
   emit_results("res_", base, nr);
-  (void)caller_def;
 }
 
 int Generator::intrinsic_of(uint32_t import_func) const {
@@ -265,7 +265,7 @@ void Generator::emit_call_indirect(const DecodedOp& o, uint32_t caller_def) {
   for (uint32_t def = 0; def < compiled_.size(); ++def) {
     if (!compiled_[def] || !same_type(type, nimp_ + def)) continue;
     out_ += "    case " + std::to_string(gpu_ ? nimp_ + def : def) + "u: {";
-    emit_direct_call(def, base, caller_def, " ");
+    emit_direct_call(def, base, true, " ");
     out_ += " break; }\n";
   }
   if (gpu_) {
@@ -315,7 +315,7 @@ void Generator::emit_op(const DecodedOp& o, uint32_t def) {
       break;
     }
     case BcOp::Call:
-      emit_direct_call(o.d.i[0] - nimp_, o.d.s[0], def, " ");
+      emit_direct_call(o.d.i[0] - nimp_, o.d.s[0], false, " ");
       break;
     case BcOp::CallImport:
       emit_call_import(o.d.i[0], o.d.s[0]);
@@ -460,7 +460,10 @@ Result<Generated> Generator::run() {
   for (uint32_t def = 0; def < compiled_.size(); ++def)
     if (compiled_[def]) {
       g.compiled.push_back(def);
+      // A call_indirect can close a cycle the direct-call graph does not
+      // show (call_indirect.wast's runaway recursion through a table).
       g.recursive |= recursive_[def];
+      for (const DecodedOp& o : code_[def]) g.recursive |= o.d.op == BcOp::CallIndirect;
     }
   g.entries = entries_;
 

@@ -43,7 +43,7 @@ struct Generated {
   std::string source;
   std::vector<uint32_t> compiled;  // defined-function indices, ascending
   std::vector<uint32_t> entries;   // defined functions with an entry point
-  bool recursive = false;          // some compiled function is part of a call cycle
+  bool recursive = false;          // some compiled function may recurse (a call cycle, or call_indirect)
 };
 
 // The name of the GPU kernel in generated code.
