@@ -149,6 +149,7 @@ class WaveLoop {
   ~WaveLoop() {
     if (ev_start_) cudaEventDestroy(ev_start_);
     if (ev_stop_) cudaEventDestroy(ev_stop_);
+    if (poll_stream_) cudaStreamDestroy(poll_stream_);
     if (done_host_) cudaFreeHost(done_host_);
   }
 
@@ -180,7 +181,8 @@ class WaveLoop {
   DevIntrinsics I_{};
   DevWave W_{};
   std::vector<uint8_t*> d_mem_in_, d_mem_out_;
-  unsigned long long* done_host_ = nullptr;
+  unsigned long long* done_host_ = nullptr;  // pinned, for the progress copy
+  cudaStream_t poll_stream_ = nullptr;       // non-blocking: copies while kernels run
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   std::vector<uint64_t> slot_rows_;
   double kernel_ms_ = 0;
@@ -230,9 +232,11 @@ Status WaveLoop::setup(BatchResult& out) {
   WW_TRY(upload_intrinsics(arena_, req_.batch, I_));
   WW_TRY(alloc_wave_buffers());
 
-  WW_CUDA(cudaHostAlloc(&done_host_, sizeof(unsigned long long), cudaHostAllocMapped));
+  WW_CUDA(cudaHostAlloc(&done_host_, sizeof(unsigned long long), cudaHostAllocDefault));
   *done_host_ = 0;
-  WW_CUDA(cudaHostGetDevicePointer(&W_.done, done_host_, 0));
+  WW_TRY(arena_.alloc(&W_.done, 1));
+  WW_CUDA(cudaMemset(W_.done, 0, sizeof(unsigned long long)));
+  WW_CUDA(cudaStreamCreateWithFlags(&poll_stream_, cudaStreamNonBlocking));
 
   uint64_t* d_timer;
   WW_TRY(arena_.alloc(&d_timer, 1));
@@ -294,8 +298,10 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
     nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(20));
     if (req_.progress && Clock::now() - last_report > std::chrono::milliseconds(500)) {
       last_report = Clock::now();
-      req_.progress(*static_cast<volatile unsigned long long*>(done_host_), req_.instances,
-                    seconds_since(t_start_));
+      WW_CUDA(cudaMemcpyAsync(done_host_, W_.done, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                              poll_stream_));
+      WW_CUDA(cudaStreamSynchronize(poll_stream_));
+      req_.progress(*done_host_, req_.instances, seconds_since(t_start_));
     }
   }
   WW_CUDA(cudaEventSynchronize(ev_stop_));
