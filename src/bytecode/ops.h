@@ -7,6 +7,7 @@
 // one word per 32-bit immediate.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -26,7 +27,7 @@ inline constexpr int kBcOpCount = static_cast<int>(BcOp::Count);
 // I = plain, T = branch target, K = consts index, B = br_tables start.
 enum class BcFmt : uint8_t { N, S1, S2, S3, S4, I, T, S1I, S1K, S1T, S1B, S2I, S2T, S2II, S3I, S3II, S1IT };
 
-enum BcFlags : uint8_t { kDst = 1 };
+enum BcFlags : uint8_t { kDst = 1, kNanBlind = 2 };
 
 struct BcFmtInfo {
   uint8_t nslots;

@@ -11,3 +11,7 @@
 #define W64(s, v) (SLOT(s) = uint64_t(v))
 #define WF32(s, v) (SLOT(s) = uint64_t(sem::f32_bits(v)))
 #define WF64(s, v) (SLOT(s) = sem::f64_bits(v))
+// The write of an arithmetic result that may be a NaN: canonicalized. The
+// compiled tier writes it raw where no op can observe the NaN's bits.
+#define WF32C(s, v) WF32(s, sem::canon32(v))
+#define WF64C(s, v) WF64(s, sem::canon64(v))

@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "bytecode/ops.h"
+#include "codegen/function_ops.h"
+#include "codegen/nan_blind.h"
 #include "codegen/op_templates.h"
 #include "intrinsics/gpu_batch.h"
 
@@ -23,26 +25,6 @@ std::string ret_type(uint32_t nresults) {
 }
 
 bool is_call(BcOp op) { return op == BcOp::Call || op == BcOp::CallImport || op == BcOp::CallIndirect; }
-
-// The ops of one function, decoded, with their word offsets.
-struct DecodedOp {
-  BcDecoded d;
-  uint32_t pc = 0;  // word offset from the function's first word
-};
-
-Result<std::vector<DecodedOp>> decode_function(const BytecodeModule& bc, uint32_t def) {
-  const FunctionCode& fc = bc.funcs[def];
-  std::vector<DecodedOp> ops;
-  for (uint32_t w = fc.code_begin; w < fc.code_end;) {
-    DecodedOp o;
-    if (!bc_decode(bc.code.data() + w, fc.code_end - w, &o.d))
-      return make_error(kNoOffset, "codegen: undecodable bytecode at word " + std::to_string(w));
-    o.pc = w - fc.code_begin;
-    w += o.d.words;
-    ops.push_back(o);
-  }
-  return ops;
-}
 
 bool has_ref_in(const ConstExpr& e, uint32_t* f) {
   if (e.instrs.size() == 1 && e.instrs[0].op == Opcode::RefFunc) {
@@ -96,6 +78,10 @@ class Generator {
   std::vector<bool> recursive_;
   std::vector<uint32_t> entries_;  // defined indices
   std::vector<std::vector<DecodedOp>> code_;
+  // Per op of the function being emitted: its arithmetic result may be
+  // written uncanonicalized (codegen/nan_blind.h).
+  std::vector<bool> raw_write_;
+  size_t op_index_ = 0;
   bool split_ = false;
   std::string out_;
 };
@@ -192,6 +178,10 @@ void Generator::emit_template(const DecodedOp& o) {
       case TemplatePiece::Imm: out_ += std::to_string(o.d.i[p.index]) + "u"; break;
       case TemplatePiece::Const64: out_ += hex64(bc_.consts[o.d.i[p.index]]); break;
       case TemplatePiece::Jump: out_ += jump(o.d.i[p.index], o.pc); break;
+      case TemplatePiece::CanonWrite:
+        // WF32C -> WF32 where no one can observe the NaN's bits.
+        out_ += raw_write_[op_index_] ? p.text.substr(0, p.text.size() - 1) : p.text;
+        break;
     }
   }
 }
@@ -366,6 +356,7 @@ Status Generator::emit_function(uint32_t def) {
         break;
     }
   }
+  raw_write_ = raw_float_writes(m_, bc_, ops, f);
   emit_declaration(def, " {\n");
   out_ += "  typedef " + ret_type(fc.num_results) + " RetT;\n";
   out_ += "  constexpr uint32_t kFn = " + std::to_string(f) + "u;\n";
@@ -380,7 +371,8 @@ Status Generator::emit_function(uint32_t def) {
     }
   }
   if (!decl.empty()) out_ += decl + ";\n";
-  for (const DecodedOp& o : ops) {
+  for (op_index_ = 0; op_index_ < ops.size(); ++op_index_) {
+    const DecodedOp& o = ops[op_index_];
     if (label[o.pc]) out_ += "L" + std::to_string(o.pc) + ":;\n";
     emit_op(o, def);
   }

@@ -62,6 +62,9 @@ OpTemplate parse(std::string_view body) {
       p.kind = id == "JUMP" ? TemplatePiece::Jump : TemplatePiece::Const64;
       p.index = k;
       if (id == "JUMP") t.jumps = true;
+    } else if (id == "WF32C" || id == "WF64C") {
+      p.kind = TemplatePiece::CanonWrite;
+      p.text = std::string(id);
     } else if (int s = operand_index(id, 's'); s >= 0) {
       p.kind = TemplatePiece::Slot;
       p.index = uint8_t(s);

@@ -15,8 +15,10 @@
 namespace ww::codegen {
 
 struct TemplatePiece {
-  enum Kind : uint8_t { Text, Slot, Imm, Jump, Const64 } kind = Text;
-  std::string text;   // Text
+  // CanonWrite: WF32C/WF64C, the canonicalizing write of an arithmetic
+  // result, which the generator may emit as the raw WF32/WF64.
+  enum Kind : uint8_t { Text, Slot, Imm, Jump, Const64, CanonWrite } kind = Text;
+  std::string text;   // Text, CanonWrite (the accessor's name)
   uint8_t index = 0;  // s<index> / i<index>
 };
 

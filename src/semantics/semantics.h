@@ -258,29 +258,45 @@ WW_HD inline double f64_copysign(double a, double b) {
   return f64_from_bits((f64_bits(a) & ~kF64SignBit) | (f64_bits(b) & kF64SignBit));
 }
 
-WW_HD inline float f32_add(float a, float b) { return canon32(a + b); }
-WW_HD inline float f32_sub(float a, float b) { return canon32(a - b); }
-WW_HD inline float f32_mul(float a, float b) { return canon32(a * b); }
-WW_HD inline float f32_div(float a, float b) { return canon32(a / b); }
-WW_HD inline double f64_add(double a, double b) { return canon64(a + b); }
-WW_HD inline double f64_sub(double a, double b) { return canon64(a - b); }
-WW_HD inline double f64_mul(double a, double b) { return canon64(a * b); }
-WW_HD inline double f64_div(double a, double b) { return canon64(a / b); }
+// The arithmetic that can make a NaN, in two forms: NAME_raw is the
+// hardware's result (a NaN's payload is whatever the hardware makes), NAME
+// canonicalizes it. ops.def writes every such op as raw arithmetic plus a
+// canonicalizing slot write (WF32C/WF64C), so compiled code can leave the
+// canonicalization out where no later op can see a NaN's bits (the
+// generator's NaN-blind slots): a NaN's payload never changes whether an
+// arithmetic result is a NaN.
+#define WW_SEM_BINARY(NAME, T, CANON, OP)                                 \
+  WW_HD inline T NAME##_raw(T a, T b) { return a OP b; }                  \
+  WW_HD inline T NAME(T a, T b) { return CANON(NAME##_raw(a, b)); }
+#define WW_SEM_UNARY(NAME, T, CANON, FN)                                  \
+  WW_HD inline T NAME##_raw(T a) { return FN(a); }                        \
+  WW_HD inline T NAME(T a) { return CANON(NAME##_raw(a)); }
+
+WW_SEM_BINARY(f32_add, float, canon32, +)
+WW_SEM_BINARY(f32_sub, float, canon32, -)
+WW_SEM_BINARY(f32_mul, float, canon32, *)
+WW_SEM_BINARY(f32_div, float, canon32, /)
+WW_SEM_BINARY(f64_add, double, canon64, +)
+WW_SEM_BINARY(f64_sub, double, canon64, -)
+WW_SEM_BINARY(f64_mul, double, canon64, *)
+WW_SEM_BINARY(f64_div, double, canon64, /)
 
 // sqrtf/ceilf/floorf/truncf are exact (correctly rounded) on the host and,
 // without -use_fast_math, on the device. rint rounds half to even in the
 // default rounding mode, which is what wasm's nearest means; nothing in
 // wasmwarp changes the rounding mode.
-WW_HD inline float f32_sqrt(float a) { return canon32(sqrtf(a)); }
-WW_HD inline float f32_ceil(float a) { return canon32(ceilf(a)); }
-WW_HD inline float f32_floor(float a) { return canon32(floorf(a)); }
-WW_HD inline float f32_trunc(float a) { return canon32(truncf(a)); }
-WW_HD inline float f32_nearest(float a) { return canon32(rintf(a)); }
-WW_HD inline double f64_sqrt(double a) { return canon64(sqrt(a)); }
-WW_HD inline double f64_ceil(double a) { return canon64(ceil(a)); }
-WW_HD inline double f64_floor(double a) { return canon64(floor(a)); }
-WW_HD inline double f64_trunc(double a) { return canon64(trunc(a)); }
-WW_HD inline double f64_nearest(double a) { return canon64(rint(a)); }
+WW_SEM_UNARY(f32_sqrt, float, canon32, sqrtf)
+WW_SEM_UNARY(f32_ceil, float, canon32, ceilf)
+WW_SEM_UNARY(f32_floor, float, canon32, floorf)
+WW_SEM_UNARY(f32_trunc, float, canon32, truncf)
+WW_SEM_UNARY(f32_nearest, float, canon32, rintf)
+WW_SEM_UNARY(f64_sqrt, double, canon64, sqrt)
+WW_SEM_UNARY(f64_ceil, double, canon64, ceil)
+WW_SEM_UNARY(f64_floor, double, canon64, floor)
+WW_SEM_UNARY(f64_trunc, double, canon64, trunc)
+WW_SEM_UNARY(f64_nearest, double, canon64, rint)
+#undef WW_SEM_BINARY
+#undef WW_SEM_UNARY
 
 // wasm min/max differ from C's fmin/fmax and from x86 minss: any NaN
 // operand gives a NaN, and -0 is smaller than +0. Equal operands can only

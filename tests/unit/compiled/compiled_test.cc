@@ -14,7 +14,9 @@
 
 #include "cache/code_cache.h"
 #include "codegen/embedded.h"
+#include "codegen/function_ops.h"
 #include "codegen/generator.h"
+#include "codegen/nan_blind.h"
 #include "codegen/op_templates.h"
 #include "compiled/compiled_tier.h"
 #include "compiled/cpu_native.h"
@@ -157,6 +159,82 @@ TEST(Generator, TheTranslationUnitIsSelfContained) {
   EXPECT_EQ(unit->find("#include \""), std::string::npos);
   auto bad = codegen::amalgamate("#include \"no/such/header.h\"\n", codegen::Toolchain::HostCxx);
   EXPECT_FALSE(bad.ok());
+}
+
+// nan.wat:
+//   (module
+//     (memory 1)
+//     (func (export "stored") (param f32 f32) (result i32)
+//       i32.const 0 local.get 0 local.get 1 f32.add f32.store
+//       i32.const 0 i32.load)
+//     (func (export "chained") (param f32 f32) (result f32)
+//       local.get 0 local.get 1 f32.add f32.const 2 f32.mul)
+//     (func (export "neg") (param f32 f32) (result i32)
+//       local.get 0 local.get 1 f32.add f32.neg i32.reinterpret_f32)
+//     (func (export "compare") (param f32 f32) (result i32)
+//       local.get 0 local.get 1 f32.add local.get 0 f32.ne))
+const std::vector<uint8_t> kNan = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0d, 0x02, 0x60, 0x02, 0x7d, 0x7d, 0x01,
+    0x7f, 0x60, 0x02, 0x7d, 0x7d, 0x01, 0x7d, 0x03, 0x05, 0x04, 0x00, 0x01, 0x00, 0x00, 0x05, 0x03,
+    0x01, 0x00, 0x01, 0x07, 0x24, 0x04, 0x06, 0x73, 0x74, 0x6f, 0x72, 0x65, 0x64, 0x00, 0x00, 0x07,
+    0x63, 0x68, 0x61, 0x69, 0x6e, 0x65, 0x64, 0x00, 0x01, 0x03, 0x6e, 0x65, 0x67, 0x00, 0x02, 0x07,
+    0x63, 0x6f, 0x6d, 0x70, 0x61, 0x72, 0x65, 0x00, 0x03, 0x0a, 0x36, 0x04, 0x11, 0x00, 0x41, 0x00,
+    0x20, 0x00, 0x20, 0x01, 0x92, 0x38, 0x02, 0x00, 0x41, 0x00, 0x28, 0x02, 0x00, 0x0b, 0x0d, 0x00,
+    0x20, 0x00, 0x20, 0x01, 0x92, 0x43, 0x00, 0x00, 0x00, 0x40, 0x94, 0x0b, 0x09, 0x00, 0x20, 0x00,
+    0x20, 0x01, 0x92, 0x8c, 0xbc, 0x0b, 0x0a, 0x00, 0x20, 0x00, 0x20, 0x01, 0x92, 0x20, 0x00, 0x5c,
+    0x0b,
+};
+
+TEST(Generator, NaNsStayCanonicalWhereTheirBitsShow) {
+  auto cm = compile_module(kNan);
+  ASSERT_TRUE(cm.ok()) << cm.error().to_string();
+  // Which arithmetic results may be written raw: "chained"'s add feeds a
+  // mul (raw), the mul is returned (canonical); the others' adds are
+  // stored, negated or compared against.
+  const Module& m = (*cm)->module;
+  for (uint32_t def = 0; def < m.funcs.size(); ++def) {
+    auto ops = codegen::decode_function((*cm)->code.bytecode, def);
+    ASSERT_TRUE(ops.ok());
+    std::vector<bool> raw = codegen::raw_float_writes(m, (*cm)->code.bytecode, *ops, def);
+    std::vector<BcOp> raw_ops, canon_ops;
+    for (size_t i = 0; i < ops->size(); ++i) {
+      BcOp op = (*ops)[i].d.op;
+      if (op != BcOp::F32Add && op != BcOp::F32Mul) continue;
+      (raw[i] ? raw_ops : canon_ops).push_back(op);
+    }
+    if (def == 1) {
+      EXPECT_EQ(raw_ops, (std::vector<BcOp>{BcOp::F32Add}));
+      EXPECT_EQ(canon_ops, (std::vector<BcOp>{BcOp::F32Mul}));
+    } else if (def == 3) {
+      EXPECT_EQ(raw_ops, (std::vector<BcOp>{BcOp::F32Add}));  // only compared
+    } else {
+      EXPECT_TRUE(raw_ops.empty()) << def;
+    }
+  }
+  // And the bits: a NaN with a payload x86 would keep comes out canonical
+  // wherever it shows, as from the interpreter.
+  auto native = compiled::compile_cpu([&] {
+    compiled::Request r;
+    r.module = *cm;
+    r.cache.enabled = false;
+    return r;
+  }(), nullptr);
+  ASSERT_TRUE(native.ok()) << native.error().message;
+  for (bool use_native : {false, true}) {
+    Store store;
+    if (use_native)
+      store.impl().native_for = [&](const std::shared_ptr<const CompiledModule>&) { return *native; };
+    auto inst = store.instantiate(*cm, {});
+    ASSERT_EQ(inst.index(), 0u);
+    auto call = [&](const char* name) {
+      return store.invoke(store.get_export(std::get<0>(inst), name)->addr,
+                          {Value::f32_bits(0x7fe00001u), Value::f32_bits(0x3f800000u)});
+    };
+    EXPECT_EQ(call("stored").results[0].bits, 0x7fc00000u) << use_native;
+    EXPECT_EQ(call("chained").results[0].bits, 0x7fc00000u) << use_native;
+    EXPECT_EQ(call("neg").results[0].bits, 0xffc00000u) << use_native;
+    EXPECT_EQ(call("compare").results[0].bits, 1u) << use_native;
+  }
 }
 
 // ------------------------------------------------------------ the cache
