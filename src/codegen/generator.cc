@@ -74,6 +74,8 @@ class Generator {
   const std::vector<OpTemplate>& tmpl_;
 
   std::vector<bool> compiled_;
+  std::vector<bool> global_read_, global_written_;  // by compiled code
+  bool uses_memory_ = false;                        // compiled code touches memory 0
   std::vector<bool> may_trap_;
   std::vector<bool> recursive_;
   std::vector<uint32_t> entries_;  // defined indices
@@ -97,10 +99,18 @@ Status Generator::analyse() {
     for (uint32_t f : group)
       if (f >= nimp_) recursive_[f - nimp_] = true;
   const bool counted_edges = opts_.metered || opts_.deadline;
+  global_read_.assign(m_.num_globals(), false);
+  global_written_.assign(m_.num_globals(), false);
   for (uint32_t def = 0; def < ndef; ++def) {
     if (!compiled_[def]) continue;
     WW_ASSIGN_OR_RETURN(code_[def], decode_function(bc_, def));
     for (const DecodedOp& o : code_[def]) {
+      if (o.d.op == BcOp::GlobalGet && o.d.i[0] < global_read_.size()) global_read_[o.d.i[0]] = true;
+      if (o.d.op == BcOp::GlobalSet && o.d.i[0] < global_written_.size()) global_written_[o.d.i[0]] = true;
+      const std::string_view body = op_body_text(o.d.op);
+      if (body.find("MEM_SIZE") != body.npos || body.find("MEM_PAGES") != body.npos ||
+          body.find("MEMV") != body.npos)
+        uses_memory_ = true;
       const OpTemplate& t = tmpl_[int(o.d.op)];
       bool back = false;
       if (t.jumps)
@@ -409,6 +419,14 @@ void Generator::emit_cpu_entries() {
 }
 
 void Generator::emit_gpu_kernel() {
+  // Only the globals the code touches are loaded, and only those it sets
+  // are stored back: every other one stays in device memory as it was.
+  std::string load_globals, store_globals;
+  for (uint32_t g = 0; g < m_.num_globals(); ++g) {
+    const std::string k = std::to_string(g);
+    if (global_read_[g] || global_written_[g]) load_globals += "  I.g[" + k + "] = W.globals[" + k + " * N + t];\n";
+    if (global_written_[g]) store_globals += "  W.globals[" + k + " * N + t] = I.g[" + k + "];\n";
+  }
   out_ += "extern \"C\" __global__ void __launch_bounds__(ww::gpu::kBlock) " + std::string(kGpuKernelName) +
           "(const __grid_constant__ ww::gpu::DevModule M, const __grid_constant__ ww::gpu::DevWave W,\n"
           "    const __grid_constant__ ww::gpu::DevIntrinsics In) {\n"
@@ -420,11 +438,10 @@ void Generator::emit_gpu_kernel() {
           "  const uint64_t N = W.n;\n"
           "  Inst I;\n  I.M = &M;\n  I.W = &W;\n  I.In = &In;\n  I.t = t;\n"
           "  I.mem = gpu::Mem<WW_INTERLEAVED>::make(W, t);\n"
-          "  I.mem_size = uint64_t(W.mem_pages[t]) * gpu::kDevPageSize;\n"
+          "  I.mem_size = " + std::string(uses_memory_ ? "uint64_t(W.mem_pages[t]) * gpu::kDevPageSize" : "0") + ";\n"
           "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n"
-          "  I.ticks = 0;\n  I.trap = 0;\n  I.trap_func = 0;\n  I.trap_pc = 0;\n  I.stopped = false;\n"
-          "  for (uint32_t g = 0; g < WW_NUM_GLOBALS; ++g) I.g[g] = W.globals[g * N + t];\n"
-          "  switch (W.entry) {\n";
+          "  I.ticks = 0;\n  I.trap = 0;\n  I.trap_func = 0;\n  I.trap_pc = 0;\n  I.stopped = false;\n" +
+          load_globals + "  switch (W.entry) {\n";
   for (uint32_t def : entries_) {
     const uint32_t f = nimp_ + def;
     const uint32_t np = nparams(f), nr = nresults(f);
@@ -432,7 +449,7 @@ void Generator::emit_gpu_kernel() {
     out_ += "      if (W.max_depth == 0) { set_trap(I, TrapCode::CallStackExhausted, " + std::to_string(f) +
             "u, 0); break; }\n      ";
     std::string call = "f" + std::to_string(def) + "(I, 1";
-    for (uint32_t k = 0; k < np; ++k) call += ", W.io[" + std::to_string(k) + " * N + t]";
+    for (uint32_t k = 0; k < np; ++k) call += ", gpu::wave_arg(W, " + std::to_string(k) + "u, t)";
     call += ")";
     out_ += nr ? "auto res_ = " + call + ";\n" : call + ";\n";
     if (nr == 1) out_ += "      if (!I.trap) W.io[t] = res_;\n";
@@ -441,8 +458,7 @@ void Generator::emit_gpu_kernel() {
     out_ += "      break;\n    }\n";
   }
   out_ += "    default:\n      set_trap(I, TrapCode::HostError, 0, 0);\n  }\n";
-  for (uint32_t g = 0; g < m_.num_globals(); ++g)
-    if (m_.global_type(g).mut) out_ += "  W.globals[" + std::to_string(g) + " * N + t] = I.g[" + std::to_string(g) + "];\n";
+  out_ += store_globals;
   out_ += "  gpu::finish_instance(W, t, TrapCode(I.trap), I.trap_func, I.trap_pc, !I.stopped);\n}\n";
 }
 

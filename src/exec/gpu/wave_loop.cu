@@ -247,6 +247,8 @@ Status WaveLoop::setup(BatchResult& out) {
   if (req_.batch) req_.batch->start_clock();
   WW_CUDA(cudaEventCreate(&ev_start_));
   WW_CUDA(cudaEventCreate(&ev_stop_));
+  W_.args_uniform = !req_.args_per_instance;
+  if (W_.args_uniform) WW_TRY(arena_.upload(&W_.args, req_.args));
 
   out.result_types = ftype_.results;
   out.results.assign(uint64_t(req_.instances) * nres_, 0);
@@ -265,8 +267,9 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
     else init_memory_kernel<false><<<4096, 256>>>(W_, mod_.image_words, mod_.num_image_words);
     WW_CUDA(cudaGetLastError());
   }
-  // Arguments, value k of instance t at io[k * n + t].
-  if (nparams_) {
+  // Arguments, value k of instance t at io[k * n + t] (shared ones were
+  // uploaded once, in setup).
+  if (nparams_ && req_.args_per_instance) {
     slot_rows_.assign(uint64_t(nparams_) * n, 0);
     for (uint32_t t = 0; t < n; ++t)
       for (uint32_t k = 0; k < nparams_; ++k)

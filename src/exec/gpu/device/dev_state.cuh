@@ -72,6 +72,10 @@ struct DevWave {
   // code keeps its frames in registers and leaves these unallocated.
   uint64_t* slots;
   uint64_t* io;  // arguments in, results out: value k of instance t at io[k * n + t]
+  // Arguments every instance shares: value k at args[k], and io only holds
+  // results (reading one broadcast value beats n copies of it).
+  const uint64_t* args;
+  bool args_uniform;
   uint32_t* call_pc;    // interpreter: return word offset (absolute in code)
   uint32_t* call_func;  // interpreter: caller's defined-function index
   uint32_t* call_fb;    // interpreter: caller's frame base slot
@@ -101,6 +105,11 @@ __device__ __forceinline__ uint64_t global_timer_ns() {
   uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+}
+
+// Argument k of instance t.
+__device__ __forceinline__ uint64_t wave_arg(const DevWave& w, uint32_t k, uint32_t t) {
+  return w.args_uniform ? w.args[k] : w.io[uint64_t(k) * w.n + t];
 }
 
 // Backward jumps look at the clock once in this many, when a deadline is set.

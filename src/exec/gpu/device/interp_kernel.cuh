@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
       trap = TrapCode::CallStackExhausted;
       goto trapped;
     }
-    for (uint32_t k = 0; k < fc.num_params; ++k) fr.at(k) = W.io[uint64_t(k) * N + t];
+    for (uint32_t k = 0; k < fc.num_params; ++k) fr.at(k) = wave_arg(W, k, t);
     for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(s) = 0;
   }
 
