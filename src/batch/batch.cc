@@ -278,9 +278,17 @@ Result<BatchResult> run(const BatchSpec& spec) {
   if (spec.intrinsics) spec.intrinsics->start_clock();
   job.t0 = std::chrono::steady_clock::now();
   Driver driver(spec, job, out);
-  const compiled::Request req = compile_request(spec, job, out.backend);
+  compiled::Request req = compile_request(spec, job, out.backend);
   bool compile_now = spec.tier == Tier::Compiled;
-  if (spec.tier == Tier::Auto && compiled::cached(req)) compile_now = true;
+  if (spec.tier != Tier::Interp) {
+    // Code `wasmwarp compile` made for every export serves this export
+    // too: use it when the cache has it and not this export's own.
+    compiled::Request all = req;
+    all.entries.clear();
+    const bool own = compiled::cached(req);
+    if (!own && compiled::cached(all)) req = all;
+    if (spec.tier == Tier::Auto && (own || req.entries.empty())) compile_now = true;
+  }
   const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
   if (compile_now) {
     CompiledExecutor ce = compile_executor(req);

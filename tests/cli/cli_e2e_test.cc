@@ -530,6 +530,12 @@ TEST_F(Cli, CompileCommandFillsTheCacheAndEmitsSource) {
   Proc r = run({"run", "--tier", "auto", "--cache-dir", cache, "-n", "3", "--invoke", "fib", mod("basic"), "@index"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.err.find("compile: cache hit"), std::string::npos) << r.err;
+  // Compiled for every export (no --invoke): any one export's run uses it.
+  std::string all = path("all-cache");
+  EXPECT_EQ(run({"compile", "--backend", "cpu", "--cache-dir", all, mod("basic")}).rc, 0);
+  Proc a = run({"run", "--tier", "auto", "--cache-dir", all, "-n", "2", "--invoke", "add", mod("basic"), "@index", "1"});
+  EXPECT_EQ(a.rc, 0) << a.err;
+  EXPECT_NE(a.err.find("compile: cache hit"), std::string::npos) << a.err;
   expect_error({"compile", "--invoke", "nope", mod("basic")}, "unknown export 'nope'");
   expect_error({"compile", "--gpu-arch", "sm_5", mod("basic")}, "--gpu-arch must be");
   expect_error({"run", "--tier", "fast", "--invoke", "fib", mod("basic"), "1"}, "--tier must be interp, compiled or auto");
