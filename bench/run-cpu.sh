@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # CPU benchmark: each guest benchmark (bench/int_bench.c, bench/float_bench.c)
-# run once by wasmwarp, wabt's wasm-interp and node (V8), in one go, each
-# result checked against the natively compiled program. Prints wall times
-# (whole process: start, compile, run) and the ratio to wasmwarp.
+# run once by wasmwarp's interpreter, wasmwarp's compiled tier (from a warm
+# cache: the compile is done first, untimed), wabt's wasm-interp and node
+# (V8), in one go, each result checked against the natively compiled
+# program. Prints wall times (whole process: start, compile, run) and the
+# ratio to wasmwarp's interpreter. One thread each: a single instance.
 #   usage: bench/run-cpu.sh
 #   env:   WASMWARP=path (default build/wasmwarp)  SCALE=n (default 2)
 #          REPEAT=n: best of n runs (default 1)  GUESTS=dir (default build/guests)
@@ -42,10 +44,14 @@ for b in int_bench float_bench; do
   timed "$guests/$b.native"
   expected=$OUT
   native_s=$SECS
-  timed "$ww" run --invoke run "$wasm"
+  timed "$ww" run --tier interp --invoke run "$wasm"
   ww_s=$SECS
   rows=("native|$native_s|$expected")
   rows+=("wasmwarp|$ww_s|$OUT")
+  # The compiled CPU tier from a warm cache (compiled once first, not timed).
+  "$ww" compile --backend cpu --invoke run "$wasm" >/dev/null 2>&1
+  timed "$ww" run --tier compiled --invoke run "$wasm"
+  rows+=("compiled|$SECS|$OUT")
   if ((have_interp)); then
     timed wasm-interp "$wasm" --run-all-exports
     rows+=("wasm-interp|$SECS|${OUT##*i64:}")

@@ -9,7 +9,7 @@
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
-#              [unit programs examples spec diff startup bench ncu layout]
+#              [unit programs examples auto spec diff startup bench ncu layout]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$root/.device-build}")
@@ -23,7 +23,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit programs examples spec diff startup bench ncu} "
+parts=" ${PARTS:-unit programs examples auto spec diff startup bench ncu} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -80,6 +80,19 @@ done
 cmp -s "$O/mandel-interp.png" "$O/mandel-compiled.png" && ok=$((ok + 1)) || { bad=$((bad + 1)); echo "MISMATCH mandelbrot png interp vs compiled" >>"$O/examples.log"; }
 row "examples (gpu, both tiers) = native" "$ok passed, $bad failed"
 
+fi
+
+if want auto; then
+# 2c. --tier auto on an uncached module: the first stretches run on the
+# interpreter while NVRTC compiles, the rest compiled; every answer checked.
+N=$B/bench
+"$W" run --backend gpu --tier auto --no-cache -n 4194304 --output "$O/auto-collatz.npy" \
+  --invoke collatz "$N/collatz.wasm" 1000000000000 @index >"$O/auto.log" 2>&1
+if "$N/gpu_ref" collatz "$O/auto-collatz.npy" 1000000000000 4194304 >>"$O/auto.log" 2>&1; then
+  row "tier auto (gpu, uncached)" "ok: $(grep -E '^tiers?:' "$O/auto.log" | head -n 1)"
+else
+  row "tier auto (gpu, uncached)" "FAILED (auto.log)"
+fi
 fi
 
 if want spec; then

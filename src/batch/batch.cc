@@ -22,12 +22,6 @@ namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
 
-std::string type_list(const std::vector<ValType>& ts) {
-  std::string s;
-  for (size_t i = 0; i < ts.size(); ++i) s += (i ? ", " : "") + std::string(valtype_name(ts[i]));
-  return s;
-}
-
 Result<Job> make_job(const BatchSpec& spec) {
   if (!spec.module) return err("no module");
   if (spec.instances == 0) return err("--instances must be at least 1");
@@ -37,7 +31,7 @@ Result<Job> make_job(const BatchSpec& spec) {
   WW_ASSIGN_OR_RETURN(job.type, export_function_type(m, spec.export_name, &job.func_index));
   if (spec.args.size() != job.type.params.size())
     return err("export '" + spec.export_name + "' takes " + std::to_string(job.type.params.size()) +
-               " argument(s) (" + type_list(job.type.params) + "), got " + std::to_string(spec.args.size()));
+               " argument(s) (" + valtype_list(job.type.params) + "), got " + std::to_string(spec.args.size()));
   for (const ArgSource& a : spec.args)
     if (a.kind == ArgSource::Column && a.column.size() < spec.instances)
       return err("an argument column has fewer rows than instances");

@@ -24,12 +24,6 @@ namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
 
-std::string type_list(const std::vector<ValType>& ts) {
-  std::string s;
-  for (size_t i = 0; i < ts.size(); ++i) s += (i ? ", " : "") + std::string(valtype_name(ts[i]));
-  return s;
-}
-
 Result<batch::Address> parse_addr(const std::string& text, const Module& m, const char* opt) {
   batch::Address a;
   if (!text.empty() && text[0] >= '0' && text[0] <= '9') {
@@ -226,7 +220,7 @@ Result<int> run_impl(const RunSpec& spec) {
   const auto& params = type.params;
   if (spec.args.size() != params.size())
     return err("export '" + b.export_name + "' takes " + std::to_string(params.size()) + " argument(s) (" +
-               type_list(params) + "), got " + std::to_string(spec.args.size()));
+               valtype_list(params) + "), got " + std::to_string(spec.args.size()));
   for (ValType t : type.results)
     if (t == ValType::V128) return err("export '" + b.export_name + "' returns v128, which the CLI cannot print");
   if (outputs.fmt == OutFormat::Npy) {

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <thread>
 
+#include "common/text.h"
+
 extern char** environ;
 
 namespace ww::compiled {
@@ -54,18 +56,6 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-// The first line of the compiler's output that says "error", else its
-// first line: what a user needs to see, in one line.
-std::string first_error_line(const std::string& log) {
-  std::istringstream in(log);
-  std::string line, first;
-  while (std::getline(in, line)) {
-    if (first.empty() && !line.empty()) first = line;
-    if (line.find("error") != std::string::npos) return line;
-  }
-  return first.empty() ? "(no output)" : first;
-}
-
 // Runs argv with stdout and stderr into `log_path`; the exit status or a
 // description of how it failed.
 Status run_process(const std::vector<std::string>& argv, const std::string& log_path) {
@@ -91,8 +81,10 @@ Status run_process(const std::vector<std::string>& argv, const std::string& log_
   if (WIFSIGNALED(status))
     return err("host C++ compiler was killed (signal " + std::to_string(WTERMSIG(status)) + ")");
   if (WEXITSTATUS(status) == 127) return err("host C++ compiler '" + argv[0] + "' not found");
-  if (WEXITSTATUS(status) != 0)
-    return err("host C++ compiler failed: " + first_error_line(read_text(log_path)));
+  if (WEXITSTATUS(status) != 0) {
+    std::string line = first_error_line(read_text(log_path));
+    return err("host C++ compiler failed: " + (line.empty() ? "(no output)" : line));
+  }
   return Status::Ok();
 }
 

@@ -25,15 +25,17 @@ const char* extern_kind_name(ExternKind k) {
   return "?";
 }
 
-static std::string join(const std::vector<ValType>& ts) {
-  std::string s = "(";
+std::string valtype_list(const std::vector<ValType>& ts) {
+  std::string s;
   for (size_t i = 0; i < ts.size(); ++i) {
     if (i) s += ", ";
     s += valtype_name(ts[i]);
   }
-  return s + ")";
+  return s;
 }
 
-std::string functype_to_string(const FuncType& t) { return join(t.params) + " -> " + join(t.results); }
+std::string functype_to_string(const FuncType& t) {
+  return "(" + valtype_list(t.params) + ") -> (" + valtype_list(t.results) + ")";
+}
 
 }  // namespace ww

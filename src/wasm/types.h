@@ -30,6 +30,7 @@ struct FuncType {
   bool operator==(const FuncType&) const = default;
 };
 std::string functype_to_string(const FuncType& t);  // "(i32, f64) -> (i32)"
+std::string valtype_list(const std::vector<ValType>& ts);  // "i32, f64"
 
 struct Limits {
   uint64_t min = 0;

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "common/text.h"
 #include "exec/gpu/gpu_backend.h"
 
 namespace ww::gpu {
@@ -73,16 +74,6 @@ Result<const Nvrtc*> load() {
   });
   if (!failure.empty()) return err(failure);
   return &lib;
-}
-
-std::string first_error_line(const std::string& log) {
-  std::istringstream in(log);
-  std::string line, first;
-  while (std::getline(in, line)) {
-    if (first.empty() && !line.empty()) first = line;
-    if (line.find("error") != std::string::npos) return line;
-  }
-  return first;
 }
 
 }  // namespace

@@ -1,0 +1,12 @@
+// Small text helpers shared across stages.
+#pragma once
+
+#include <string>
+
+namespace ww {
+
+// What a user needs of a compiler's output in one line: the first line
+// that says "error", else the first non-empty line.
+std::string first_error_line(const std::string& log);
+
+}  // namespace ww
