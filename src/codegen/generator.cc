@@ -476,12 +476,12 @@ Result<Generated> Generator::run() {
   g.entries = entries_;
 
   // Units of about ops_per_unit ops each, of consecutive functions (the
-  // compiler inlines within a unit only). The CPU's units compile in
-  // parallel and link into one shared object.
+  // compiler inlines within a unit only). Units compile in parallel and
+  // link into one shared object (CPU) or one CUBIN (GPU, nvJitLink).
   uint64_t total_ops = 0;
   for (uint32_t def : g.compiled) total_ops += code_[def].size();
   uint32_t units = 1;
-  if (!gpu_ && opts_.max_units > 1)
+  if (opts_.max_units > 1)
     units = uint32_t(std::min<uint64_t>(
         opts_.max_units, (total_ops + opts_.ops_per_unit - 1) / std::max(opts_.ops_per_unit, 1u)));
   units = std::max<uint32_t>(units, 1);

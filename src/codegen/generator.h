@@ -29,8 +29,8 @@ struct Options {
   bool metered = false;     // fuel at back-edges and calls
   bool deadline = false;    // GPU: the timeout at back-edges
   bool interleaved = true;  // GPU: memory layout
-  // CPU: a large module is split into at most this many units, compiled
-  // in parallel and linked (1: always one unit).
+  // A large module is split into at most this many units, compiled in
+  // parallel and linked (1: always one unit).
   uint32_t max_units = 1;
   uint32_t ops_per_unit = 20000;  // about what g++ -O2 compiles in seconds
 };

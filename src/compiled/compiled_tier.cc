@@ -80,17 +80,23 @@ Result<Prepared> prepare_gpu(const Request& req, Outcome* out) {
     p.cc_minor = dev.cc_minor;
   }
   WW_ASSIGN_OR_RETURN(std::string nvrtc, gpu::nvrtc_version());
-  WW_ASSIGN_OR_RETURN(p.gen, codegen::generate(*req.module, codegen_options(req)));
-  WW_ASSIGN_OR_RETURN(std::string unit, codegen::amalgamate(p.gen.source, codegen::Toolchain::Nvrtc));
-  p.units.push_back(std::move(unit));
+  codegen::Options o = codegen_options(req);
+  o.max_units = 64;  // fixed, as for the CPU: the same key on every machine
+  WW_ASSIGN_OR_RETURN(p.gen, codegen::generate(*req.module, o));
+  for (const std::string& u : p.gen.units) {
+    WW_ASSIGN_OR_RETURN(std::string unit, codegen::amalgamate(u, codegen::Toolchain::Nvrtc));
+    p.units.push_back(std::move(unit));
+  }
   std::string arch = std::to_string(p.cc_major * 10 + p.cc_minor);
   std::string opts;
   for (const std::string& o : gpu::nvrtc_options(p.cc_major, p.cc_minor)) opts += o + " ";
-  p.key = cache_key({"gpu", nvrtc, arch, opts, p.units[0]});
+  std::vector<std::string_view> parts{"gpu", nvrtc, arch, opts};
+  for (const std::string& u : p.units) parts.push_back(u);
+  p.key = cache_key(parts);
   if (out) {
     out->generate_ms = ms_since(t);
     out->key = p.key;
-    out->source_bytes = p.units[0].size();
+    for (const std::string& u : p.units) out->source_bytes += u.size();
   }
   return p;
 }
@@ -146,7 +152,7 @@ Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcom
 Result<std::shared_ptr<gpu::KernelLauncher>> compile_gpu(const Request& req, Outcome* out) {
   WW_ASSIGN_OR_RETURN(Prepared p, prepare_gpu(req, out));
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> cubin, cached_or_compiled(req.cache, p.key, out, [&] {
-                        return gpu::nvrtc_compile(p.units[0], "wasmwarp_module.cu", p.cc_major, p.cc_minor);
+                        return gpu::nvrtc_compile(p.units, "wasmwarp_module.cu", p.cc_major, p.cc_minor);
                       }));
   if (!req.load) return std::shared_ptr<gpu::KernelLauncher>();
   auto t = Clock::now();

@@ -25,7 +25,11 @@
 #include "exec/gpu/device/dev_memory.cuh"
 #include "exec/gpu/device/dev_state.cuh"
 #include "exec/gpu/device/dev_tables.cuh"
+#if WW_SPLIT
+#define WW_FN __device__
+#else
 #define WW_FN static __device__
+#endif
 #define WW_UNLIKELY(x) (x)
 #else
 #include "codegen/rt/cpu_abi.h"

@@ -143,10 +143,16 @@ Result<std::string> nvrtc_version();
 // The options compiled GPU code is built with for a device of compute
 // capability major.minor: its real architecture, exact float semantics.
 std::vector<std::string> nvrtc_options(int cc_major, int cc_minor);
-// Compiles one CUDA C++ translation unit to a CUBIN. Errors carry NVRTC's
-// first error line.
-Result<std::vector<uint8_t>> nvrtc_compile(const std::string& source, const std::string& name,
+// Compiles CUDA C++ translation units to one CUBIN: one unit whole, or
+// several as relocatable code, compiled in parallel and linked with
+// nvJitLink. The result is the CUBIN followed by 4 bytes (little-endian):
+// the largest stack frame ptxas reported, which load_compiled_kernel reads.
+// Errors carry NVRTC's first error line.
+Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>& units, const std::string& name,
                                            int cc_major, int cc_minor);
+// Links relocatable CUBINs into one (nvJitLink, loaded with dlopen).
+Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>& objects, int cc_major,
+                                         int cc_minor);
 // Loads a CUBIN through the driver API and returns the launcher of its
 // kernel `kernel` (which takes the interpreter kernel's parameters).
 // `recursive`: the code recurses, so the CUDA stack is sized for the

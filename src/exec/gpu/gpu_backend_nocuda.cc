@@ -20,7 +20,10 @@ Error no_cuda() { return make_error(kNoOffset, "this wasmwarp was built without 
 Result<BatchResult> run_batch(const BatchRequest&) { return no_cuda(); }
 Result<std::string> nvrtc_version() { return no_cuda(); }
 std::vector<std::string> nvrtc_options(int, int) { return {}; }
-Result<std::vector<uint8_t>> nvrtc_compile(const std::string&, const std::string&, int, int) { return no_cuda(); }
+Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>&, const std::string&, int, int) {
+  return no_cuda();
+}
+Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>&, int, int) { return no_cuda(); }
 Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>&, const std::string&, bool) {
   return no_cuda();
 }

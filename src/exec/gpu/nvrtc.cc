@@ -3,9 +3,11 @@
 #include <dlfcn.h>
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "common/text.h"
 #include "exec/gpu/gpu_backend.h"
@@ -90,38 +92,10 @@ std::vector<std::string> nvrtc_options(int cc_major, int cc_minor) {
           "-prec-div=true", "-prec-sqrt=true", "-std=c++20", "--ptxas-options=-v"};
 }
 
-Result<std::vector<uint8_t>> nvrtc_compile(const std::string& source, const std::string& name,
-                                           int cc_major, int cc_minor) {
-  WW_ASSIGN_OR_RETURN(const Nvrtc* lib, load());
-  nvrtcProgram prog = nullptr;
-  nvrtcResult r = lib->create(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
-  if (r != NVRTC_SUCCESS) return err(std::string("NVRTC: ") + lib->error_string(r));
-  std::vector<std::string> opts = nvrtc_options(cc_major, cc_minor);
-  std::vector<const char*> argv;
-  for (const std::string& o : opts) argv.push_back(o.c_str());
-  r = lib->compile(prog, int(argv.size()), argv.data());
-  size_t log_size = 0;
-  std::string log;
-  if (lib->log_size(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
-    log.resize(log_size);
-    lib->log(prog, log.data());
-    log.resize(log_size - 1);
-  }
-  if (r != NVRTC_SUCCESS) {
-    lib->destroy(&prog);
-    return err("NVRTC failed: " + first_error_line(log));
-  }
-  size_t size = 0;
-  std::vector<uint8_t> cubin;
-  r = lib->cubin_size(prog, &size);
-  if (r == NVRTC_SUCCESS) {
-    cubin.resize(size);
-    r = lib->cubin(prog, reinterpret_cast<char*>(cubin.data()));
-  }
-  lib->destroy(&prog);
-  if (r != NVRTC_SUCCESS) return err(std::string("NVRTC: ") + lib->error_string(r));
-  // The stack frame ptxas reported for the largest function travels with
-  // the CUBIN (a trailer), for sizing the CUDA stack of recursive code.
+namespace {
+
+// The largest stack frame ptxas reports in a compile log (--ptxas-options=-v).
+uint32_t largest_frame(const std::string& log) {
   uint32_t frame = 0;
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) {
@@ -130,6 +104,94 @@ Result<std::vector<uint8_t>> nvrtc_compile(const std::string& source, const std:
     size_t b = line.rfind(' ', at - 1);
     frame = std::max<uint32_t>(frame, uint32_t(std::strtoul(line.c_str() + (b == std::string::npos ? 0 : b + 1), nullptr, 10)));
   }
+  return frame;
+}
+
+struct UnitResult {
+  Status status = Status::Ok();
+  std::vector<uint8_t> cubin;
+  uint32_t frame = 0;
+};
+
+UnitResult compile_unit(const Nvrtc& lib, const std::string& source, const std::string& name,
+                        const std::vector<std::string>& opts) {
+  UnitResult u;
+  nvrtcProgram prog = nullptr;
+  nvrtcResult r = lib.create(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  if (r != NVRTC_SUCCESS) {
+    u.status = err(std::string("NVRTC: ") + lib.error_string(r));
+    return u;
+  }
+  std::vector<const char*> argv;
+  for (const std::string& o : opts) argv.push_back(o.c_str());
+  r = lib.compile(prog, int(argv.size()), argv.data());
+  size_t log_size = 0;
+  std::string log;
+  if (lib.log_size(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+    log.resize(log_size);
+    lib.log(prog, log.data());
+    log.resize(log_size - 1);
+  }
+  if (r != NVRTC_SUCCESS) {
+    lib.destroy(&prog);
+    u.status = err("NVRTC failed: " + first_error_line(log));
+    return u;
+  }
+  size_t size = 0;
+  r = lib.cubin_size(prog, &size);
+  if (r == NVRTC_SUCCESS) {
+    u.cubin.resize(size);
+    r = lib.cubin(prog, reinterpret_cast<char*>(u.cubin.data()));
+  }
+  lib.destroy(&prog);
+  if (r != NVRTC_SUCCESS) u.status = err(std::string("NVRTC: ") + lib.error_string(r));
+  u.frame = largest_frame(log);
+  return u;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>& units, const std::string& name,
+                                           int cc_major, int cc_minor) {
+  WW_ASSIGN_OR_RETURN(const Nvrtc* lib, load());
+  if (units.empty()) return err("NVRTC: nothing to compile");
+  std::vector<std::string> opts = nvrtc_options(cc_major, cc_minor);
+  // Several units are relocatable code, compiled in parallel (NVRTC
+  // programs are independent) and linked; one is whole-program code.
+  if (units.size() > 1) opts.push_back("-rdc=true");
+  std::vector<UnitResult> results(units.size());
+  std::mutex mu;
+  size_t next = 0;
+  std::vector<std::thread> pool;
+  const size_t jobs = std::max<size_t>(1, std::min<size_t>(units.size(), std::thread::hardware_concurrency()));
+  for (size_t w = 0; w < jobs; ++w)
+    pool.emplace_back([&] {
+      for (;;) {
+        size_t i;
+        {
+          std::lock_guard<std::mutex> g(mu);
+          if (next >= units.size()) return;
+          i = next++;
+        }
+        results[i] = compile_unit(*lib, units[i], name + "." + std::to_string(i), opts);
+      }
+    });
+  for (auto& t : pool) t.join();
+  uint32_t frame = 0;
+  for (const UnitResult& u : results) {
+    WW_TRY(u.status);
+    frame = std::max(frame, u.frame);
+  }
+  std::vector<uint8_t> cubin;
+  if (units.size() == 1) {
+    cubin = std::move(results[0].cubin);
+  } else {
+    std::vector<std::vector<uint8_t>> objects;
+    for (UnitResult& u : results) objects.push_back(std::move(u.cubin));
+    WW_ASSIGN_OR_RETURN(cubin, link_cubins(objects, cc_major, cc_minor));
+  }
+  // The stack frame ptxas reported for the largest function travels with
+  // the CUBIN (a trailer), for sizing the CUDA stack of recursive code.
   for (int k = 0; k < 4; ++k) cubin.push_back(uint8_t(frame >> (8 * k)));
   return cubin;
 }

@@ -462,5 +462,31 @@ TEST(CompiledGpu, NvrtcCompilesTheGpuForm) {
     }
 }
 
+// A module split into units for the GPU: relocatable CUBINs, compiled in
+// parallel and linked by nvJitLink (no GPU needed either).
+TEST(CompiledGpu, SplitUnitsLinkIntoOneCubin) {
+  if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
+  auto v = gpu::nvrtc_version();
+  if (!v.ok()) GTEST_SKIP() << v.error().message;
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  codegen::Options o;
+  o.target = codegen::Target::Gpu;
+  o.max_units = 3;
+  o.ops_per_unit = 2;
+  auto g = codegen::generate(*cm, o);
+  ASSERT_TRUE(g.ok());
+  ASSERT_EQ(g->units.size(), 3u);
+  std::vector<std::string> units;
+  for (const std::string& u : g->units) {
+    auto a = codegen::amalgamate(u, codegen::Toolchain::Nvrtc);
+    ASSERT_TRUE(a.ok());
+    units.push_back(*a);
+  }
+  auto cubin = gpu::nvrtc_compile(units, "split.cu", 9, 0);
+  ASSERT_TRUE(cubin.ok()) << cubin.error().message;
+  EXPECT_GT(cubin->size(), 1000u);
+}
+
 }  // namespace
 }  // namespace ww
