@@ -1,5 +1,6 @@
 #include "compiled/host_compiler.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -25,28 +26,48 @@ namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
 
-// A scratch directory removed with everything in it.
+// A scratch directory removed with everything in it. Its name carries the
+// process id, so a directory that a killed wasmwarp left behind is known
+// by its dead owner and removed by the next compile.
 class TempDir {
  public:
   TempDir() {
     const char* t = std::getenv("TMPDIR");
-    std::string tmpl = std::string(t && *t ? t : "/tmp") + "/wasmwarp-cc-XXXXXX";
+    const std::string root = t && *t ? t : "/tmp";
+    remove_stale(root);
+    std::string tmpl = root + "/wasmwarp-cc-" + std::to_string(::getpid()) + "-XXXXXX";
     if (::mkdtemp(tmpl.data())) path_ = tmpl;
   }
   ~TempDir() {
-    if (path_.empty()) return;
-    for (const std::string& f : files_) ::unlink((path_ + "/" + f).c_str());
-    ::rmdir(path_.c_str());
+    if (!path_.empty()) remove_tree(path_);
   }
   bool ok() const { return !path_.empty(); }
-  std::string file(const std::string& name) {
-    files_.push_back(name);
-    return path_ + "/" + name;
-  }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
 
  private:
+  static void remove_tree(const std::string& dir) {
+    if (DIR* d = ::opendir(dir.c_str())) {
+      while (dirent* e = ::readdir(d))
+        if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, ".."))
+          ::unlink((dir + "/" + e->d_name).c_str());
+      ::closedir(d);
+    }
+    ::rmdir(dir.c_str());
+  }
+  static void remove_stale(const std::string& root) {
+    DIR* d = ::opendir(root.c_str());
+    if (!d) return;
+    const std::string prefix = "wasmwarp-cc-";
+    while (dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name.rfind(prefix, 0) != 0) continue;
+      pid_t pid = pid_t(std::strtol(name.c_str() + prefix.size(), nullptr, 10));
+      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) remove_tree(root + "/" + name);
+    }
+    ::closedir(d);
+  }
+
   std::string path_;
-  std::vector<std::string> files_;
 };
 
 std::string read_text(const std::string& path) {

@@ -412,6 +412,25 @@ TEST(CompiledCpu, ALargeModuleSplitsIntoUnitsThatLinkAndRun) {
   EXPECT_EQ(r.results[0].bits, 10u);
 }
 
+TEST(CompiledCpu, ScratchOfAKilledCompileIsRemovedLater) {
+  // A compile whose wasmwarp was killed leaves its scratch directory; the
+  // next compile removes it (its owner's pid is gone), and its own.
+  std::string tmp = scratch_dir("tmpdir");
+  std::string stale = tmp + "/wasmwarp-cc-999999999-abcdef";
+  ASSERT_EQ(mkdir(stale.c_str(), 0755), 0);
+  std::ofstream(stale + "/unit0.cc") << "x";
+  ScopedEnv env("TMPDIR", tmp.c_str());
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  auto req = cpu_request(cm, "");
+  req.cache.enabled = false;
+  ASSERT_TRUE(compiled::compile_cpu(req, nullptr).ok());
+  struct stat st {};
+  EXPECT_NE(stat(stale.c_str(), &st), 0);
+  std::string left = "ls -A '" + tmp + "' | grep -q .";
+  EXPECT_NE(std::system(left.c_str()), 0) << "scratch directories left in " << tmp;
+}
+
 TEST(CompiledCpu, CodeRunsInTheStore) {
   auto cm = calls_module();
   ASSERT_TRUE(cm);
