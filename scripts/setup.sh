@@ -10,7 +10,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${WW_BUILD_DIR:-$root/build}
 jobs=${WW_JOBS:-$(nproc)}
 
-# Compilers and build tools; the libraries the code links; wabt for the spec
+# Compilers and build tools; the libraries the code links (xxhash: the
+# compiled-code cache's keys and checksums); wabt for the spec
 # suite (wast2json) and tests (wat2wasm); clang + lld + wasi-libc + the wasm32
 # compiler-rt builtins to build the C guests in examples/ and bench/; rustc
 # with the wasm32 standard library for the Rust test guests (tests/guests);
