@@ -75,7 +75,7 @@ expected=$("$g/hash.native" 0 $n)
 check "hash: --mem-in, $n instances (JSON)" "$expected" \
   "$(grep -o '"results":\[[-0-9]*\]' "$work/hash_input.json" | tr -dc '0-9\n-')"
 check "hash: hash_seed(@index), $n instances" "$expected" \
-  "$("$ww" run --invoke hash_seed -n $n "$g/hash.wasm" @index | cut -f2)"
+  "$("$ww" run --invoke hash_seed -n $n --output - "$g/hash.wasm" @index | cut -f2)"
 
 echo "$fails failure(s)"
 ((fails == 0))

@@ -96,6 +96,8 @@ have_backend=0
 # pipeline under pipefail.)
 help=$("$ww" run --help 2>/dev/null)
 grep -q -- '--backend' <<<"$help" && have_backend=1
+have_stats=0
+grep -q -- '--stats' <<<"$help" && have_stats=1
 if ((have_backend == 0)); then
   note "note: '$ww run' has no --backend option: GPU runs skipped, CPU runs use the default backend"
 fi
@@ -103,7 +105,7 @@ fi
 # rate_of LOG N SECONDS: instances per second from a run's stderr.
 rate_of() {
   local log=$1 n=$2 secs=$3 r
-  r=$(grep -oE 'rate: *[0-9.eE+]+ *instances/s' "$log" | tail -n 1 | grep -oE '[0-9][0-9.eE+]*' | head -n 1)
+  r=$(grep -oE 'rate: *[0-9.eE+]+ *(completed )?instances/s' "$log" | tail -n 1 | grep -oE '[0-9][0-9.eE+]*' | head -n 1)
   [[ -z $r ]] && r=$(grep -oE '[0-9][0-9.eE+]* *instances/s' "$log" | tail -n 1 | grep -oE '^[0-9][0-9.eE+]*')
   if [[ -z $r ]]; then
     local wall
@@ -139,6 +141,7 @@ wwrun() {
   fi
   [[ $backend == cpu ]] && bargs+=(--threads "$threads")
   [[ $backend == gpu && -n ${GPU_LAYOUT:-} ]] && bargs+=(--gpu-layout "$GPU_LAYOUT")
+  ((have_stats)) && bargs+=(--stats "$work/$tag.stats.json")
   local rates=() krates=() k t0 t1 rc kr
   rm -f "$work/$tag.krate"
   for ((k = 0; k < reps; ++k)); do
@@ -421,6 +424,29 @@ compile_times collatz "$bin/collatz.wasm" collatz
 compile_times hashwasm "$bin/hashwasm_sha256.wasm" Hash_Calculate
 
 # ----------------------------------------------------------------- table
+# stat FILE KEY: a number from a --stats file (one key per line).
+stat() { grep -m1 -oE "\"$2\": *[0-9.eE+-]+" "$1" 2>/dev/null | grep -oE '[0-9.eE+-]+$'; }
+
+# Where each GPU run's time went (the last run of each row, from --stats).
+fmt_split() {
+  local f='%-22s %9s %9s %9s %9s %9s %9s %9s %12s %10s %6s\n' j tag
+  # shellcheck disable=SC2059
+  printf "$f" run "wall ms" plan upload "mem setup" kernel download "other" "B/instance" "wave" waves
+  for j in "$work"/*.gpu-*.stats.json; do
+    [[ -f $j ]] || continue
+    tag=$(basename "$j" .stats.json)
+    local w p u m k d
+    w=$(awk -v s="$(stat "$j" wall_s)" 'BEGIN { printf "%.1f", s * 1000 }')
+    p=$(stat "$j" plan); u=$(stat "$j" upload); m=$(stat "$j" "memory set-up"); k=$(stat "$j" kernel); d=$(stat "$j" download)
+    # shellcheck disable=SC2059
+    printf "$f" "$tag" "$w" "$(printf %.1f "$p")" "$(printf %.1f "$u")" "$(printf %.1f "$m")" "$(printf %.1f "$k")" \
+      "$(printf %.1f "$d")" "$(awk -v w="$w" -v a="$p" -v b="$u" -v c="$m" -v e="$k" -v g="$d" 'BEGIN { printf "%.1f", w - a - b - c - e - g }')" \
+      "$(stat "$j" bytes_per_instance)" "$(stat "$j" wave_size)" "$(stat "$j" waves)"
+  done
+  echo "(ms of the batch's wall time by phase, from wasmwarp --stats; other = the rest: host-side"
+  echo " arguments, results and bookkeeping. B/instance: device memory per instance, wave: instances per wave)"
+}
+
 fmt_table() {
   local f='%-11s %9s %13s %13s %13s %13s %14s %15s %13s %9s %9s\n'
   # shellcheck disable=SC2059
@@ -453,7 +479,10 @@ fmt_table() {
   fi
 }
 echo
-fmt_table | tee "$table"
+{
+  fmt_table
+  ((have_stats)) && { echo; fmt_split; }
+} | tee "$table"
 echo "outputs and logs in $work"
 ((fails == 0)) || exit 1
 exit 0

@@ -4,6 +4,7 @@
 // CompiledModule.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -78,6 +79,10 @@ struct StoreLimits {
   // to 2^32-1 elements, which would exhaust host memory before it failed.
   uint32_t max_table_size = 10'000'000;
   uint64_t fuel = 0;                      // instructions per invoke; 0 = unlimited
+  // When set and non-zero, running code stops within about a millisecond
+  // with this value as its trap code (TrapCode::Timeout, ::Interrupted):
+  // how a batch's deadline or Ctrl-C reaches an instance in a loop.
+  const std::atomic<uint8_t>* interrupt = nullptr;
 };
 
 // Where and why the last invocation trapped.
@@ -98,6 +103,23 @@ enum class InstantiateErrorKind { Unlinkable, Trap };
 struct InstantiateError {
   InstantiateErrorKind kind;
   std::string message;  // "unknown import", "incompatible import type", or a trap message
+};
+
+// An instance's state in terms of its module, not of the store it lives in:
+// taken once (after a batch's --init exports ran), it seeds instances in any
+// store without running segments or the start function again. Function
+// references are module function indices + 1 (0 = null).
+struct InstanceSnapshot {
+  struct Memory {
+    uint32_t pages = 0;
+    std::vector<uint8_t> bytes;          // pages * 64 KiB
+    std::vector<uint32_t> nonzero_pages;  // the only pages a new instance copies
+  };
+  std::vector<Memory> memories;                     // the module's own memories
+  std::vector<uint64_t> globals;                    // the module's own globals
+  std::vector<std::vector<uint64_t>> tables;        // the module's own tables
+  std::vector<std::vector<uint64_t>> elem_segments;  // what elem.drop left
+  std::vector<uint8_t> data_dropped;
 };
 
 struct StoreImpl;  // defined in runtime/store.h; the interpreter reads it directly
@@ -121,6 +143,15 @@ class Store {
   // during instantiation, effects on imported tables/memories stay (2.0).
   std::variant<uint32_t, InstantiateError> instantiate(std::shared_ptr<const CompiledModule> m,
                                                        const std::vector<ExternVal>& imports);
+  // Instantiates `m` in the state `image` records (taken from an instance
+  // of the same module): no segment and no start function runs.
+  std::variant<uint32_t, InstantiateError> instantiate(std::shared_ptr<const CompiledModule> m,
+                                                       const std::vector<ExternVal>& imports,
+                                                       const InstanceSnapshot& image);
+  // The instance's own memories, globals, tables and segments. Fails when
+  // its state refers to a function of another instance or a host function
+  // it does not import, which another store could not resolve.
+  Result<InstanceSnapshot> snapshot(uint32_t instance) const;
 
   std::optional<ExternVal> get_export(uint32_t instance, std::string_view name) const;
 
@@ -152,6 +183,9 @@ class Store {
   const StoreImpl& impl() const { return *impl_; }
 
  private:
+  std::variant<uint32_t, InstantiateError> instantiate_impl(std::shared_ptr<const CompiledModule> m,
+                                                            const std::vector<ExternVal>& imports,
+                                                            const InstanceSnapshot* image);
   std::unique_ptr<StoreImpl> impl_;
 };
 

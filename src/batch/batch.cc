@@ -22,6 +22,32 @@ namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
 
+// One instance, its start function and the --init exports run, then its
+// state taken. A start function that traps leaves no image (every instance
+// then reports that trap, as without one); an --init export that traps is
+// an error of the batch.
+Result<std::shared_ptr<const InitImage>> make_init_image(const BatchSpec& spec) {
+  auto image = std::make_shared<InitImage>();
+  image->ctx = gpu::GpuContext{spec.intrinsics ? spec.intrinsics : &image->fallback_batch, 0};
+  image->store = std::make_unique<Store>();
+  Store& store = *image->store;
+  WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_imports(store, spec.module->module, &image->ctx));
+  auto r = store.instantiate(spec.module, imports);
+  if (std::holds_alternative<InstantiateError>(r)) {
+    if (!spec.init_calls.empty())
+      return err("instantiation before --init failed: " + std::get<InstantiateError>(r).message);
+    return std::shared_ptr<const InitImage>();
+  }
+  image->instance = std::get<uint32_t>(r);
+  for (const BatchSpec::InitCall& c : spec.init_calls) {
+    auto ev = store.get_export(image->instance, c.export_name);
+    InvokeResult res = store.invoke(ev->addr, c.args);
+    if (!res.ok()) return err("--init export '" + c.export_name + "' trapped: " + trap_message(res.trap));
+  }
+  WW_ASSIGN_OR_RETURN(image->snapshot, store.snapshot(image->instance));
+  return std::shared_ptr<const InitImage>(std::move(image));
+}
+
 Result<Job> make_job(const BatchSpec& spec) {
   if (!spec.module) return err("no module");
   if (spec.instances == 0) return err("--instances must be at least 1");
@@ -41,6 +67,17 @@ Result<Job> make_job(const BatchSpec& spec) {
   for (const MemInput& mi : spec.mem_in)
     if (mi.record == 0 || mi.data.size() / mi.record < spec.instances)
       return err("a memory input holds fewer records than instances");
+  for (const BatchSpec::InitCall& c : spec.init_calls) {
+    WW_ASSIGN_OR_RETURN(FuncType t, export_function_type(m, c.export_name));
+    bool same = t.params.size() == c.args.size();
+    for (size_t k = 0; same && k < c.args.size(); ++k) same = c.args[k].type == t.params[k];
+    if (!same)
+      return err("--init export '" + c.export_name + "' takes (" + valtype_list(t.params) + "), got " +
+                 std::to_string(c.args.size()) + " argument(s)");
+  }
+  if (!spec.init_calls.empty() || m.start) {
+    WW_ASSIGN_OR_RETURN(job.image, make_init_image(spec));
+  }
   return job;
 }
 
@@ -152,6 +189,7 @@ class Driver {
         compiled = std::move(ce.exec);
         settled = true;
       }
+      if (job_.cancelled()) break;
       Executor& ex = compiled ? *compiled : interp;
       uint64_t count = settled ? n - first : std::min(chunk, n - first);
       WW_TRY(run_segment(ex, first, count));
@@ -247,6 +285,12 @@ Value arg_value(const ArgSource& a, ValType type, uint64_t i) {
 
 bool Job::deadline_passed() const { return seconds_left() <= 0; }
 
+TrapCode Job::stop_reason() const {
+  if (cancelled()) return TrapCode::Interrupted;
+  if (deadline_passed()) return TrapCode::Timeout;
+  return TrapCode::None;
+}
+
 double Job::seconds_left() const {
   if (spec->timeout_s <= 0) return std::numeric_limits<double>::infinity();
   return spec->timeout_s -
@@ -287,6 +331,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
   if (compile_now) {
     CompiledExecutor ce = compile_executor(req);
     record_compile(ce, out.compile);
+    out.phases.compile = ce.outcome.generate_ms + ce.outcome.compile_ms + ce.outcome.load_ms;
     out.compile.used = ce.exec != nullptr;
     WW_TRY(driver.run_segment(ce.exec ? *ce.exec : *interp, 0, spec.instances));
   } else if (spec.tier == Tier::Auto && spec.instances >= auto_min) {
@@ -297,8 +342,9 @@ Result<BatchResult> run(const BatchSpec& spec) {
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.t0).count();
   // Instances the timeout stopped, or that never started, say so as their
   // trap, so every output row tells what became of its instance.
+  const uint8_t why = uint8_t(job.cancelled() ? TrapCode::Interrupted : TrapCode::Timeout);
   for (uint64_t i = 0; i < spec.instances; ++i)
-    if (!out.finished[i]) out.traps[i] = uint8_t(TrapCode::Timeout);
+    if (!out.finished[i]) out.traps[i] = why;
   if (out.backend == Backend::Cpu) {
     unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     unsigned t = spec.threads ? spec.threads : hw;

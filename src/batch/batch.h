@@ -10,6 +10,7 @@
 //   traps and memory outputs in instance order.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -81,6 +82,13 @@ struct BatchSpec {
   std::vector<ArgSource> args;  // one per parameter of the export
   std::vector<MemInput> mem_in;
   std::vector<MemOutput> mem_out;
+  // Exports run once, in order, in one instance whose state (with the
+  // start function's work) then seeds every instance of the batch.
+  struct InitCall {
+    std::string export_name;
+    std::vector<Value> args;
+  };
+  std::vector<InitCall> init_calls;
 
   uint64_t fuel = 0;       // per instance: back-edges and calls; 0 = unlimited
   double timeout_s = 0;    // stop handing out instances (CPU) / stop kernels (GPU)
@@ -91,6 +99,10 @@ struct BatchSpec {
   Tier tier = Tier::Auto;
   GpuOptions gpu;
   CacheOptions cache;
+
+  // Set (from a signal handler, say) to stop the batch: running instances
+  // stop as at the timeout and are reported "not finished: interrupted".
+  const std::atomic<bool>* cancel = nullptr;
 
   // About twice a second while instances run: done of total, seconds.
   std::function<void(uint64_t done, uint64_t total, double seconds)> progress;
@@ -118,6 +130,21 @@ struct CompileReport {
   std::string cache_note;    // cache trouble that did not stop the run
 };
 
+// Where a batch's time went, milliseconds of wall time. The GPU's phases
+// are measured with the device synchronised at their ends; the CPU's split
+// each executor's wall time by its workers' summed time per phase.
+struct PhaseTimes {
+  double read_inputs = 0;    // module file, argument columns, memory inputs (the CLI)
+  double translate = 0;      // decode, validate, translate (the CLI)
+  double compile = 0;        // codegen + compiler + load, when the batch waited for it
+  double plan = 0;           // device probe, initial image, memory plan
+  double upload = 0;         // module, arguments and memory inputs to the device
+  double memory_setup = 0;   // instances' initial state (GPU kernels; CPU instantiation)
+  double kernel = 0;         // running the export
+  double download = 0;       // results, traps and memory outputs back
+  double write_outputs = 0;  // --output, --mem-out and the rest (the CLI)
+};
+
 struct BatchResult {
   FuncType type;
   std::vector<uint64_t> results;  // instances x type.results.size()
@@ -134,6 +161,13 @@ struct BatchResult {
   std::string device;        // the GPU's name
   unsigned threads = 0;      // CPU workers
   double kernel_ms = 0;      // GPU kernels, all segments
+  PhaseTimes phases;
+  // The GPU's memory: what each instance was given (linear memory plus
+  // frames, globals, tables and status) and how the waves were cut.
+  uint64_t device_bytes_per_instance = 0;
+  uint64_t linear_bytes_per_instance = 0;
+  uint32_t wave_size = 0, waves = 0;
+  std::string memory_layout;
   std::vector<Segment> segments;
   CompileReport compile;
   double wall_s = 0;

@@ -5,6 +5,8 @@
 // Store attaches it to every new instance (StoreImpl::native_for).
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -57,10 +59,24 @@ TrapCode locate(Store& store, uint32_t inst, const Address& a, uint64_t len, uin
   return TrapCode::None;
 }
 
+// Per-worker time in each phase of an instance's life (the summary's split).
+struct PhaseClock {
+  using Clock = std::chrono::steady_clock;
+  uint64_t setup_ns = 0, run_ns = 0, copy_ns = 0;
+  Clock::time_point t = Clock::now();
+  void lap(uint64_t& acc) {
+    auto now = Clock::now();
+    acc += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(now - t).count());
+    t = now;
+  }
+};
+
 TrapCode run_one(Store& store, const std::vector<ExternVal>& imports, const Job& job, uint64_t i,
-                 std::vector<Value>& args, BatchResult& out) {
+                 std::vector<Value>& args, BatchResult& out, PhaseClock& clock) {
   const BatchSpec& spec = *job.spec;
-  auto r = store.instantiate(spec.module, imports);
+  clock.t = PhaseClock::Clock::now();
+  auto r = job.image ? store.instantiate(spec.module, imports, job.image->snapshot)
+                     : store.instantiate(spec.module, imports);
   if (auto* e = std::get_if<InstantiateError>(&r)) return trap_from_message(e->message);
   uint32_t inst = std::get<uint32_t>(r);
   for (const MemInput& m : spec.mem_in) {
@@ -72,7 +88,9 @@ TrapCode run_one(Store& store, const std::vector<ExternVal>& imports, const Job&
   for (size_t k = 0; k < np; ++k) args[k] = arg_value(spec.args[k], job.type.params[k], i);
   auto fn = store.get_export(inst, spec.export_name);
   if (!fn) return TrapCode::HostError;
+  clock.lap(clock.setup_ns);
   InvokeResult res = store.invoke(fn->addr, args);
+  clock.lap(clock.run_ns);
   if (!res.ok()) return res.trap;
   for (size_t k = 0; k < spec.mem_out.size(); ++k) {
     const MemOutput& m = spec.mem_out[k];
@@ -82,6 +100,7 @@ TrapCode run_one(Store& store, const std::vector<ExternVal>& imports, const Job&
   }
   const size_t nr = job.type.results.size();
   for (size_t k = 0; k < nr && k < res.results.size(); ++k) out.results[i * nr + k] = res.results[k].bits;
+  clock.lap(clock.copy_ns);
   return TrapCode::None;
 }
 
@@ -99,8 +118,9 @@ class CpuExecutor final : public Executor {
   Tier tier() const override { return native_ ? Tier::Compiled : Tier::Interp; }
   std::string where() const override { return "threads=" + std::to_string(threads_); }
 
-  // --timeout stops handing out instances once it has passed; an instance
-  // already running finishes (--fuel bounds a runaway one on the CPU).
+  // The calling thread waits for the workers, waking for progress lines
+  // and to turn the deadline or a cancellation into the interrupt byte that
+  // running instances read at back-edges.
   Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
              const std::function<void(uint64_t)>& progress) override {
     const BatchSpec& spec = *job.spec;
@@ -108,54 +128,79 @@ class CpuExecutor final : public Executor {
     if (uint64_t(threads) > count) threads = unsigned(std::max<uint64_t>(count, 1));
     threads_ = std::max(threads_, threads);
 
-    std::atomic<uint64_t> done{0}, next{0};
-    std::atomic<bool> failed{false};
-    std::mutex fail_mu;
-    std::string fail_msg;
-    const uint64_t chunk = std::clamp<uint64_t>(count / (uint64_t(threads) * 16), 1, 256);
-    auto worker = [&] {
-      try {
-        work(job, first, count, chunk, next, done, failed, out);
-      } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> g(fail_mu);
-        if (fail_msg.empty()) fail_msg = std::string("instance failed: ") + e.what();
-        failed = true;
-      }
-    };
-    std::atomic<unsigned> running{threads};
+    Shared sh;
+    sh.chunk = std::clamp<uint64_t>(count / (uint64_t(threads) * 16), 1, 256);
+    sh.running = threads;
+    const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::thread> pool;
     for (unsigned t = 0; t < threads; ++t)
       pool.emplace_back([&] {
-        worker();
-        running.fetch_sub(1);
+        try {
+          work(job, first, count, sh, out);
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> g(sh.mu);
+          if (sh.fail_msg.empty()) sh.fail_msg = std::string("instance failed: ") + e.what();
+          sh.failed = true;
+        }
+        std::lock_guard<std::mutex> g(sh.mu);
+        if (--sh.running == 0) sh.cv.notify_all();
       });
-    while (running.load() > 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      if (progress) progress(done.load());
+    {
+      std::unique_lock<std::mutex> lk(sh.mu);
+      while (sh.running > 0) {
+        // Up to 100 ms between looks at the clock and the cancel flag; the
+        // last worker's notify ends the wait at once.
+        double wait_s = std::min(0.1, std::max(job.seconds_left(), 0.0));
+        sh.cv.wait_for(lk, std::chrono::duration<double>(wait_s), [&] { return sh.running == 0; });
+        if (TrapCode why = job.stop_reason(); why != TrapCode::None && !sh.interrupt.load())
+          sh.interrupt.store(uint8_t(why));
+        if (progress) progress(sh.done.load());
+      }
     }
     for (auto& t : pool) t.join();
-    if (failed) return make_error(kNoOffset, fail_msg);
+    // The workers' summed time per phase, scaled to this range's wall time.
+    const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double busy = double(sh.setup_ns + sh.run_ns + sh.copy_ns);
+    if (busy > 0) {
+      out.phases.memory_setup += wall_ms * double(sh.setup_ns) / busy;
+      out.phases.kernel += wall_ms * double(sh.run_ns) / busy;
+      out.phases.download += wall_ms * double(sh.copy_ns) / busy;
+    }
+    if (sh.failed) return make_error(kNoOffset, sh.fail_msg);
     return Status::Ok();
   }
 
  private:
-  void work(const Job& job, uint64_t first, uint64_t count, uint64_t chunk,
-            std::atomic<uint64_t>& next, std::atomic<uint64_t>& done, std::atomic<bool>& failed,
-            BatchResult& out) const {
+  struct Shared {
+    std::mutex mu;
+    std::condition_variable cv;
+    unsigned running = 0;
+    bool failed = false;
+    std::string fail_msg;
+    uint64_t chunk = 1;
+    std::atomic<uint64_t> next{0}, done{0};
+    std::atomic<uint8_t> interrupt{0};  // TrapCode that stops running code
+    std::atomic<uint64_t> setup_ns{0}, run_ns{0}, copy_ns{0};
+  };
+
+  void work(const Job& job, uint64_t first, uint64_t count, Shared& sh, BatchResult& out) const {
     const BatchSpec& spec = *job.spec;
     StoreLimits limits;
     limits.fuel = spec.fuel;
+    limits.interrupt = &sh.interrupt;
     std::unique_ptr<Store> store;
     std::vector<ExternVal> imports;
     gpu::GpuBatch fallback;
     gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
     uint64_t made = 0;
     std::vector<Value> args(job.type.params.size());
-    while (!failed.load(std::memory_order_relaxed)) {
-      uint64_t begin = next.fetch_add(chunk);
+    PhaseClock clock;
+    while (!sh.failed) {
+      uint64_t begin = sh.next.fetch_add(sh.chunk);
       if (begin >= count) break;
-      uint64_t end = std::min(count, begin + chunk);
+      uint64_t end = std::min(count, begin + sh.chunk);
       for (uint64_t i = first + begin; i < first + end; ++i) {
+        if (sh.interrupt.load(std::memory_order_relaxed)) continue;  // reported as not finished
         if (!store || made >= kInstancesPerStore) {
           store = std::make_unique<Store>(limits);
           if (native_) {
@@ -166,19 +211,24 @@ class CpuExecutor final : public Executor {
           imports = std::move(*linked);
           made = 0;
         }
-        if (job.deadline_passed()) continue;  // reported as not finished
         ctx.instance_index = uint32_t(i);
         store->impl().last_trap = TrapInfo{};
-        out.traps[i] = uint8_t(run_one(*store, imports, job, i, args, out));
+        TrapCode t = run_one(*store, imports, job, i, args, out, clock);
+        store->release_instance_storage(uint32_t(store->impl().instances.size() - 1));
+        ++made;
+        // An instance the interrupt stopped did not finish.
+        if (t == TrapCode::Timeout || t == TrapCode::Interrupted) continue;
+        out.traps[i] = uint8_t(t);
         const TrapInfo& where = store->impl().last_trap;
         out.trap_func[i] = where.func_index;
         out.trap_pc[i] = where.code != TrapCode::None ? where.pc : gpu::kNoTrapPc;
         out.finished[i] = 1;
-        done.fetch_add(1, std::memory_order_relaxed);
-        store->release_instance_storage(uint32_t(store->impl().instances.size() - 1));
-        ++made;
+        sh.done.fetch_add(1, std::memory_order_relaxed);
       }
     }
+    sh.setup_ns += clock.setup_ns;
+    sh.run_ns += clock.run_ns;
+    sh.copy_ns += clock.copy_ns;
   }
 
   std::shared_ptr<const NativeCode> native_;

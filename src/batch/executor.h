@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "batch/batch.h"
+#include "intrinsics/gpu_batch.h"
 #include "store/store.h"
 
 namespace ww::gpu {
@@ -18,15 +19,30 @@ class KernelLauncher;
 
 namespace ww::batch {
 
+// The state every instance starts from when the batch has --init exports
+// or a start function: one instance that ran them, kept live (the GPU
+// copies its state) and as a snapshot (CPU instances are made from it).
+struct InitImage {
+  gpu::GpuBatch fallback_batch;
+  gpu::GpuContext ctx;
+  std::unique_ptr<Store> store;
+  uint32_t instance = 0;
+  InstanceSnapshot snapshot;
+};
+
 // The spec resolved against its module, shared by every executor.
 struct Job {
   const BatchSpec* spec = nullptr;
   uint32_t func_index = 0;  // the export, in the module's function index space
   FuncType type;
+  std::shared_ptr<const InitImage> image;  // null: instances instantiate afresh
   std::chrono::steady_clock::time_point t0;  // the batch's start (timeout, get_time)
 
   bool deadline_passed() const;
   double seconds_left() const;  // of the timeout; +inf without one
+  bool cancelled() const { return spec->cancel && spec->cancel->load(std::memory_order_relaxed); }
+  // Why instances stop early now: TrapCode::Interrupted, ::Timeout, or None.
+  TrapCode stop_reason() const;
 };
 
 class Executor {

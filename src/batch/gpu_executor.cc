@@ -16,7 +16,8 @@ Result<uint64_t> resolve_address_fresh(const Job& job, const Address& a) {
   gpu::GpuBatch fallback;
   gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
   WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_imports(store, spec.module->module, &ctx));
-  auto r = store.instantiate(spec.module, imports);
+  auto r = job.image ? store.instantiate(spec.module, imports, job.image->snapshot)
+                     : store.instantiate(spec.module, imports);
   if (auto* e = std::get_if<InstantiateError>(&r))
     return make_error(kNoOffset, "instantiation failed: " + e->message);
   auto ev = store.get_export(std::get<uint32_t>(r), a.export_name);
@@ -77,6 +78,13 @@ class GpuExecutor final : public Executor {
     req.max_wave = spec.gpu.max_wave;
     req.layout = spec.gpu.layout;
     req.batch = spec.intrinsics;
+    req.cancel = spec.cancel;
+    if (job.image) {
+      // Every instance starts from the --init state; the GPU copies it
+      // from the live instance that made it.
+      req.source_store = job.image->store.get();
+      req.source_instance = job.image->instance;
+    }
 
     // Every instance starts from the same state, so an address export gives
     // one answer for all of them; it is asked once, on a fresh instance.
@@ -110,6 +118,17 @@ class GpuExecutor final : public Executor {
     std::copy(r.trap_pc.begin(), r.trap_pc.end(), out.trap_pc.begin() + first);
     std::copy(r.finished.begin(), r.finished.end(), out.finished.begin() + first);
     out.kernel_ms += r.kernel_ms;
+    PhaseTimes& ph = out.phases;
+    ph.plan += r.plan_ms;
+    ph.upload += r.upload_ms;
+    ph.memory_setup += r.memory_setup_ms;
+    ph.kernel += r.kernel_ms;
+    ph.download += r.download_ms;
+    out.device_bytes_per_instance = r.plan.linear_bytes_per_instance + r.plan.overhead_bytes_per_instance;
+    out.linear_bytes_per_instance = r.plan.linear_bytes_per_instance;
+    out.wave_size = std::max(out.wave_size, r.plan.wave_size);
+    out.waves += r.plan.waves;
+    out.memory_layout = gpu::layout_name(spec.gpu.layout);
     device_ = r.device_name;
     return Status::Ok();
   }

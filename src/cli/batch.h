@@ -14,13 +14,16 @@ namespace ww::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitTrap = 1;   // the export (or any batch instance) trapped
 inline constexpr int kExitUsage = 2;  // bad arguments, files or modules
+// A batch stopped by signal S (Ctrl-C: SIGINT) exits with 128 + S, as a
+// shell reports a process killed by it.
 
 struct RunSpec {
   std::string module_path;
   std::string invoke;             // empty: _start
+  std::vector<std::string> init;  // --init: exports run once, their state shared
   std::vector<std::string> args;  // constants, "@index", "@col:FILE[:K]"
   uint64_t instances = 1;
-  bool batch = false;             // -n or --output given: summary + per-instance rows
+  bool batch = false;             // -n or --output given: a summary; rows only with --output
   unsigned threads = 0;           // 0: hardware_concurrency
   uint64_t fuel = 0;
   bool deny_recursion = false;
@@ -30,6 +33,7 @@ struct RunSpec {
   std::optional<uint64_t> mem_in_size;
   std::vector<std::string> mem_out;  // "ADDR:LEN=FILE"
   bool quiet = false;             // no summary and no progress line
+  std::string stats;              // --stats FILE.json: the summary's figures
 
   std::string backend = "auto";   // auto | cpu | gpu
   std::string tier = "auto";      // auto | interp | compiled

@@ -9,6 +9,7 @@
 #include "cli/batch.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/module_source.h"
 #include "compiled/compiled_tier.h"
 #include "exec/gpu/gpu_backend.h"
 
@@ -70,7 +71,7 @@ int cmd_compile(int argc, char** argv) {
   if (!be.ok()) return fail(be.error().message);
   if (layout != "interleaved" && layout != "contiguous")
     return fail("--gpu-layout must be interleaved or contiguous, not '" + layout + "'");
-  auto cm = compile_file(module_path);
+  auto cm = compile_module_file(module_path);
   if (!cm.ok()) return fail(module_path + ": " + cm.error().to_string());
 
   compiled::Request req;

@@ -8,6 +8,7 @@
 #include "cli/batch.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/module_source.h"
 #include "decode/decoder.h"
 #include "validate/validator.h"
 #include "wasmwarp/runtime.h"
@@ -99,7 +100,7 @@ int cmd_inspect(int argc, char** argv) {
   std::string path;
   if (int rc = parse_module_arg("inspect", "Describe a module: imports, exports, functions, sizes.", argc, argv, path); rc >= 0)
     return rc;
-  auto cm = compile_file(path);
+  auto cm = compile_module_file(path);
   if (!cm.ok()) {
     print_error(with_path(path, cm.error()));
     return kExitUsage;
@@ -157,7 +158,7 @@ int cmd_disasm(int argc, char** argv) {
   std::string path;
   if (int rc = parse_module_arg("disasm", "Print a module's register bytecode.", argc, argv, path); rc >= 0)
     return rc;
-  auto cm = compile_file(path);
+  auto cm = compile_module_file(path);
   if (!cm.ok()) {
     print_error(with_path(path, cm.error()));
     return kExitUsage;

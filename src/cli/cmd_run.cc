@@ -28,8 +28,11 @@ Memory I/O (memory 0 of each instance; ADDR is a number or an export: a
   --mem-out ADDR:LEN=FILE  LEN bytes at ADDR after the call; FILE gets N*LEN
                            bytes in instance order (zeros for trapped ones)
   Out-of-bounds records trap that instance with "out of bounds memory access".
-Output (--output FILE, one row per instance, written to a temporary file and
-renamed when complete):
+Output: a batch prints nothing per instance unless asked; the summary goes to
+stderr (-q drops it, but never the line about trapped or unfinished
+instances). --output FILE, one row per instance, written to a temporary file
+and renamed when complete:
+  -      tab-separated rows on stdout: INDEX, results (or "trap: MESSAGE")
   .csv   instance,result0,...,trap (results empty and trap message set when trapped)
   .json  [{"instance":0,"results":[...],"trap":null}, ...]; integers as
          numbers, floats/refs as exact text ("1.5", "nan:0x200000", "-0");
@@ -56,11 +59,21 @@ Intrinsics (module "gpu", both backends, identical results):
   read_state/write_state/atomic_add (--state N, --state-in, --state-out),
   texture_sample (--texture UNIT=FILE.png, --texture-filter nearest|bilinear).
 --timeout SECONDS stops the batch: instances that had not finished are
-reported as "not finished: timeout" (on the CPU an instance already running
-completes; --fuel bounds it). Long batches print a progress line on stderr.
-Without --invoke the export `_start` runs. A trap prints "wasm trap: MESSAGE"
-on stderr. Exit codes: 0 ok, 1 trap (batch: any instance trapped), 2 usage or
-input error. With -n or --output a summary goes to stderr.)";
+reported as "not finished: timeout" (running instances stop too). Ctrl-C or
+SIGTERM stops a batch the same way ("not finished: interrupted"): what
+finished is written, and the exit code is 128 + the signal; a second signal
+quits at once, removing temporary output files. Long batches print a
+progress line on stderr. The summary splits the time by phase (read inputs,
+translate, compile, plan, upload, memory set-up, kernel, download, write
+outputs); --stats FILE.json writes it and the counts as JSON.
+Set-up once: --init NAME[:A,B,...] (repeatable, in order; constant
+arguments after the colon) runs those exports, and the
+module's start function, once in one instance; every instance of the batch
+then starts from a copy of that instance's memory, globals and tables
+instead of running them itself. Without --invoke the export `_start` runs. A trap prints "wasm trap: MESSAGE"
+on stderr. Exit codes: 0 ok, 1 trap (batch: any instance trapped or did not
+finish), 2 usage or input error, 128 + N stopped by signal N. MODULE may be
+a binary .wasm or the text format.)";
 
 }  // namespace
 
@@ -72,16 +85,18 @@ int cmd_run(const char* prog, int argc, char** argv) {
   std::string gpu_stack_slots, gpu_call_depth, gpu_memory_pages, gpu_max_wave;
   std::vector<std::string> shown_args;
   app.add_option("--invoke", spec.invoke, "export to call (default: _start)")->type_name("NAME");
+  app.add_option("--init", spec.init, "run this export once before the batch; every instance starts from the state it leaves (repeatable)")->allow_extra_args(false)->type_name("NAME[:ARGS]");
   auto* n_opt = app.add_option("-n,--instances", instances, "run N independent instances (batch mode)")->type_name("N");
   app.add_option("--threads", threads, "worker threads (default: all cores)")->type_name("T");
   app.add_option("--fuel", fuel, "instructions per invocation before the trap 'fuel exhausted'")->type_name("N");
-  app.add_option("--output", spec.output, "per-instance results: .csv, .json or .npy")->type_name("FILE");
+  app.add_option("--output", spec.output, "per-instance results: .csv, .json, .npy, or - for rows on stdout")->type_name("FILE");
   app.add_flag("--allow-traps", spec.allow_traps, ".npy output: write zero rows for traps plus STEM.traps.npy");
   app.add_option("--mem-in", spec.mem_in, "per-instance bytes written into memory")->allow_extra_args(false)->type_name("ADDR=FILE");
   app.add_option("--mem-in-size", mem_in_size, "record size of --mem-in files in bytes")->type_name("BYTES");
   app.add_option("--mem-out", spec.mem_out, "per-instance bytes read from memory")->allow_extra_args(false)->type_name("ADDR:LEN=FILE");
   app.add_flag("--deny-recursion", spec.deny_recursion, "reject modules whose call graph has a cycle");
   app.add_flag("-q,--quiet", spec.quiet, "no batch summary and no progress line");
+  app.add_option("--stats", spec.stats, "write the batch's counts and time split as JSON")->type_name("FILE.json");
   app.add_option("--backend", spec.backend, "auto (GPU when one is usable, else CPU), cpu or gpu")->type_name("B");
   app.add_option("--tier", spec.tier, "interp, compiled (the module compiled to native code) or auto (default)")->type_name("T");
   app.add_option("--cache-dir", spec.cache_dir, "compiled-code cache (default: $WW_CACHE_DIR, else $XDG_CACHE_HOME/wasmwarp)")->type_name("DIR");
@@ -157,7 +172,7 @@ int cmd_run(const char* prog, int argc, char** argv) {
     if (!count(instances, "--instances", spec.instances)) return kExitUsage;
     spec.batch = true;
   }
-  if (!spec.output.empty()) spec.batch = true;
+  if (!spec.output.empty() || !spec.stats.empty()) spec.batch = true;
   if (!threads.empty()) {
     if (!count(threads, "--threads", v)) return kExitUsage;
     if (v == 0 || v > 4096) {

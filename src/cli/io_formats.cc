@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "cli/interrupt.h"
 #include "cli/value_format.h"
 
 namespace ww::cli {
@@ -392,6 +393,7 @@ Status AtomicFile::open(const std::string& path) {
     tmp_.clear();
     return err("cannot write " + path + ": " + std::strerror(e));
   }
+  temp_slot_ = register_temp_file(tmp_);
   // mkstemp makes 0600 files; outputs should get the usual umask-based mode.
   mode_t um = umask(0);
   umask(um);
@@ -401,6 +403,8 @@ Status AtomicFile::open(const std::string& path) {
     ::close(fd);
     unlink(tmp_.c_str());
     tmp_.clear();
+    unregister_temp_file(temp_slot_);
+    temp_slot_ = -1;
     return err("cannot write " + path);
   }
   path_ = path;
@@ -419,17 +423,17 @@ Status AtomicFile::commit() {
   bad |= std::fclose(f_) != 0;
   f_ = nullptr;
   if (bad) {
-    unlink(tmp_.c_str());
-    tmp_.clear();
+    discard();
     return err("cannot write " + path_ + ": " + std::strerror(e));
   }
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
     e = errno;
-    unlink(tmp_.c_str());
-    tmp_.clear();
+    discard();
     return err("cannot rename onto " + path_ + ": " + std::strerror(e));
   }
   tmp_.clear();
+  unregister_temp_file(temp_slot_);
+  temp_slot_ = -1;
   return Status::Ok();
 }
 
@@ -442,6 +446,8 @@ void AtomicFile::discard() {
     unlink(tmp_.c_str());
     tmp_.clear();
   }
+  unregister_temp_file(temp_slot_);
+  temp_slot_ = -1;
 }
 
 }  // namespace ww::cli

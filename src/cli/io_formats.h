@@ -71,6 +71,7 @@ class AtomicFile {
  private:
   std::string path_, tmp_;
   FILE* f_ = nullptr;
+  int temp_slot_ = -1;  // cli/interrupt.h's registration of tmp_
 };
 
 // Lower-case extension without the dot ("npy"), or "".

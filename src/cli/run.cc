@@ -13,8 +13,11 @@
 #include "batch/host_imports.h"
 #include "cli/batch.h"
 #include "cli/common.h"
+#include "cli/interrupt.h"
 #include "cli/io_formats.h"
+#include "cli/module_source.h"
 #include "cli/run_outputs.h"
+#include "cli/run_report.h"
 #include "cli/run_support.h"
 #include "cli/value_format.h"
 #include "exec/gpu/gpu_backend.h"
@@ -87,15 +90,39 @@ Result<batch::ArgSource> parse_arg(const std::string& text, ValType type, uint64
   return a;
 }
 
-std::string fmt_double(double v, int prec) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", prec, v);
-  return buf;
+// "NAME" or "NAME:ARG,ARG...": an export and constant arguments of its
+// parameter types.
+Result<batch::BatchSpec::InitCall> parse_init_call(const std::string& text, const Module& m) {
+  batch::BatchSpec::InitCall c;
+  size_t colon = text.find(':');
+  c.export_name = text.substr(0, colon);
+  WW_ASSIGN_OR_RETURN(FuncType t, batch::export_function_type(m, c.export_name));
+  std::vector<std::string> words;
+  if (colon != std::string::npos) {
+    std::string rest = text.substr(colon + 1);
+    size_t start = 0;
+    for (;;) {
+      size_t comma = rest.find(',', start);
+      words.push_back(rest.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  if (words.size() != t.params.size())
+    return err("--init " + text + ": export '" + c.export_name + "' takes " + std::to_string(t.params.size()) +
+               " argument(s) (" + valtype_list(t.params) + "); give them as NAME:A,B");
+  for (size_t k = 0; k < words.size(); ++k) {
+    auto v = parse_value(words[k], t.params[k]);
+    if (!v.ok()) return err("--init " + text + ": argument " + std::to_string(k + 1) + ": " + v.error().message);
+    c.args.push_back(*v);
+  }
+  return c;
 }
 
 // Output files are opened before any work: an unwritable path fails first.
 struct Outputs {
   OutFormat fmt = OutFormat::None;
+  bool rows_to_stdout = false;  // --output -
   AtomicFile out, trap_out;
   std::string trap_path;
   std::vector<std::unique_ptr<AtomicFile>> mem_out;
@@ -103,6 +130,10 @@ struct Outputs {
 
 Status open_outputs(const RunSpec& spec, Outputs& o) {
   if (spec.output.empty()) return Status::Ok();
+  if (spec.output == "-") {
+    o.rows_to_stdout = true;
+    return Status::Ok();
+  }
   std::string ext = file_extension(spec.output);
   if (ext == "csv") o.fmt = OutFormat::Csv;
   else if (ext == "json") o.fmt = OutFormat::Json;
@@ -162,47 +193,26 @@ Status add_mem_io(const RunSpec& spec, const Module& m, batch::BatchSpec& b, Out
   return Status::Ok();
 }
 
-// The summary's lines about how the batch ran: backend, tier per segment,
-// compile time and cache.
-std::string how_it_ran(const batch::BatchResult& r) {
-  std::string s;
-  if (r.backend == batch::Backend::Gpu)
-    s = "backend=gpu device=\"" + r.device + "\" kernel: " + fmt_double(r.kernel_ms / 1000, 6) + " s";
-  else
-    s = "backend=cpu threads=" + std::to_string(r.threads) +
-        (r.backend_note.empty() ? "" : " (" + r.backend_note + ")");
-  s += "\n";
-  if (r.segments.size() == 1) {
-    s += "tier: " + std::string(batch::tier_name(r.segments[0].tier)) + "\n";
-  } else {
-    s += "tiers:";
-    for (const batch::Segment& g : r.segments)
-      s += " " + std::to_string(g.first) + ".." + std::to_string(g.first + g.count - 1) + " " +
-           batch::tier_name(g.tier) + " (" + fmt_double(g.seconds, 3) + " s)";
-    s += "\n";
-  }
-  const batch::CompileReport& c = r.compile;
-  if (c.attempted) {
-    if (c.fallback.empty())
-      s += "compile: " + std::string(c.cache_hit ? "cache hit" : "cache miss") + ", codegen " +
-           fmt_double(c.generate_ms, 1) + " ms, compile " + fmt_double(c.compile_ms, 1) + " ms, load " +
-           fmt_double(c.load_ms, 1) + " ms" + (c.used ? "" : " (finished after the batch; cached)") + "\n";
-    else
-      s += "compile: " + c.fallback + "\n";
-    if (!c.cache_note.empty()) s += "cache: " + c.cache_note + "\n";
-  }
-  return s;
-}
-
 Result<int> run_impl(const RunSpec& spec) {
   if (spec.instances == 0) return err("--instances must be at least 1");
   if (spec.instances > (uint64_t(1) << 36)) return err("--instances must be at most 2^36");
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
   Outputs outputs;
   WW_TRY(open_outputs(spec, outputs));
+  batch::PhaseTimes phases;
 
   CompileOptions copts;
   copts.deny_recursion = spec.deny_recursion;
-  auto compiled = compile_file(spec.module_path, copts);
+  auto t_phase = Clock::now();
+  auto bytes = read_module_bytes(spec.module_path);
+  if (!bytes.ok()) return err(bytes.error().message);
+  phases.read_inputs = ms_since(t_phase);
+  t_phase = Clock::now();
+  auto compiled = compile_module(std::move(*bytes), copts);
+  phases.translate = ms_since(t_phase);
   if (!compiled.ok()) {
     std::string m = compiled.error().to_string();
     if (m.find(spec.module_path) == std::string::npos) m = spec.module_path + ": " + m;
@@ -213,6 +223,10 @@ Result<int> run_impl(const RunSpec& spec) {
   const Module& m = b.module->module;
   b.export_name = spec.invoke.empty() ? "_start" : spec.invoke;
   b.instances = spec.instances;
+  for (const std::string& text : spec.init) {
+    WW_ASSIGN_OR_RETURN(batch::BatchSpec::InitCall call, parse_init_call(text, m));
+    b.init_calls.push_back(std::move(call));
+  }
   bool has_export = false;
   for (const Export& e : m.exports) has_export |= e.name == b.export_name;
   if (!has_export && spec.invoke.empty()) return err("no --invoke given and the module exports no _start");
@@ -231,6 +245,7 @@ Result<int> run_impl(const RunSpec& spec) {
         return err(std::string("--output .npy cannot hold ") + valtype_name(t) + " results (use .csv or .json)");
   }
   WW_TRY(batch::check_imports(m));
+  t_phase = Clock::now();
   for (size_t k = 0; k < params.size(); ++k) {
     WW_ASSIGN_OR_RETURN(batch::ArgSource a, parse_arg(spec.args[k], params[k], b.instances, k));
     b.args.push_back(std::move(a));
@@ -238,6 +253,7 @@ Result<int> run_impl(const RunSpec& spec) {
   if ((!spec.mem_in.empty() || !spec.mem_out.empty()) && m.num_memories() == 0)
     return err("--mem-in/--mem-out need a module with a memory");
   WW_TRY(add_mem_io(spec, m, b, outputs));
+  phases.read_inputs += ms_since(t_phase);
 
   // Per-instance results live in memory until the end; refuse up front what
   // the machine cannot hold rather than dying midway.
@@ -267,6 +283,8 @@ Result<int> run_impl(const RunSpec& spec) {
   b.cache.enabled = !spec.no_cache;
   b.cache.dir = spec.cache_dir;
 
+  InterruptScope interrupt;
+  b.cancel = interrupt.cancel();
   ProgressLine progress(spec.batch && !spec.quiet);
   b.progress = [&](uint64_t done, uint64_t total, double s) { progress.update(done, total, s); };
   // The memory plan is shown before anything runs: a batch that needs
@@ -275,18 +293,10 @@ Result<int> run_impl(const RunSpec& spec) {
 
   WW_ASSIGN_OR_RETURN(batch::BatchResult r, batch::run(b));
   progress.finish();
+  t_phase = Clock::now();
   WW_TRY(write_intrinsics_outputs(spec, gbatch));
 
-  std::map<int, uint64_t> trap_counts;
-  std::vector<uint64_t> unfinished;
-  uint64_t trapped = 0;
-  for (uint64_t i = 0; i < b.instances; ++i) {
-    if (!r.finished[i]) unfinished.push_back(i);
-    if (r.traps[i]) {
-      ++trapped;
-      ++trap_counts[r.traps[i]];
-    }
-  }
+  const RunCounts counts = count_outcomes(r);
   const auto& rt = r.type.results;
   if (!spec.batch) {
     // A single call: a compiled tier that could not be had is worth a line.
@@ -297,7 +307,7 @@ Result<int> run_impl(const RunSpec& spec) {
     } else {
       for (size_t k = 0; k < rt.size(); ++k) std::printf("%s\n", format_value(Value{rt[k], r.results[k]}).c_str());
     }
-  } else if (outputs.fmt == OutFormat::None) {
+  } else if (outputs.rows_to_stdout) {
     std::string line;
     for (uint64_t i = 0; i < b.instances; ++i) {
       line = std::to_string(i);
@@ -312,17 +322,19 @@ Result<int> run_impl(const RunSpec& spec) {
       std::fwrite(line.data(), 1, line.size(), stdout);
     }
   }
-  std::fflush(stdout);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) return err("cannot write the results to stdout");
 
   for (size_t k = 0; k < outputs.mem_out.size(); ++k) {
     WW_TRY(outputs.mem_out[k]->write(r.mem_out[k].data(), r.mem_out[k].size()));
     WW_TRY(outputs.mem_out[k]->commit());
   }
   std::string output_error;
+  const uint64_t trapped = counts.trapped + counts.unfinished;
   if (outputs.fmt != OutFormat::None) {
     if (outputs.fmt == OutFormat::Npy && trapped && !spec.allow_traps) {
       outputs.out.discard();
-      output_error = std::to_string(trapped) + " instance(s) trapped; " + spec.output +
+      output_error = std::to_string(trapped) + " instance(s) " +
+                     (counts.unfinished ? "trapped or did not finish; " : "trapped; ") + spec.output +
                      " not written: .npy cannot record traps (use --allow-traps for zero rows "
                      "plus a trap-code file, or .csv/.json)";
     } else {
@@ -332,24 +344,20 @@ Result<int> run_impl(const RunSpec& spec) {
       if (!outputs.trap_path.empty()) WW_TRY(outputs.trap_out.commit());
     }
   }
+  phases.write_outputs = ms_since(t_phase);
+  r.phases.read_inputs = phases.read_inputs;
+  r.phases.translate = phases.translate;
+  r.phases.write_outputs = phases.write_outputs;
+  if (!spec.stats.empty()) WW_TRY(write_stats(spec.stats, counts, r));
 
-  if (spec.batch && !spec.quiet) {
-    std::string s = "instances: " + std::to_string(b.instances) + "  completed: " +
-                    std::to_string(b.instances - trapped) + "  trapped: " + std::to_string(trapped) + "\n";
-    for (auto [code, cnt] : trap_counts)
-      s += "  trap " + std::string(trap_message(TrapCode(code))) + ": " + std::to_string(cnt) + "\n";
-    if (!unfinished.empty()) {
-      s += "  not finished when the timeout struck: " + std::to_string(unfinished.size()) + " (instances";
-      for (size_t k = 0; k < unfinished.size() && k < 8; ++k) s += " " + std::to_string(unfinished[k]);
-      s += unfinished.size() > 8 ? " ...)\n" : ")\n";
-    }
-    if (gbatch.ignored_pixels.load())
-      s += "  set_pixel calls outside the image: " + std::to_string(gbatch.ignored_pixels.load()) + "\n";
-    s += "wall: " + fmt_double(r.wall_s, 3) + " s  rate: " +
-         fmt_double(r.wall_s > 0 ? double(b.instances) / r.wall_s : 0.0, 0) + " instances/s  " + how_it_ran(r);
+  if (spec.batch) {
+    // The summary is optional; what went wrong is not.
+    std::string s = spec.quiet ? "" : summary_text(counts, r, gbatch.ignored_pixels.load());
+    s += problem_lines(counts, r);
     std::fputs(s.c_str(), stderr);
   }
   if (!output_error.empty()) print_error(output_error);
+  if (int sig = interrupt.signal_number()) return 128 + sig;
   return trapped ? kExitTrap : kExitOk;
 }
 

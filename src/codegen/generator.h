@@ -27,7 +27,7 @@ struct Options {
   // every exported function.
   std::vector<uint32_t> entries;
   bool metered = false;     // fuel at back-edges and calls
-  bool deadline = false;    // GPU: the timeout at back-edges
+  bool deadline = false;    // the timeout (GPU) or the interrupt byte (CPU) at back-edges
   bool interleaved = true;  // GPU: memory layout
   // A large module is split into at most this many units, compiled in
   // parallel and linked (1: always one unit).

@@ -25,7 +25,7 @@ codegen::Options codegen_options(const Request& req) {
   o.target = req.target == Target::Gpu ? codegen::Target::Gpu : codegen::Target::Cpu;
   o.entries = req.entries;
   o.metered = req.metered;
-  o.deadline = req.deadline && req.target == Target::Gpu;
+  o.deadline = req.deadline;
   o.interleaved = req.interleaved;
   return o;
 }
@@ -56,7 +56,7 @@ Result<Prepared> prepare_cpu(const Request& req, Outcome* out) {
   const std::string abi = std::to_string(rt::kCpuAbiVersion);
   std::string flags;
   for (const std::string& f : host_compile_flags()) flags += f + " ";
-  std::vector<std::string_view> parts{"cpu", abi, cc.path, cc.version, flags};
+  std::vector<std::string_view> parts{"cpu", abi, cc.identity, flags};
   for (const std::string& u : p.units) parts.push_back(u);
   p.key = cache_key(parts);
   if (out) {

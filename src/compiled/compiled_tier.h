@@ -31,7 +31,7 @@ struct Request {
   std::vector<uint32_t> entries;
   Target target = Target::Cpu;
   bool metered = false;      // fuel counted at back-edges and calls (--fuel)
-  bool deadline = false;     // GPU: the timeout checked at back-edges (--timeout)
+  bool deadline = false;     // the timeout (GPU) or the interrupt byte (CPU) checked at back-edges
   bool interleaved = true;   // GPU: memory layout
   // GPU: compute capability to compile for, as major * 10 + minor (90 for
   // sm_90); 0 = the device's. NVRTC needs no GPU, so a cache can be filled

@@ -191,6 +191,10 @@ class CpuNative final : public NativeCode {
     I.max_depth = S.limits.max_call_depth;
     I.depth = S.depth + 1;
     I.fuel = metered_ ? S.fuel_left : 0;
+    static const uint8_t kNoInterrupt = 0;
+    // std::atomic<uint8_t> holds just the byte, which the code reads atomically.
+    I.interrupt = S.limits.interrupt ? reinterpret_cast<const uint8_t*>(S.limits.interrupt) : &kNoInterrupt;
+    I.ticks = 0;
     I.stack_limit = thread_stack_limit();
     I.api = &kHostApi;
     I.host = &h;

@@ -111,6 +111,28 @@ Status run_process(const std::vector<std::string>& argv, const std::string& log_
 
 }  // namespace
 
+namespace {
+
+// `name` as execvp would find it: itself when it has a slash, else the
+// first executable match along $PATH; "" when there is none.
+std::string resolve_in_path(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
 Result<HostCompiler> find_host_compiler() {
   // Asked once per process: `--version` of the same compiler is stable.
   static std::mutex mu;
@@ -125,15 +147,18 @@ Result<HostCompiler> find_host_compiler() {
   std::lock_guard<std::mutex> g(mu);
   if (cached_path == path) return cached;
   cached_path = path;
-  TempDir dir;
-  if (!dir.ok()) return cached = err(std::string("cannot create a temporary directory: ") + std::strerror(errno));
-  std::string log = dir.file("version.txt");
-  Status s = run_process({path, "--version"}, log);
-  if (!s.ok()) return cached = s.error();
+  std::string file = resolve_in_path(path);
+  struct stat st;
+  char* real = file.empty() ? nullptr : realpath(file.c_str(), nullptr);
+  if (!real || stat(real, &st) != 0 || !(st.st_mode & S_IXUSR)) {
+    std::free(real);
+    return cached = err("host C++ compiler '" + path + "' not found (set CXX)");
+  }
   HostCompiler hc;
   hc.path = path;
-  std::istringstream in(read_text(log));
-  std::getline(in, hc.version);
+  hc.identity = std::string(real) + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) +
+                "." + std::to_string(st.st_mtim.tv_nsec);
+  std::free(real);
   return cached = hc;
 }
 

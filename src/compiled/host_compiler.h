@@ -13,7 +13,11 @@ namespace ww::compiled {
 
 struct HostCompiler {
   std::string path;     // as given: "g++", "/usr/bin/c++"
-  std::string version;  // the first line of `path --version`
+  // Who the compiler is, for cache keys: its resolved file, size and
+  // modification time (an upgrade replaces the file). Read with stat, not
+  // `--version`: a run that only looks the module up in the cache must not
+  // start a process (that was 5 ms of every small run).
+  std::string identity;
 };
 
 // $CXX when set, else the compiler wasmwarp was built with. Errors: "host

@@ -98,6 +98,18 @@ std::optional<InstantiateError> link_import(const StoreImpl& s, const Module& m,
 
 std::variant<uint32_t, InstantiateError> Store::instantiate(std::shared_ptr<const CompiledModule> cm,
                                                             const std::vector<ExternVal>& imports) {
+  return instantiate_impl(std::move(cm), imports, nullptr);
+}
+
+std::variant<uint32_t, InstantiateError> Store::instantiate(std::shared_ptr<const CompiledModule> cm,
+                                                            const std::vector<ExternVal>& imports,
+                                                            const InstanceSnapshot& image) {
+  return instantiate_impl(std::move(cm), imports, &image);
+}
+
+std::variant<uint32_t, InstantiateError> Store::instantiate_impl(std::shared_ptr<const CompiledModule> cm,
+                                                                 const std::vector<ExternVal>& imports,
+                                                                 const InstanceSnapshot* image) {
   if (!cm) return unlinkable("no module");
   StoreImpl& s = *impl_;
   const Module& m = cm->module;
@@ -180,6 +192,11 @@ std::variant<uint32_t, InstantiateError> Store::instantiate(std::shared_ptr<cons
     s.last_trap = TrapInfo{c, 0, 0};
     return InstantiateError{InstantiateErrorKind::Trap, trap_message(c)};
   };
+  // An image already holds what the segments and the start function did.
+  if (image) {
+    if (auto why = detail::apply_snapshot(s, rec, *image)) return unlinkable(*why);
+    return self;
+  }
 
   // Active element segments run as table.init then elem.drop, in order; a
   // segment is bounds-checked as a whole before any of it is written.

@@ -146,7 +146,7 @@ bool init_memory(const StoreLimits& limits, const MemoryType& type, MemoryInst& 
 bool ensure_stack(StoreImpl& s) {
   if (!s.stack.empty()) return true;
   try {
-    s.stack.assign(std::max<uint32_t>(s.limits.stack_slots, 1), 0);
+    s.stack.allocate(std::max<uint32_t>(s.limits.stack_slots, 1));
   } catch (const std::exception&) {
     return false;
   }

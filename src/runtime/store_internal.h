@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "store/store.h"
@@ -23,5 +25,10 @@ bool ensure_stack(StoreImpl& s);
 // function, above the live frames. Records last_trap.
 TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const std::vector<uint64_t>& args,
               std::vector<uint64_t>* results);
+
+// Overwrites a new instance's own memories, globals, tables and segments
+// with `snap` (Store::instantiate with an image); the reason when it does
+// not fit the instance.
+std::optional<std::string> apply_snapshot(StoreImpl& s, InstanceRec& inst, const InstanceSnapshot& snap);
 
 }  // namespace ww::detail

@@ -87,8 +87,25 @@ struct StoreImpl {
 
   // The value stack, limits.stack_slots long once the first call (invoke or
   // a start function) has allocated it: a Store that only instantiates
-  // modules without start functions never pays for it.
-  std::vector<uint64_t> stack;
+  // modules without start functions never pays for it. Left uninitialised
+  // (frames zero their locals): zero-filling the default 32 MiB cost every
+  // run 50 ms, and only the pages that frames touch are ever committed.
+  class SlotStack {
+   public:
+    bool empty() const { return size_ == 0; }
+    size_t size() const { return size_; }
+    uint64_t* data() { return slots_.get(); }
+    const uint64_t* data() const { return slots_.get(); }
+    void allocate(size_t n) {
+      slots_.reset(new uint64_t[n]);
+      size_ = n;
+    }
+
+   private:
+    std::unique_ptr<uint64_t[]> slots_;
+    size_t size_ = 0;
+  };
+  SlotStack stack;
   uint32_t depth = 0;           // current call depth, across re-entries
   // While a host function runs: the first stack slot no live frame uses.
   // cpu_call sets it before calling a host function, so that a host

@@ -199,13 +199,161 @@ TEST_F(Cli, BadModules) {
   expect_error({"run", write("empty.wasm", "")}, "is empty");
   expect_error({"run", write("trunc.wasm", basic.substr(0, 30))}, "trunc.wasm: ");
   expect_error({"run", write("magic.wasm", "\x01\x61\x73\x6d\x01\x00\x00\x00")}, "magic");
-  expect_error({"run", write("text.wasm", "(module)")}, "text.wasm: ");
+  expect_error({"run", write("bad.wat", "(module (func (result i32) i32.const))")}, "bad.wat:1:");
   expect_error({"run", "--invoke", "f", mod("invalid_type")}, "type mismatch");
   expect_error({"validate", mod("invalid_type")}, "type mismatch");
   expect_error({"validate", write("trunc2.wasm", basic.substr(0, 30))}, "trunc2.wasm: ");
   expect_error({"inspect", path("missing.wasm")}, "No such file");
   expect_error({"disasm", dir_.string()}, "is a directory");
   expect_error({"run", mod("imports")}, "unsatisfied import env.foo (func)");
+}
+
+constexpr const char* kSpinWat = R"((module
+  (func (export "spin") (param i32) (result i32)
+    (if (i32.eqz (local.get 0)) (then (loop $l (br $l))))
+    (local.get 0))
+  (func (export "nothing")))
+)";
+
+// A batch prints nothing per instance on stdout unless --output - asks;
+// -q keeps the one line that says instances trapped.
+TEST_F(Cli, OutputDiscipline) {
+  std::string spin = write("spin.wat", kSpinWat);
+  Proc r = run({"run", "-n", "10000", "--invoke", "nothing", spin});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("instances: 10000  completed: 10000"), std::string::npos) << r.err;
+  r = run({"run", "-q", "-n", "50", "--invoke", "odd_traps", mod("basic"), "@index"});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "wasm trap: instance 1: integer divide by zero (first of 25 trapped instances)\n");
+}
+
+// --timeout stops instances that are running, not only those not yet
+// started: an endless loop on either CPU tier ends as "not finished".
+TEST_F(Cli, TimeoutStopsRunningInstances) {
+  std::string spin = write("spin.wat", kSpinWat);
+  for (const char* tier : {"interp", "compiled"}) {
+    std::string csv = path(std::string("t-") + tier + ".csv");
+    Proc r = run({"run", "--backend", "cpu", "--tier", tier, "--timeout", "0.5", "-n", "6", "--threads", "2",
+                  "--invoke", "spin", "--output", csv, spin, "@index"});
+    EXPECT_EQ(r.rc, 1) << tier << "\n" << r.err;
+    EXPECT_NE(r.err.find("completed: 5  trapped: 0  not finished: 1"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("wasmwarp: 1 instance(s) not finished: timeout"), std::string::npos) << r.err;
+    EXPECT_NE(slurp(csv).find("0,,not finished: timeout\n"), std::string::npos) << slurp(csv);
+  }
+}
+
+// SIGTERM (like Ctrl-C) stops the batch: what finished is written, the
+// rest is marked, the exit code is 128 + 15, and no temporary file stays.
+TEST_F(Cli, SignalWritesWhatFinished) {
+  std::string spin = write("spin.wat", kSpinWat);
+  std::string csv = path("sig.csv");
+  std::string cmd = "WW_CACHE_DIR=" + quote(path("cache")) + " " + quote(WW_CLI_BIN) +
+                    " run --backend cpu --tier interp -n 4 --threads 2 --invoke spin --output " + quote(csv) + " " +
+                    quote(spin) + " @index >/dev/null 2>" + quote(path("err.txt")) +
+                    " </dev/null & p=$!; sleep 1; kill -TERM $p; wait $p; echo $? >" + quote(path("rc.txt"));
+  ASSERT_EQ(std::system(("sh -c " + quote(cmd)).c_str()), 0);
+  EXPECT_EQ(slurp(path("rc.txt")), "143\n") << slurp(path("err.txt"));
+  std::string rows = slurp(csv);
+  EXPECT_NE(rows.find("0,,not finished: interrupted\n"), std::string::npos) << rows;
+  EXPECT_NE(rows.find("3,3,\n"), std::string::npos) << rows;
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+// --stats writes the summary's figures as JSON: counts, phases, tiers.
+TEST_F(Cli, StatsJson) {
+  std::string stats = path("stats.json");
+  Proc r = run({"run", "-q", "--backend", "cpu", "--tier", "interp", "-n", "40", "--invoke", "odd_traps", "--stats",
+                stats, mod("basic"), "@index"});
+  EXPECT_EQ(r.rc, 1) << r.err;
+  auto j = nlohmann::json::parse(slurp(stats));
+  EXPECT_EQ(j["instances"], 40);
+  EXPECT_EQ(j["completed"], 20);
+  EXPECT_EQ(j["trapped"], 20);
+  EXPECT_EQ(j["not_finished"], 0);
+  EXPECT_EQ(j["traps"]["integer divide by zero"], 20);
+  EXPECT_EQ(j["backend"], "cpu");
+  for (const char* phase : {"read inputs", "translate", "compile", "plan", "upload", "memory set-up", "kernel",
+                            "download", "write outputs"})
+    EXPECT_TRUE(j["phases_ms"].contains(phase)) << phase;
+  EXPECT_GT(j["phases_ms"]["kernel"].get<double>(), 0.0);
+  EXPECT_EQ(j["tiers"][0]["tier"], "interp");
+}
+
+constexpr const char* kInitWat = R"((module
+  (type $t (func (param i32) (result i32)))
+  (memory 1)
+  (table $tab 1 funcref)
+  (global $ready (mut i32) (i32.const 0))
+  (global $starts (mut i32) (i32.const 0))
+  (func $square (type $t) (i32.mul (local.get 0) (local.get 0)))
+  (func $cube (type $t) (i32.mul (local.get 0) (i32.mul (local.get 0) (local.get 0))))
+  (elem (i32.const 0) $square)
+  (elem declare func $cube)
+  (func $start (global.set $starts (i32.add (global.get $starts) (i32.const 1))))
+  (start $start)
+  (func (export "build") (local $i i32)
+    (loop $l
+      (i32.store (i32.shl (local.get $i) (i32.const 2)) (call_indirect (type $t) (local.get $i) (i32.const 0)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (i32.const 256))))
+    (global.set $ready (i32.const 1)))
+  (func (export "use_cube") (table.set $tab (i32.const 0) (ref.func $cube)))
+  (func (export "fail") unreachable)
+  (func (export "set_ready") (param i32) (global.set $ready (local.get 0)))
+  (func (export "lookup") (param i32) (result i32)
+    (if (result i32) (global.get $ready)
+      (then (i32.load (i32.shl (i32.and (local.get 0) (i32.const 255)) (i32.const 2))))
+      (else (i32.const -1))))
+  (func (export "apply") (param i32) (result i32) (call_indirect (type $t) (local.get 0) (i32.const 0)))
+  (func (export "starts") (result i32) (global.get $starts)))
+)";
+
+// --init runs exports once; every instance starts from the memory, globals
+// and table they left, and the start function is not run again.
+TEST_F(Cli, InitRunsOnceAndSeedsEveryInstance) {
+  std::string m = write("init.wat", kInitWat);
+  for (const char* backend : {"cpu"}) {
+    Proc r = run({"run", "--backend", backend, "--output", "-", "-n", "3", "--invoke", "lookup", m, "@index"});
+    EXPECT_EQ(r.out, "0\t-1\n1\t-1\n2\t-1\n") << r.err;
+    r = run({"run", "--backend", backend, "--init", "build", "--output", "-", "-n", "3", "--invoke", "lookup", m,
+             "@index"});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(r.out, "0\t0\n1\t1\n2\t4\n") << r.err;
+    // Order matters: the table is switched to cubes before the build.
+    r = run({"run", "--backend", backend, "--init", "use_cube", "--init", "build", "--output", "-", "-n", "3",
+             "--invoke", "lookup", m, "@index"});
+    EXPECT_EQ(r.out, "0\t0\n1\t1\n2\t8\n") << r.err;
+    // A function reference the init left in the table is this instance's.
+    r = run({"run", "--backend", backend, "--init", "use_cube", "--output", "-", "-n", "3", "--invoke", "apply", m,
+             "@index"});
+    EXPECT_EQ(r.out, "0\t0\n1\t1\n2\t8\n") << r.err;
+    r = run({"run", "--backend", backend, "--init", "set_ready:1", "--output", "-", "-n", "2", "--invoke", "lookup",
+             m, "@index"});
+    EXPECT_EQ(r.out, "0\t0\n1\t0\n") << r.err;
+    r = run({"run", "--backend", backend, "--init", "build", "--output", "-", "-n", "2", "--invoke", "starts", m});
+    EXPECT_EQ(r.out, "0\t1\n1\t1\n") << r.err;
+  }
+  expect_error({"run", "--init", "fail", "-n", "2", "--invoke", "lookup", m, "1"},
+               "--init export 'fail' trapped: unreachable");
+  expect_error({"run", "--init", "lookup", "-n", "2", "--invoke", "lookup", m, "1"},
+               "--init lookup: export 'lookup' takes 1 argument(s) (i32); give them as NAME:A,B");
+  expect_error({"run", "--init", "lookup:x", "-n", "2", "--invoke", "lookup", m, "1"}, "--init lookup:x: argument 1");
+  expect_error({"run", "--init", "nope", "-n", "2", "--invoke", "lookup", m, "1"}, "unknown export 'nope'");
+}
+
+// The text format is read as well as the binary one, whatever the name.
+TEST_F(Cli, TextFormatModulesRun) {
+  std::string wat = write("add.wat", ";; adds\n(module (func (export \"add\") (param i32 i32) (result i32)\n"
+                                     "  local.get 0 local.get 1 i32.add))\n");
+  Proc r = run({"run", "--invoke", "add", wat, "2", "3"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "5\n");
+  r = run({"inspect", wat});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("add"), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, BadArguments) {
@@ -249,14 +397,14 @@ TEST_F(Cli, ValidateInspectDisasm) {
 }
 
 TEST_F(Cli, BatchIndexToStdout) {
-  Proc r = run({"run", "-n", "5", "--threads", "2", "--invoke", "add", mod("basic"), "@index", "-2"});
+  Proc r = run({"run", "--output", "-", "-n", "5", "--threads", "2", "--invoke", "add", mod("basic"), "@index", "-2"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, "0\t-2\n1\t-1\n2\t0\n3\t1\n4\t2\n");
   EXPECT_NE(r.err.find("instances: 5  completed: 5  trapped: 0"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("backend=cpu threads=2"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("instances/s"), std::string::npos) << r.err;
   // -q drops the summary.
-  EXPECT_EQ(run({"run", "-q", "-n", "2", "--invoke", "bump", mod("basic")}).err, "");
+  EXPECT_EQ(run({"run", "--output", "-", "-q", "-n", "2", "--invoke", "bump", mod("basic")}).err, "");
 }
 
 TEST_F(Cli, BatchInstancesAreIndependent) {
@@ -290,22 +438,22 @@ TEST_F(Cli, BatchColumnsFromEveryFormat) {
   std::vector<int32_t> a{10, -1, 20, -2, 30, -3};
   std::string npy = npy_header("'<i4'", false, {3, 2}) + std::string(reinterpret_cast<char*>(a.data()), 24);
   std::string pn = write("a.npy", npy);
-  Proc r = run({"run", "-n", "3", "-q", "--invoke", "add", mod("basic"), "@col:" + pn + ":0", "@col:" + pn + ":1"});
+  Proc r = run({"run", "--output", "-", "-n", "3", "-q", "--invoke", "add", mod("basic"), "@col:" + pn + ":0", "@col:" + pn + ":1"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, "0\t9\n1\t18\n2\t27\n");
   // .npy f8, 1-D, bit-exact NaN payload.
   std::vector<uint64_t> f{0x3FF8000000000000ull, 0x7FF0000000000001ull};
   std::string pf = write("f.npy", npy_header("'<f8'", false, {2}) + std::string(reinterpret_cast<char*>(f.data()), 16));
-  r = run({"run", "-n", "2", "-q", "--invoke", "f64id", mod("basic"), "@col:" + pf});
+  r = run({"run", "--output", "-", "-n", "2", "-q", "--invoke", "f64id", mod("basic"), "@col:" + pf});
   EXPECT_EQ(r.out, "0\t1.5\n1\tnan:0x1\n") << r.err;
   // .csv with a header row.
   std::string pc = write("c.csv", "x,y\n1,-0x1p-1\n2,inf\n3,-0\n");
-  r = run({"run", "-n", "3", "-q", "--invoke", "mixed", mod("basic"), "@col:" + pc + ":0", "@col:" + pc + ":1"});
+  r = run({"run", "--output", "-", "-n", "3", "-q", "--invoke", "mixed", mod("basic"), "@col:" + pc + ":0", "@col:" + pc + ":1"});
   EXPECT_EQ(r.out, "0\t1\t-0.5\t1\n1\t2\tinf\t2\n2\t3\t-0\t3\n") << r.err;
   // raw little-endian i64.
   std::vector<int64_t> b{5, -6};
   std::string pb = write("b.bin", std::string(reinterpret_cast<char*>(b.data()), 16));
-  r = run({"run", "-n", "2", "-q", "--invoke", "add64", mod("basic"), "@col:" + pb, "@index"});
+  r = run({"run", "--output", "-", "-n", "2", "-q", "--invoke", "add64", mod("basic"), "@col:" + pb, "@index"});
   EXPECT_EQ(r.out, "0\t5\n1\t-5\n") << r.err;
   // Too few rows, missing column, bad cell: errors before running.
   expect_error({"run", "-n", "4", "--invoke", "add", mod("basic"), "@col:" + pn + ":0", "1"}, "has 3 rows, but 4 instances");
@@ -432,7 +580,7 @@ TEST_F(Cli, MemoryIoHashesMessages) {
   }
   // Numeric addresses and an explicit record size (extra bytes ignored).
   std::string longer = write("long.bin", msgs + "extra");
-  r = run({"run", "-n", "3", "-q", "--invoke", "hash", "--mem-in", "1024=" + longer, "--mem-in-size", "64",
+  r = run({"run", "--output", "-", "-n", "3", "-q", "--invoke", "hash", "--mem-in", "1024=" + longer, "--mem-in-size", "64",
            "--mem-out", "0x1000:8=" + hashes, mod("hash")});
   EXPECT_EQ(r.rc, 0) << r.err;
   h = slurp(hashes);
@@ -464,7 +612,7 @@ TEST_F(Cli, MemoryIoOutOfBoundsTrapsOnlyThatInstance) {
   EXPECT_EQ(v[3], 272u);
   // Input records out of bounds: every instance traps.
   std::string msgs = write("m.bin", std::string(128, 'x'));
-  r = run({"run", "-n", "2", "-q", "--invoke", "hash", "--mem-in", "65530=" + msgs, mod("hash")});
+  r = run({"run", "--output", "-", "-n", "2", "-q", "--invoke", "hash", "--mem-in", "65530=" + msgs, mod("hash")});
   EXPECT_EQ(r.rc, 1);
   EXPECT_EQ(r.out, "0\ttrap: out of bounds memory access\n1\ttrap: out of bounds memory access\n");
 }
@@ -506,15 +654,15 @@ TEST_F(Cli, CompiledTierGivesTheInterpretersResults) {
 }
 
 TEST_F(Cli, CompiledCodeIsCachedAndReused) {
-  Proc first = run({"run", "--tier", "compiled", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
+  Proc first = run({"run", "--output", "-", "--tier", "compiled", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
   EXPECT_EQ(first.rc, 0) << first.err;
   EXPECT_NE(first.err.find("compile: cache miss"), std::string::npos) << first.err;
-  Proc second = run({"run", "--tier", "auto", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
+  Proc second = run({"run", "--output", "-", "--tier", "auto", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
   EXPECT_EQ(second.rc, 0) << second.err;
   EXPECT_NE(second.err.find("tier: compiled"), std::string::npos) << second.err;
   EXPECT_NE(second.err.find("compile: cache hit"), std::string::npos) << second.err;
   // --no-cache neither reads nor writes it.
-  Proc none = run({"run", "--tier", "compiled", "--no-cache", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
+  Proc none = run({"run", "--output", "-", "--tier", "compiled", "--no-cache", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
   EXPECT_NE(none.err.find("compile: cache miss"), std::string::npos) << none.err;
 }
 
@@ -527,13 +675,13 @@ TEST_F(Cli, CompileCommandFillsTheCacheAndEmitsSource) {
   std::string text = slurp(src);
   EXPECT_NE(text.find("sem::i32_add"), std::string::npos);
   EXPECT_NE(text.find("ww_entries"), std::string::npos);
-  Proc r = run({"run", "--tier", "auto", "--cache-dir", cache, "-n", "3", "--invoke", "fib", mod("basic"), "@index"});
+  Proc r = run({"run", "--output", "-", "--tier", "auto", "--cache-dir", cache, "-n", "3", "--invoke", "fib", mod("basic"), "@index"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.err.find("compile: cache hit"), std::string::npos) << r.err;
   // Compiled for every export (no --invoke): any one export's run uses it.
   std::string all = path("all-cache");
   EXPECT_EQ(run({"compile", "--backend", "cpu", "--cache-dir", all, mod("basic")}).rc, 0);
-  Proc a = run({"run", "--tier", "auto", "--cache-dir", all, "-n", "2", "--invoke", "add", mod("basic"), "@index", "1"});
+  Proc a = run({"run", "--output", "-", "--tier", "auto", "--cache-dir", all, "-n", "2", "--invoke", "add", mod("basic"), "@index", "1"});
   EXPECT_EQ(a.rc, 0) << a.err;
   EXPECT_NE(a.err.find("compile: cache hit"), std::string::npos) << a.err;
   expect_error({"compile", "--invoke", "nope", mod("basic")}, "unknown export 'nope'");
@@ -545,7 +693,7 @@ TEST_F(Cli, CompilerTroubleFallsBackToTheInterpreter) {
   // A missing compiler, and one that fails: one line says why, the results
   // are the interpreter's.
   for (std::string cxx : {"/nonexistent/c++", "false"}) {
-    Proc r = run({"run", "--tier", "compiled", "-n", "3", "--invoke", "add", mod("basic"), "@index", "1"},
+    Proc r = run({"run", "--output", "-", "--tier", "compiled", "-n", "3", "--invoke", "add", mod("basic"), "@index", "1"},
                  "CXX=" + cxx);
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.out, "0\t1\n1\t2\n2\t3\n");
@@ -554,7 +702,7 @@ TEST_F(Cli, CompilerTroubleFallsBackToTheInterpreter) {
   }
   // An unwritable cache directory: compiled code runs, uncached, and says so.
   std::ofstream(path("plainfile")) << "x";
-  Proc r = run({"run", "--tier", "compiled", "--cache-dir", path("plainfile") + "/cache", "-n", "2", "--invoke",
+  Proc r = run({"run", "--output", "-", "--tier", "compiled", "--cache-dir", path("plainfile") + "/cache", "-n", "2", "--invoke",
                 "add", mod("basic"), "@index", "1"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.err.find("tier: compiled"), std::string::npos) << r.err;

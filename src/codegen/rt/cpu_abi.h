@@ -17,7 +17,7 @@ namespace ww::rt {
 
 // Bumped whenever these structs or the entry table change: a cached shared
 // object of another version is rebuilt, never loaded.
-inline constexpr uint32_t kCpuAbiVersion = 1;
+inline constexpr uint32_t kCpuAbiVersion = 2;
 
 struct CpuTable {
   uint64_t* elems;
@@ -68,6 +68,10 @@ struct CpuInst {
   uint32_t max_depth;
   uint32_t depth;         // the entry function's depth
   uint64_t fuel;          // metered code: instructions left
+  // Code built with a deadline reads this byte every kHostTickMask + 1
+  // back-edges: non-zero stops it with that trap code (never null).
+  const uint8_t* interrupt;
+  uint32_t ticks;
   const char* stack_limit;  // recursion stops before the native stack runs out
   uint32_t trap, trap_func, trap_pc;
   const CpuHostApi* api;

@@ -207,6 +207,19 @@ inline void set_trap(Inst& I, TrapCode c, uint32_t fn, uint32_t pc) {
       return RetT();                                                                \
     }                                                                               \
   } while (0)
+#elif WW_DEADLINE
+// The host: the batch sets the interrupt byte when the timeout passes or on
+// Ctrl-C; a relaxed load every 1024 back-edges costs about nothing.
+#define WW_DEADLINE_TICK()                                                         \
+  do {                                                                             \
+    if (WW_UNLIKELY((++I.ticks & 1023u) == 0)) {                                   \
+      const uint8_t c_ = __atomic_load_n(I.interrupt, __ATOMIC_RELAXED);           \
+      if (c_) {                                                                    \
+        ::ww::gen::set_trap(I, TrapCode(c_), kFn, kPc);                            \
+        return RetT();                                                             \
+      }                                                                            \
+    }                                                                              \
+  } while (0)
 #else
 #define WW_DEADLINE_TICK() ((void)0)
 #endif

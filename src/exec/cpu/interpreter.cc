@@ -17,6 +17,33 @@ namespace ww {
 
 namespace {
 
+// Back-edges and calls count a slice of fuel down; at zero, refill()
+// looks at the interrupt flag and draws the next slice from the budget (the
+// --fuel limit, or without one a budget never used up). Checking the flag
+// only there keeps the hot path a decrement, as it was before interrupts.
+constexpr uint64_t kFuelSlice = 1u << 16;
+
+struct FuelCounter {
+  uint64_t slice;    // ticks left in this slice
+  uint64_t reserve;  // budget beyond the slice
+
+  [[gnu::always_inline]] void load(uint64_t total) {
+    slice = std::min(total, kFuelSlice);
+    reserve = total - slice;
+  }
+  uint64_t total() const { return slice + reserve; }
+  // The slice ran out: the trap that stops the code, or None with a new slice.
+  [[gnu::always_inline]] TrapCode refill(const StoreImpl& S) {
+    if (S.limits.interrupt) {
+      uint8_t code = S.limits.interrupt->load(std::memory_order_relaxed);
+      if (code) return TrapCode(code);
+    }
+    if (reserve == 0) return TrapCode::FuelExhausted;
+    load(reserve);
+    return TrapCode::None;
+  }
+};
+
 struct Frame {
   const uint32_t* ret_pc;
   uint64_t* fp;
@@ -40,7 +67,8 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
   const uint32_t entry_depth = S.depth;
   const bool metered = S.limits.fuel != 0;
   // Unmetered runs count down from a number never reached.
-  uint64_t fuel = metered ? S.fuel_left : ~uint64_t{0};
+  FuelCounter fuel;
+  fuel.load(metered ? S.fuel_left : ~uint64_t{0});
   // Views are built whether or not the module has a memory: validated
   // code uses MEMV only when it does.
   const StoreMemView memv{inst.memories.empty() ? nullptr : &S.memories[inst.memories[0]]};
@@ -88,11 +116,12 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
   // ---- accessors used by the handler bodies
 #define SLOT(s) fp[s]
 #include "bytecode/handler_macros.h"
+#define TICK_SLOW() TRAP_IF(fuel.refill(S))
   // Backward jumps are loop back-edges: they burn fuel.
 #define JUMP(t)                                    \
   do {                                             \
     const uint32_t* np_ = cb + (t);                \
-    if (np_ <= pc && --fuel == 0) TRAP(FuelExhausted); \
+    if (np_ <= pc && --fuel.slice == 0) TICK_SLOW();  \
     pc = np_;                                      \
     DISPATCH();                                    \
   } while (0)
@@ -164,7 +193,7 @@ do_call : {
   const FunctionCode& fc = funcs[call_def];
   if (S.depth >= max_depth || size_t(stack_end - call_fp) < fc.frame_slots)
     TRAP(CallStackExhausted);
-  if (--fuel == 0) TRAP(FuelExhausted);
+  if (--fuel.slice == 0) TICK_SLOW();
   frames.push_back({ret_pc, fp, cur});
   ++S.depth;
   fp = call_fp;
@@ -185,10 +214,10 @@ do_call_store : {
     // A host function that re-enters Store::invoke builds frames above ours.
     S.stack_top = uint32_t(call_fp - stack_begin + need);
   }
-  if (--fuel == 0) TRAP(FuelExhausted);
-  if (metered) S.fuel_left = fuel;
+  if (--fuel.slice == 0) TICK_SLOW();
+  if (metered) S.fuel_left = fuel.total();
   TrapCode t = cpu_call(S, api, call_def, call_fp);
-  if (metered) fuel = S.fuel_left;
+  if (metered) fuel.load(S.fuel_left);
   refresh_memory();
   if (t != TrapCode::None) {
     trap = t;
@@ -201,7 +230,7 @@ do_call_store : {
 do_return:
   --S.depth;
   if (frames.empty()) {
-    if (metered) S.fuel_left = fuel;
+    if (metered) S.fuel_left = fuel.total();
     return TrapCode::None;
   }
   {
@@ -219,7 +248,7 @@ trapped:
   if (S.last_trap.code == TrapCode::None) {
     S.last_trap = TrapInfo{trap, nimp + cur, uint32_t(pc - cb)};
   }
-  if (metered) S.fuel_left = fuel;
+  if (metered) S.fuel_left = fuel.total();
   S.depth = entry_depth;
   return trap;
 }

@@ -8,6 +8,7 @@
 // with no compilation at all.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -115,6 +116,8 @@ struct BatchRequest {
   uint32_t source_instance = 0;
   bool write_back = false;
 
+  // Set to stop: no further wave starts (the one running finishes).
+  const std::atomic<bool>* cancel = nullptr;
   // Called from the host thread about twice a second while a wave runs.
   std::function<void(uint64_t done, uint64_t total, double seconds)> progress;
   // Called once the batch is planned, before anything is launched.
@@ -133,6 +136,8 @@ struct BatchResult {
   std::string device_name;
   std::string tier;  // the launcher's tier_name()
   double setup_ms = 0, kernel_ms = 0, total_ms = 0;
+  // Wall time per phase, the device synchronised at each phase's end.
+  double plan_ms = 0, upload_ms = 0, memory_setup_ms = 0, download_ms = 0;
 };
 
 // ---------------------------------------------------------------- NVRTC

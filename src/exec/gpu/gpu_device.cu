@@ -2,10 +2,46 @@
 // driver at run time, so this binary starts (and reports "no GPU") on
 // machines without one.
 #include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <unistd.h>
 
 #include "exec/gpu/gpu_backend.h"
 
 namespace ww::gpu {
+namespace {
+
+std::string cuda_version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+// The runtime's message for a failed first call is often misleading ("CUDA
+// driver version is insufficient" on a machine with no NVIDIA driver at
+// all): ask the driver library itself which case this is.
+std::string why_no_gpu(cudaError_t e) {
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    bool device_nodes = access("/dev/nvidiactl", F_OK) == 0 || access("/dev/nvidia0", F_OK) == 0;
+    return device_nodes ? "NVIDIA device nodes exist but the driver library libcuda.so.1 cannot be loaded"
+                        : "no NVIDIA GPU or driver on this machine (no libcuda.so.1, no /dev/nvidia*)";
+  }
+  using GetVersion = int (*)(int*);
+  using Init = int (*)(unsigned);
+  auto get_version = reinterpret_cast<GetVersion>(dlsym(lib, "cuDriverGetVersion"));
+  auto init = reinterpret_cast<Init>(dlsym(lib, "cuInit"));
+  int driver = 0;
+  std::string why;
+  if (get_version && get_version(&driver) == 0 && driver > 0 && driver < CUDART_VERSION) {
+    why = "the NVIDIA driver is too old: it supports CUDA " + cuda_version_text(driver) + ", this build needs " +
+          cuda_version_text(CUDART_VERSION);
+  } else if (init) {
+    int rc = init(0);
+    constexpr int kNoDevice = 100;  // CUDA_ERROR_NO_DEVICE
+    if (rc == kNoDevice) why = "the NVIDIA driver is loaded but finds no GPU";
+  }
+  dlclose(lib);
+  if (why.empty()) why = std::string("no usable NVIDIA GPU: ") + cudaGetErrorString(e);
+  return why;
+}
+
+}  // namespace
 
 bool built_with_cuda() { return true; }
 
@@ -14,7 +50,7 @@ DeviceInfo probe_device() {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    d.reason = std::string("no usable NVIDIA GPU: ") + cudaGetErrorString(e);
+    d.reason = why_no_gpu(e);
     return d;
   }
   if (count == 0) {

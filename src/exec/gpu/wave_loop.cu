@@ -157,6 +157,11 @@ class WaveLoop {
   Status run_wave(uint32_t first, uint32_t n, BatchResult& out);
   Status finish() { return download_intrinsics(req_.batch, I_); }
   double kernel_ms() const { return kernel_ms_; }
+  void report_phases(BatchResult& out) const {
+    out.upload_ms = upload_ms_;
+    out.memory_setup_ms = memory_setup_ms_;
+    out.download_ms = download_ms_;
+  }
 
  private:
   Status alloc_wave_buffers();
@@ -164,6 +169,9 @@ class WaveLoop {
   Status launch_and_wait(uint32_t blocks);
   Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
   Status write_back_first(uint32_t n);
+  // Adds the time since the last phase ended to `acc_ms`, once the device
+  // has caught up with what was queued.
+  Status end_phase(double& acc_ms);
 
   const BatchRequest& req_;
   KernelLauncher& launcher_;
@@ -186,6 +194,8 @@ class WaveLoop {
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   std::vector<uint64_t> slot_rows_;
   double kernel_ms_ = 0;
+  double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
+  Clock::time_point phase_t_ = Clock::now();
 };
 
 Status WaveLoop::alloc_wave_buffers() {
@@ -228,8 +238,10 @@ Status WaveLoop::alloc_wave_buffers() {
 }
 
 Status WaveLoop::setup(BatchResult& out) {
+  phase_t_ = Clock::now();
   WW_TRY(upload_module(arena_, img_, mod_));
   WW_TRY(upload_intrinsics(arena_, req_.batch, I_));
+  WW_TRY(end_phase(upload_ms_));
   WW_TRY(alloc_wave_buffers());
 
   WW_CUDA(cudaHostAlloc(&done_host_, sizeof(unsigned long long), cudaHostAllocDefault));
@@ -250,6 +262,7 @@ Status WaveLoop::setup(BatchResult& out) {
   W_.args_uniform = !req_.args_per_instance;
   if (W_.args_uniform) WW_TRY(arena_.upload(&W_.args, req_.args));
 
+  WW_TRY(end_phase(memory_setup_ms_));
   out.result_types = ftype_.results;
   out.results.assign(uint64_t(req_.instances) * nres_, 0);
   out.traps.assign(req_.instances, 0);
@@ -259,7 +272,30 @@ Status WaveLoop::setup(BatchResult& out) {
   return Status::Ok();
 }
 
+Status WaveLoop::end_phase(double& acc_ms) {
+  WW_CUDA(cudaDeviceSynchronize());
+  auto now = Clock::now();
+  acc_ms += std::chrono::duration<double, std::milli>(now - phase_t_).count();
+  phase_t_ = now;
+  return Status::Ok();
+}
+
 Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
+  // Arguments, value k of instance t at io[k * n + t] (shared ones were
+  // uploaded once, in setup).
+  if (nparams_ && req_.args_per_instance) {
+    slot_rows_.assign(uint64_t(nparams_) * n, 0);
+    for (uint32_t t = 0; t < n; ++t)
+      for (uint32_t k = 0; k < nparams_; ++k)
+        slot_rows_[uint64_t(k) * n + t] = req_.args[uint64_t(first + t) * nparams_ + k];
+    WW_CUDA(cudaMemcpy(W_.io, slot_rows_.data(), slot_rows_.size() * 8, cudaMemcpyHostToDevice));
+  }
+  for (size_t k = 0; k < req_.mem_in.size(); ++k) {
+    const MemIn& mi = req_.mem_in[k];
+    WW_CUDA(cudaMemcpy(d_mem_in_[k], mi.data + uint64_t(first) * mi.record_size,
+                       uint64_t(n) * mi.record_size, cudaMemcpyHostToDevice));
+  }
+  WW_TRY(end_phase(upload_ms_));
   init_state_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init);
   WW_CUDA(cudaGetLastError());
   if (W_.mem_cap) {
@@ -267,25 +303,13 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
     else init_memory_kernel<false><<<4096, 256>>>(W_, mod_.image_words, mod_.num_image_words);
     WW_CUDA(cudaGetLastError());
   }
-  // Arguments, value k of instance t at io[k * n + t] (shared ones were
-  // uploaded once, in setup).
-  if (nparams_ && req_.args_per_instance) {
-    slot_rows_.assign(uint64_t(nparams_) * n, 0);
-    for (uint32_t t = 0; t < n; ++t)
-      for (uint32_t k = 0; k < nparams_; ++k)
-        slot_rows_[uint64_t(k) * n + t] =
-            req_.args[req_.args_per_instance ? uint64_t(first + t) * nparams_ + k : k];
-    WW_CUDA(cudaMemcpy(W_.io, slot_rows_.data(), slot_rows_.size() * 8, cudaMemcpyHostToDevice));
-  }
   for (size_t k = 0; k < req_.mem_in.size(); ++k) {
     const MemIn& mi = req_.mem_in[k];
-    WW_CUDA(cudaMemcpy(d_mem_in_[k], mi.data + uint64_t(first) * mi.record_size,
-                       uint64_t(n) * mi.record_size, cudaMemcpyHostToDevice));
     if (inter_) mem_in_kernel<true><<<blocks, kBlock>>>(W_, d_mem_in_[k], mi.record_size, mi.address);
     else mem_in_kernel<false><<<blocks, kBlock>>>(W_, d_mem_in_[k], mi.record_size, mi.address);
     WW_CUDA(cudaGetLastError());
   }
-  return Status::Ok();
+  return end_phase(memory_setup_ms_);
 }
 
 Status WaveLoop::launch_and_wait(uint32_t blocks) {
@@ -312,6 +336,7 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   float ms = 0;
   WW_CUDA(cudaEventElapsedTime(&ms, ev_start_, ev_stop_));
   kernel_ms_ += ms;
+  phase_t_ = Clock::now();
   return Status::Ok();
 }
 
@@ -339,7 +364,7 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
   WW_CUDA(cudaMemcpy(out.trap_func.data() + first, W_.trap_func, n * 4, cudaMemcpyDeviceToHost));
   WW_CUDA(cudaMemcpy(out.trap_pc.data() + first, W_.trap_pc, n * 4, cudaMemcpyDeviceToHost));
   WW_CUDA(cudaMemcpy(out.finished.data() + first, W_.finished, n, cudaMemcpyDeviceToHost));
-  return Status::Ok();
+  return end_phase(download_ms_);
 }
 
 // Instance 0's final state back into the source instance (the spec runner).
@@ -374,8 +399,10 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out) {
   W_.n = n;
   W_.first = req_.index_base + first;
   const uint32_t blocks = (n + kBlock - 1) / kBlock;
-  if (W_.deadline_ns && seconds_since(t_start_) > req_.timeout_s) {
-    for (uint32_t t = 0; t < n; ++t) out.traps[first + t] = uint8_t(TrapCode::Timeout);
+  const bool cancelled = req_.cancel && req_.cancel->load();
+  if (cancelled || (W_.deadline_ns && seconds_since(t_start_) > req_.timeout_s)) {
+    const TrapCode why = cancelled ? TrapCode::Interrupted : TrapCode::Timeout;
+    for (uint32_t t = 0; t < n; ++t) out.traps[first + t] = uint8_t(why);
     return Status::Ok();
   }
   WW_TRY(init_wave(first, n, blocks));
@@ -420,6 +447,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
                                                 req.max_table_size));
   WW_ASSIGN_OR_RETURN(BatchPlan plan, plan_for(req, img, dev.free_bytes, launcher.needs_frames(),
                                                launcher.reserved_bytes(req.max_call_depth)));
+  const double plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   if (req.on_plan) req.on_plan(plan, dev.name);
   const FuncType& ftype = mod.func_type(req.func_index);
   const uint64_t nparams = ftype.params.size();
@@ -437,6 +465,8 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     WW_TRY(loop.run_wave(first, std::min(plan.wave_size, req.instances - first), out));
   WW_TRY(loop.finish());
   out.kernel_ms = loop.kernel_ms();
+  out.plan_ms = plan_ms;
+  loop.report_phases(out);
   out.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   return out;
 }

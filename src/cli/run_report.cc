@@ -1,0 +1,158 @@
+#include "cli/run_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include "cli/io_formats.h"
+
+namespace ww::cli {
+namespace {
+
+std::string fmt_double(double v, int prec) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", prec, v);
+  return buf;
+}
+
+std::string fmt_ms(double ms) { return fmt_double(ms, ms < 10 ? 2 : 1) + " ms"; }
+
+// The summary's lines about how the batch ran: backend, tier per segment,
+// compile time and cache.
+std::string how_it_ran(const batch::BatchResult& r) {
+  std::string s;
+  if (r.backend == batch::Backend::Gpu)
+    s = "backend=gpu device=\"" + r.device + "\" kernel: " + fmt_double(r.kernel_ms / 1000, 6) + " s";
+  else
+    s = "backend=cpu threads=" + std::to_string(r.threads) +
+        (r.backend_note.empty() ? "" : " (" + r.backend_note + ")");
+  s += "\n";
+  if (r.segments.size() == 1) {
+    s += "tier: " + std::string(batch::tier_name(r.segments[0].tier)) + "\n";
+  } else if (!r.segments.empty()) {
+    s += "tiers:";
+    for (const batch::Segment& g : r.segments)
+      s += " " + std::to_string(g.first) + ".." + std::to_string(g.first + g.count - 1) + " " +
+           batch::tier_name(g.tier) + " (" + fmt_double(g.seconds, 3) + " s)";
+    s += "\n";
+  }
+  const batch::CompileReport& c = r.compile;
+  if (c.attempted) {
+    if (c.fallback.empty())
+      s += "compile: " + std::string(c.cache_hit ? "cache hit" : "cache miss") + ", codegen " +
+           fmt_double(c.generate_ms, 1) + " ms, compile " + fmt_double(c.compile_ms, 1) + " ms, load " +
+           fmt_double(c.load_ms, 1) + " ms" + (c.used ? "" : " (finished after the batch; cached)") + "\n";
+    else
+      s += "compile: " + c.fallback + "\n";
+    if (!c.cache_note.empty()) s += "cache: " + c.cache_note + "\n";
+  }
+  return s;
+}
+
+struct PhaseRow {
+  const char* name;
+  double batch::PhaseTimes::*field;
+};
+constexpr PhaseRow kPhases[] = {
+    {"read inputs", &batch::PhaseTimes::read_inputs}, {"translate", &batch::PhaseTimes::translate},
+    {"compile", &batch::PhaseTimes::compile},         {"plan", &batch::PhaseTimes::plan},
+    {"upload", &batch::PhaseTimes::upload},           {"memory set-up", &batch::PhaseTimes::memory_setup},
+    {"kernel", &batch::PhaseTimes::kernel},           {"download", &batch::PhaseTimes::download},
+    {"write outputs", &batch::PhaseTimes::write_outputs},
+};
+
+}  // namespace
+
+RunCounts count_outcomes(const batch::BatchResult& r) {
+  RunCounts c;
+  c.instances = r.traps.size();
+  for (uint64_t i = 0; i < c.instances; ++i) {
+    if (!r.finished[i]) {
+      ++c.unfinished;
+      c.unfinished_code = r.traps[i];
+    } else if (r.traps[i]) {
+      if (c.trapped++ == 0) c.first_trapped = i;
+      ++c.trap_counts[r.traps[i]];
+    } else {
+      ++c.completed;
+    }
+  }
+  return c;
+}
+
+std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64_t ignored_pixels) {
+  std::string s = "instances: " + std::to_string(c.instances) + "  completed: " + std::to_string(c.completed) +
+                  "  trapped: " + std::to_string(c.trapped);
+  if (c.unfinished) s += "  not finished: " + std::to_string(c.unfinished);
+  s += "\n";
+  for (auto [code, cnt] : c.trap_counts)
+    s += "  trap " + std::string(trap_message(TrapCode(code))) + ": " + std::to_string(cnt) + "\n";
+  if (ignored_pixels) s += "  set_pixel calls outside the image: " + std::to_string(ignored_pixels) + "\n";
+  s += "wall: " + fmt_double(r.wall_s, 3) + " s  rate: " +
+       fmt_double(r.wall_s > 0 ? double(c.completed) / r.wall_s : 0.0, 0) + " completed instances/s  " +
+       how_it_ran(r);
+  s += "time:";
+  const char* sep = " ";
+  for (const PhaseRow& p : kPhases) {
+    s += sep + std::string(p.name) + " " + fmt_ms(r.phases.*p.field);
+    sep = ", ";
+  }
+  s += "\n";
+  if (r.backend == batch::Backend::Gpu && r.device_bytes_per_instance)
+    s += "gpu memory: " + std::to_string(r.device_bytes_per_instance) + " B per instance (linear memory " +
+         std::to_string(r.linear_bytes_per_instance) + " B, " + r.memory_layout + " dense), " +
+         std::to_string(r.waves) + " wave(s) of up to " + std::to_string(r.wave_size) + "\n";
+  return s;
+}
+
+std::string problem_lines(const RunCounts& c, const batch::BatchResult& r) {
+  std::string s;
+  if (c.trapped) {
+    const uint64_t i = c.first_trapped;
+    s += "wasm trap: instance " + std::to_string(i) + ": " + trap_message(TrapCode(r.traps[i]));
+    if (c.trapped > 1) s += " (first of " + std::to_string(c.trapped) + " trapped instances)";
+    s += "\n";
+  }
+  if (c.unfinished)
+    s += "wasmwarp: " + std::to_string(c.unfinished) + " instance(s) " +
+         trap_message(TrapCode(c.unfinished_code)) + "\n";
+  return s;
+}
+
+Status write_stats(const std::string& path, const RunCounts& c, const batch::BatchResult& r) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["instances"] = c.instances;
+  j["completed"] = c.completed;
+  j["trapped"] = c.trapped;
+  j["not_finished"] = c.unfinished;
+  ordered_json traps = ordered_json::object();
+  for (auto [code, cnt] : c.trap_counts) traps[trap_message(TrapCode(code))] = cnt;
+  j["traps"] = traps;
+  j["wall_s"] = r.wall_s;
+  j["completed_per_s"] = r.wall_s > 0 ? double(c.completed) / r.wall_s : 0.0;
+  j["backend"] = batch::backend_name(r.backend);
+  if (r.backend == batch::Backend::Gpu) j["device"] = r.device;
+  else j["threads"] = r.threads;
+  ordered_json phases = ordered_json::object();
+  for (const PhaseRow& p : kPhases) phases[p.name] = r.phases.*p.field;
+  j["phases_ms"] = phases;
+  ordered_json segs = ordered_json::array();
+  for (const batch::Segment& g : r.segments)
+    segs.push_back({{"first", g.first}, {"count", g.count}, {"tier", batch::tier_name(g.tier)}, {"seconds", g.seconds}});
+  j["tiers"] = segs;
+  if (r.backend == batch::Backend::Gpu)
+    j["gpu_memory"] = {{"bytes_per_instance", r.device_bytes_per_instance},
+                       {"linear_bytes_per_instance", r.linear_bytes_per_instance},
+                       {"layout", r.memory_layout},
+                       {"wave_size", r.wave_size},
+                       {"waves", r.waves}};
+  const batch::CompileReport& cr = r.compile;
+  if (cr.attempted)
+    j["compile"] = {{"used", cr.used},          {"cache_hit", cr.cache_hit},     {"codegen_ms", cr.generate_ms},
+                    {"compile_ms", cr.compile_ms}, {"load_ms", cr.load_ms},       {"fallback", cr.fallback}};
+  AtomicFile f;
+  WW_TRY(f.open(path));
+  WW_TRY(f.write(j.dump(2) + "\n"));
+  return f.commit();
+}
+
+}  // namespace ww::cli

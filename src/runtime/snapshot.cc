@@ -1,0 +1,129 @@
+// Instance snapshots: an instance's own state in module terms (function
+// references as module function indices), so that a batch runs its --init
+// exports and start function once and seeds every instance from the result.
+#include <cstring>
+#include <unordered_map>
+
+#include "runtime/store_internal.h"
+#include "store/store.h"
+
+namespace ww {
+namespace {
+
+// Store reference value (function address + 1, 0 = null) <-> module
+// function index + 1.
+class RefMap {
+ public:
+  explicit RefMap(const InstanceRec& inst) : funcs_(inst.funcs) {
+    for (uint32_t k = 0; k < inst.funcs.size(); ++k) index_.emplace(inst.funcs[k], k);
+  }
+  bool to_module(uint64_t ref, uint64_t& out) const {
+    if (ref == 0) return (out = 0), true;
+    auto it = index_.find(uint32_t(ref - 1));
+    if (it == index_.end()) return false;
+    out = uint64_t(it->second) + 1;
+    return true;
+  }
+  uint64_t to_store(uint64_t ref) const { return ref == 0 ? 0 : uint64_t(funcs_[ref - 1]) + 1; }
+
+ private:
+  const std::vector<uint32_t>& funcs_;
+  std::unordered_map<uint32_t, uint32_t> index_;
+};
+
+bool is_funcref(ValType t) { return t == ValType::FuncRef; }
+
+}  // namespace
+
+Result<InstanceSnapshot> Store::snapshot(uint32_t instance) const {
+  const StoreImpl& s = *impl_;
+  if (instance >= s.instances.size()) return make_error(kNoOffset, "no such instance");
+  const InstanceRec& inst = s.instances[instance];
+  const Module& m = inst.module->module;
+  const RefMap refs(inst);
+  auto foreign = [] {
+    return make_error(kNoOffset, "the instance refers to a function outside it (another instance's, or a "
+                                 "host function it does not import), which a snapshot cannot carry");
+  };
+  InstanceSnapshot snap;
+  for (size_t k = m.num_imported_memories; k < inst.memories.size(); ++k) {
+    const MemoryInst& mem = s.memories[inst.memories[k]];
+    InstanceSnapshot::Memory sm;
+    sm.pages = mem.pages;
+    sm.bytes = mem.data;
+    for (uint32_t p = 0; p < mem.pages; ++p) {
+      const uint8_t* page = mem.data.data() + uint64_t(p) * kPageSize;
+      bool zero = page[0] == 0 && std::memcmp(page, page + 1, kPageSize - 1) == 0;
+      if (!zero) sm.nonzero_pages.push_back(p);
+    }
+    snap.memories.push_back(std::move(sm));
+  }
+  for (size_t k = m.num_imported_globals; k < inst.globals.size(); ++k) {
+    const GlobalInst& g = s.globals[inst.globals[k]];
+    uint64_t v = g.bits;
+    if (is_funcref(g.type.type) && !refs.to_module(g.bits, v)) return foreign();
+    snap.globals.push_back(v);
+  }
+  for (size_t k = m.num_imported_tables; k < inst.tables.size(); ++k) {
+    const TableInst& t = s.tables[inst.tables[k]];
+    std::vector<uint64_t> elems(t.elems.size());
+    for (size_t e = 0; e < elems.size(); ++e) {
+      elems[e] = t.elems[e];
+      if (is_funcref(t.type.elem) && !refs.to_module(t.elems[e], elems[e])) return foreign();
+    }
+    snap.tables.push_back(std::move(elems));
+  }
+  for (size_t k = 0; k < inst.elem_segments.size(); ++k) {
+    std::vector<uint64_t> seg = inst.elem_segments[k];
+    if (is_funcref(m.elems[k].type))
+      for (uint64_t& r : seg)
+        if (!refs.to_module(r, r)) return foreign();
+    snap.elem_segments.push_back(std::move(seg));
+  }
+  snap.data_dropped = inst.data_dropped;
+  return snap;
+}
+
+namespace detail {
+
+std::optional<std::string> apply_snapshot(StoreImpl& s, InstanceRec& inst, const InstanceSnapshot& snap) {
+  const Module& m = inst.module->module;
+  if (snap.memories.size() != m.memories.size() || snap.globals.size() != m.globals.size() ||
+      snap.tables.size() != m.tables.size() || snap.elem_segments.size() != m.elems.size() ||
+      snap.data_dropped.size() != m.datas.size())
+    return "the snapshot is of another module";
+  const RefMap refs(inst);
+  for (size_t k = 0; k < snap.memories.size(); ++k) {
+    MemoryInst& mem = s.memories[inst.memories[m.num_imported_memories + k]];
+    const InstanceSnapshot::Memory& sm = snap.memories[k];
+    if (sm.pages > mem.max_pages) return "the snapshot's memory exceeds the store's limit";
+    if (sm.pages != mem.pages) {
+      mem.data.assign(uint64_t(sm.pages) * kPageSize, 0);
+      mem.pages = sm.pages;
+    }
+    // A fresh memory is zero: only the pages that are not need copying.
+    for (uint32_t p : sm.nonzero_pages)
+      std::memcpy(mem.data.data() + uint64_t(p) * kPageSize, sm.bytes.data() + uint64_t(p) * kPageSize, kPageSize);
+  }
+  for (size_t k = 0; k < snap.globals.size(); ++k) {
+    GlobalInst& g = s.globals[inst.globals[m.num_imported_globals + k]];
+    g.bits = is_funcref(g.type.type) ? refs.to_store(snap.globals[k]) : snap.globals[k];
+  }
+  for (size_t k = 0; k < snap.tables.size(); ++k) {
+    TableInst& t = s.tables[inst.tables[m.num_imported_tables + k]];
+    const auto& elems = snap.tables[k];
+    t.elems.resize(elems.size());
+    for (size_t e = 0; e < elems.size(); ++e) t.elems[e] = is_funcref(t.type.elem) ? refs.to_store(elems[e]) : elems[e];
+  }
+  for (size_t k = 0; k < snap.elem_segments.size(); ++k) {
+    auto& seg = inst.elem_segments[k];
+    seg = snap.elem_segments[k];
+    if (is_funcref(m.elems[k].type))
+      for (uint64_t& r : seg) r = refs.to_store(r);
+  }
+  inst.data_dropped = snap.data_dropped;
+  return std::nullopt;
+}
+
+}  // namespace detail
+}  // namespace ww
