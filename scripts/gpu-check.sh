@@ -9,7 +9,7 @@
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
-#              [unit programs examples auto spec diff startup bench ncu layout]
+#              [unit programs examples auto spec diff startup bench ncu scale layout]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$root/.device-build}")
@@ -23,7 +23,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit programs examples auto spec diff startup bench ncu} "
+parts=" ${PARTS:-unit programs examples auto spec diff startup bench ncu scale} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -159,6 +159,56 @@ done
 row "ncu on compiled kernels" "see ncu.txt"
 fi
 
+if want scale; then
+# 8. Scale (issue 9): real modules at millions of instances on both tiers:
+# the time split, device memory per instance, waves and the host's peak
+# memory, from --stats; every digest checked against python's hashlib/zlib.
+S=$O/scale
+mkdir -p "$S"
+N=$B/bench
+: >"$O/scale.txt"
+"$N/gpu_ref" gen-messages "$S/msgs.bin" 16777216
+scale_run() {  # TAG ARGS...
+  local tag=$1 rc
+  shift
+  timeout 400 "$W" run --backend gpu -q --stats "$S/$tag.json" "$@" >"$S/$tag.log" 2>&1
+  rc=$?
+  printf '%-24s rc=%-3s %s\n' "$tag" "$rc" "$(tr -d '\n ' <"$S/$tag.json" 2>/dev/null |
+    grep -oE '"(completed|wall_s|plan|upload|memoryset-up|kernel|download|bytes_per_instance|wave_size|waves|host_peak_rss_bytes)":[0-9.eE+-]+' |
+    tr -d '"' | tr '\n' ' ')" >>"$O/scale.txt"
+  ((rc == 0)) || tail -n 3 "$S/$tag.log" >>"$O/scale.txt"
+}
+digests_ok() {  # KIND FILE COUNT
+  python3 - "$S/msgs.bin" "$@" <<'PY' >>"$O/scale.txt" 2>&1
+import hashlib, sys, zlib
+msgs, kind, path, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+m = open(msgs, "rb").read(64 * n); d = open(path, "rb").read()
+size = 32 if kind == "sha" else 4
+want = lambda i: hashlib.sha256(m[64*i:64*i+64]).digest() if kind == "sha" else zlib.crc32(m[64*i:64*i+64]).to_bytes(4, "big")
+bad = sum(1 for i in range(0, n, max(1, n // 100000)) if d[size*i:size*i+size] != want(i))
+print(f"  {path.split('/')[-1]}: {'ok' if bad == 0 and len(d) == size * n else f'{bad} WRONG'} (sampled)")
+PY
+}
+for tier in interp compiled; do
+  for n in 1000000 10000000; do scale_run "tid-$tier-$n" --tier $tier -n $n --invoke main "$G/04_thread_id.wasm"; done
+  for n in 1000000 16777216; do
+    scale_run "sha-$tier-$n" --tier $tier -n $n --mem-in Hash_GetBuffer="$S/msgs.bin" --mem-in-size 64 \
+      --mem-out Hash_GetBuffer:32="$S/sha-$tier-$n.bin" --invoke Hash_Calculate "$N/hashwasm_sha256.wasm" 64 256
+    digests_ok sha "$S/sha-$tier-$n.bin" $n
+    scale_run "crc-$tier-$n" --tier $tier -n $n --init Hash_Init:3988292384 --mem-in Hash_GetBuffer="$S/msgs.bin" \
+      --mem-in-size 64 --mem-out Hash_GetBuffer:4="$S/crc-$tier-$n.bin" --invoke Hash_Calculate \
+      "$N/hashwasm_crc32.wasm" 64 3988292384
+    digests_ok crc "$S/crc-$tier-$n.bin" $n
+    rm -f "$S"/*-$n.bin
+  done
+  scale_run "collatz-$tier-100M" --tier $tier -n 100000000 --invoke collatz "$N/collatz.wasm" 1000000000000 @index
+  scale_run "ackermann-$tier" --tier $tier --output - --invoke ack "$root/bench/scale/ackermann.wat" 3 5
+  echo "  ackermann A(3,5) on the gpu ($tier): $(head -c 300 "$S/ackermann-$tier.log" | tr '\n' ' ')" >>"$O/scale.txt"
+done
+echo "  ackermann A(3,5) on the cpu: $("$W" run --backend cpu --invoke ack "$root/bench/scale/ackermann.wat" 3 5 2>&1)" >>"$O/scale.txt"
+row "scale (issue 9)" "see scale.txt"
+fi
+
 {
   echo
   echo "== gpu-check summary ($(cat "$O/device.txt"), $(date -u +%F))"
@@ -166,7 +216,8 @@ fi
   [[ -f $O/bench-table.txt ]] && { echo "-- interleaved layout"; cat "$O/bench-table.txt"; }
   [[ -f $O/bench-table-contiguous.txt ]] && { echo "-- contiguous layout"; cat "$O/bench-table-contiguous.txt"; }
   [[ -s $O/ncu.txt ]] && { echo "-- ncu (compiled kernels)"; cat "$O/ncu.txt"; }
+  [[ -s $O/scale.txt ]] && { echo "-- scale (issue 9)"; cat "$O/scale.txt"; }
 } | tee "$O/summary.txt"
 if [[ -n ${OUT:-} ]]; then
-  cp "$O"/{summary.txt,gpu-unit.log,programs.log,spec-gpu.log,spec-gpu-compiled.log,difftest-compiled.log,bench.log,ncu.txt} "$OUT/" 2>/dev/null
+  cp "$O"/{summary.txt,gpu-unit.log,programs.log,spec-gpu.log,spec-gpu-compiled.log,difftest-compiled.log,bench.log,scale.txt} "$OUT/" 2>/dev/null
 fi

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <future>
 #include <limits>
+#include <mutex>
 #include <thread>
 
 #include "batch/executor.h"
@@ -283,6 +284,31 @@ Value arg_value(const ArgSource& a, ValType type, uint64_t i) {
   return a.value;
 }
 
+namespace {
+
+struct Probe {
+  gpu::DeviceInfo info;
+  double ms = 0;
+};
+
+Probe timed_probe() {
+  auto t = std::chrono::steady_clock::now();
+  Probe p;
+  p.info = gpu::probe_device();
+  p.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  return p;
+}
+
+std::mutex g_probe_mu;
+std::shared_future<Probe> g_probe;
+
+}  // namespace
+
+void warm_up_gpu() {
+  std::lock_guard<std::mutex> g(g_probe_mu);
+  if (!g_probe.valid()) g_probe = std::async(std::launch::async, timed_probe).share();
+}
+
 bool Job::deadline_passed() const { return seconds_left() <= 0; }
 
 TrapCode Job::stop_reason() const {
@@ -305,7 +331,14 @@ Result<BatchResult> run(const BatchSpec& spec) {
   // Backend: the GPU when asked for, or for `auto` when one is usable.
   out.backend = Backend::Cpu;
   if (spec.backend == Backend::Gpu || spec.backend == Backend::Auto) {
-    gpu::DeviceInfo dev = gpu::probe_device();
+    std::shared_future<Probe> probe;
+    {
+      std::lock_guard<std::mutex> g(g_probe_mu);
+      probe = g_probe;
+    }
+    const Probe p = probe.valid() ? probe.get() : timed_probe();
+    out.phases.gpu_startup = p.ms;
+    const gpu::DeviceInfo& dev = p.info;
     if (dev.available) out.backend = Backend::Gpu;
     else if (spec.backend == Backend::Gpu) return err("--backend gpu: " + dev.reason);
     else out.backend_note = "no GPU: " + dev.reason;

@@ -143,6 +143,9 @@ struct PhaseTimes {
   double kernel = 0;         // running the export
   double download = 0;       // results, traps and memory outputs back
   double write_outputs = 0;  // --output, --mem-out and the rest (the CLI)
+  // Starting the CUDA driver and context (warm_up_gpu overlaps it with the
+  // phases before it; `plan` then counts only what was left of it).
+  double gpu_startup = 0;
 };
 
 struct BatchResult {
@@ -176,6 +179,11 @@ struct BatchResult {
 // The type of exported function `name`, or "unknown export 'f' (exported
 // functions: a, b)" / "export 'm' is a memory, not a function".
 Result<FuncType> export_function_type(const Module& m, const std::string& name, uint32_t* func_index = nullptr);
+
+// Starts the GPU's driver and context in the background (hundreds of ms on
+// a cold machine) while the caller reads the module and inputs; run()
+// waits for it instead of starting them itself.
+void warm_up_gpu();
 
 // Checks the spec against the module (the export, the argument count, the
 // imports, memory I/O on a module without memory), runs it, and returns

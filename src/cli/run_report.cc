@@ -1,5 +1,7 @@
 #include "cli/run_report.h"
 
+#include <sys/resource.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/io_formats.h"
@@ -95,6 +97,7 @@ std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64
     s += sep + std::string(p.name) + " " + fmt_ms(r.phases.*p.field);
     sep = ", ";
   }
+  if (r.backend == batch::Backend::Gpu) s += " (gpu start-up " + fmt_ms(r.phases.gpu_startup) + ", overlapped)";
   s += "\n";
   if (r.backend == batch::Backend::Gpu && r.device_bytes_per_instance)
     s += "gpu memory: " + std::to_string(r.device_bytes_per_instance) + " B per instance (linear memory " +
@@ -134,6 +137,7 @@ Status write_stats(const std::string& path, const RunCounts& c, const batch::Bat
   else j["threads"] = r.threads;
   ordered_json phases = ordered_json::object();
   for (const PhaseRow& p : kPhases) phases[p.name] = r.phases.*p.field;
+  phases["gpu start-up"] = r.phases.gpu_startup;
   j["phases_ms"] = phases;
   ordered_json segs = ordered_json::array();
   for (const batch::Segment& g : r.segments)
@@ -149,6 +153,9 @@ Status write_stats(const std::string& path, const RunCounts& c, const batch::Bat
   if (cr.attempted)
     j["compile"] = {{"used", cr.used},          {"cache_hit", cr.cache_hit},     {"codegen_ms", cr.generate_ms},
                     {"compile_ms", cr.compile_ms}, {"load_ms", cr.load_ms},       {"fallback", cr.fallback}};
+  // The process's peak resident memory so far: what the batch cost the host.
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) == 0) j["host_peak_rss_bytes"] = uint64_t(ru.ru_maxrss) * 1024;
   AtomicFile f;
   WW_TRY(f.open(path));
   WW_TRY(f.write(j.dump(2) + "\n"));
