@@ -12,7 +12,8 @@ jobs=${WW_JOBS:-$(nproc)}
 
 # Compilers and build tools; the libraries the code links (xxhash: the
 # compiled-code cache's keys and checksums); wabt for the spec
-# suite (wast2json) and tests (wat2wasm); clang + lld + wasi-libc + the wasm32
+# suite (wast2json), tests (wat2wasm) and its library, with which `wasmwarp`
+# reads text-format modules; clang + lld + wasi-libc + the wasm32
 # compiler-rt builtins to build the C guests in examples/ and bench/; rustc
 # with the wasm32 standard library for the Rust test guests (tests/guests);
 # clang's compiler-rt for the libFuzzer target.

@@ -59,12 +59,15 @@ class GpuExecutor final : public Executor {
     const auto& params = job.type.params;
     bool uniform = true;
     for (const ArgSource& a : spec.args) uniform &= a.kind == ArgSource::Const;
-    req.args_per_instance = !uniform;
-    const uint64_t rows = uniform ? 1 : count;
-    req.args.resize(rows * params.size());
-    for (uint64_t i = 0; i < rows; ++i)
-      for (size_t k = 0; k < params.size(); ++k)
-        req.args[i * params.size() + k] = arg_value(spec.args[k], params[k], first + i).bits;
+    if (uniform) {
+      for (size_t k = 0; k < params.size(); ++k) req.args.push_back(arg_value(spec.args[k], params[k], 0).bits);
+    } else {
+      req.fill_args = [&spec, &params, first](uint32_t wave_first, uint32_t n, uint64_t* io) {
+        for (size_t k = 0; k < params.size(); ++k)
+          for (uint32_t t = 0; t < n; ++t)
+            io[k * n + t] = arg_value(spec.args[k], params[k], first + wave_first + t).bits;
+      };
+    }
 
     req.fuel = spec.fuel;
     if (spec.timeout_s > 0) {
@@ -110,13 +113,10 @@ class GpuExecutor final : public Executor {
       plan_shown_ = true;
     }
 
-    WW_ASSIGN_OR_RETURN(gpu::BatchResult r, gpu::run_batch(req));
     const size_t nr = job.type.results.size();
-    std::copy(r.results.begin(), r.results.end(), out.results.begin() + first * nr);
-    std::copy(r.traps.begin(), r.traps.end(), out.traps.begin() + first);
-    std::copy(r.trap_func.begin(), r.trap_func.end(), out.trap_func.begin() + first);
-    std::copy(r.trap_pc.begin(), r.trap_pc.end(), out.trap_pc.begin() + first);
-    std::copy(r.finished.begin(), r.finished.end(), out.finished.begin() + first);
+    req.dest = {out.results.data() + first * nr, out.traps.data() + first, out.trap_func.data() + first,
+                out.trap_pc.data() + first, out.finished.data() + first};
+    WW_ASSIGN_OR_RETURN(gpu::BatchResult r, gpu::run_batch(req));
     out.kernel_ms += r.kernel_ms;
     PhaseTimes& ph = out.phases;
     ph.plan += r.plan_ms;

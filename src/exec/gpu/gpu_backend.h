@@ -87,6 +87,10 @@ struct BatchRequest {
   // (args_per_instance) or a single row shared by all.
   std::vector<uint64_t> args;
   bool args_per_instance = false;
+  // Instead of per-instance `args`: fills the arguments of instances
+  // [first, first + n) parameter-major (value k of instance first + t at
+  // io[k * n + t]), one wave at a time, so a huge batch never holds them all.
+  std::function<void(uint32_t first, uint32_t n, uint64_t* io)> fill_args;
 
   uint64_t fuel = 0;       // instructions per instance (back-edges and calls); 0 = unlimited
   double timeout_s = 0;    // stop the batch after this long; 0 = none
@@ -103,6 +107,17 @@ struct BatchRequest {
   // What runs the instances: null for the built-in interpreter kernel, or
   // compiled code (load_compiled_kernel).
   std::shared_ptr<KernelLauncher> launcher;
+
+  // Where per-instance outcomes go: all null = the returned BatchResult's
+  // vectors; all set = straight into the caller's arrays (`instances`
+  // long), so that a huge batch is not held twice on the host.
+  struct Destination {
+    uint64_t* results = nullptr;  // instances x results
+    uint8_t* traps = nullptr;
+    uint32_t* trap_func = nullptr;
+    uint32_t* trap_pc = nullptr;
+    uint8_t* finished = nullptr;
+  } dest;
 
   GpuBatch* batch = nullptr;  // the `gpu` intrinsics' shared state; may be null
   std::vector<MemIn> mem_in;

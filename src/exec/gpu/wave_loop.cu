@@ -195,6 +195,7 @@ class WaveLoop {
   std::vector<uint64_t> slot_rows_;
   double kernel_ms_ = 0;
   double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
+  BatchRequest::Destination dest_;
   Clock::time_point phase_t_ = Clock::now();
 };
 
@@ -259,16 +260,20 @@ Status WaveLoop::setup(BatchResult& out) {
   if (req_.batch) req_.batch->start_clock();
   WW_CUDA(cudaEventCreate(&ev_start_));
   WW_CUDA(cudaEventCreate(&ev_stop_));
-  W_.args_uniform = !req_.args_per_instance;
+  W_.args_uniform = !req_.args_per_instance && !req_.fill_args;
   if (W_.args_uniform) WW_TRY(arena_.upload(&W_.args, req_.args));
 
   WW_TRY(end_phase(memory_setup_ms_));
   out.result_types = ftype_.results;
-  out.results.assign(uint64_t(req_.instances) * nres_, 0);
-  out.traps.assign(req_.instances, 0);
-  out.trap_func.assign(req_.instances, 0);
-  out.trap_pc.assign(req_.instances, 0);
-  out.finished.assign(req_.instances, 0);
+  dest_ = req_.dest;
+  if (!dest_.traps) {
+    out.results.assign(uint64_t(req_.instances) * nres_, 0);
+    out.traps.assign(req_.instances, 0);
+    out.trap_func.assign(req_.instances, 0);
+    out.trap_pc.assign(req_.instances, 0);
+    out.finished.assign(req_.instances, 0);
+    dest_ = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data()};
+  }
   return Status::Ok();
 }
 
@@ -283,7 +288,11 @@ Status WaveLoop::end_phase(double& acc_ms) {
 Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   // Arguments, value k of instance t at io[k * n + t] (shared ones were
   // uploaded once, in setup).
-  if (nparams_ && req_.args_per_instance) {
+  if (nparams_ && req_.fill_args) {
+    slot_rows_.resize(uint64_t(nparams_) * n);
+    req_.fill_args(first, n, slot_rows_.data());
+    WW_CUDA(cudaMemcpy(W_.io, slot_rows_.data(), slot_rows_.size() * 8, cudaMemcpyHostToDevice));
+  } else if (nparams_ && req_.args_per_instance) {
     slot_rows_.assign(uint64_t(nparams_) * n, 0);
     for (uint32_t t = 0; t < n; ++t)
       for (uint32_t k = 0; k < nparams_; ++k)
@@ -357,13 +366,13 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
       for (uint32_t k = 0; k < nres_; ++k) {
         uint64_t v = slot_rows_[uint64_t(k) * n + t];
         if (is_ref(ftype_.results[k])) v = from_gpu_ref(S_, irec, ftype_.results[k], v);
-        out.results[uint64_t(first + t) * nres_ + k] = v;
+        dest_.results[uint64_t(first + t) * nres_ + k] = v;
       }
   }
-  WW_CUDA(cudaMemcpy(out.traps.data() + first, W_.trap, n, cudaMemcpyDeviceToHost));
-  WW_CUDA(cudaMemcpy(out.trap_func.data() + first, W_.trap_func, n * 4, cudaMemcpyDeviceToHost));
-  WW_CUDA(cudaMemcpy(out.trap_pc.data() + first, W_.trap_pc, n * 4, cudaMemcpyDeviceToHost));
-  WW_CUDA(cudaMemcpy(out.finished.data() + first, W_.finished, n, cudaMemcpyDeviceToHost));
+  WW_CUDA(cudaMemcpy(dest_.traps + first, W_.trap, n, cudaMemcpyDeviceToHost));
+  WW_CUDA(cudaMemcpy(dest_.trap_func + first, W_.trap_func, n * 4, cudaMemcpyDeviceToHost));
+  WW_CUDA(cudaMemcpy(dest_.trap_pc + first, W_.trap_pc, n * 4, cudaMemcpyDeviceToHost));
+  WW_CUDA(cudaMemcpy(dest_.finished + first, W_.finished, n, cudaMemcpyDeviceToHost));
   return end_phase(download_ms_);
 }
 
@@ -402,7 +411,7 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out) {
   const bool cancelled = req_.cancel && req_.cancel->load();
   if (cancelled || (W_.deadline_ns && seconds_since(t_start_) > req_.timeout_s)) {
     const TrapCode why = cancelled ? TrapCode::Interrupted : TrapCode::Timeout;
-    for (uint32_t t = 0; t < n; ++t) out.traps[first + t] = uint8_t(why);
+    for (uint32_t t = 0; t < n; ++t) dest_.traps[first + t] = uint8_t(why);
     return Status::Ok();
   }
   WW_TRY(init_wave(first, n, blocks));
@@ -451,7 +460,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   if (req.on_plan) req.on_plan(plan, dev.name);
   const FuncType& ftype = mod.func_type(req.func_index);
   const uint64_t nparams = ftype.params.size();
-  if (req.args.size() != (req.args_per_instance ? uint64_t(req.instances) * nparams : nparams))
+  if (!req.fill_args && req.args.size() != (req.args_per_instance ? uint64_t(req.instances) * nparams : nparams))
     return make_error(kNoOffset, "GPU batch: argument count does not match the function");
 
   BatchResult out;
