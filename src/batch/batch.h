@@ -69,8 +69,12 @@ struct MemOutput {
 
 struct GpuOptions {
   gpu::MemoryLayout layout = gpu::MemoryLayout::Interleaved;
+  // Frames and slots every instance starts with; instances that run out
+  // run again with more, up to the limits (by default the CPU backend's).
   uint32_t stack_slots = 384;  // interpreter frame slots per instance
   uint32_t call_depth = 64;    // frames per instance
+  uint32_t stack_slots_limit = StoreLimits{}.stack_slots;
+  uint32_t call_depth_limit = StoreLimits{}.max_call_depth;
   uint32_t memory_pages = 0;   // linear-memory capacity; 0 = automatic
   uint32_t max_wave = 0;       // 0 = as many as memory allows
 };

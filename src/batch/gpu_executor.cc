@@ -48,13 +48,61 @@ class GpuExecutor final : public Executor {
                                        "' is an imported function; the GPU runs functions the module defines");
     if (spec.instances > 0xffffffffu)
       return make_error(kNoOffset, "the GPU backend runs at most 2^32-1 instances per batch");
+    Stacks stacks{std::min(spec.gpu.stack_slots, spec.gpu.stack_slots_limit),
+                  std::min(spec.gpu.call_depth, spec.gpu.call_depth_limit)};
+    WW_TRY(run_stretch(job, first, count, out, stacks, launcher_, progress));
+    return rerun_stack_exhausted(job, first, count, out, stacks);
+  }
+
+ private:
+  struct Stacks {
+    uint32_t slots, depth;
+  };
+
+  // Frames and slots are sized small for every instance; the instances that
+  // ran out run again with four times as many, until they finish or reach
+  // the limits (the CPU backend's by default), so recursion costs memory
+  // only in the instances that recurse. On the interpreter kernel, whose
+  // frames are explicit. A module that can add to shared state
+  // (gpu.atomic_add) is not run twice: its instances keep the trap.
+  Status rerun_stack_exhausted(const Job& job, uint64_t first, uint64_t count, BatchResult& out, Stacks stacks) {
+    const BatchSpec& spec = *job.spec;
+    for (const Import& im : spec.module->module.imports)
+      if (im.module == "gpu" && im.field == "atomic_add") return Status::Ok();
+    const uint8_t exhausted = uint8_t(TrapCode::CallStackExhausted);
+    for (;;) {
+      Stacks next{uint32_t(std::min<uint64_t>(uint64_t(stacks.slots) * 4, spec.gpu.stack_slots_limit)),
+                  uint32_t(std::min<uint64_t>(uint64_t(stacks.depth) * 4, spec.gpu.call_depth_limit))};
+      if (next.slots == stacks.slots && next.depth == stacks.depth) return Status::Ok();
+      stacks = next;
+      bool any = false;
+      for (uint64_t i = first; i < first + count;) {
+        if (!(out.finished[i] && out.traps[i] == exhausted)) {
+          ++i;
+          continue;
+        }
+        uint64_t end = i;
+        while (end < first + count && out.finished[end] && out.traps[end] == exhausted) ++end;
+        any = true;
+        // A plan that cannot hold the larger stacks leaves the trap.
+        if (!run_stretch(job, i, end - i, out, stacks, nullptr, nullptr).ok()) return Status::Ok();
+        i = end;
+      }
+      if (!any) return Status::Ok();
+    }
+  }
+
+  Status run_stretch(const Job& job, uint64_t first, uint64_t count, BatchResult& out, Stacks stacks,
+                     const std::shared_ptr<gpu::KernelLauncher>& launcher,
+                     const std::function<void(uint64_t)>& progress) {
+    const BatchSpec& spec = *job.spec;
     gpu::BatchRequest req;
     req.module = spec.module;
     req.func_index = job.func_index;
     req.instances = uint32_t(count);
     req.index_base = uint32_t(first);
     req.total_instances = uint32_t(spec.instances);
-    req.launcher = launcher_;
+    req.launcher = launcher;
 
     const auto& params = job.type.params;
     bool uniform = true;
@@ -75,8 +123,8 @@ class GpuExecutor final : public Executor {
       req.timeout_s = job.seconds_left();
       if (req.timeout_s <= 0) return Status::Ok();  // every instance stays unfinished
     }
-    req.stack_slots = spec.gpu.stack_slots;
-    req.max_call_depth = spec.gpu.call_depth;
+    req.stack_slots = stacks.slots;
+    req.max_call_depth = stacks.depth;
     req.memory_pages = spec.gpu.memory_pages;
     req.max_wave = spec.gpu.max_wave;
     req.layout = spec.gpu.layout;
@@ -133,7 +181,6 @@ class GpuExecutor final : public Executor {
     return Status::Ok();
   }
 
- private:
   std::shared_ptr<gpu::KernelLauncher> launcher_;
   std::string device_;
   bool plan_shown_ = false;

@@ -48,8 +48,8 @@ struct RunSpec {
   std::string texture_filter = "nearest";
   // GPU tuning.
   std::string gpu_layout = "interleaved";
-  uint32_t gpu_stack_slots = 384;
-  uint32_t gpu_call_depth = 64;
+  uint32_t gpu_stack_slots = 0;   // limits; 0 = the CPU backend's
+  uint32_t gpu_call_depth = 0;
   uint32_t gpu_memory_pages = 0;  // 0 = automatic
   uint32_t gpu_max_wave = 0;      // 0 = as large as memory allows
 };

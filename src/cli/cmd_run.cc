@@ -51,7 +51,12 @@ that fails; --tier auto (default) uses cached code, or for large batches
 starts on the interpreter while compiling in the background and switches
 when the code is ready (the summary lists which tier ran which instances). On the GPU each instance is one
 thread; batches larger than GPU memory run in waves (the summary shows the
-plan: memory per instance, wave size). The GPU runs functions the module
+plan: memory per instance, wave size). Instances start with small stacks
+(64 frames, 384 slots); those that run out run again on the interpreter
+kernel with four times as many, up to --gpu-call-depth / --gpu-stack-slots
+(default: the CPU backend's limits), so recursion that runs on the CPU runs
+on the GPU (not for modules importing gpu.atomic_add, which must not run
+twice). The GPU runs functions the module
 defines and the `gpu` intrinsics; address exports of --mem-in/--mem-out are
 evaluated once there (every instance starts from the same state).
 Intrinsics (module "gpu", both backends, identical results):
@@ -109,8 +114,8 @@ int cmd_run(const char* prog, int argc, char** argv) {
   app.add_option("--texture", spec.textures, "bind a PNG to a texture unit for gpu.texture_sample")->allow_extra_args(false)->type_name("UNIT=FILE.png");
   app.add_option("--texture-filter", spec.texture_filter, "nearest (default) or bilinear")->type_name("F");
   app.add_option("--gpu-layout", spec.gpu_layout, "linear memory layout on the GPU: interleaved (default) or contiguous")->type_name("L");
-  app.add_option("--gpu-stack-slots", gpu_stack_slots, "64-bit frame slots per GPU instance (default 384)")->type_name("N");
-  app.add_option("--gpu-call-depth", gpu_call_depth, "call frames per GPU instance (default 64)")->type_name("N");
+  app.add_option("--gpu-stack-slots", gpu_stack_slots, "most 64-bit frame slots a GPU instance may use (default: the CPU's, 4194304)")->type_name("N");
+  app.add_option("--gpu-call-depth", gpu_call_depth, "most call frames a GPU instance may use (default: the CPU's, 20000)")->type_name("N");
   app.add_option("--gpu-memory-pages", gpu_memory_pages, "linear memory capacity per GPU instance in 64 KiB pages")->type_name("N");
   app.add_option("--gpu-max-wave", gpu_max_wave, "largest number of instances per GPU wave")->type_name("N");
   app.add_option("module", module_name, "the .wasm file")->type_name("MODULE.wasm");

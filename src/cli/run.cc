@@ -278,8 +278,8 @@ Result<int> run_impl(const RunSpec& spec) {
   if (spec.gpu_layout == "interleaved") b.gpu.layout = gpu::MemoryLayout::Interleaved;
   else if (spec.gpu_layout == "contiguous") b.gpu.layout = gpu::MemoryLayout::Contiguous;
   else return err("--gpu-layout must be interleaved or contiguous, not '" + spec.gpu_layout + "'");
-  b.gpu.stack_slots = spec.gpu_stack_slots;
-  b.gpu.call_depth = spec.gpu_call_depth;
+  if (spec.gpu_stack_slots) b.gpu.stack_slots_limit = spec.gpu_stack_slots;
+  if (spec.gpu_call_depth) b.gpu.call_depth_limit = spec.gpu_call_depth;
   b.gpu.memory_pages = spec.gpu_memory_pages;
   b.gpu.max_wave = spec.gpu_max_wave;
   b.cache.enabled = !spec.no_cache;
