@@ -38,6 +38,7 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
   if (img.tables_mutable) b += uint64_t(img.total_table_cap()) * 8 + img.table_cap.size() * 4;
   b += img.data_size.size() + img.elem_size.size();  // dropped flags
   b += 4 + 1 + 4 + 4 + 1;                            // pages, trap, trap func/pc, finished
+  b += (memory_pages_for(req, img) + 31) / 32;       // a dirty flag per page per 32 instances
   for (const MemIn& m : req.mem_in) b += m.record_size;
   for (const MemOut& m : req.mem_out) b += m.length;
   return b;

@@ -92,6 +92,8 @@ Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& ou
 
   std::vector<uint32_t> words((img.memory.size() + 3) / 4, 0);
   if (!img.memory.empty()) std::memcpy(words.data(), img.memory.data(), img.memory.size());
+  // Past its last non-zero word the image is the zeros cudaMemset writes.
+  while (!words.empty() && words.back() == 0) words.pop_back();
   WW_TRY(arena.upload(&out.image_words, words));
   out.num_image_words = words.size();
   return Status::Ok();
@@ -172,6 +174,9 @@ class WaveLoop {
   // Adds the time since the last phase ended to `acc_ms`, once the device
   // has caught up with what was queued.
   Status end_phase(double& acc_ms);
+  // Every instance's memory back to the image before a wave: the whole
+  // buffer the first time, then only the pages the previous wave wrote.
+  Status reset_memory();
 
   const BatchRequest& req_;
   KernelLauncher& launcher_;
@@ -196,6 +201,8 @@ class WaveLoop {
   double kernel_ms_ = 0;
   double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
   BatchRequest::Destination dest_;
+  uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
+  bool memory_ready_ = false;  // the memory buffer holds the image, but for dirty pages
   Clock::time_point phase_t_ = Clock::now();
 };
 
@@ -219,6 +226,9 @@ Status WaveLoop::alloc_wave_buffers() {
   WW_TRY(arena_.alloc(&W_.call_func, depth * WV));
   WW_TRY(arena_.alloc(&W_.call_fb, depth * WV));
   WW_TRY(arena_.alloc(&W_.mem, W_.mem_cap * warps32));
+  W_.mem_cap_pages = uint32_t(W_.mem_cap / kPageSize);
+  groups_ = uint32_t(warps32 / 32);
+  WW_TRY(arena_.alloc(&W_.mem_dirty, std::max<uint64_t>(uint64_t(groups_) * W_.mem_cap_pages, 1)));
   WW_TRY(arena_.alloc(&W_.mem_pages, WV));
   WW_TRY(arena_.alloc(&W_.globals, uint64_t(mod_.init.nglobals) * WV));
   WW_TRY(arena_.alloc(&W_.tables, img_.tables_mutable ? uint64_t(mod_.init.total_table_cap) * WV : 1));
@@ -285,6 +295,29 @@ Status WaveLoop::end_phase(double& acc_ms) {
   return Status::Ok();
 }
 
+Status WaveLoop::reset_memory() {
+  const uint32_t words = uint32_t(mod_.num_image_words);
+  if (!memory_ready_) {
+    // The buffer's first use: zeros at memset speed, then the image.
+    WW_CUDA(cudaMemsetAsync(W_.mem, 0, W_.mem_cap * uint64_t(groups_) * 32));
+    WW_CUDA(cudaMemsetAsync(W_.mem_dirty, 0, uint64_t(groups_) * W_.mem_cap_pages));
+    if (words) {
+      dim3 grid(uint32_t(std::min<uint64_t>((uint64_t(words) * 32 + 255) / 256, 4096)), std::min(groups_, 65535u));
+      if (inter_) copy_image_kernel<true><<<grid, 256>>>(W_, groups_, mod_.image_words, words);
+      else copy_image_kernel<false><<<grid, 256>>>(W_, groups_, mod_.image_words, words);
+      WW_CUDA(cudaGetLastError());
+    }
+    memory_ready_ = true;
+    return Status::Ok();
+  }
+  const uint64_t flags = uint64_t(groups_) * W_.mem_cap_pages;
+  if (flags > 0x7fffffffu) return make_error(kNoOffset, "GPU batch: too many memory pages per wave");
+  if (inter_) restore_dirty_pages_kernel<true><<<uint32_t(flags), 256>>>(W_, mod_.image_words, words);
+  else restore_dirty_pages_kernel<false><<<uint32_t(flags), 256>>>(W_, mod_.image_words, words);
+  WW_CUDA(cudaGetLastError());
+  return Status::Ok();
+}
+
 Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   // Arguments, value k of instance t at io[k * n + t] (shared ones were
   // uploaded once, in setup).
@@ -307,11 +340,7 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   WW_TRY(end_phase(upload_ms_));
   init_state_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init);
   WW_CUDA(cudaGetLastError());
-  if (W_.mem_cap) {
-    if (inter_) init_memory_kernel<true><<<4096, 256>>>(W_, mod_.image_words, mod_.num_image_words);
-    else init_memory_kernel<false><<<4096, 256>>>(W_, mod_.image_words, mod_.num_image_words);
-    WW_CUDA(cudaGetLastError());
-  }
+  if (W_.mem_cap) WW_TRY(reset_memory());
   for (size_t k = 0; k < req_.mem_in.size(); ++k) {
     const MemIn& mi = req_.mem_in[k];
     if (inter_) mem_in_kernel<true><<<blocks, kBlock>>>(W_, d_mem_in_[k], mi.record_size, mi.address);

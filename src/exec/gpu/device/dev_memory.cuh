@@ -19,9 +19,11 @@ struct Mem {
   // Contiguous: instance t's memory is one block at t * capacity.
   uint8_t* base;  // this instance's base (contiguous) or its group's base (interleaved)
   uint32_t lane;
+  uint8_t* dirty;  // the page flags of this instance's group of 32
 
   __device__ __forceinline__ static Mem make(const DevWave& w, uint32_t t) {
     Mem m;
+    m.dirty = w.mem_dirty + uint64_t(t >> 5) * w.mem_cap_pages;
     if (kInterleaved) {
       m.base = w.mem + uint64_t(t >> 5) * (w.mem_cap * 32);
       m.lane = t & 31;
@@ -39,8 +41,17 @@ struct Mem {
     if (kInterleaved) return reinterpret_cast<uint32_t*>(base + (((a >> 2) * 32 + lane) << 2));
     return reinterpret_cast<uint32_t*>(base + a);
   }
+  // Every store marks its page: reading the flag first keeps the common
+  // case (already marked) a cached load instead of a store to L2.
+  __device__ __forceinline__ void mark(uint64_t a) const {
+    uint8_t* f = dirty + (a >> 16);
+    if (!*f) *f = 1;
+  }
   __device__ __forceinline__ uint8_t load8(uint64_t a) const { return *byte_ptr(a); }
-  __device__ __forceinline__ void store8(uint64_t a, uint8_t v) const { *byte_ptr(a) = v; }
+  __device__ __forceinline__ void store8(uint64_t a, uint8_t v) const {
+    mark(a);
+    *byte_ptr(a) = v;
+  }
 
   // Little-endian loads of 1..8 bytes: aligned words go in one access, the
   // rest byte by byte (wasm allows any alignment).
@@ -56,8 +67,12 @@ struct Mem {
   }
   __device__ __forceinline__ void store(uint64_t a, uint64_t v, int n) const {
     if ((a & 3) == 0 && n >= 4) {
+      mark(a);
       *word_ptr(a) = uint32_t(v);
-      if (n == 8) *word_ptr(a + 4) = uint32_t(v >> 32);
+      if (n == 8) {
+        mark(a + 4);
+        *word_ptr(a + 4) = uint32_t(v >> 32);
+      }
       return;
     }
     for (int i = 0; i < n; ++i) store8(a + i, uint8_t(v >> (8 * i)));

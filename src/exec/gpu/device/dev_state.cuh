@@ -81,6 +81,11 @@ struct DevWave {
   uint32_t* call_fb;    // interpreter: caller's frame base slot
   uint8_t* mem;
   uint64_t mem_cap;  // bytes of capacity per instance
+  // One flag per page of each group of 32 instances (the interleaved
+  // layout's unit): set by the first store into it, so that the next wave
+  // restores only the pages a wave wrote (dev_memory.cuh, wave_kernels.cuh).
+  uint8_t* mem_dirty;
+  uint32_t mem_cap_pages;
   uint32_t* mem_pages;
   uint32_t mem_max_pages;
   uint64_t* globals;

@@ -15,23 +15,39 @@ inline constexpr uint32_t kDevNoTrapPc = ~0u;
 
 __global__ void read_timer_kernel(uint64_t* out) { *out = global_timer_ns(); }
 
-// Fills every instance's linear memory: the image's words, then zeros up to
-// the capacity (memory.grow hands out zeroed pages).
+// The first wave's memory: the buffer is zeroed by cudaMemset, then this
+// writes the image's words (trimmed after its last non-zero word) into
+// every instance of the buffer, `groups` groups of 32. Consecutive threads
+// write consecutive addresses in either layout.
 template <bool kInterleaved>
-__global__ void init_memory_kernel(DevWave W, const uint32_t* image, uint64_t image_words) {
-  const uint64_t cap_words = W.mem_cap / 4;
-  const uint64_t total = cap_words * W.n;
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
-       i += uint64_t(gridDim.x) * blockDim.x) {
-    // Consecutive threads write consecutive addresses: in the interleaved
-    // layout the same word of consecutive instances, in the contiguous one
-    // consecutive words of one instance.
-    uint32_t t = kInterleaved ? uint32_t(i % W.n) : uint32_t(i / cap_words);
-    uint64_t w = kInterleaved ? i / W.n : i % cap_words;
-    uint32_t v = w < image_words ? image[w] : 0u;
-    Mem<kInterleaved> m = Mem<kInterleaved>::make(W, t);
-    *m.word_ptr(w * 4) = v;
+__global__ void copy_image_kernel(DevWave W, uint32_t groups, const uint32_t* image, uint32_t image_words) {
+  const uint64_t per_group = uint64_t(image_words) * 32;
+  for (uint32_t g = blockIdx.y; g < groups; g += gridDim.y)
+    for (uint64_t j = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < per_group;
+         j += uint64_t(gridDim.x) * blockDim.x) {
+      const uint32_t lane = kInterleaved ? uint32_t(j & 31) : uint32_t(j / image_words);
+      const uint64_t w = kInterleaved ? j >> 5 : j % image_words;
+      *Mem<kInterleaved>::make(W, g * 32 + lane).word_ptr(w * 4) = image[w];
+    }
+}
+
+// Later waves: one block per page of each group of 32; the pages the last
+// wave stored to get the image's words (or zeros) back, and their flags are
+// cleared. Untouched pages still hold the image, so a wave whose code
+// writes little memory costs little set-up however large the capacity.
+template <bool kInterleaved>
+__global__ void restore_dirty_pages_kernel(DevWave W, const uint32_t* image, uint32_t image_words) {
+  const uint64_t b = blockIdx.x;
+  if (!W.mem_dirty[b]) return;
+  const uint32_t g = uint32_t(b / W.mem_cap_pages), page = uint32_t(b % W.mem_cap_pages);
+  constexpr uint32_t kPageWords = uint32_t(kDevPageSize / 4);
+  for (uint32_t j = threadIdx.x; j < kPageWords * 32; j += blockDim.x) {
+    const uint32_t lane = kInterleaved ? (j & 31) : j / kPageWords;
+    const uint64_t w = uint64_t(page) * kPageWords + (kInterleaved ? j >> 5 : j % kPageWords);
+    *Mem<kInterleaved>::make(W, g * 32 + lane).word_ptr(w * 4) = w < image_words ? image[w] : 0u;
   }
+  __syncthreads();
+  if (threadIdx.x == 0) W.mem_dirty[b] = 0;
 }
 
 // The initial per-instance state besides memory, from the image.
