@@ -189,7 +189,11 @@ bad = sum(1 for i in range(0, n, max(1, n // 100000)) if d[size*i:size*i+size] !
 print(f"  {path.split('/')[-1]}: {'ok' if bad == 0 and len(d) == size * n else f'{bad} WRONG'} (sampled)")
 PY
 }
+"$W" run --backend cpu -q -n 200000 --output "$S/dirty-cpu.csv" --invoke probe "$root/bench/scale/dirty.wat" @index
 for tier in interp compiled; do
+  "$W" run --backend gpu --tier $tier -q -n 200000 --gpu-max-wave 4096 --output "$S/dirty-$tier.csv" \
+    --invoke probe "$root/bench/scale/dirty.wat" @index >>"$O/scale.txt" 2>&1
+  echo "  memory reset between waves ($tier, 49 waves): $(cmp -s "$S/dirty-cpu.csv" "$S/dirty-$tier.csv" && echo ok || echo MISMATCH)" >>"$O/scale.txt"
   for n in 1000000 10000000; do scale_run "tid-$tier-$n" --tier $tier -n $n --invoke main "$G/04_thread_id.wasm"; done
   for n in 1000000 16777216; do
     scale_run "sha-$tier-$n" --tier $tier -n $n --mem-in Hash_GetBuffer="$S/msgs.bin" --mem-in-size 64 \
