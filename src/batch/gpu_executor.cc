@@ -105,10 +105,19 @@ class GpuExecutor final : public Executor {
     req.launcher = launcher;
 
     const auto& params = job.type.params;
+    // Constants and @index are made on the device; only columns travel.
     bool uniform = true;
-    for (const ArgSource& a : spec.args) uniform &= a.kind == ArgSource::Const;
+    for (const ArgSource& a : spec.args) uniform &= a.kind != ArgSource::Column;
     if (uniform) {
-      for (size_t k = 0; k < params.size(); ++k) req.args.push_back(arg_value(spec.args[k], params[k], 0).bits);
+      for (size_t k = 0; k < params.size(); ++k) {
+        const bool index = spec.args[k].kind == ArgSource::Index;
+        req.args.push_back(index ? 0 : spec.args[k].value.bits);
+        req.arg_index_kind.push_back(!index                          ? 0
+                                     : params[k] == ValType::I32 ? 1
+                                     : params[k] == ValType::I64 ? 2
+                                     : params[k] == ValType::F32 ? 3
+                                                                 : 4);
+      }
     } else {
       req.fill_args = [&spec, &params, first](uint32_t wave_first, uint32_t n, uint64_t* io) {
         for (size_t k = 0; k < params.size(); ++k)

@@ -91,6 +91,10 @@ struct BatchRequest {
   // [first, first + n) parameter-major (value k of instance first + t at
   // io[k * n + t]), one wave at a time, so a huge batch never holds them all.
   std::function<void(uint32_t first, uint32_t n, uint64_t* io)> fill_args;
+  // With one shared row of `args`: per parameter, non-zero when it is the
+  // instance's index instead (1 i32, 2 i64, 3 f32, 4 f64), computed on the
+  // device: @index arguments cost no host memory and no upload.
+  std::vector<uint8_t> arg_index_kind;
 
   uint64_t fuel = 0;       // instructions per instance (back-edges and calls); 0 = unlimited
   double timeout_s = 0;    // stop the batch after this long; 0 = none

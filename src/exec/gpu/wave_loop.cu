@@ -259,6 +259,7 @@ Status WaveLoop::setup(BatchResult& out) {
   *done_host_ = 0;
   WW_TRY(arena_.alloc(&W_.done, 1));
   WW_CUDA(cudaMemset(W_.done, 0, sizeof(unsigned long long)));
+  WW_TRY(arena_.alloc(&W_.trapped, 1));
   WW_CUDA(cudaStreamCreateWithFlags(&poll_stream_, cudaStreamNonBlocking));
 
   uint64_t* d_timer;
@@ -272,6 +273,8 @@ Status WaveLoop::setup(BatchResult& out) {
   WW_CUDA(cudaEventCreate(&ev_stop_));
   W_.args_uniform = !req_.args_per_instance && !req_.fill_args;
   if (W_.args_uniform) WW_TRY(arena_.upload(&W_.args, req_.args));
+  W_.arg_index_kind = nullptr;
+  if (W_.args_uniform && !req_.arg_index_kind.empty()) WW_TRY(arena_.upload(&W_.arg_index_kind, req_.arg_index_kind));
 
   WW_TRY(end_phase(memory_setup_ms_));
   out.result_types = ftype_.results;
@@ -338,6 +341,7 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
                        uint64_t(n) * mi.record_size, cudaMemcpyHostToDevice));
   }
   WW_TRY(end_phase(upload_ms_));
+  WW_CUDA(cudaMemsetAsync(W_.trapped, 0, sizeof(unsigned long long)));
   init_state_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init);
   WW_CUDA(cudaGetLastError());
   if (W_.mem_cap) WW_TRY(reset_memory());
@@ -399,8 +403,17 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
       }
   }
   WW_CUDA(cudaMemcpy(dest_.traps + first, W_.trap, n, cudaMemcpyDeviceToHost));
-  WW_CUDA(cudaMemcpy(dest_.trap_func + first, W_.trap_func, n * 4, cudaMemcpyDeviceToHost));
-  WW_CUDA(cudaMemcpy(dest_.trap_pc + first, W_.trap_pc, n * 4, cudaMemcpyDeviceToHost));
+  // Traps the code raised are counted; the memory kernels' own (a record
+  // that does not fit) are not, so their pc is set on the host.
+  unsigned long long trapped = 0;
+  WW_CUDA(cudaMemcpy(&trapped, W_.trapped, sizeof trapped, cudaMemcpyDeviceToHost));
+  if (trapped || !req_.mem_in.empty() || !req_.mem_out.empty()) {
+    WW_CUDA(cudaMemcpy(dest_.trap_func + first, W_.trap_func, n * 4, cudaMemcpyDeviceToHost));
+    WW_CUDA(cudaMemcpy(dest_.trap_pc + first, W_.trap_pc, n * 4, cudaMemcpyDeviceToHost));
+  } else {
+    std::fill(dest_.trap_func + first, dest_.trap_func + first + n, 0u);
+    std::fill(dest_.trap_pc + first, dest_.trap_pc + first + n, 0u);
+  }
   WW_CUDA(cudaMemcpy(dest_.finished + first, W_.finished, n, cudaMemcpyDeviceToHost));
   return end_phase(download_ms_);
 }

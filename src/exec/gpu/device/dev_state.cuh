@@ -76,6 +76,9 @@ struct DevWave {
   // results (reading one broadcast value beats n copies of it).
   const uint64_t* args;
   bool args_uniform;
+  // With uniform arguments: per parameter, 0 = args[k], else the instance's
+  // index as an i32, i64, f32 or f64 (1..4), made here instead of uploaded.
+  const uint8_t* arg_index_kind;
   uint32_t* call_pc;    // interpreter: return word offset (absolute in code)
   uint32_t* call_func;  // interpreter: caller's defined-function index
   uint32_t* call_fb;    // interpreter: caller's frame base slot
@@ -103,6 +106,9 @@ struct DevWave {
   // Instances finished, in device memory; the host copies it on a stream of
   // its own while the kernel runs (the progress line).
   unsigned long long* done;
+  // Instances of this wave that trapped: without any, the host skips
+  // downloading where they trapped.
+  unsigned long long* trapped;
   bool tables_mutable;
 };
 
@@ -114,7 +120,15 @@ __device__ __forceinline__ uint64_t global_timer_ns() {
 
 // Argument k of instance t.
 __device__ __forceinline__ uint64_t wave_arg(const DevWave& w, uint32_t k, uint32_t t) {
-  return w.args_uniform ? w.args[k] : w.io[uint64_t(k) * w.n + t];
+  if (!w.args_uniform) return w.io[uint64_t(k) * w.n + t];
+  if (!w.arg_index_kind || !w.arg_index_kind[k]) return w.args[k];
+  const uint64_t i = uint64_t(w.first) + t;
+  switch (w.arg_index_kind[k]) {
+    case 1: return i & 0xffffffffu;
+    case 2: return i;
+    case 3: return __float_as_uint(__ull2float_rn(i));
+    default: return uint64_t(__double_as_longlong(__ull2double_rn(i)));
+  }
 }
 
 // Backward jumps look at the clock once in this many, when a deadline is set.
@@ -134,8 +148,11 @@ __device__ __forceinline__ void finish_instance(const DevWave& w, uint32_t t, Tr
   }
   w.finished[t] = finished ? 1 : 0;
   const unsigned together = __activemask();
-  if ((threadIdx.x & 31u) == unsigned(__ffs(together) - 1))
+  const unsigned trapped = __ballot_sync(together, trap != TrapCode::None);
+  if ((threadIdx.x & 31u) == unsigned(__ffs(together) - 1)) {
     atomicAdd(w.done, (unsigned long long)__popc(together));
+    if (trapped) atomicAdd(w.trapped, (unsigned long long)__popc(trapped));
+  }
 }
 
 }  // namespace ww::gpu
