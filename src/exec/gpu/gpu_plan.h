@@ -13,6 +13,10 @@ namespace ww::gpu {
 inline constexpr uint32_t kDefaultGrowPages = 16;
 // Device memory left untouched for the runtime, the module and the image.
 inline constexpr uint64_t kReserveBytes = 512ull << 20;
+// A wave is kept below kWaveMemoryBytes when it can still hold
+// kBusyWaveInstances (four times the threads an H200 keeps resident).
+inline constexpr uint64_t kWaveMemoryBytes = 32ull << 30;
+inline constexpr uint64_t kBusyWaveInstances = 1u << 20;
 
 uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img);
 // `frames`: the interpreter's frame slots and call records are counted.
