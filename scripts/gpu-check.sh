@@ -207,6 +207,8 @@ for tier in interp compiled; do
   done
   scale_run "collatz-$tier-100M" --tier $tier -n 100000000 --invoke collatz "$N/collatz.wasm" 1000000000000 @index
   scale_run "ackermann-$tier" --tier $tier --output - --invoke ack "$root/bench/scale/ackermann.wat" 3 5
+  scale_run "ackermann-$tier-depth300" --tier $tier --gpu-call-depth 300 --output - --invoke ack "$root/bench/scale/ackermann.wat" 3 5
+  echo "  ackermann A(3,5) with --gpu-call-depth 300 ($tier): $(head -c 200 "$S/ackermann-$tier-depth300.log" | tr "\n" " ")" >>"$O/scale.txt"
   echo "  ackermann A(3,5) on the gpu ($tier): $(head -c 300 "$S/ackermann-$tier.log" | tr '\n' ' ')" >>"$O/scale.txt"
 done
 echo "  ackermann A(3,5) on the cpu: $("$W" run --backend cpu --invoke ack "$root/bench/scale/ackermann.wat" 3 5 2>&1)" >>"$O/scale.txt"

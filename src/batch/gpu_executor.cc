@@ -48,51 +48,11 @@ class GpuExecutor final : public Executor {
                                        "' is an imported function; the GPU runs functions the module defines");
     if (spec.instances > 0xffffffffu)
       return make_error(kNoOffset, "the GPU backend runs at most 2^32-1 instances per batch");
-    Stacks stacks{std::min(spec.gpu.stack_slots, spec.gpu.stack_slots_limit),
-                  std::min(spec.gpu.call_depth, spec.gpu.call_depth_limit)};
-    WW_TRY(run_stretch(job, first, count, out, stacks, launcher_, progress));
-    return rerun_stack_exhausted(job, first, count, out, stacks);
+    return run_stretch(job, first, count, out, launcher_, progress);
   }
 
  private:
-  struct Stacks {
-    uint32_t slots, depth;
-  };
-
-  // Frames and slots are sized small for every instance; the instances that
-  // ran out run again with four times as many, until they finish or reach
-  // the limits (the CPU backend's by default), so recursion costs memory
-  // only in the instances that recurse. On the interpreter kernel, whose
-  // frames are explicit. A module that can add to shared state
-  // (gpu.atomic_add) is not run twice: its instances keep the trap.
-  Status rerun_stack_exhausted(const Job& job, uint64_t first, uint64_t count, BatchResult& out, Stacks stacks) {
-    const BatchSpec& spec = *job.spec;
-    for (const Import& im : spec.module->module.imports)
-      if (im.module == "gpu" && im.field == "atomic_add") return Status::Ok();
-    const uint8_t exhausted = uint8_t(TrapCode::CallStackExhausted);
-    for (;;) {
-      Stacks next{uint32_t(std::min<uint64_t>(uint64_t(stacks.slots) * 4, spec.gpu.stack_slots_limit)),
-                  uint32_t(std::min<uint64_t>(uint64_t(stacks.depth) * 4, spec.gpu.call_depth_limit))};
-      if (next.slots == stacks.slots && next.depth == stacks.depth) return Status::Ok();
-      stacks = next;
-      bool any = false;
-      for (uint64_t i = first; i < first + count;) {
-        if (!(out.finished[i] && out.traps[i] == exhausted)) {
-          ++i;
-          continue;
-        }
-        uint64_t end = i;
-        while (end < first + count && out.finished[end] && out.traps[end] == exhausted) ++end;
-        any = true;
-        // A plan that cannot hold the larger stacks leaves the trap.
-        if (!run_stretch(job, i, end - i, out, stacks, nullptr, nullptr).ok()) return Status::Ok();
-        i = end;
-      }
-      if (!any) return Status::Ok();
-    }
-  }
-
-  Status run_stretch(const Job& job, uint64_t first, uint64_t count, BatchResult& out, Stacks stacks,
+  Status run_stretch(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
                      const std::shared_ptr<gpu::KernelLauncher>& launcher,
                      const std::function<void(uint64_t)>& progress) {
     const BatchSpec& spec = *job.spec;
@@ -132,8 +92,12 @@ class GpuExecutor final : public Executor {
       req.timeout_s = job.seconds_left();
       if (req.timeout_s <= 0) return Status::Ok();  // every instance stays unfinished
     }
-    req.stack_slots = stacks.slots;
-    req.max_call_depth = stacks.depth;
+    // Small stacks for every instance; those that run out get more
+    // (gpu::BatchRequest::*_limit), up to the CPU backend's limits.
+    req.stack_slots = std::min(spec.gpu.stack_slots, spec.gpu.stack_slots_limit);
+    req.max_call_depth = std::min(spec.gpu.call_depth, spec.gpu.call_depth_limit);
+    req.stack_slots_limit = spec.gpu.stack_slots_limit;
+    req.call_depth_limit = spec.gpu.call_depth_limit;
     req.memory_pages = spec.gpu.memory_pages;
     req.max_wave = spec.gpu.max_wave;
     req.layout = spec.gpu.layout;

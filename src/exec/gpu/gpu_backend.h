@@ -100,6 +100,12 @@ struct BatchRequest {
   double timeout_s = 0;    // stop the batch after this long; 0 = none
   uint32_t stack_slots = 384;    // 64-bit frame slots per instance
   uint32_t max_call_depth = 64;  // frames per instance
+  // Instances that exhaust their call stack run again on the interpreter
+  // kernel (compiled code's CUDA stack is capped below what the request may
+  // ask), with four times the slots and frames up to these limits; 0 = the
+  // sizes above, so only the interpreter's rerun.
+  uint32_t stack_slots_limit = 0;
+  uint32_t call_depth_limit = 0;
   uint32_t memory_pages = 0;     // linear-memory capacity per instance; 0 = automatic
   // Largest size a table may grow to (as StoreLimits::max_table_size on the
   // CPU: give both the same value for identical table.grow results);

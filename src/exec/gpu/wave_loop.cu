@@ -477,6 +477,81 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out) {
   return Status::Ok();
 }
 
+bool imports_atomic_add(const Module& m) {
+  for (const Import& im : m.imports)
+    if (im.module == kModuleName && im.field == "atomic_add") return true;
+  return false;
+}
+
+// Instances [i, end) of `req` as a request of their own, on the
+// interpreter kernel with the given stack sizes (and no further growth).
+BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination& d, uint32_t i, uint32_t end,
+                        uint32_t slots, uint32_t depth) {
+  BatchRequest sub = req;
+  sub.launcher = nullptr;
+  sub.stack_slots = sub.stack_slots_limit = slots;
+  sub.max_call_depth = sub.call_depth_limit = depth;
+  sub.instances = end - i;
+  sub.index_base = req.index_base + i;
+  sub.total_instances = req.total_instances ? req.total_instances : req.instances;
+  const uint64_t np = req.module->module.func_type(req.func_index).params.size();
+  const uint64_t nr = req.module->module.func_type(req.func_index).results.size();
+  if (req.args_per_instance) sub.args.assign(req.args.begin() + i * np, req.args.begin() + end * np);
+  if (req.fill_args)
+    sub.fill_args = [fill = req.fill_args, i](uint32_t first, uint32_t n, uint64_t* io) { fill(i + first, n, io); };
+  for (MemIn& m : sub.mem_in) m.data += uint64_t(i) * m.record_size;
+  for (MemOut& m : sub.mem_out) m.data += uint64_t(i) * m.length;
+  sub.dest = {d.results + i * nr, d.traps + i, d.trap_func + i, d.trap_pc + i, d.finished + i};
+  sub.write_back = req.write_back && i == 0;
+  sub.on_plan = nullptr;
+  sub.progress = nullptr;
+  return sub;
+}
+
+// Stacks that grow: the stretches of instances that ran out of call stack
+// run again, on the interpreter kernel, with four times the frames and
+// slots each round until they finish or the limits stop the growth. A
+// module that can add to shared state (gpu.atomic_add) must not run twice:
+// its instances keep the trap.
+void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d, BatchResult& out) {
+  if (imports_atomic_add(req.module->module)) return;
+  const uint8_t exhausted = uint8_t(TrapCode::CallStackExhausted);
+  uint32_t slots = req.stack_slots, depth = req.max_call_depth;
+  const uint32_t slots_limit = std::max(req.stack_slots_limit, slots);
+  const uint32_t depth_limit = std::max(req.call_depth_limit, depth);
+  bool on_interpreter = !req.launcher;
+  for (;;) {
+    if (on_interpreter) {
+      const uint32_t s2 = uint32_t(std::min<uint64_t>(uint64_t(slots) * 4, slots_limit));
+      const uint32_t d2 = uint32_t(std::min<uint64_t>(uint64_t(depth) * 4, depth_limit));
+      if (s2 == slots && d2 == depth) return;
+      slots = s2;
+      depth = d2;
+    }
+    on_interpreter = true;
+    bool any = false;
+    for (uint32_t i = 0; i < req.instances;) {
+      if (!(d.finished[i] && d.traps[i] == exhausted)) {
+        ++i;
+        continue;
+      }
+      uint32_t end = i;
+      while (end < req.instances && d.finished[end] && d.traps[end] == exhausted) ++end;
+      any = true;
+      auto r = run_batch(stretch_of(req, d, i, end, slots, depth));
+      // A plan that cannot hold the larger stacks leaves the trap.
+      if (!r.ok()) return;
+      out.kernel_ms += r->kernel_ms;
+      out.upload_ms += r->upload_ms;
+      out.memory_setup_ms += r->memory_setup_ms;
+      out.download_ms += r->download_ms;
+      out.plan.waves += r->plan.waves;
+      i = end;
+    }
+    if (!any) return;
+  }
+}
+
 }  // namespace
 
 Result<BatchResult> run_batch(const BatchRequest& req) {
@@ -537,6 +612,9 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   }
   // Freeing the wave buffers (tens of GB) is part of the memory's cost.
   out.memory_setup_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_free).count();
+  BatchRequest::Destination d = req.dest;
+  if (!d.traps) d = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data()};
+  rerun_exhausted(req, d, out);
   out.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   return out;
 }
