@@ -150,7 +150,7 @@ class CpuExecutor final : public Executor {
       while (sh.running > 0) {
         // Up to 100 ms between looks at the clock and the cancel flag; the
         // last worker's notify ends the wait at once.
-        double wait_s = std::min(0.1, std::max(job.seconds_left(), 0.0));
+        double wait_s = std::min(0.1, std::max(job.seconds_left(), 0.001));
         sh.cv.wait_for(lk, std::chrono::duration<double>(wait_s), [&] { return sh.running == 0; });
         if (TrapCode why = job.stop_reason(); why != TrapCode::None && !sh.interrupt.load())
           sh.interrupt.store(uint8_t(why));
