@@ -309,11 +309,9 @@ void warm_up_gpu() {
   if (!g_probe.valid()) g_probe = std::async(std::launch::async, timed_probe).share();
 }
 
-bool Job::deadline_passed() const { return seconds_left() <= 0; }
-
 TrapCode Job::stop_reason() const {
   if (cancelled()) return TrapCode::Interrupted;
-  if (deadline_passed()) return TrapCode::Timeout;
+  if (seconds_left() <= 0) return TrapCode::Timeout;
   return TrapCode::None;
 }
 

@@ -38,7 +38,6 @@ struct Job {
   std::shared_ptr<const InitImage> image;  // null: instances instantiate afresh
   std::chrono::steady_clock::time_point t0;  // the batch's start (timeout, get_time)
 
-  bool deadline_passed() const;
   double seconds_left() const;  // of the timeout; +inf without one
   bool cancelled() const { return spec->cancel && spec->cancel->load(std::memory_order_relaxed); }
   // Why instances stop early now: TrapCode::Interrupted, ::Timeout, or None.

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "cli/module_source.h"
+#include "common/text.h"
 #include "compiled/compiled_tier.h"
 #include "exec/gpu/gpu_backend.h"
 
@@ -28,11 +29,7 @@ gets (the runtime headers first, the module's functions after them); a
 large module compiled for the CPU is several units, written to FILE,
 FILE.1, FILE.2, ... )";
 
-std::string fmt_ms(double ms) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f ms", ms);
-  return buf;
-}
+std::string fmt_ms(double ms) { return format_fixed(ms, 1) + " ms"; }
 
 }  // namespace
 

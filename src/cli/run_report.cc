@@ -5,24 +5,19 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/io_formats.h"
+#include "common/text.h"
 
 namespace ww::cli {
 namespace {
 
-std::string fmt_double(double v, int prec) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", prec, v);
-  return buf;
-}
-
-std::string fmt_ms(double ms) { return fmt_double(ms, ms < 10 ? 2 : 1) + " ms"; }
+std::string fmt_ms(double ms) { return format_fixed(ms, ms < 10 ? 2 : 1) + " ms"; }
 
 // The summary's lines about how the batch ran: backend, tier per segment,
 // compile time and cache.
 std::string how_it_ran(const batch::BatchResult& r) {
   std::string s;
   if (r.backend == batch::Backend::Gpu)
-    s = "backend=gpu device=\"" + r.device + "\" kernel: " + fmt_double(r.kernel_ms / 1000, 6) + " s";
+    s = "backend=gpu device=\"" + r.device + "\" kernel: " + format_fixed(r.kernel_ms / 1000, 6) + " s";
   else
     s = "backend=cpu threads=" + std::to_string(r.threads) +
         (r.backend_note.empty() ? "" : " (" + r.backend_note + ")");
@@ -33,15 +28,15 @@ std::string how_it_ran(const batch::BatchResult& r) {
     s += "tiers:";
     for (const batch::Segment& g : r.segments)
       s += " " + std::to_string(g.first) + ".." + std::to_string(g.first + g.count - 1) + " " +
-           batch::tier_name(g.tier) + " (" + fmt_double(g.seconds, 3) + " s)";
+           batch::tier_name(g.tier) + " (" + format_fixed(g.seconds, 3) + " s)";
     s += "\n";
   }
   const batch::CompileReport& c = r.compile;
   if (c.attempted) {
     if (c.fallback.empty())
       s += "compile: " + std::string(c.cache_hit ? "cache hit" : "cache miss") + ", codegen " +
-           fmt_double(c.generate_ms, 1) + " ms, compile " + fmt_double(c.compile_ms, 1) + " ms, load " +
-           fmt_double(c.load_ms, 1) + " ms" + (c.used ? "" : " (finished after the batch; cached)") + "\n";
+           format_fixed(c.generate_ms, 1) + " ms, compile " + format_fixed(c.compile_ms, 1) + " ms, load " +
+           format_fixed(c.load_ms, 1) + " ms" + (c.used ? "" : " (finished after the batch; cached)") + "\n";
     else
       s += "compile: " + c.fallback + "\n";
     if (!c.cache_note.empty()) s += "cache: " + c.cache_note + "\n";
@@ -88,8 +83,8 @@ std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64
   for (auto [code, cnt] : c.trap_counts)
     s += "  trap " + std::string(trap_message(TrapCode(code))) + ": " + std::to_string(cnt) + "\n";
   if (ignored_pixels) s += "  set_pixel calls outside the image: " + std::to_string(ignored_pixels) + "\n";
-  s += "wall: " + fmt_double(r.wall_s, 3) + " s  rate: " +
-       fmt_double(r.wall_s > 0 ? double(c.completed) / r.wall_s : 0.0, 0) + " completed instances/s  " +
+  s += "wall: " + format_fixed(r.wall_s, 3) + " s  rate: " +
+       format_fixed(r.wall_s > 0 ? double(c.completed) / r.wall_s : 0.0, 0) + " completed instances/s  " +
        how_it_ran(r);
   s += "time:";
   const char* sep = " ";

@@ -1,5 +1,6 @@
 #include "common/text.h"
 
+#include <cstdio>
 #include <sstream>
 
 namespace ww {
@@ -12,6 +13,12 @@ std::string first_error_line(const std::string& log) {
     if (line.find("error") != std::string::npos) return line;
   }
   return first;
+}
+
+std::string format_fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
 }
 
 }  // namespace ww

@@ -15,8 +15,8 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
-#include <thread>
 
+#include "common/parallel.h"
 #include "common/text.h"
 
 extern char** environ;
@@ -188,30 +188,14 @@ Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc,
     logs[i] = dir.file("unit" + std::to_string(i) + ".log");
   }
   // One process per unit, as many at a time as there are cores.
-  const size_t jobs = std::max<size_t>(1, std::min<size_t>(sources.size(), std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  std::mutex mu;
-  size_t next = 0;
-  for (size_t w = 0; w < jobs; ++w)
-    pool.emplace_back([&] {
-      for (;;) {
-        size_t i;
-        {
-          std::lock_guard<std::mutex> g(mu);
-          if (next >= sources.size()) return;
-          i = next++;
-        }
-        std::vector<std::string> argv{cc.path};
-        for (const std::string& f : host_compile_flags()) argv.push_back(f);
-        for (const std::string& a : {std::string("-c"), std::string("-o"), objects[i],
-                                     std::string("-x"), std::string("c++"), units[i]})
-          argv.push_back(a);
-        Status s = run_process(argv, logs[i]);
-        std::lock_guard<std::mutex> g(mu);
-        status[i] = s;
-      }
-    });
-  for (auto& t : pool) t.join();
+  parallel_for(sources.size(), [&](size_t i) {
+    std::vector<std::string> argv{cc.path};
+    for (const std::string& f : host_compile_flags()) argv.push_back(f);
+    for (const std::string& a : {std::string("-c"), std::string("-o"), objects[i], std::string("-x"),
+                                 std::string("c++"), units[i]})
+      argv.push_back(a);
+    status[i] = run_process(argv, logs[i]);
+  });
   for (const Status& s : status) WW_TRY(s);
   std::vector<std::string> link{cc.path, "-shared", "-o", so};
   for (const std::string& o : objects) link.push_back(o);

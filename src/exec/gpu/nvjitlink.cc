@@ -4,9 +4,9 @@
 #include <dlfcn.h>
 #include <nvJitLink.h>
 
-#include <cstdlib>
 #include <mutex>
 
+#include "exec/gpu/cuda_library.h"
 #include "exec/gpu/gpu_backend.h"
 
 namespace ww::gpu {
@@ -31,13 +31,7 @@ Result<const JitLink*> load() {
   static JitLink lib;
   static std::string failure;
   std::call_once(once, [] {
-    void* h = nullptr;
-    std::vector<std::string> names{"libnvJitLink.so.13", "libnvJitLink.so"};
-    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-      if (const char* home = std::getenv(var); home && *home) names.push_back(std::string(home) + "/lib64/libnvJitLink.so.13");
-    names.push_back("/usr/local/cuda/lib64/libnvJitLink.so.13");
-    for (const std::string& n : names)
-      if ((h = dlopen(n.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+    void* h = dlopen_cuda_library({"libnvJitLink.so.13", "libnvJitLink.so"});
     if (!h) {
       failure = "nvJitLink not found (libnvJitLink.so.13), needed to link a module compiled in parts";
       return;

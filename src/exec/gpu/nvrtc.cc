@@ -4,12 +4,12 @@
 #include <nvrtc.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <mutex>
 #include <sstream>
-#include <thread>
 
+#include "common/parallel.h"
 #include "common/text.h"
+#include "exec/gpu/cuda_library.h"
 #include "exec/gpu/gpu_backend.h"
 
 namespace ww::gpu {
@@ -30,27 +30,12 @@ struct Nvrtc {
   std::string version_text;
 };
 
-// The library's usual names, then the toolkit's usual places.
-std::vector<std::string> candidates() {
-  std::vector<std::string> c{"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* home = std::getenv(var); home && *home) {
-      c.push_back(std::string(home) + "/lib64/libnvrtc.so.13");
-      c.push_back(std::string(home) + "/lib64/libnvrtc.so");
-    }
-  c.push_back("/usr/local/cuda/lib64/libnvrtc.so.13");
-  c.push_back("/usr/local/cuda/lib64/libnvrtc.so");
-  return c;
-}
-
 Result<const Nvrtc*> load() {
   static std::once_flag once;
   static Nvrtc lib;
   static std::string failure;
   std::call_once(once, [] {
-    void* h = nullptr;
-    for (const std::string& name : candidates())
-      if ((h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+    void* h = dlopen_cuda_library({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"});
     if (!h) {
       failure = "NVRTC not found (libnvrtc.so.13; set LD_LIBRARY_PATH or CUDA_HOME)";
       return;
@@ -160,23 +145,8 @@ Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>& units
   // programs are independent) and linked; one is whole-program code.
   if (units.size() > 1) opts.push_back("-rdc=true");
   std::vector<UnitResult> results(units.size());
-  std::mutex mu;
-  size_t next = 0;
-  std::vector<std::thread> pool;
-  const size_t jobs = std::max<size_t>(1, std::min<size_t>(units.size(), std::thread::hardware_concurrency()));
-  for (size_t w = 0; w < jobs; ++w)
-    pool.emplace_back([&] {
-      for (;;) {
-        size_t i;
-        {
-          std::lock_guard<std::mutex> g(mu);
-          if (next >= units.size()) return;
-          i = next++;
-        }
-        results[i] = compile_unit(*lib, units[i], name + "." + std::to_string(i), opts);
-      }
-    });
-  for (auto& t : pool) t.join();
+  parallel_for(units.size(),
+               [&](size_t i) { results[i] = compile_unit(*lib, units[i], name + "." + std::to_string(i), opts); });
   uint32_t frame = 0;
   for (const UnitResult& u : results) {
     WW_TRY(u.status);

@@ -281,7 +281,6 @@ Status WaveLoop::setup(BatchResult& out) {
   WW_CUDA(cudaEventCreate(&ev_stop_));
   W_.args_uniform = !req_.args_per_instance && !req_.fill_args;
   if (W_.args_uniform) WW_TRY(arena_.upload(&W_.args, req_.args));
-  W_.arg_index_kind = nullptr;
   if (W_.args_uniform && !req_.arg_index_kind.empty()) WW_TRY(arena_.upload(&W_.arg_index_kind, req_.arg_index_kind));
 
   WW_TRY(end_phase(memory_setup_ms_));
