@@ -379,21 +379,32 @@ TEST(CompiledCpu, CompilerFailuresAreOneLineErrors) {
   }
 }
 
+// The module split into three self-contained units, as a module of
+// SQLite's size is (two ops per unit forces it); empty if anything failed.
+std::vector<std::string> three_units(const CompiledModule& cm, codegen::Target target) {
+  codegen::Options o;
+  o.target = target;
+  o.max_units = 3;
+  o.ops_per_unit = 2;
+  auto g = codegen::generate(cm, o);
+  EXPECT_TRUE(g.ok());
+  if (!g.ok() || g->units.size() != 3) return {};
+  const auto toolchain = target == codegen::Target::Gpu ? codegen::Toolchain::Nvrtc : codegen::Toolchain::HostCxx;
+  std::vector<std::string> units;
+  for (const std::string& u : g->units) {
+    auto a = codegen::amalgamate(u, toolchain);
+    EXPECT_TRUE(a.ok());
+    if (!a.ok()) return {};
+    units.push_back(*a);
+  }
+  return units;
+}
+
 TEST(CompiledCpu, ALargeModuleSplitsIntoUnitsThatLinkAndRun) {
   auto cm = calls_module();
   ASSERT_TRUE(cm);
-  codegen::Options o;
-  o.max_units = 3;
-  o.ops_per_unit = 2;  // force the split a module of SQLite's size gets
-  auto g = codegen::generate(*cm, o);
-  ASSERT_TRUE(g.ok());
-  ASSERT_EQ(g->units.size(), 3u);
-  std::vector<std::string> units;
-  for (const std::string& u : g->units) {
-    auto a = codegen::amalgamate(u, codegen::Toolchain::HostCxx);
-    ASSERT_TRUE(a.ok());
-    units.push_back(*a);
-  }
+  std::vector<std::string> units = three_units(*cm, codegen::Target::Cpu);
+  ASSERT_EQ(units.size(), 3u);
   auto cc = compiled::find_host_compiler();
   ASSERT_TRUE(cc.ok()) << cc.error().message;
   auto so = compiled::compile_shared_object(*cc, units);
@@ -489,19 +500,8 @@ TEST(CompiledGpu, SplitUnitsLinkIntoOneCubin) {
   if (!v.ok()) GTEST_SKIP() << v.error().message;
   auto cm = calls_module();
   ASSERT_TRUE(cm);
-  codegen::Options o;
-  o.target = codegen::Target::Gpu;
-  o.max_units = 3;
-  o.ops_per_unit = 2;
-  auto g = codegen::generate(*cm, o);
-  ASSERT_TRUE(g.ok());
-  ASSERT_EQ(g->units.size(), 3u);
-  std::vector<std::string> units;
-  for (const std::string& u : g->units) {
-    auto a = codegen::amalgamate(u, codegen::Toolchain::Nvrtc);
-    ASSERT_TRUE(a.ok());
-    units.push_back(*a);
-  }
+  std::vector<std::string> units = three_units(*cm, codegen::Target::Gpu);
+  ASSERT_EQ(units.size(), 3u);
   auto cubin = gpu::nvrtc_compile(units, "split.cu", 9, 0);
   ASSERT_TRUE(cubin.ok()) << cubin.error().message;
   EXPECT_GT(cubin->size(), 1000u);
