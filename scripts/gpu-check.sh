@@ -126,15 +126,21 @@ row "start to first result (gpu compiled, cached)" "$(awk -v a="$t0" -v b="$t1" 
 fi
 
 if want bench; then
-# 6. Benchmarks with the default (interleaved) memory layout, then the GPU
-# runs again with the contiguous layout for the comparison.
+# 6. Benchmarks with the default (auto) memory layout, then the GPU runs
+# again with each layout forced, for the comparison.
 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" "$O/bench-table.txt" "$O/bench-work" >"$O/bench.log" 2>&1
-row "benchmarks (interleaved)" "exit $? (table below)"
+row "benchmarks (auto layout)" "exit $? (table below)"
 fi
 if want layout; then
 GPU_LAYOUT=contiguous CPU_DIV=100 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" \
   "$O/bench-table-contiguous.txt" "$O/bench-work-contiguous" >>"$O/bench.log" 2>&1
 row "benchmarks (contiguous)" "exit $? (table below)"
+GPU_LAYOUT=sparse CPU_DIV=100 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" \
+  "$O/bench-table-sparse.txt" "$O/bench-work-sparse" >>"$O/bench.log" 2>&1
+row "benchmarks (sparse)" "exit $? (table below)"
+GPU_LAYOUT=interleaved CPU_DIV=100 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" \
+  "$O/bench-table-interleaved.txt" "$O/bench-work-interleaved" >>"$O/bench.log" 2>&1
+row "benchmarks (interleaved)" "exit $? (table below)"
 fi
 
 if want ncu; then
@@ -174,7 +180,7 @@ scale_run() {  # TAG ARGS...
   timeout 400 "$W" run --backend gpu -q --stats "$S/$tag.json" "$@" >"$S/$tag.log" 2>&1
   rc=$?
   printf '%-24s rc=%-3s %s\n' "$tag" "$rc" "$(tr -d '\n ' <"$S/$tag.json" 2>/dev/null |
-    grep -oE '"(completed|wall_s|plan|upload|memoryset-up|kernel|download|bytes_per_instance|wave_size|waves|host_peak_rss_bytes)":[0-9.eE+-]+' |
+    grep -oE '"(completed|wall_s|plan|upload|memoryset-up|kernel|download|bytes_per_instance|wave_size|waves|pool_reruns|host_peak_rss_bytes)":[0-9.eE+-]+|"layout":"[a-z]+"' |
     tr -d '"' | tr '\n' ' ')" >>"$O/scale.txt"
   ((rc == 0)) || tail -n 3 "$S/$tag.log" >>"$O/scale.txt"
 }
@@ -190,10 +196,20 @@ print(f"  {path.split('/')[-1]}: {'ok' if bad == 0 and len(d) == size * n else f
 PY
 }
 "$W" run --backend cpu -q -n 200000 --output "$S/dirty-cpu.csv" --invoke probe "$root/bench/scale/dirty.wat" @index
+gcc -O2 -DNATIVE_MAIN "$root/bench/scale/stack_mix.c" -o "$S/stack_mix.native" && "$S/stack_mix.native" 100000000 >"$S/stack_mix.ref"
 for tier in interp compiled; do
-  "$W" run --backend gpu --tier $tier -q -n 200000 --gpu-max-wave 4096 --output "$S/dirty-$tier.csv" \
-    --invoke probe "$root/bench/scale/dirty.wat" @index >>"$O/scale.txt" 2>&1
-  echo "  memory reset between waves ($tier, 49 waves): $(cmp -s "$S/dirty-cpu.csv" "$S/dirty-$tier.csv" && echo ok || echo MISMATCH)" >>"$O/scale.txt"
+  for layout in interleaved sparse; do
+    "$W" run --backend gpu --tier $tier --gpu-layout $layout -q -n 200000 --gpu-max-wave 4096 --output "$S/dirty-$tier.csv" \
+      --invoke probe "$root/bench/scale/dirty.wat" @index >>"$O/scale.txt" 2>&1
+    echo "  memory reset between waves ($tier, $layout, 49 waves): $(cmp -s "$S/dirty-cpu.csv" "$S/dirty-$tier.csv" && echo ok || echo MISMATCH)" >>"$O/scale.txt"
+  done
+  # Sparse memory, all 200,000 instances in one wave.
+  "$W" run --backend gpu --tier $tier --gpu-layout sparse -n 200000 --output "$S/dirty-$tier.csv" \
+    --invoke probe "$root/bench/scale/dirty.wat" @index 2>&1 | grep -E "gpu memory" >>"$O/scale.txt"
+  echo "  sparse memory, one wave ($tier): $(cmp -s "$S/dirty-cpu.csv" "$S/dirty-$tier.csv" && echo ok || echo MISMATCH)" >>"$O/scale.txt"
+  scale_run "stackmix-$tier-100M" --tier $tier -n 100000000 --output "$S/stackmix-$tier.npy" --invoke mix "$N/stack_mix.wasm" @index
+  echo "  stack_mix 100M ($tier) = native: $(cmp -s <(tail -c 400000000 "$S/stackmix-$tier.npy") "$S/stack_mix.ref" && echo ok || echo MISMATCH)" >>"$O/scale.txt"
+  rm -f "$S/stackmix-$tier.npy"
   for n in 1000000 10000000; do scale_run "tid-$tier-$n" --tier $tier -n $n --invoke main "$G/04_thread_id.wasm"; done
   for n in 1000000 16777216; do
     scale_run "sha-$tier-$n" --tier $tier -n $n --mem-in Hash_GetBuffer="$S/msgs.bin" --mem-in-size 64 \
@@ -219,8 +235,10 @@ fi
   echo
   echo "== gpu-check summary ($(cat "$O/device.txt"), $(date -u +%F))"
   printf '%s\n' "${rows[@]}"
-  [[ -f $O/bench-table.txt ]] && { echo "-- interleaved layout"; cat "$O/bench-table.txt"; }
-  [[ -f $O/bench-table-contiguous.txt ]] && { echo "-- contiguous layout"; cat "$O/bench-table-contiguous.txt"; }
+  [[ -f $O/bench-table.txt ]] && { echo "-- auto layout"; cat "$O/bench-table.txt"; }
+  for l in contiguous sparse interleaved; do
+    [[ -f $O/bench-table-$l.txt ]] && { echo "-- $l layout"; cat "$O/bench-table-$l.txt"; }
+  done
   [[ -s $O/ncu.txt ]] && { echo "-- ncu (compiled kernels)"; cat "$O/ncu.txt"; }
   [[ -s $O/scale.txt ]] && { echo "-- scale (issue 9)"; cat "$O/scale.txt"; }
 } | tee "$O/summary.txt"

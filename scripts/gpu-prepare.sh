@@ -32,6 +32,8 @@ bash "$root/tests/guests/build.sh" "$bundle/guests" >/dev/null
 rm -rf "$bundle/guests/sdk" "$bundle/guests/sdk-mv"
 bash "$root/bench/gpu/build.sh" "$bundle/bench" >/dev/null
 bash "$root/bench/hashwasm/fetch.sh" "$bundle/bench" >/dev/null
+# A small C module with clang's default 64 KiB stack (issue 9's 100M run).
+clang --target=wasm32 -O2 -nostdlib -Wl,--no-entry "$root/bench/scale/stack_mix.c" -o "$bundle/bench/stack_mix.wasm"
 bash "$root/examples/build.sh" "$bundle/examples" >/dev/null
 # The spec modules as the GPU spec run and the differential test compile
 # them (every export, metered for their fuel limit).

@@ -107,7 +107,7 @@ compiled::Request compile_request(const BatchSpec& spec, const Job& job, Backend
   r.target = backend == Backend::Gpu ? compiled::Target::Gpu : compiled::Target::Cpu;
   r.metered = spec.fuel != 0;
   r.deadline = spec.timeout_s > 0;
-  r.interleaved = spec.gpu.layout == gpu::MemoryLayout::Interleaved;
+  r.layout = job.gpu_layout;
   r.cache = spec.cache;
   return r;
 }
@@ -340,6 +340,10 @@ Result<BatchResult> run(const BatchSpec& spec) {
     if (dev.available) out.backend = Backend::Gpu;
     else if (spec.backend == Backend::Gpu) return err("--backend gpu: " + dev.reason);
     else out.backend_note = "no GPU: " + dev.reason;
+    job.gpu_layout = spec.gpu.layout;
+    if (job.gpu_layout == gpu::MemoryLayout::Auto)
+      job.gpu_layout = gpu::choose_layout(spec.module->module, spec.instances, spec.gpu.memory_pages,
+                                          dev.free_bytes);
   }
   std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_executor(nullptr)
                                                                   : make_cpu_executor(nullptr);

@@ -21,6 +21,7 @@
 #include "cache/code_cache.h"
 #include "common/result.h"
 #include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/gpu_plan.h"
 #include "intrinsics/gpu_batch.h"
 #include "wasmwarp/runtime.h"
 
@@ -68,7 +69,7 @@ struct MemOutput {
 };
 
 struct GpuOptions {
-  gpu::MemoryLayout layout = gpu::MemoryLayout::Interleaved;
+  gpu::MemoryLayout layout = gpu::MemoryLayout::Auto;
   // Frames and slots every instance starts with; instances that run out
   // run again with more, up to the limits (by default the CPU backend's).
   uint32_t stack_slots = 384;  // interpreter frame slots per instance
@@ -170,9 +171,13 @@ struct BatchResult {
   double kernel_ms = 0;      // GPU kernels, all segments
   PhaseTimes phases;
   // The GPU's memory: what each instance was given (linear memory plus
-  // frames, globals, tables and status) and how the waves were cut.
+  // frames, globals, tables and status) and how the waves were cut. With
+  // sparse memory, linear bytes are what instances took from the pool
+  // (measured) out of the reserved capacity.
   uint64_t device_bytes_per_instance = 0;
   uint64_t linear_bytes_per_instance = 0;
+  uint64_t reserved_bytes_per_instance = 0;
+  uint64_t pool_reruns = 0;  // instances that ran out of the pool and ran again
   uint32_t wave_size = 0, waves = 0;
   std::string memory_layout;
   std::vector<Segment> segments;

@@ -36,6 +36,8 @@ struct Job {
   uint32_t func_index = 0;  // the export, in the module's function index space
   FuncType type;
   std::shared_ptr<const InitImage> image;  // null: instances instantiate afresh
+  // The GPU's memory layout, Auto resolved (compiled code is built for it).
+  gpu::MemoryLayout gpu_layout = gpu::MemoryLayout::Interleaved;
   std::chrono::steady_clock::time_point t0;  // the batch's start (timeout, get_time)
 
   double seconds_left() const;  // of the timeout; +inf without one

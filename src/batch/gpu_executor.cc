@@ -100,7 +100,7 @@ class GpuExecutor final : public Executor {
     req.call_depth_limit = spec.gpu.call_depth_limit;
     req.memory_pages = spec.gpu.memory_pages;
     req.max_wave = spec.gpu.max_wave;
-    req.layout = spec.gpu.layout;
+    req.layout = job.gpu_layout;
     req.batch = spec.intrinsics;
     req.cancel = spec.cancel;
     if (job.image) {
@@ -145,11 +145,21 @@ class GpuExecutor final : public Executor {
     ph.memory_setup += r.memory_setup_ms;
     ph.kernel += r.kernel_ms;
     ph.download += r.download_ms;
-    out.device_bytes_per_instance = r.plan.linear_bytes_per_instance + r.plan.overhead_bytes_per_instance;
-    out.linear_bytes_per_instance = r.plan.linear_bytes_per_instance;
+    if (r.plan.layout == gpu::MemoryLayout::Sparse) {
+      // What the instances took from the pool, measured on the fullest wave.
+      const uint64_t per = r.pool_wave_instances ? r.pool_bytes_used / r.pool_wave_instances : 0;
+      out.device_bytes_per_instance = per + r.plan.overhead_bytes_per_instance;
+      out.linear_bytes_per_instance = per;
+      out.reserved_bytes_per_instance = uint64_t(r.plan.memory_pages) * 65536;
+      out.pool_reruns += r.pool_reruns;
+    } else {
+      out.device_bytes_per_instance = r.plan.linear_bytes_per_instance + r.plan.overhead_bytes_per_instance;
+      out.linear_bytes_per_instance = r.plan.linear_bytes_per_instance;
+      out.reserved_bytes_per_instance = r.plan.linear_bytes_per_instance;
+    }
     out.wave_size = std::max(out.wave_size, r.plan.wave_size);
     out.waves += r.plan.waves;
-    out.memory_layout = gpu::layout_name(spec.gpu.layout);
+    out.memory_layout = gpu::layout_name(r.plan.layout);
     device_ = r.device_name;
     return Status::Ok();
   }

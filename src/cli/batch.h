@@ -47,7 +47,7 @@ struct RunSpec {
   std::vector<std::string> textures;  // "UNIT=image.png"
   std::string texture_filter = "nearest";
   // GPU tuning.
-  std::string gpu_layout = "interleaved";
+  std::string gpu_layout = "auto";
   uint32_t gpu_stack_slots = 0;   // limits; 0 = the CPU backend's
   uint32_t gpu_call_depth = 0;
   uint32_t gpu_memory_pages = 0;  // 0 = automatic

@@ -48,7 +48,9 @@ int cmd_compile(int argc, char** argv) {
   app.add_flag("--no-cache", no_cache, "compile without reading or writing the cache");
   app.add_option("--fuel", fuel, "compile metered code, for runs with --fuel")->type_name("N");
   app.add_option("--timeout", timeout, "compile deadline checks, for GPU runs with --timeout")->type_name("S");
-  app.add_option("--gpu-layout", layout, "interleaved (default) or contiguous")->type_name("L");
+  app.add_option("--gpu-layout", layout,
+                 "interleaved (default), contiguous or sparse: the layout the runs will use (run's summary says which)")
+      ->type_name("L");
   std::string gpu_arch;
   app.add_option("--gpu-arch", gpu_arch, "compile for this GPU (sm_90) without one: fills the cache only")->type_name("sm_XY");
   try {
@@ -66,8 +68,9 @@ int cmd_compile(int argc, char** argv) {
   };
   auto be = batch::parse_backend(backend);
   if (!be.ok()) return fail(be.error().message);
-  if (layout != "interleaved" && layout != "contiguous")
-    return fail("--gpu-layout must be interleaved or contiguous, not '" + layout + "'");
+  const auto parsed_layout = gpu::parse_layout(layout);
+  if (!parsed_layout || *parsed_layout == gpu::MemoryLayout::Auto)
+    return fail("--gpu-layout must be interleaved, contiguous or sparse, not '" + layout + "'");
   auto cm = compile_module_file(module_path);
   if (!cm.ok()) return fail(module_path + ": " + cm.error().to_string());
 
@@ -94,7 +97,7 @@ int cmd_compile(int argc, char** argv) {
   req.target = gpu ? compiled::Target::Gpu : compiled::Target::Cpu;
   req.metered = !fuel.empty() && fuel != "0";
   req.deadline = !timeout.empty();
-  req.interleaved = layout == "interleaved";
+  req.layout = *parsed_layout;
   req.cache.enabled = !no_cache;
   req.cache.dir = cache_dir;
 

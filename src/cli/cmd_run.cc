@@ -113,7 +113,7 @@ int cmd_run(const char* prog, int argc, char** argv) {
   app.add_option("--state-out", spec.state_out, "final state values (raw i32, or .npy by extension)")->type_name("FILE");
   app.add_option("--texture", spec.textures, "bind a PNG to a texture unit for gpu.texture_sample")->allow_extra_args(false)->type_name("UNIT=FILE.png");
   app.add_option("--texture-filter", spec.texture_filter, "nearest (default) or bilinear")->type_name("F");
-  app.add_option("--gpu-layout", spec.gpu_layout, "linear memory layout on the GPU: interleaved (default) or contiguous")->type_name("L");
+  app.add_option("--gpu-layout", spec.gpu_layout, "linear memory layout on the GPU: auto (default: interleaved when the batch's memory fits one wave, else sparse), interleaved, contiguous or sparse")->type_name("L");
   app.add_option("--gpu-stack-slots", gpu_stack_slots, "most 64-bit frame slots a GPU instance may use (default: the CPU's, 4194304)")->type_name("N");
   app.add_option("--gpu-call-depth", gpu_call_depth, "most call frames a GPU instance may use (default: the CPU's, 20000)")->type_name("N");
   app.add_option("--gpu-memory-pages", gpu_memory_pages, "linear memory capacity per GPU instance in 64 KiB pages")->type_name("N");

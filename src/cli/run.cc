@@ -275,9 +275,8 @@ Result<int> run_impl(const RunSpec& spec) {
   b.threads = spec.threads;
   WW_ASSIGN_OR_RETURN(b.backend, batch::parse_backend(spec.backend));
   WW_ASSIGN_OR_RETURN(b.tier, batch::parse_tier(spec.tier));
-  if (spec.gpu_layout == "interleaved") b.gpu.layout = gpu::MemoryLayout::Interleaved;
-  else if (spec.gpu_layout == "contiguous") b.gpu.layout = gpu::MemoryLayout::Contiguous;
-  else return err("--gpu-layout must be interleaved or contiguous, not '" + spec.gpu_layout + "'");
+  if (auto l = gpu::parse_layout(spec.gpu_layout)) b.gpu.layout = *l;
+  else return err("--gpu-layout must be auto, interleaved, contiguous or sparse, not '" + spec.gpu_layout + "'");
   if (spec.gpu_stack_slots) b.gpu.stack_slots_limit = spec.gpu_stack_slots;
   if (spec.gpu_call_depth) b.gpu.call_depth_limit = spec.gpu_call_depth;
   b.gpu.memory_pages = spec.gpu_memory_pages;

@@ -94,10 +94,17 @@ std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64
   }
   if (r.backend == batch::Backend::Gpu) s += " (gpu start-up " + fmt_ms(r.phases.gpu_startup) + ", overlapped)";
   s += "\n";
-  if (r.backend == batch::Backend::Gpu && r.device_bytes_per_instance)
+  if (r.backend == batch::Backend::Gpu && r.device_bytes_per_instance) {
     s += "gpu memory: " + std::to_string(r.device_bytes_per_instance) + " B per instance (linear memory " +
-         std::to_string(r.linear_bytes_per_instance) + " B, " + r.memory_layout + " dense), " +
-         std::to_string(r.waves) + " wave(s) of up to " + std::to_string(r.wave_size) + "\n";
+         std::to_string(r.linear_bytes_per_instance) + " B";
+    if (r.memory_layout == "sparse")
+      s += " written of " + std::to_string(r.reserved_bytes_per_instance) + " B reserved, sparse";
+    else
+      s += ", " + r.memory_layout + " dense";
+    s += "), " + std::to_string(r.waves) + " wave(s) of up to " + std::to_string(r.wave_size);
+    if (r.pool_reruns) s += "; " + std::to_string(r.pool_reruns) + " instance(s) ran again after the pool ran out";
+    s += "\n";
+  }
   return s;
 }
 
@@ -141,7 +148,9 @@ Status write_stats(const std::string& path, const RunCounts& c, const batch::Bat
   if (r.backend == batch::Backend::Gpu)
     j["gpu_memory"] = {{"bytes_per_instance", r.device_bytes_per_instance},
                        {"linear_bytes_per_instance", r.linear_bytes_per_instance},
+                       {"reserved_bytes_per_instance", r.reserved_bytes_per_instance},
                        {"layout", r.memory_layout},
+                       {"pool_reruns", r.pool_reruns},
                        {"wave_size", r.wave_size},
                        {"waves", r.waves}};
   const batch::CompileReport& cr = r.compile;

@@ -140,7 +140,7 @@ void Generator::emit_prelude() {
   out_ += "#define WW_METERED " + std::string(opts_.metered ? "1" : "0") + "\n";
   out_ += "#define WW_DEADLINE " + std::string(opts_.deadline ? "1" : "0") + "\n";
   if (gpu_) {
-    out_ += "#define WW_INTERLEAVED " + std::string(opts_.interleaved ? "true" : "false") + "\n";
+    out_ += "#define WW_LAYOUT ww::gpu::DevLayout(" + std::to_string(int(opts_.layout)) + ")\n";
     out_ += "#define WW_NUM_GLOBALS " + std::to_string(m_.num_globals()) + "\n";
   }
   // Split into several units, functions have hidden external linkage so
@@ -437,7 +437,7 @@ void Generator::emit_gpu_kernel() {
           "    gpu::finish_instance(W, t, TrapCode::None, 0, 0, true);\n    return;\n  }\n"
           "  const uint64_t N = W.n;\n"
           "  Inst I;\n  I.M = &M;\n  I.W = &W;\n  I.In = &In;\n  I.t = t;\n"
-          "  I.mem = gpu::Mem<WW_INTERLEAVED>::make(W, t);\n"
+          "  I.mem = gpu::MemAccess<WW_LAYOUT>::make(W, t);\n"
           "  I.mem_size = " + std::string(uses_memory_ ? "uint64_t(W.mem_pages[t]) * gpu::kDevPageSize" : "0") + ";\n"
           "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n"
           "  I.ticks = 0;\n  I.trap = 0;\n  I.trap_func = 0;\n  I.trap_pc = 0;\n  I.stopped = false;\n" +

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "exec/gpu/memory_layout.h"
 #include "wasmwarp/runtime.h"
 
 namespace ww::codegen {
@@ -28,7 +29,7 @@ struct Options {
   std::vector<uint32_t> entries;
   bool metered = false;     // fuel at back-edges and calls
   bool deadline = false;    // the timeout (GPU) or the interrupt byte (CPU) at back-edges
-  bool interleaved = true;  // GPU: memory layout
+  gpu::MemoryLayout layout = gpu::MemoryLayout::Interleaved;  // GPU: never Auto
   // A large module is split into at most this many units, compiled in
   // parallel and linked (1: always one unit).
   uint32_t max_units = 1;

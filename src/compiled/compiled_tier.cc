@@ -26,7 +26,7 @@ codegen::Options codegen_options(const Request& req) {
   o.entries = req.entries;
   o.metered = req.metered;
   o.deadline = req.deadline;
-  o.interleaved = req.interleaved;
+  o.layout = req.layout;
   return o;
 }
 

@@ -13,6 +13,7 @@
 
 #include "cache/code_cache.h"
 #include "common/result.h"
+#include "exec/gpu/memory_layout.h"
 #include "store/store.h"
 
 namespace ww::gpu {
@@ -32,7 +33,7 @@ struct Request {
   Target target = Target::Cpu;
   bool metered = false;      // fuel counted at back-edges and calls (--fuel)
   bool deadline = false;     // the timeout (GPU) or the interrupt byte (CPU) checked at back-edges
-  bool interleaved = true;   // GPU: memory layout
+  gpu::MemoryLayout layout = gpu::MemoryLayout::Interleaved;  // GPU: never Auto
   // GPU: compute capability to compile for, as major * 10 + minor (90 for
   // sm_90); 0 = the device's. NVRTC needs no GPU, so a cache can be filled
   // on a machine without one.

@@ -59,13 +59,14 @@ struct Options {
   bool verbose = false;
   bool gpu = true;        // the engine under test runs on the GPU
   bool compiled = false;  // ... as compiled code
+  gpu::MemoryLayout layout = gpu::MemoryLayout::Interleaved;
   std::vector<std::string> files;
 };
 
 void usage(FILE* f) {
   std::fprintf(f,
                "usage: ww-difftest [-n N] [--seed S] [--fuel F] [--show K] [--verbose]\n"
-               "                   [--backend cpu|gpu] [--tier interp|compiled] FILE.json...\n"
+               "                   [--backend cpu|gpu] [--tier interp|compiled] [--gpu-layout L] FILE.json...\n"
                "Runs every numeric export of the wast2json scripts' modules on the CPU\n"
                "interpreter and on the engine under test with random arguments and compares\n"
                "results and traps bit for bit.\n"
@@ -77,6 +78,7 @@ void usage(FILE* f) {
                "  --verbose     a line per function, not only per module\n"
                "  --backend B   gpu (default) or cpu: where the engine under test runs\n"
                "  --tier T      interp (default) or compiled: how (cpu needs compiled)\n"
+               "  --gpu-layout L  interleaved (default), contiguous or sparse memory on the GPU\n"
                "Exit status: 0 all equal, 1 a mismatch or an engine error, 2 usage,\n"
                "77 no usable GPU (for --backend gpu).\n");
 }
@@ -121,6 +123,13 @@ int parse_args(int argc, char** argv, Options& o) {
         std::fprintf(stderr, "ww-difftest: bad value for %s: '%s'\n", a.c_str(), v.c_str());
         return 2;
       }
+    } else if (a == "--gpu-layout") {
+      auto l = gpu::parse_layout(i + 1 < argc ? argv[++i] : "");
+      if (!l || *l == gpu::MemoryLayout::Auto) {
+        std::fprintf(stderr, "ww-difftest: --gpu-layout must be interleaved, contiguous or sparse\n");
+        return 2;
+      }
+      o.layout = *l;
     } else if (a.size() > 1 && a[0] == '-') {
       std::fprintf(stderr, "ww-difftest: unknown option %s\n", a.c_str());
       usage(stderr);
@@ -330,6 +339,7 @@ class DiffTest {
       req.module = *cm;
       req.target = o_.gpu ? compiled::Target::Gpu : compiled::Target::Cpu;
       req.metered = true;  // both engines run under the same fuel
+      req.layout = o_.layout;
       Status s = Status::Ok();
       if (o_.gpu) {
         auto r = compiled::compile_gpu(req, nullptr);
@@ -474,6 +484,7 @@ class DiffTest {
       req.source_instance = io.instance;
       req.write_back = false;
       req.launcher = engine.launcher;
+      req.layout = o_.layout;
       auto r = gpu::run_batch(req);
       if (!r.ok()) {
         std::printf("ERROR %s \"%s\": GPU batch failed: %s\n", where.c_str(), e.name.c_str(),

@@ -150,6 +150,7 @@ class GpuBackend final : public CpuBackend {
     req.stack_slots = o.stack_slots ? o.stack_slots : kGpuStackSlots;
     req.max_call_depth = o.max_call_depth ? o.max_call_depth : kGpuCallDepth;
     req.memory_pages = memory_pages(S, inst);
+    req.layout = o.gpu_layout;
     req.max_table_size = o.max_table_size;
     req.source_store = &store();
     req.source_instance = instance;
@@ -227,6 +228,7 @@ class GpuBackend final : public CpuBackend {
     req.module = cm;
     req.target = compiled::Target::Gpu;
     req.metered = options().fuel != 0;
+    req.layout = options().gpu_layout;
     req.cache = options().cache;
     auto r = compiled::compile_gpu(req, nullptr);
     std::shared_ptr<gpu::KernelLauncher> l;

@@ -51,7 +51,7 @@ void usage(FILE* f) {
   std::fprintf(f,
                "usage: ww-spectest [--expected-failures FILE] [--backend cpu|gpu] [--tier interp|compiled]\n"
                "                   [--cache-dir DIR] [--verbose]\n"
-               "                   [--fuel N] [--timeout SECONDS] [--gpu-instances K] [--no-fork]\n"
+               "                   [--fuel N] [--timeout SECONDS] [--gpu-instances K] [--gpu-layout L] [--no-fork]\n"
                "                   FILE.json...\n"
                "Runs WebAssembly spec test scripts converted by wast2json (wabt 1.0.32).\n"
                "  --expected-failures FILE  lines `FILE.wast:LINE  reason`; listed failures\n"
@@ -66,6 +66,7 @@ void usage(FILE* f) {
                "  --cache-dir DIR           the compiled-code cache (default as wasmwarp's)\n"
                "  --gpu-instances K         GPU instances per invoke, all given the same\n"
                "                            arguments and required to agree (default 64)\n"
+               "  --gpu-layout L            interleaved (default), contiguous or sparse memory\n"
                "  --verbose                 also print expected failures and wording differences\n"
                "  --fuel N                  instructions per invoke before a trap (default 10^9)\n"
                "  --timeout SECONDS         wall-clock limit per script (default 600)\n"
@@ -112,6 +113,15 @@ int parse_args(int argc, char** argv, Options& o) {
       o.backend_opts.cache.dir = v;
     } else if (a == "--verbose" || a == "-v") {
       o.run.verbose = true;
+    } else if (a == "--gpu-layout") {
+      const char* v = value("a layout");
+      if (!v) return 2;
+      auto l = ww::gpu::parse_layout(v);
+      if (!l || *l == ww::gpu::MemoryLayout::Auto) {
+        std::fprintf(stderr, "ww-spectest: bad value for --gpu-layout: %s (interleaved, contiguous, sparse)\n", v);
+        return 2;
+      }
+      o.backend_opts.gpu_layout = *l;
     } else if (a == "--gpu-instances") {
       const char* v = value("a number");
       uint64_t n = 0;

@@ -9,7 +9,7 @@
 //
 // The generator defines before including this: WW_METERED (fuel at
 // back-edges and calls), WW_SPLIT (the module is several units), and for
-// the GPU WW_DEADLINE (the timeout at back-edges), WW_INTERLEAVED (memory
+// the GPU WW_DEADLINE (the timeout at back-edges), WW_LAYOUT (memory
 // layout) and WW_NUM_GLOBALS.
 #pragma once
 
@@ -58,7 +58,7 @@ struct Inst {
   const gpu::DevWave* W;
   const gpu::DevIntrinsics* In;
   uint32_t t;
-  gpu::Mem<WW_INTERLEAVED> mem;
+  gpu::MemAccess<WW_LAYOUT> mem;
   uint64_t mem_size;
   uint64_t fuel;
   uint32_t ticks;
@@ -80,7 +80,7 @@ struct Inst {
 #define STORE64(a, v) I.mem.store((a), uint64_t(v), 8)
 #define GLOBAL_GET(k) I.g[k]
 #define GLOBAL_SET(k, v) (I.g[k] = (v))
-#define MEMV (gpu::DevMemView<WW_INTERLEAVED>{I.mem, &I.mem_size, &I.W->mem_pages[I.t], I.W->mem_max_pages})
+#define MEMV (gpu::DevMemView<WW_LAYOUT>{I.mem, &I.mem_size, &I.W->mem_pages[I.t], I.W->mem_max_pages})
 #define MEM_REFRESH() ((void)0)
 #define DATAV(seg) (gpu::DevDataView{I.M, I.W, I.t, (seg)})
 #define TABLEV(tb) (gpu::DevTableView{I.M, I.W, I.t, (tb)})

@@ -82,7 +82,7 @@ class CompiledLauncher final : public KernelLauncher {
   }
 
   Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks,
-                bool, cudaStream_t stream) override {
+                DevLayout, cudaStream_t stream) override {
     DevWave wave = w;
     if (recursive_) {
       uint64_t bytes = stack_bytes(w.max_depth);

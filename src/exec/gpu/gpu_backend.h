@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "exec/gpu/memory_layout.h"
 #include "intrinsics/gpu_batch.h"
 #include "wasmwarp/runtime.h"
 
@@ -26,15 +27,6 @@ class KernelLauncher;  // exec/gpu/kernel_launcher.cuh
 // trap_pc of a trap that no code raised (a memory input that did not fit).
 inline constexpr uint32_t kNoTrapPc = ~0u;
 
-enum class MemoryLayout : uint8_t {
-  // Byte address a of instance t: the 4-byte words of 32 consecutive
-  // instances sit side by side, so the same aligned address across a warp is
-  // one coalesced 128-byte access.
-  Interleaved,
-  // Instance t's memory is one block at t * capacity.
-  Contiguous,
-};
-const char* layout_name(MemoryLayout l);
 
 struct DeviceInfo {
   bool available = false;
@@ -65,11 +57,18 @@ struct MemOut {
 };
 
 struct BatchPlan {
-  uint64_t linear_bytes_per_instance = 0;    // memory capacity
+  MemoryLayout layout = MemoryLayout::Interleaved;  // never Auto
+  // Dense layouts: the memory capacity; sparse: the pool bytes the plan
+  // expects an instance to take (measured ones are in BatchResult).
+  uint64_t linear_bytes_per_instance = 0;
   uint64_t overhead_bytes_per_instance = 0;  // frames, call records, globals, tables, status
-  uint32_t memory_pages = 0;
-  uint32_t wave_size = 0;
-  uint32_t waves = 0;
+  uint32_t memory_pages = 0;                 // capacity (reserved, for sparse)
+  // Sparse: bytes of one instance's part of a chunk, and the pool.
+  uint32_t chunk_shift = 0;
+  uint64_t pool_bytes = 0;
+  uint32_t wave_size = 0;   // the largest wave the buffers hold
+  uint32_t first_wave = 0;  // sparse: the first wave's size; later ones follow the measured pool use
+  uint32_t waves = 0;       // planned (dense) or run
   uint64_t device_free_bytes = 0;
   std::string to_string() const;
 };
@@ -111,8 +110,11 @@ struct BatchRequest {
   // CPU: give both the same value for identical table.grow results);
   // 0 = the table's size plus kTableGrowRoom.
   uint32_t max_table_size = 0;
+  // Auto: gpu_plan.h's choose_layout, for the interpreter kernel only
+  // (compiled code is built for one layout: give it that one).
   MemoryLayout layout = MemoryLayout::Interleaved;
   uint32_t max_wave = 0;  // largest wave; 0 = as many as memory allows
+  uint64_t max_pool_bytes = 0;  // sparse: cap on the pool (a pool that runs out, in tests); 0 = none
 
   // What runs the instances: null for the built-in interpreter kernel, or
   // compiled code (load_compiled_kernel).
@@ -161,6 +163,11 @@ struct BatchResult {
   std::string device_name;
   std::string tier;  // the launcher's tier_name()
   double setup_ms = 0, kernel_ms = 0, total_ms = 0;
+  // Sparse: the most pool bytes a wave used, and that wave's instances;
+  // instances that ran out of the pool and ran again in a later wave.
+  uint64_t pool_bytes_used = 0;
+  uint32_t pool_wave_instances = 0;
+  uint64_t pool_reruns = 0;
   // Wall time per phase, the device synchronised at each phase's end.
   double plan_ms = 0, upload_ms = 0, memory_setup_ms = 0, download_ms = 0;
 };

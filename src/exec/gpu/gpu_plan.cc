@@ -5,15 +5,53 @@
 namespace ww::gpu {
 
 const char* layout_name(MemoryLayout l) {
-  return l == MemoryLayout::Interleaved ? "interleaved" : "contiguous";
+  switch (l) {
+    case MemoryLayout::Interleaved: return "interleaved";
+    case MemoryLayout::Contiguous: return "contiguous";
+    case MemoryLayout::Sparse: return "sparse";
+    case MemoryLayout::Auto: return "auto";
+  }
+  return "?";
+}
+
+std::optional<MemoryLayout> parse_layout(std::string_view s) {
+  for (MemoryLayout l : {MemoryLayout::Auto, MemoryLayout::Interleaved, MemoryLayout::Contiguous, MemoryLayout::Sparse})
+    if (s == layout_name(l)) return l;
+  return std::nullopt;
 }
 
 std::string BatchPlan::to_string() const {
   auto kib = [](uint64_t b) { return std::to_string((b + 1023) / 1024) + " KiB"; };
-  return "memory " + std::to_string(memory_pages) + " pages (" + kib(linear_bytes_per_instance) +
-         ") + " + std::to_string(overhead_bytes_per_instance) + " B per instance; " +
-         std::to_string(waves) + (waves == 1 ? " wave" : " waves") + " of up to " +
+  if (layout == MemoryLayout::Sparse)
+    return "sparse memory " + std::to_string(memory_pages) + " pages reserved, chunks of " +
+           std::to_string(1u << chunk_shift) + " B per instance from a pool of " + kib(pool_bytes) + ", + " +
+           std::to_string(overhead_bytes_per_instance) + " B per instance; waves of up to " +
+           std::to_string(wave_size) + " instances, the first " + std::to_string(first_wave) + "; " +
+           kib(device_free_bytes) + " GPU memory free";
+  return std::string(layout_name(layout)) + " memory " + std::to_string(memory_pages) + " pages (" +
+         kib(linear_bytes_per_instance) + ") + " + std::to_string(overhead_bytes_per_instance) +
+         " B per instance; " + std::to_string(waves) + (waves == 1 ? " wave" : " waves") + " of up to " +
          std::to_string(wave_size) + " instances; " + kib(device_free_bytes) + " GPU memory free";
+}
+
+bool imports_atomic_add(const Module& m) {
+  for (const Import& im : m.imports)
+    if (im.module == kModuleName && im.field == "atomic_add") return true;
+  return false;
+}
+
+MemoryLayout choose_layout(const Module& m, uint64_t instances, uint32_t memory_pages, uint64_t free_bytes) {
+  if (m.num_memories() == 0 || imports_atomic_add(m)) return MemoryLayout::Interleaved;
+  const uint64_t pages = memory_pages ? memory_pages : std::max<uint64_t>(m.memory_type(0).limits.min, 1);
+  const uint64_t dense = instances * pages * kPageSize;
+  const uint64_t room = free_bytes > kReserveBytes ? free_bytes - kReserveBytes : 0;
+  return dense <= std::min(kWaveMemoryBytes, room) ? MemoryLayout::Interleaved : MemoryLayout::Sparse;
+}
+
+uint32_t sparse_chunk_shift(uint64_t capacity_bytes) {
+  uint32_t s = 10;
+  while (s < 16 && (capacity_bytes >> s) * 8 / 32 > kSparseTableBytesPerInstance) ++s;
+  return s;
 }
 
 uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
@@ -38,21 +76,69 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
   if (img.tables_mutable) b += uint64_t(img.total_table_cap()) * 8 + img.table_cap.size() * 4;
   b += img.data_size.size() + img.elem_size.size();  // dropped flags
   b += 4 + 1 + 4 + 4 + 1;                            // pages, trap, trap func/pc, finished
-  b += (memory_pages_for(req, img) + 31) / 32;       // a dirty flag per page per 32 instances
+  if (req.layout == MemoryLayout::Sparse) {  // a chunk table entry per chunk per 32 instances
+    const uint64_t cap = uint64_t(memory_pages_for(req, img)) * kPageSize;
+    b += (cap >> sparse_chunk_shift(cap)) * 8 / 32;
+  } else {
+    b += (memory_pages_for(req, img) + 31) / 32;  // a dirty flag per page per 32 instances
+  }
   for (const MemIn& m : req.mem_in) b += m.record_size;
   for (const MemOut& m : req.mem_out) b += m.length;
   return b;
 }
 
+namespace {
+
+// Sparse: the wave buffers hold as many instances as fit with one chunk
+// part each; the pool takes the rest (at most what every instance's whole
+// capacity needs) and the first wave is sized to kSparseChunksGuess parts.
+Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t budget) {
+  const uint64_t cap = p.linear_bytes_per_instance;
+  p.chunk_shift = sparse_chunk_shift(cap);
+  const uint64_t part = uint64_t(1) << p.chunk_shift;
+  const uint64_t group_chunk = part * 32;
+  const uint64_t per = p.overhead_bytes_per_instance;
+  uint64_t wave = std::min<uint64_t>(req.instances, budget / (per + part));
+  if (req.max_wave) wave = std::min<uint64_t>(wave, std::max<uint32_t>(req.max_wave, 1));
+  if (wave < std::min<uint64_t>(32, req.instances))
+    return make_error(kNoOffset, "this batch needs " + std::to_string(per + part) +
+                                     " bytes of GPU memory per instance but only " +
+                                     std::to_string(p.device_free_bytes) + " bytes are free");
+  if (wave < req.instances && wave >= 32) wave -= wave % 32;
+  const uint64_t groups = (wave + 31) / 32;
+  const uint64_t rest = budget - wave * per;
+  const uint64_t whole = groups * ((cap + part - 1) / part) * group_chunk + group_chunk;
+  p.pool_bytes = std::min(rest, whole);
+  if (req.max_pool_bytes) p.pool_bytes = std::min(p.pool_bytes, req.max_pool_bytes);
+  p.pool_bytes = p.pool_bytes / group_chunk * group_chunk;
+  if (p.pool_bytes < group_chunk) p.pool_bytes = group_chunk;
+  const uint64_t guess = std::min(cap, kSparseChunksGuess * part);
+  const uint64_t first = std::max<uint64_t>(32, p.pool_bytes / std::max<uint64_t>(guess, 1) / 32 * 32);
+  p.wave_size = uint32_t(wave);
+  p.first_wave = uint32_t(std::min(first, wave));
+  p.linear_bytes_per_instance = guess;
+  p.waves = uint32_t((uint64_t(req.instances) + p.first_wave - 1) / p.first_wave);
+  return p;
+}
+
+}  // namespace
+
 Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes,
                            bool frames, uint64_t reserved) {
   BatchPlan p;
+  p.layout = req.layout;
   p.memory_pages = memory_pages_for(req, img);
   p.linear_bytes_per_instance = uint64_t(p.memory_pages) * kPageSize;
   p.overhead_bytes_per_instance = overhead_bytes_per_instance(req, img, frames);
   p.device_free_bytes = free_bytes;
   uint64_t module_bytes = img.code.size() * 4 + img.consts.size() * 8 + img.memory.size() +
                           img.data_bytes.size() + img.table_elems.size() * 8 + img.elem_refs.size() * 8;
+  if (req.layout == MemoryLayout::Sparse && p.memory_pages) {
+    // The image, padded to whole chunks, and one chunk of zeros.
+    const uint64_t reserve = kReserveBytes + reserved + module_bytes * 2 + (1u << 16);
+    return plan_sparse(req, p, free_bytes > reserve ? free_bytes - reserve : 0);
+  }
+  if (req.layout == MemoryLayout::Sparse) p.layout = MemoryLayout::Interleaved;  // no memory to place
   uint64_t per = p.linear_bytes_per_instance + p.overhead_bytes_per_instance;
   // The interleaved layout rounds a wave up to whole groups of 32 instances.
   uint64_t reserve = kReserveBytes + reserved + module_bytes + 31 * p.linear_bytes_per_instance;

@@ -18,7 +18,25 @@ inline constexpr uint64_t kReserveBytes = 512ull << 20;
 inline constexpr uint64_t kWaveMemoryBytes = 32ull << 30;
 inline constexpr uint64_t kBusyWaveInstances = 1u << 20;
 
+// The sparse layout's pool is sized for this many parts of a chunk per
+// instance in the first wave; later waves follow what the last one used.
+inline constexpr uint64_t kSparseChunksGuess = 4;
+// A group's chunk table stays within this many bytes per instance: the
+// chunk grows (from 1 KiB per instance) for large capacities.
+inline constexpr uint64_t kSparseTableBytesPerInstance = 1024;
+
 uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img);
+
+// The layout for MemoryLayout::Auto. Dense interleaved is the fastest
+// to address and wins while the whole batch's memory fits one wave of at
+// most kWaveMemoryBytes; beyond that, sparse memory holds more instances
+// per wave and sets up only what they write. A module that adds to shared
+// state (gpu.atomic_add) keeps dense memory, since sparse memory may run
+// an instance twice when the pool runs out.
+MemoryLayout choose_layout(const Module& m, uint64_t instances, uint32_t memory_pages, uint64_t free_bytes);
+bool imports_atomic_add(const Module& m);
+// log2 of the bytes of one instance's part of a sparse chunk.
+uint32_t sparse_chunk_shift(uint64_t capacity_bytes);
 // `frames`: the interpreter's frame slots and call records are counted.
 uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img, bool frames = true);
 

@@ -11,9 +11,12 @@ class InterpreterLauncher final : public KernelLauncher {
   const char* tier_name() const override { return "interpreter"; }
   bool needs_frames() const override { return true; }
   Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks,
-                bool interleaved, cudaStream_t stream) override {
-    if (interleaved) interpret_kernel<true><<<blocks, kBlock, 0, stream>>>(m, w, in);
-    else interpret_kernel<false><<<blocks, kBlock, 0, stream>>>(m, w, in);
+                DevLayout layout, cudaStream_t stream) override {
+    switch (layout) {
+      case DevLayout::Interleaved: interpret_kernel<DevLayout::Interleaved><<<blocks, kBlock, 0, stream>>>(m, w, in); break;
+      case DevLayout::Contiguous: interpret_kernel<DevLayout::Contiguous><<<blocks, kBlock, 0, stream>>>(m, w, in); break;
+      case DevLayout::Sparse: interpret_kernel<DevLayout::Sparse><<<blocks, kBlock, 0, stream>>>(m, w, in); break;
+    }
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
       return make_error(kNoOffset, std::string("CUDA error launching the interpreter kernel: ") +

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "common/result.h"
+#include "exec/gpu/device/dev_memory.cuh"
 #include "exec/gpu/device/dev_state.cuh"
 
 namespace ww::gpu {
@@ -28,7 +29,7 @@ class KernelLauncher {
   // Enqueues one wave's kernel on `stream`: `blocks` blocks of kBlock
   // threads, one thread per instance.
   virtual Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in,
-                        uint32_t blocks, bool interleaved, cudaStream_t stream) = 0;
+                        uint32_t blocks, DevLayout layout, cudaStream_t stream) = 0;
 };
 
 // The built-in interpreter kernel.

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <type_traits>
 
 #include "exec/gpu/cuda_check.cuh"
 #include "exec/gpu/device/wave_kernels.cuh"
@@ -25,6 +26,28 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+static_assert(int(DevLayout::Interleaved) == int(MemoryLayout::Interleaved) &&
+              int(DevLayout::Contiguous) == int(MemoryLayout::Contiguous) &&
+              int(DevLayout::Sparse) == int(MemoryLayout::Sparse));
+
+// Calls f with the layout as a compile-time constant (decltype(L)::value),
+// for launching the kernels templated on it.
+template <class F>
+void with_layout(DevLayout l, F&& f) {
+  switch (l) {
+    case DevLayout::Interleaved: f(std::integral_constant<DevLayout, DevLayout::Interleaved>{}); break;
+    case DevLayout::Contiguous: f(std::integral_constant<DevLayout, DevLayout::Contiguous>{}); break;
+    case DevLayout::Sparse: f(std::integral_constant<DevLayout, DevLayout::Sparse>{}); break;
+  }
+}
+
+// The same for the kernels of the dense layouts only.
+template <class F>
+void with_dense_layout(DevLayout l, F&& f) {
+  if (l == DevLayout::Interleaved) f(std::integral_constant<DevLayout, DevLayout::Interleaved>{});
+  else if (l == DevLayout::Contiguous) f(std::integral_constant<DevLayout, DevLayout::Contiguous>{});
 }
 
 template <class T>
@@ -55,7 +78,20 @@ struct ModuleOnDevice {
   InitState init{};
   const uint32_t* image_words = nullptr;
   uint64_t num_image_words = 0;
+  // Sparse: the image padded to whole chunks, then one chunk of zeros.
+  const uint8_t* image_chunks = nullptr;
+  uint32_t num_image_chunks = 0;
 };
+
+Status upload_sparse_image(DeviceArena& arena, const GpuImage& img, uint32_t shift, ModuleOnDevice& out) {
+  uint64_t used = img.memory.size();
+  while (used > 0 && img.memory[used - 1] == 0) --used;
+  const uint64_t part = uint64_t(1) << shift;
+  out.num_image_chunks = uint32_t((used + part - 1) / part);
+  std::vector<uint8_t> bytes((uint64_t(out.num_image_chunks) + 1) * part, 0);
+  std::memcpy(bytes.data(), img.memory.data(), used);
+  return arena.upload(&out.image_chunks, bytes);
+}
 
 Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& out) {
   DevModule& M = out.M;
@@ -157,13 +193,21 @@ class WaveLoop {
   }
 
   Status setup(BatchResult& out);
-  Status run_wave(uint32_t first, uint32_t n, BatchResult& out);
+  // Runs instances [first, first + n); `*redo` becomes the number of them,
+  // from the first that ran out of the sparse pool on, that must run again
+  // (0 when none did).
+  Status run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t* redo);
+  // The size of the next wave: the plan's, or for sparse memory what the
+  // pool holds at the last wave's use per group.
+  uint32_t next_wave_size() const { return next_wave_; }
   Status finish() { return download_intrinsics(req_.batch, I_); }
   double kernel_ms() const { return kernel_ms_; }
   void report_phases(BatchResult& out) const {
     out.upload_ms = upload_ms_;
     out.memory_setup_ms = memory_setup_ms_;
     out.download_ms = download_ms_;
+    out.pool_bytes_used = pool_bytes_used_;
+    out.pool_wave_instances = pool_wave_instances_;
   }
 
  private:
@@ -178,6 +222,9 @@ class WaveLoop {
   // Every instance's memory back to the image before a wave: the whole
   // buffer the first time, then only the pages the previous wave wrote.
   Status reset_memory();
+  // Sparse: reads how much of the pool the wave took, sizes the next wave
+  // and finds the instances that ran out.
+  Status account_pool(uint32_t first, uint32_t n, uint32_t* redo);
 
   const BatchRequest& req_;
   KernelLauncher& launcher_;
@@ -188,7 +235,8 @@ class WaveLoop {
   const Clock::time_point t_start_;
   const FuncType& ftype_;
   const uint32_t nparams_, nres_;
-  const bool inter_ = req_.layout == MemoryLayout::Interleaved;
+  const DevLayout layout_ = DevLayout(plan_.layout);
+  const bool sparse_ = plan_.layout == MemoryLayout::Sparse;
 
   DeviceArena arena_;
   ModuleOnDevice mod_;
@@ -201,10 +249,20 @@ class WaveLoop {
   // Pinned host memory for every per-wave transfer (arguments in; results,
   // traps and flags out): pageable copies ran at about 2 GB/s, which made
   // the download of a 100M-instance batch take longer than its kernels.
+  // It holds a piece of a wave (staging_rows_ instances' values): pinning
+  // a whole 100M-instance wave's worth took most of a second to allocate
+  // and free, and as much host memory again as the outputs.
+  static constexpr uint64_t kStagingBytes = 32ull << 20;
   uint64_t* staging_ = nullptr;
+  uint32_t staging_rows_ = 0;
   double kernel_ms_ = 0;
   double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
   BatchRequest::Destination dest_;
+  DevWave* wave_on_device_ = nullptr;  // W_'s copy (DevWave::self)
+  uint32_t next_wave_ = 0;
+  uint64_t pool_chunks_ = 0;
+  uint64_t pool_bytes_used_ = 0;
+  uint32_t pool_wave_instances_ = 0;
   uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
   bool memory_ready_ = false;  // the memory buffer holds the image, but for dirty pages
   Clock::time_point phase_t_ = Clock::now();
@@ -229,10 +287,27 @@ Status WaveLoop::alloc_wave_buffers() {
   WW_TRY(arena_.alloc(&W_.call_pc, depth * WV));
   WW_TRY(arena_.alloc(&W_.call_func, depth * WV));
   WW_TRY(arena_.alloc(&W_.call_fb, depth * WV));
-  WW_TRY(arena_.alloc(&W_.mem, W_.mem_cap * warps32));
   W_.mem_cap_pages = uint32_t(W_.mem_cap / kPageSize);
   groups_ = uint32_t(warps32 / 32);
-  WW_TRY(arena_.alloc(&W_.mem_dirty, std::max<uint64_t>(uint64_t(groups_) * W_.mem_cap_pages, 1)));
+  WW_TRY(arena_.alloc(&wave_on_device_, 1));
+  W_.self = wave_on_device_;
+  next_wave_ = plan_.wave_size;
+  if (sparse_ && W_.mem_cap) {
+    W_.chunk_shift = plan_.chunk_shift;
+    W_.cap_chunks = uint32_t(W_.mem_cap >> W_.chunk_shift);
+    W_.image = mod_.image_chunks;
+    W_.image_chunks = mod_.num_image_chunks;
+    WW_TRY(arena_.alloc(&W_.chunk_table, uint64_t(groups_) * W_.cap_chunks));
+    WW_TRY(arena_.alloc(&W_.pool, plan_.pool_bytes));
+    pool_chunks_ = plan_.pool_bytes >> (W_.chunk_shift + 5);
+    WW_TRY(arena_.alloc(&W_.pool_used, 2));
+    const uint32_t counts[2] = {0, uint32_t(std::min<uint64_t>(pool_chunks_, 0xffffffffu))};
+    WW_CUDA(cudaMemcpy(W_.pool_used, counts, sizeof counts, cudaMemcpyHostToDevice));
+    next_wave_ = plan_.first_wave;
+  } else {
+    WW_TRY(arena_.alloc(&W_.mem, W_.mem_cap * warps32));
+    WW_TRY(arena_.alloc(&W_.mem_dirty, std::max<uint64_t>(uint64_t(groups_) * W_.mem_cap_pages, 1)));
+  }
   WW_TRY(arena_.alloc(&W_.mem_pages, WV));
   WW_TRY(arena_.alloc(&W_.globals, uint64_t(mod_.init.nglobals) * WV));
   WW_TRY(arena_.alloc(&W_.tables, img_.tables_mutable ? uint64_t(mod_.init.total_table_cap) * WV : 1));
@@ -245,8 +320,9 @@ Status WaveLoop::alloc_wave_buffers() {
   WW_TRY(arena_.alloc(&W_.finished, WV));
   // Values of the widest direction, then bytes for traps and flags and
   // words for where instances trapped.
-  const uint64_t staging_bytes = WV * 8 * std::max<uint64_t>(std::max(nparams_, nres_), 1) + WV * 10 + 64;
-  WW_CUDA(cudaHostAlloc(&staging_, staging_bytes, cudaHostAllocDefault));
+  const uint64_t row_bytes = 8 * std::max<uint64_t>(std::max(nparams_, nres_), 1);
+  staging_rows_ = uint32_t(std::min<uint64_t>(WV, kStagingBytes / row_bytes));
+  WW_CUDA(cudaHostAlloc(&staging_, uint64_t(staging_rows_) * row_bytes, cudaHostAllocDefault));
   d_mem_in_.resize(req_.mem_in.size());
   d_mem_out_.resize(req_.mem_out.size());
   for (size_t k = 0; k < req_.mem_in.size(); ++k)
@@ -260,6 +336,7 @@ Status WaveLoop::setup(BatchResult& out) {
   phase_t_ = Clock::now();
   WW_TRY(upload_module(arena_, img_, mod_));
   WW_TRY(upload_intrinsics(arena_, req_.batch, I_));
+  if (sparse_ && img_.has_memory) WW_TRY(upload_sparse_image(arena_, img_, plan_.chunk_shift, mod_));
   WW_TRY(end_phase(upload_ms_));
   WW_TRY(alloc_wave_buffers());
 
@@ -306,6 +383,13 @@ Status WaveLoop::end_phase(double& acc_ms) {
 }
 
 Status WaveLoop::reset_memory() {
+  if (sparse_) {
+    // Nothing of the pool needs clearing: an instance copies its part of
+    // the image into a chunk on its first write there.
+    WW_CUDA(cudaMemsetAsync(W_.chunk_table, 0, uint64_t(groups_) * W_.cap_chunks * 8));
+    WW_CUDA(cudaMemsetAsync(W_.pool_used, 0, 4));
+    return Status::Ok();
+  }
   const uint32_t words = uint32_t(mod_.num_image_words);
   if (!memory_ready_) {
     // The buffer's first use: zeros at memset speed, then the image.
@@ -313,8 +397,9 @@ Status WaveLoop::reset_memory() {
     WW_CUDA(cudaMemsetAsync(W_.mem_dirty, 0, uint64_t(groups_) * W_.mem_cap_pages));
     if (words) {
       dim3 grid(uint32_t(std::min<uint64_t>((uint64_t(words) * 32 + 255) / 256, 4096)), std::min(groups_, 65535u));
-      if (inter_) copy_image_kernel<true><<<grid, 256>>>(W_, groups_, mod_.image_words, words);
-      else copy_image_kernel<false><<<grid, 256>>>(W_, groups_, mod_.image_words, words);
+      with_dense_layout(layout_, [&](auto L) {
+        copy_image_kernel<decltype(L)::value><<<grid, 256>>>(W_, groups_, mod_.image_words, words);
+      });
       WW_CUDA(cudaGetLastError());
     }
     memory_ready_ = true;
@@ -322,8 +407,9 @@ Status WaveLoop::reset_memory() {
   }
   const uint64_t flags = uint64_t(groups_) * W_.mem_cap_pages;
   if (flags > 0x7fffffffu) return make_error(kNoOffset, "GPU batch: too many memory pages per wave");
-  if (inter_) restore_dirty_pages_kernel<true><<<uint32_t(flags), 256>>>(W_, mod_.image_words, words);
-  else restore_dirty_pages_kernel<false><<<uint32_t(flags), 256>>>(W_, mod_.image_words, words);
+  with_dense_layout(layout_, [&](auto L) {
+    restore_dirty_pages_kernel<decltype(L)::value><<<uint32_t(flags), 256>>>(W_, mod_.image_words, words);
+  });
   WW_CUDA(cudaGetLastError());
   return Status::Ok();
 }
@@ -331,20 +417,26 @@ Status WaveLoop::reset_memory() {
 Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   // Arguments, value k of instance t at io[k * n + t] (shared ones were
   // uploaded once, in setup).
-  if (nparams_ && req_.fill_args) {
-    req_.fill_args(first, n, staging_);
-    WW_CUDA(cudaMemcpy(W_.io, staging_, uint64_t(nparams_) * n * 8, cudaMemcpyHostToDevice));
-  } else if (nparams_ && req_.args_per_instance) {
-    for (uint32_t t = 0; t < n; ++t)
-      for (uint32_t k = 0; k < nparams_; ++k)
-        staging_[uint64_t(k) * n + t] = req_.args[uint64_t(first + t) * nparams_ + k];
-    WW_CUDA(cudaMemcpy(W_.io, staging_, uint64_t(nparams_) * n * 8, cudaMemcpyHostToDevice));
+  if (nparams_ && (req_.fill_args || req_.args_per_instance)) {
+    for (uint32_t off = 0; off < n; off += staging_rows_) {
+      const uint32_t m = std::min(staging_rows_, n - off);
+      if (req_.fill_args) {
+        req_.fill_args(first + off, m, staging_);
+      } else {
+        for (uint32_t t = 0; t < m; ++t)
+          for (uint32_t k = 0; k < nparams_; ++k)
+            staging_[uint64_t(k) * m + t] = req_.args[uint64_t(first + off + t) * nparams_ + k];
+      }
+      WW_CUDA(cudaMemcpy2D(W_.io + off, uint64_t(n) * 8, staging_, uint64_t(m) * 8, uint64_t(m) * 8, nparams_,
+                           cudaMemcpyHostToDevice));
+    }
   }
   for (size_t k = 0; k < req_.mem_in.size(); ++k) {
     const MemIn& mi = req_.mem_in[k];
     WW_CUDA(cudaMemcpy(d_mem_in_[k], mi.data + uint64_t(first) * mi.record_size,
                        uint64_t(n) * mi.record_size, cudaMemcpyHostToDevice));
   }
+  WW_CUDA(cudaMemcpy(wave_on_device_, &W_, sizeof W_, cudaMemcpyHostToDevice));
   WW_TRY(end_phase(upload_ms_));
   WW_CUDA(cudaMemsetAsync(W_.trapped, 0, sizeof(unsigned long long)));
   init_state_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init);
@@ -352,8 +444,9 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   if (W_.mem_cap) WW_TRY(reset_memory());
   for (size_t k = 0; k < req_.mem_in.size(); ++k) {
     const MemIn& mi = req_.mem_in[k];
-    if (inter_) mem_in_kernel<true><<<blocks, kBlock>>>(W_, d_mem_in_[k], mi.record_size, mi.address);
-    else mem_in_kernel<false><<<blocks, kBlock>>>(W_, d_mem_in_[k], mi.record_size, mi.address);
+    with_layout(layout_, [&](auto L) {
+      mem_in_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d_mem_in_[k], mi.record_size, mi.address);
+    });
     WW_CUDA(cudaGetLastError());
   }
   return end_phase(memory_setup_ms_);
@@ -361,7 +454,7 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
 
 Status WaveLoop::launch_and_wait(uint32_t blocks) {
   WW_CUDA(cudaEventRecord(ev_start_));
-  WW_TRY(launcher_.launch(mod_.M, W_, I_, blocks, inter_, nullptr));
+  WW_TRY(launcher_.launch(mod_.M, W_, I_, blocks, layout_, nullptr));
   WW_CUDA(cudaEventRecord(ev_stop_));
   auto last_report = Clock::now();
   // Short batches (the spec runner's) finish in microseconds: poll from
@@ -391,27 +484,36 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
 Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out) {
   for (size_t k = 0; k < req_.mem_out.size(); ++k) {
     const MemOut& mo = req_.mem_out[k];
-    if (inter_) mem_out_kernel<true><<<blocks, kBlock>>>(W_, d_mem_out_[k], mo.length, mo.address);
-    else mem_out_kernel<false><<<blocks, kBlock>>>(W_, d_mem_out_[k], mo.length, mo.address);
+    with_layout(layout_, [&](auto L) {
+      mem_out_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d_mem_out_[k], mo.length, mo.address);
+    });
     WW_CUDA(cudaGetLastError());
     WW_CUDA(cudaMemcpy(mo.data + uint64_t(first) * mo.length, d_mem_out_[k], uint64_t(n) * mo.length,
                        cudaMemcpyDeviceToHost));
   }
   if (nres_) {
     const InstanceRec& irec = S_.instances[instance_];
-    WW_CUDA(cudaMemcpy(staging_, W_.io, uint64_t(nres_) * n * 8, cudaMemcpyDeviceToHost));
-    for (uint32_t t = 0; t < n; ++t)
-      for (uint32_t k = 0; k < nres_; ++k) {
-        uint64_t v = staging_[uint64_t(k) * n + t];
-        if (is_ref(ftype_.results[k])) v = from_gpu_ref(S_, irec, ftype_.results[k], v);
-        dest_.results[uint64_t(first + t) * nres_ + k] = v;
-      }
+    for (uint32_t off = 0; off < n; off += staging_rows_) {
+      const uint32_t m = std::min(staging_rows_, n - off);
+      WW_CUDA(cudaMemcpy2D(staging_, uint64_t(m) * 8, W_.io + off, uint64_t(n) * 8, uint64_t(m) * 8, nres_,
+                           cudaMemcpyDeviceToHost));
+      for (uint32_t t = 0; t < m; ++t)
+        for (uint32_t k = 0; k < nres_; ++k) {
+          uint64_t v = staging_[uint64_t(k) * m + t];
+          if (is_ref(ftype_.results[k])) v = from_gpu_ref(S_, irec, ftype_.results[k], v);
+          dest_.results[uint64_t(first + off + t) * nres_ + k] = v;
+        }
+    }
   }
   // Through the pinned buffer: the device copies at full speed, then the
   // host moves the bytes where they belong.
   auto fetch = [&](void* to, const void* from, uint64_t bytes) -> Status {
-    WW_CUDA(cudaMemcpy(staging_, from, bytes, cudaMemcpyDeviceToHost));
-    std::memcpy(to, staging_, bytes);
+    const uint64_t piece = uint64_t(staging_rows_) * 8;
+    for (uint64_t off = 0; off < bytes; off += piece) {
+      const uint64_t b = std::min(piece, bytes - off);
+      WW_CUDA(cudaMemcpy(staging_, static_cast<const uint8_t*>(from) + off, b, cudaMemcpyDeviceToHost));
+      std::memcpy(static_cast<uint8_t*>(to) + off, staging_, b);
+    }
     return Status::Ok();
   };
   WW_TRY(fetch(dest_.traps + first, W_.trap, n));
@@ -438,8 +540,7 @@ Status WaveLoop::write_back_first(uint32_t n) {
     uint64_t bytes = uint64_t(st.pages) * kPageSize;
     uint8_t* d_tmp;
     WW_TRY(arena_.alloc(&d_tmp, bytes));
-    if (inter_) gather_memory_kernel<true><<<1024, 256>>>(W_, d_tmp, bytes);
-    else gather_memory_kernel<false><<<1024, 256>>>(W_, d_tmp, bytes);
+    with_layout(layout_, [&](auto L) { gather_memory_kernel<decltype(L)::value><<<1024, 256>>>(W_, d_tmp, bytes); });
     WW_CUDA(cudaGetLastError());
     st.memory.resize(bytes);
     WW_CUDA(cudaMemcpy(st.memory.data(), d_tmp, bytes, cudaMemcpyDeviceToHost));
@@ -458,7 +559,39 @@ Status WaveLoop::write_back_first(uint32_t n) {
   return Status::Ok();
 }
 
-Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out) {
+Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
+  uint32_t used = 0;
+  WW_CUDA(cudaMemcpy(&used, W_.pool_used, 4, cudaMemcpyDeviceToHost));
+  const uint64_t chunk = uint64_t(32) << W_.chunk_shift;
+  const uint64_t taken = std::min<uint64_t>(used, pool_chunks_);
+  if (taken * chunk > pool_bytes_used_) {
+    pool_bytes_used_ = taken * chunk;
+    pool_wave_instances_ = n;
+  }
+  const uint8_t out_of_pool = uint8_t(TrapCode::OutOfDeviceMemory);
+  uint32_t r = 0;
+  while (r < n && dest_.traps[first + r] != out_of_pool) ++r;
+  *redo = r < n ? n - r : 0;
+  const uint32_t groups = (n + 31) / 32;
+  uint64_t next;
+  if (*redo) {
+    // What ran before the first failure fitted; a lone instance that does
+    // not fit keeps its trap (run_batch moves past it).
+    next = r >= 64 ? uint64_t(r) * 7 / 8 : std::max<uint64_t>(n / 2, 1);
+  } else {
+    // Room for the pool's chunks at the last wave's use per group, with
+    // an eighth to spare.
+    const double per_group = std::max(double(taken) / groups, 1.0 / 64);
+    next = uint64_t(double(pool_chunks_) / (per_group * 1.125)) * 32;
+  }
+  next = std::min<uint64_t>(next, plan_.wave_size);
+  if (next >= 32) next -= next % 32;
+  next_wave_ = uint32_t(std::max<uint64_t>(next, 1));
+  return Status::Ok();
+}
+
+Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t* redo) {
+  *redo = 0;
   W_.n = n;
   W_.first = req_.index_base + first;
   const uint32_t blocks = (n + kBlock - 1) / kBlock;
@@ -471,15 +604,10 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out) {
   WW_TRY(init_wave(first, n, blocks));
   WW_TRY(launch_and_wait(blocks));
   WW_TRY(download_wave(first, n, blocks, out));
+  if (sparse_ && W_.mem_cap) WW_TRY(account_pool(first, n, redo));
   if (req_.write_back && first == 0) WW_TRY(write_back_first(n));
   if (req_.progress) req_.progress(first + n, req_.instances, seconds_since(t_start_));
   return Status::Ok();
-}
-
-bool imports_atomic_add(const Module& m) {
-  for (const Import& im : m.imports)
-    if (im.module == kModuleName && im.field == "atomic_add") return true;
-  return false;
 }
 
 // Instances [i, end) of `req` as a request of their own, on the
@@ -583,7 +711,15 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   StoreImpl& S = store->impl();
   WW_ASSIGN_OR_RETURN(GpuImage img, build_image(S, instance, import_intrinsics_of(S, instance),
                                                 req.max_table_size));
-  WW_ASSIGN_OR_RETURN(BatchPlan plan, plan_for(req, img, dev.free_bytes, launcher.needs_frames(),
+  BatchRequest resolved;
+  const BatchRequest* rq = &req;
+  if (req.layout == MemoryLayout::Auto) {
+    if (req.launcher) return make_error(kNoOffset, "GPU batch: compiled code needs the layout it was built for");
+    resolved = req;
+    resolved.layout = choose_layout(mod, req.instances, memory_pages_for(req, img), dev.free_bytes);
+    rq = &resolved;
+  }
+  WW_ASSIGN_OR_RETURN(BatchPlan plan, plan_for(*rq, img, dev.free_bytes, launcher.needs_frames(),
                                                launcher.reserved_bytes(req.max_call_depth)));
   const double plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   if (req.on_plan) req.on_plan(plan, dev.name);
@@ -595,14 +731,26 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   BatchResult out;
   auto t_free = Clock::now();
   {
-    WaveLoop loop(req, launcher, S, instance, img, plan, t_start);
+    WaveLoop loop(*rq, launcher, S, instance, img, plan, t_start);
     WW_TRY(loop.setup(out));
     out.plan = plan;
     out.device_name = dev.name;
     out.tier = launcher.tier_name();
     out.setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
-    for (uint32_t first = 0; first < req.instances; first += plan.wave_size)
-      WW_TRY(loop.run_wave(first, std::min(plan.wave_size, req.instances - first), out));
+    // Instances that ran out of the sparse pool run again from the first
+    // of them, in a smaller wave; one that alone does not fit keeps its
+    // trap. A module that adds to shared state must not run twice.
+    const bool may_rerun = !imports_atomic_add(mod);
+    out.plan.waves = 0;
+    for (uint32_t first = 0; first < req.instances;) {
+      const uint32_t n = std::min(loop.next_wave_size(), req.instances - first);
+      uint32_t redo = 0;
+      WW_TRY(loop.run_wave(first, n, out, &redo));
+      ++out.plan.waves;
+      if (!may_rerun || (redo == 1 && n == 1)) redo = 0;
+      out.pool_reruns += redo;
+      first += n - redo;
+    }
     WW_TRY(loop.finish());
     out.kernel_ms = loop.kernel_ms();
     out.plan_ms = plan_ms;

@@ -476,14 +476,14 @@ TEST(CompiledGpu, NvrtcCompilesTheGpuForm) {
   auto cm = calls_module();
   ASSERT_TRUE(cm);
   for (bool metered : {false, true})
-    for (bool interleaved : {false, true}) {
+    for (gpu::MemoryLayout layout : {gpu::MemoryLayout::Contiguous, gpu::MemoryLayout::Interleaved, gpu::MemoryLayout::Sparse}) {
       compiled::Request req;
       req.module = cm;
       req.target = compiled::Target::Gpu;
       req.gpu_arch = 90;
       req.metered = metered;
       req.deadline = metered;
-      req.interleaved = interleaved;
+      req.layout = layout;
       req.load = false;
       req.cache.enabled = false;
       compiled::Outcome o;

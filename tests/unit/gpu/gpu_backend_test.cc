@@ -8,12 +8,12 @@
 #include <random>
 #include <set>
 
-#include "compiled/compiled_tier.h"
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/gpu_image.h"
 #include "exec/gpu/gpu_plan.h"
 #include "intrinsics/gpu_batch.h"
 #include "store/store.h"
+#include "gpu_test_support.h"
 
 namespace ww::gpu {
 namespace {
@@ -86,19 +86,8 @@ const std::vector<uint8_t> kModule = {
 };
 
 std::shared_ptr<const CompiledModule> compiled() {
-  static auto m = [] {
-    auto r = compile_module(kModule);
-    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
-    return *r;
-  }();
+  static auto m = compile_or_fail(kModule);
   return m;
-}
-
-uint32_t export_func(const Module& m, const std::string& name) {
-  for (const Export& e : m.exports)
-    if (e.name == name && e.kind == ExternKind::Func) return e.index;
-  ADD_FAILURE() << "no export " << name;
-  return 0;
 }
 
 // A CPU instance with the gpu imports bound to `batch`.
@@ -164,33 +153,8 @@ TEST(GpuPlan, OverheadStaysWithinFourKiB) {
   EXPECT_LE(overhead_bytes_per_instance(req, *img), 4096u);
 }
 
-// Every GPU test runs on the interpreter kernel and on compiled code
-// (NVRTC), which must agree with the CPU alike.
-class GpuRun : public ::testing::TestWithParam<bool> {
+class GpuRun : public GpuTierTest {
  protected:
-  void SetUp() override {
-    DeviceInfo d = probe_device();
-    if (!d.available) GTEST_SKIP() << "no GPU: " << d.reason;
-  }
-  // Runs the request on the tier under test: compiled code is built for
-  // the request's fuel, timeout and layout, as the batch engine does.
-  Result<BatchResult> run(BatchRequest r) {
-    if (GetParam()) {
-      compiled::Request c;
-      c.module = r.module;
-      c.target = compiled::Target::Gpu;
-      c.metered = r.fuel != 0;
-      c.deadline = r.timeout_s > 0;
-      c.interleaved = r.layout == MemoryLayout::Interleaved;
-      c.cache.dir = WW_BINARY_DIR "/test-code-cache";
-      auto l = compiled::compile_gpu(c, nullptr);
-      if (!l.ok()) return l.error();
-      r.launcher = *l;
-    }
-    auto out = run_batch(r);
-    if (out.ok()) EXPECT_EQ(out->tier, GetParam() ? "compiled" : "interpreter");
-    return out;
-  }
   BatchRequest request(const std::string& name, uint32_t n) {
     BatchRequest r;
     r.module = compiled();
@@ -202,7 +166,7 @@ class GpuRun : public ::testing::TestWithParam<bool> {
 
 TEST_P(GpuRun, RecursiveFactorialMatchesCpuOnEveryLayout) {
   CpuRef ref;
-  for (MemoryLayout layout : {MemoryLayout::Interleaved, MemoryLayout::Contiguous}) {
+  for (MemoryLayout layout : {MemoryLayout::Interleaved, MemoryLayout::Contiguous, MemoryLayout::Sparse}) {
     BatchRequest r = request("fact", 100003);  // not a multiple of 32
     r.layout = layout;
     r.args_per_instance = true;
@@ -226,7 +190,7 @@ TEST_P(GpuRun, MemoryAndCallIndirectMatchCpu) {
   r.stack_slots = 4096;
   r.args_per_instance = true;
   for (uint32_t i = 0; i < r.instances; ++i) r.args.push_back(i % 300);
-  for (MemoryLayout layout : {MemoryLayout::Interleaved, MemoryLayout::Contiguous}) {
+  for (MemoryLayout layout : {MemoryLayout::Interleaved, MemoryLayout::Contiguous, MemoryLayout::Sparse}) {
     r.layout = layout;
     auto out = run(r);
     ASSERT_TRUE(out.ok()) << out.error().message;
@@ -349,10 +313,7 @@ TEST_P(GpuRun, FloatBitsMatchCpu) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Tiers, GpuRun, ::testing::Values(false, true),
-                         [](const ::testing::TestParamInfo<bool>& i) {
-                           return i.param ? std::string("Compiled") : std::string("Interpreter");
-                         });
+INSTANTIATE_TEST_SUITE_P(Tiers, GpuRun, ::testing::Values(false, true), tier_test_name);
 
 }  // namespace
 }  // namespace ww::gpu

@@ -1,6 +1,6 @@
-// One instance's linear memory on the device, in either layout, and the
-// memory view that semantics/memory_ops.h's templates take. The interpreter
-// kernel and compiled code address memory only through these.
+// One instance's linear memory on the device, in one of three layouts, and
+// the memory view that semantics/memory_ops.h's templates take. The
+// interpreter kernel and compiled code address memory only through these.
 #pragma once
 
 #include <stdint.h>
@@ -11,12 +11,23 @@ namespace ww::gpu {
 
 inline constexpr uint64_t kDevPageSize = 65536;
 
-template <bool kInterleaved>
+// The same values as gpu_backend.h's MemoryLayout (wave_loop.cu checks).
+enum class DevLayout : uint32_t {
+  // Byte address a of instance t is in word (a / 4) of its group of 32, and
+  // the same word of the 32 instances is contiguous, so a converged warp's
+  // access to one address is one 128-byte transaction.
+  Interleaved = 0,
+  // Instance t's memory is one block at t * capacity.
+  Contiguous = 1,
+  // Interleaved within chunks that are materialised on first write: see
+  // Mem<DevLayout::Sparse>.
+  Sparse = 2,
+};
+
+// The dense layouts: the whole capacity of every instance is allocated.
+template <DevLayout L>
 struct Mem {
-  // Interleaved: byte address a of instance t is in word (a / 4) of its
-  // group of 32, and the same word of the 32 instances is contiguous, so a
-  // converged warp's access to one address is one 128-byte transaction.
-  // Contiguous: instance t's memory is one block at t * capacity.
+  static constexpr bool kInterleaved = L == DevLayout::Interleaved;
   uint8_t* base;  // this instance's base (contiguous) or its group's base (interleaved)
   uint32_t lane;
   uint8_t* dirty;  // the page flags of this instance's group of 32
@@ -41,25 +52,159 @@ struct Mem {
     if (kInterleaved) return reinterpret_cast<uint32_t*>(base + (((a >> 2) * 32 + lane) << 2));
     return reinterpret_cast<uint32_t*>(base + a);
   }
-  // Every store marks its page: reading the flag first keeps the common
-  // case (already marked) a cached load instead of a store to L2.
+  // Every store marks its page, so that the next wave restores only the
+  // pages this one wrote: reading the flag first keeps the common case
+  // (already marked) a cached load instead of a store to L2.
   __device__ __forceinline__ void mark(uint64_t a) const {
     uint8_t* f = dirty + (a >> 16);
     if (!*f) *f = 1;
   }
-  __device__ __forceinline__ uint8_t load8(uint64_t a) const { return *byte_ptr(a); }
-  __device__ __forceinline__ void store8(uint64_t a, uint8_t v) const {
+  __device__ __forceinline__ const uint8_t* read_byte(uint64_t a) const { return byte_ptr(a); }
+  __device__ __forceinline__ const uint32_t* read_word(uint64_t a) const { return word_ptr(a); }
+  __device__ __forceinline__ uint8_t* write_byte(uint64_t a) const {
     mark(a);
-    *byte_ptr(a) = v;
+    return byte_ptr(a);
   }
+  __device__ __forceinline__ uint32_t* write_word(uint64_t a) const {
+    mark(a);
+    return word_ptr(a);
+  }
+};
 
-  // Little-endian loads of 1..8 bytes: aligned words go in one access, the
-  // rest byte by byte (wasm allows any alignment).
+// ---------------------------------------------------------- sparse memory
+//
+// Memory is reserved per instance as the module declares it but only
+// materialised where written, in chunks of 32 << chunk_shift bytes shared
+// by the 32 instances of a group (a warp), interleaved by words inside as
+// in the interleaved layout, so a converged warp's access stays one
+// transaction. A group's table entry per chunk: the pool chunk + 1 in the
+// low half (0: none yet), in the high half one bit per instance whose part
+// of the chunk holds its bytes (its copy of the image is made on its first
+// write there). Reads of a part never written come from the image, so the
+// data segments (and an --init snapshot) are copied only where written.
+
+// An instance that cannot get a chunk stops here: its trap says it ran out
+// of the pool, and the wave loop runs it again in a later, smaller wave.
+static __device__ __noinline__ void sparse_out_of_pool(const DevWave* w) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  w->trap[t] = uint8_t(TrapCode::OutOfDeviceMemory);
+  w->trap_func[t] = 0;
+  w->trap_pc[t] = ~0u;
+  w->finished[t] = 1;
+  atomicAdd(w->done, 1ull);
+  atomicAdd(w->trapped, 1ull);
+  __threadfence();
+  asm volatile("exit;");
+}
+
+// The entry of chunk `c` once this instance's part of it holds its bytes.
+// The lanes of a warp that need the same new chunk elect one to take it
+// from the pool; the CAS settles a race with lanes on another path of the
+// same warp (the loser's chunk stays unused until the pool is reset).
+static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint32_t c, uint32_t lane,
+                                                    const DevWave* w) {
+  uint64_t e = atomicAdd(reinterpret_cast<unsigned long long*>(entry), 0ull);
+  if (uint32_t(e) == 0) {
+    const unsigned active = __activemask();
+    const unsigned peers = __match_any_sync(active, c);
+    const int leader = __ffs(peers) - 1;
+    unsigned long long got = 0;
+    if (int(threadIdx.x & 31) == leader) {
+      const uint32_t k = atomicAdd(&w->pool_used[0], 1u);
+      if (k < w->pool_used[1]) {
+        const unsigned long long mine = k + 1ull;
+        const unsigned long long prev =
+            atomicCAS(reinterpret_cast<unsigned long long*>(entry), 0ull, mine);
+        got = prev ? prev : mine;
+      }
+    }
+    e = __shfl_sync(peers, got, leader);
+    if (uint32_t(e) == 0) sparse_out_of_pool(w);
+  }
+  const uint32_t bit = 1u << lane;
+  if (!(uint32_t(e >> 32) & bit)) {
+    uint32_t* part = reinterpret_cast<uint32_t*>(w->pool + (uint64_t(uint32_t(e) - 1) << (w->chunk_shift + 5))) + lane;
+    const uint32_t words = 1u << (w->chunk_shift - 2);
+    const uint32_t ci = c < w->image_chunks ? c : w->image_chunks;  // past the image: its zero chunk
+    const uint32_t* src = reinterpret_cast<const uint32_t*>(w->image + (uint64_t(ci) << w->chunk_shift));
+    for (uint32_t k = 0; k < words; ++k) part[uint64_t(k) * 32] = src[k];
+    const uint32_t mask = atomicOr(reinterpret_cast<unsigned*>(entry) + 1, bit) | bit;
+    e = (uint64_t(mask) << 32) | uint32_t(e);
+  }
+  return e;
+}
+
+template <>
+struct Mem<DevLayout::Sparse> {
+  uint64_t* table;  // this instance's group's entries
+  uint8_t* pool;
+  const uint8_t* image;
+  const DevWave* w;
+  uint32_t lane, shift, image_chunks;
+
+  __device__ __forceinline__ static Mem make(const DevWave& wv, uint32_t t) {
+    Mem m;
+    m.table = wv.chunk_table + uint64_t(t >> 5) * wv.cap_chunks;
+    m.pool = wv.pool;
+    m.image = wv.image;
+    m.w = wv.self;
+    m.lane = t & 31;
+    m.shift = wv.chunk_shift;
+    m.image_chunks = wv.image_chunks;
+    return m;
+  }
+  // Offset of byte a's word inside its chunk, interleaved by lane.
+  __device__ __forceinline__ uint64_t in_chunk(uint64_t a) const {
+    return ((((a & ((uint64_t{1} << shift) - 1)) >> 2) * 32 + lane) << 2) + (a & 3);
+  }
+  __device__ __forceinline__ uint8_t* in_pool(uint64_t e, uint64_t a) const {
+    return pool + (uint64_t(uint32_t(e) - 1) << (shift + 5)) + in_chunk(a);
+  }
+  // A part is ours when our bit is set; a stale cached entry with the bit
+  // but no chunk yet (the bit was set after the chunk, by an atomic) is
+  // read again through the slow path.
+  __device__ __forceinline__ bool ours(uint64_t e) const {
+    return (uint32_t(e >> 32) >> lane & 1u) && uint32_t(e) != 0;
+  }
+  __device__ __forceinline__ const uint8_t* read_byte(uint64_t a) const {
+    const uint32_t c = uint32_t(a >> shift);
+    const uint64_t e = table[c];
+    if (ours(e)) return in_pool(e, a);
+    if (uint32_t(e >> 32) >> lane & 1u) return in_pool(sparse_materialise(table + c, c, lane, w), a);
+    const uint64_t ci = c < image_chunks ? c : image_chunks;
+    return image + (ci << shift) + (a & ((uint64_t{1} << shift) - 1));
+  }
+  __device__ __forceinline__ const uint32_t* read_word(uint64_t a) const {
+    return reinterpret_cast<const uint32_t*>(read_byte(a));
+  }
+  __device__ __forceinline__ uint8_t* write_byte(uint64_t a) const {
+    const uint32_t c = uint32_t(a >> shift);
+    uint64_t e = table[c];
+    if (!ours(e)) e = sparse_materialise(table + c, c, lane, w);
+    return in_pool(e, a);
+  }
+  __device__ __forceinline__ uint32_t* write_word(uint64_t a) const {
+    return reinterpret_cast<uint32_t*>(write_byte(a));
+  }
+};
+
+// Little-endian loads and stores of 1..8 bytes in any layout: aligned
+// words go in one access, the rest byte by byte (wasm allows any
+// alignment). A word never straddles a page or a chunk.
+template <DevLayout L>
+struct MemAccess : Mem<L> {
+  __device__ __forceinline__ static MemAccess make(const DevWave& w, uint32_t t) {
+    MemAccess m;
+    static_cast<Mem<L>&>(m) = Mem<L>::make(w, t);
+    return m;
+  }
+  __device__ __forceinline__ uint8_t load8(uint64_t a) const { return *this->read_byte(a); }
+  __device__ __forceinline__ void store8(uint64_t a, uint8_t v) const { *this->write_byte(a) = v; }
   __device__ __forceinline__ uint64_t load(uint64_t a, int n) const {
     if ((a & 3) == 0 && n >= 4) {
-      uint64_t lo = *word_ptr(a);
+      uint64_t lo = *this->read_word(a);
       if (n == 4) return lo;
-      return lo | (uint64_t(*word_ptr(a + 4)) << 32);
+      return lo | (uint64_t(*this->read_word(a + 4)) << 32);
     }
     uint64_t v = 0;
     for (int i = 0; i < n; ++i) v |= uint64_t(load8(a + i)) << (8 * i);
@@ -67,12 +212,8 @@ struct Mem {
   }
   __device__ __forceinline__ void store(uint64_t a, uint64_t v, int n) const {
     if ((a & 3) == 0 && n >= 4) {
-      mark(a);
-      *word_ptr(a) = uint32_t(v);
-      if (n == 8) {
-        mark(a + 4);
-        *word_ptr(a + 4) = uint32_t(v >> 32);
-      }
+      *this->write_word(a) = uint32_t(v);
+      if (n == 8) *this->write_word(a + 4) = uint32_t(v >> 32);
       return;
     }
     for (int i = 0; i < n; ++i) store8(a + i, uint8_t(v >> (8 * i)));
@@ -81,9 +222,9 @@ struct Mem {
 
 // The memory view of memory_ops.h over one instance: `size` is the
 // executor's cached byte size (kept in a register), refreshed here on grow.
-template <bool kInterleaved>
+template <DevLayout L>
 struct DevMemView {
-  Mem<kInterleaved> m;
+  MemAccess<L> m;
   uint64_t* size_bytes;
   uint32_t* pages_slot;  // this instance's entry of DevWave::mem_pages
   uint32_t max;
@@ -91,7 +232,8 @@ struct DevMemView {
   __device__ __forceinline__ uint64_t size() const { return *size_bytes; }
   __device__ __forceinline__ uint32_t pages() const { return uint32_t(*size_bytes / kDevPageSize); }
   __device__ __forceinline__ uint32_t max_pages() const { return max; }
-  // The capacity was allocated up front (max_pages never exceeds it).
+  // The capacity was reserved up front (max_pages never exceeds it); the
+  // sparse layout materialises the new pages only when they are written.
   __device__ __forceinline__ bool grow_to(uint32_t p) const {
     *pages_slot = p;
     *size_bytes = uint64_t(p) * kDevPageSize;

@@ -84,6 +84,21 @@ struct DevWave {
   uint32_t* call_fb;    // interpreter: caller's frame base slot
   uint8_t* mem;
   uint64_t mem_cap;  // bytes of capacity per instance
+  // The sparse layout (dev_memory.cuh): per group of 32 instances,
+  // mem_cap >> chunk_shift entries of chunk_table; chunks of 32 << chunk_shift
+  // bytes from `pool`; reads of what an instance never wrote come from
+  // `image` (the initial memory, padded to whole chunks and followed by one
+  // chunk of zeros).
+  uint64_t* chunk_table;
+  uint8_t* pool;
+  uint32_t* pool_used;  // [0] chunks handed out, [1] chunks in the pool
+  const uint8_t* image;
+  uint32_t image_chunks;
+  uint32_t chunk_shift;
+  uint32_t cap_chunks;
+  // This struct's own copy in device memory, for the rare paths (a chunk
+  // running out) that need more of it than a memory view carries.
+  const DevWave* self;
   // One flag per page of each group of 32 instances (the interleaved
   // layout's unit): set by the first store into it, so that the next wave
   // restores only the pages a wave wrote (dev_memory.cuh, wave_kernels.cuh).

@@ -40,7 +40,7 @@ struct Frames {
 
 // ------------------------------------------------------------ the kernel
 
-template <bool kInterleaved>
+template <DevLayout L>
 __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave W, DevIntrinsics I) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= W.n) return;
@@ -51,9 +51,9 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   const uint32_t N = W.n;
   const uint32_t nimp = M.num_imported_funcs;
   const CodePtr code{M.code};
-  const Mem<kInterleaved> mem = Mem<kInterleaved>::make(W, t);
+  const MemAccess<L> mem = MemAccess<L>::make(W, t);
   uint64_t mem_size = uint64_t(W.mem_pages[t]) * kDevPageSize;
-  const DevMemView<kInterleaved> memv{mem, &mem_size, &W.mem_pages[t], W.mem_max_pages};
+  const DevMemView<L> memv{mem, &mem_size, &W.mem_pages[t], W.mem_max_pages};
   uint64_t fuel = W.fuel ? W.fuel : ~uint64_t{0};
   uint32_t ticks = 0;
 

@@ -19,15 +19,16 @@ __global__ void read_timer_kernel(uint64_t* out) { *out = global_timer_ns(); }
 // writes the image's words (trimmed after its last non-zero word) into
 // every instance of the buffer, `groups` groups of 32. Consecutive threads
 // write consecutive addresses in either layout.
-template <bool kInterleaved>
+template <DevLayout L>
 __global__ void copy_image_kernel(DevWave W, uint32_t groups, const uint32_t* image, uint32_t image_words) {
   const uint64_t per_group = uint64_t(image_words) * 32;
   for (uint32_t g = blockIdx.y; g < groups; g += gridDim.y)
     for (uint64_t j = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < per_group;
          j += uint64_t(gridDim.x) * blockDim.x) {
+      constexpr bool kInterleaved = L == DevLayout::Interleaved;
       const uint32_t lane = kInterleaved ? uint32_t(j & 31) : uint32_t(j / image_words);
       const uint64_t w = kInterleaved ? j >> 5 : j % image_words;
-      *Mem<kInterleaved>::make(W, g * 32 + lane).word_ptr(w * 4) = image[w];
+      *Mem<L>::make(W, g * 32 + lane).word_ptr(w * 4) = image[w];
     }
 }
 
@@ -35,16 +36,17 @@ __global__ void copy_image_kernel(DevWave W, uint32_t groups, const uint32_t* im
 // wave stored to get the image's words (or zeros) back, and their flags are
 // cleared. Untouched pages still hold the image, so a wave whose code
 // writes little memory costs little set-up however large the capacity.
-template <bool kInterleaved>
+template <DevLayout L>
 __global__ void restore_dirty_pages_kernel(DevWave W, const uint32_t* image, uint32_t image_words) {
   const uint64_t b = blockIdx.x;
   if (!W.mem_dirty[b]) return;
   const uint32_t g = uint32_t(b / W.mem_cap_pages), page = uint32_t(b % W.mem_cap_pages);
   constexpr uint32_t kPageWords = uint32_t(kDevPageSize / 4);
+  constexpr bool kInterleaved = L == DevLayout::Interleaved;
   for (uint32_t j = threadIdx.x; j < kPageWords * 32; j += blockDim.x) {
     const uint32_t lane = kInterleaved ? (j & 31) : j / kPageWords;
     const uint64_t w = uint64_t(page) * kPageWords + (kInterleaved ? j >> 5 : j % kPageWords);
-    *Mem<kInterleaved>::make(W, g * 32 + lane).word_ptr(w * 4) = w < image_words ? image[w] : 0u;
+    *Mem<L>::make(W, g * 32 + lane).word_ptr(w * 4) = w < image_words ? image[w] : 0u;
   }
   __syncthreads();
   if (threadIdx.x == 0) W.mem_dirty[b] = 0;
@@ -84,7 +86,7 @@ __global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
 
 // Writes record t of `records` into instance t's memory at `address`; an
 // instance whose record does not fit its memory traps before it runs.
-template <bool kInterleaved>
+template <DevLayout L>
 __global__ void mem_in_kernel(DevWave W, const uint8_t* records, uint32_t record_size, uint32_t address) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= W.n) return;
@@ -94,12 +96,12 @@ __global__ void mem_in_kernel(DevWave W, const uint8_t* records, uint32_t record
     W.trap_pc[t] = kDevNoTrapPc;
     return;
   }
-  Mem<kInterleaved> m = Mem<kInterleaved>::make(W, t);
+  const MemAccess<L> m = MemAccess<L>::make(W, t);
   const uint8_t* r = records + uint64_t(t) * record_size;
   for (uint32_t k = 0; k < record_size; ++k) m.store8(uint64_t(address) + k, r[k]);
 }
 
-template <bool kInterleaved>
+template <DevLayout L>
 __global__ void mem_out_kernel(DevWave W, uint8_t* out, uint32_t length, uint32_t address) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= W.n) return;
@@ -114,16 +116,16 @@ __global__ void mem_out_kernel(DevWave W, uint8_t* out, uint32_t length, uint32_
     }
     return;
   }
-  Mem<kInterleaved> m = Mem<kInterleaved>::make(W, t);
+  const MemAccess<L> m = MemAccess<L>::make(W, t);
   for (uint32_t k = 0; k < length; ++k) o[k] = m.load8(uint64_t(address) + k);
 }
 
 // Instance 0's linear memory, de-interleaved, for writing state back.
-template <bool kInterleaved>
+template <DevLayout L>
 __global__ void gather_memory_kernel(DevWave W, uint8_t* out, uint64_t bytes) {
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < bytes;
        i += uint64_t(gridDim.x) * blockDim.x) {
-    out[i] = Mem<kInterleaved>::make(W, 0).load8(i);
+    out[i] = MemAccess<L>::make(W, 0).load8(i);
   }
 }
 

@@ -1,0 +1,31 @@
+// How instances' linear memories sit in device memory: the batch engine
+// picks one per batch (Auto), the compiled tier builds code for one, and
+// the device headers address memory by it (dev_memory.cuh's DevLayout has
+// the same values).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace ww::gpu {
+
+enum class MemoryLayout : uint8_t {
+  // Byte address a of instance t: the 4-byte words of 32 consecutive
+  // instances sit side by side, so the same aligned address across a warp is
+  // one coalesced 128-byte access. The whole capacity is allocated.
+  Interleaved = 0,
+  // Instance t's memory is one block at t * capacity.
+  Contiguous = 1,
+  // Interleaved inside chunks taken from a pool on first write; what an
+  // instance never wrote reads from the module's initial image.
+  Sparse = 2,
+  // The batch engine chooses (gpu_plan.h's choose_layout).
+  Auto = 3,
+};
+
+const char* layout_name(MemoryLayout l);
+// "auto", "interleaved", "contiguous" or "sparse".
+std::optional<MemoryLayout> parse_layout(std::string_view s);
+
+}  // namespace ww::gpu

@@ -1,0 +1,213 @@
+// Sparse linear memory on the GPU: the layout choice and the plan (run
+// everywhere), and on a GPU, instances that read the image, write chunks of
+// it, grow their memory and run out of a small pool, against answers
+// computed here.
+#include <gtest/gtest.h>
+
+#include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/gpu_image.h"
+#include "exec/gpu/gpu_plan.h"
+#include "gpu_test_support.h"
+#include "store/store.h"
+
+namespace ww::gpu {
+namespace {
+
+/* wat2wasm of:
+(module
+  (memory 4 8)
+  (data (i32.const 100) "\2a\00\00\00")
+  (data (i32.const 70000) "\07\00\00\00")
+  ;; Stores i + p at 4096 + p * 65536 for p < pages, a byte into the data
+  ;; word at 100, then reads everything back: image, written and untouched.
+  (func (export "touch") (param $i i32) (param $pages i32) (result i32)
+    (local $p i32) (local $acc i32)
+    (i32.store8 (i32.const 101) (local.get $i))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $p) (local.get $pages)))
+      (i32.store (i32.add (i32.mul (local.get $p) (i32.const 65536)) (i32.const 4096))
+                 (i32.add (local.get $i) (local.get $p)))
+      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+      (br $l)))
+    (local.set $p (i32.const 0))
+    (block $d2 (loop $l2
+      (br_if $d2 (i32.ge_u (local.get $p) (local.get $pages)))
+      (local.set $acc (i32.add (local.get $acc)
+        (i32.load (i32.add (i32.mul (local.get $p) (i32.const 65536)) (i32.const 4096)))))
+      (local.set $p (i32.add (local.get $p) (i32.const 1)))
+      (br $l2)))
+    (i32.add (i32.add (local.get $acc) (i32.load (i32.const 100)))
+             (i32.add (i32.load (i32.const 70000)) (i32.load (i32.const 200000)))))
+  ;; Grows by 4 pages, writes i at the last word of the new memory and
+  ;; reads it back with a word of the new memory never written (zero).
+  (func (export "grow") (param $i i32) (result i32)
+    (drop (memory.grow (i32.const 4)))
+    (i32.store (i32.const 524284) (local.get $i))
+    (i32.add (i32.load (i32.const 524284)) (i32.load (i32.const 400000))))
+)
+*/
+const std::vector<uint8_t> kModule = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0c, 0x02, 0x60,
+    0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x60, 0x01, 0x7f, 0x01, 0x7f, 0x03, 0x03,
+    0x02, 0x00, 0x01, 0x05, 0x04, 0x01, 0x01, 0x04, 0x08, 0x07, 0x10, 0x02,
+    0x05, 0x74, 0x6f, 0x75, 0x63, 0x68, 0x00, 0x00, 0x04, 0x67, 0x72, 0x6f,
+    0x77, 0x00, 0x01, 0x0a, 0x9d, 0x01, 0x02, 0x7b, 0x01, 0x02, 0x7f, 0x41,
+    0xe5, 0x00, 0x20, 0x00, 0x3a, 0x00, 0x00, 0x02, 0x40, 0x03, 0x40, 0x20,
+    0x02, 0x20, 0x01, 0x4f, 0x0d, 0x01, 0x20, 0x02, 0x41, 0x80, 0x80, 0x04,
+    0x6c, 0x41, 0x80, 0x20, 0x6a, 0x20, 0x00, 0x20, 0x02, 0x6a, 0x36, 0x02,
+    0x00, 0x20, 0x02, 0x41, 0x01, 0x6a, 0x21, 0x02, 0x0c, 0x00, 0x0b, 0x0b,
+    0x41, 0x00, 0x21, 0x02, 0x02, 0x40, 0x03, 0x40, 0x20, 0x02, 0x20, 0x01,
+    0x4f, 0x0d, 0x01, 0x20, 0x03, 0x20, 0x02, 0x41, 0x80, 0x80, 0x04, 0x6c,
+    0x41, 0x80, 0x20, 0x6a, 0x28, 0x02, 0x00, 0x6a, 0x21, 0x03, 0x20, 0x02,
+    0x41, 0x01, 0x6a, 0x21, 0x02, 0x0c, 0x00, 0x0b, 0x0b, 0x20, 0x03, 0x41,
+    0xe4, 0x00, 0x28, 0x02, 0x00, 0x6a, 0x41, 0xf0, 0xa2, 0x04, 0x28, 0x02,
+    0x00, 0x41, 0xc0, 0x9a, 0x0c, 0x28, 0x02, 0x00, 0x6a, 0x6a, 0x0b, 0x1f,
+    0x00, 0x41, 0x04, 0x40, 0x00, 0x1a, 0x41, 0xfc, 0xff, 0x1f, 0x20, 0x00,
+    0x36, 0x02, 0x00, 0x41, 0xfc, 0xff, 0x1f, 0x28, 0x02, 0x00, 0x41, 0x80,
+    0xb5, 0x18, 0x28, 0x02, 0x00, 0x6a, 0x0b, 0x0b, 0x16, 0x02, 0x00, 0x41,
+    0xe4, 0x00, 0x0b, 0x04, 0x2a, 0x00, 0x00, 0x00, 0x00, 0x41, 0xf0, 0xa2,
+    0x04, 0x0b, 0x04, 0x07, 0x00, 0x00, 0x00,
+};
+
+std::shared_ptr<const CompiledModule> sparse_module() {
+  static auto m = compile_or_fail(kModule);
+  return m;
+}
+
+uint32_t export_index(const std::string& name) { return export_func(sparse_module()->module, name); }
+
+// touch(i, pages) as the module computes it.
+uint32_t expected_touch(uint32_t i, uint32_t pages) {
+  uint32_t acc = 0;
+  for (uint32_t p = 0; p < pages; ++p) acc += i + p;
+  return acc + (42u | ((i & 255u) << 8)) + 7u;
+}
+
+TEST(SparsePlan, AutoPicksDenseWhileOneWaveHoldsTheBatch) {
+  const Module& m = sparse_module()->module;
+  const uint64_t free = 100ull << 30;
+  // 4 pages (256 KiB) per instance: 1000 fit one dense wave, 1M do not.
+  EXPECT_EQ(choose_layout(m, 1000, 0, free), MemoryLayout::Interleaved);
+  EXPECT_EQ(choose_layout(m, 1000000, 0, free), MemoryLayout::Sparse);
+}
+
+TEST(SparsePlan, ChunksGrowWithCapacityAndThePoolTakesTheRest) {
+  EXPECT_EQ(sparse_chunk_shift(4 * kPageSize), 10u);  // 1 KiB per instance
+  EXPECT_EQ(sparse_chunk_shift(16384 * kPageSize), 16u);
+  for (uint64_t pages : {1, 17, 1024, 4096}) {
+    const uint64_t cap = pages * kPageSize;
+    EXPECT_LE((cap >> sparse_chunk_shift(cap)) * 8 / 32, kSparseTableBytesPerInstance) << pages;
+  }
+  Store store;
+  auto inst = store.instantiate(sparse_module(), {});
+  ASSERT_TRUE(std::holds_alternative<uint32_t>(inst));
+  auto img = build_image(store.impl(), std::get<uint32_t>(inst), {});
+  ASSERT_TRUE(img.ok());
+  BatchRequest req;
+  req.module = sparse_module();
+  req.func_index = export_index("touch");
+  req.instances = 16u << 20;
+  req.layout = MemoryLayout::Sparse;
+  // Compiled code's plan: no interpreter frames per instance.
+  auto plan = plan_for(req, *img, 139ull << 30, /*frames=*/false);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->layout, MemoryLayout::Sparse);
+  EXPECT_EQ(plan->memory_pages, 8u);  // memory.grow is used: up to the declared max
+  // 16M instances of a 512 KiB memory in one wave: the table, not the
+  // capacity, is what every instance holds.
+  EXPECT_EQ(plan->wave_size, req.instances);
+  EXPECT_LT(plan->overhead_bytes_per_instance, 256u);
+  EXPECT_GE(plan->pool_bytes, uint64_t(req.instances) * 1024);
+  req.max_pool_bytes = 64 << 20;
+  plan = plan_for(req, *img, 139ull << 30, false);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->pool_bytes, 64u << 20);
+  EXPECT_EQ(plan->first_wave, (64u << 20) / (4 * 1024));
+}
+
+class SparseRun : public GpuTierTest {
+ protected:
+  BatchRequest touch_request(uint32_t n) {
+    BatchRequest r;
+    r.module = sparse_module();
+    r.func_index = export_index("touch");
+    r.instances = n;
+    r.layout = MemoryLayout::Sparse;
+    r.args_per_instance = true;
+    for (uint32_t i = 0; i < n; ++i) {
+      r.args.push_back(i);
+      r.args.push_back(1 + i % 4);
+    }
+    return r;
+  }
+  void expect_touch(const BatchResult& out, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) {
+      ASSERT_EQ(out.traps[i], 0) << "instance " << i << ": " << trap_message(TrapCode(out.traps[i]));
+      ASSERT_EQ(uint32_t(out.results[i]), expected_touch(i, 1 + i % 4)) << "instance " << i;
+    }
+  }
+};
+
+TEST_P(SparseRun, ReadsTheImageAndWritesOnlyItsOwnChunks) {
+  const uint32_t n = 100003;  // not a multiple of 32
+  auto out = run(touch_request(n));
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_EQ(out->plan.layout, MemoryLayout::Sparse);
+  expect_touch(*out, n);
+  // At most 5 chunk parts of 1 KiB per instance were written, far below
+  // the 512 KiB reserved.
+  ASSERT_GT(out->pool_wave_instances, 0u);
+  EXPECT_LE(out->pool_bytes_used / out->pool_wave_instances, 5u * 1024 + 1024);
+  EXPECT_EQ(out->pool_reruns, 0u);
+}
+
+TEST_P(SparseRun, AnExhaustedPoolRunsTheRestInLaterWaves) {
+  const uint32_t n = 100003;
+  BatchRequest r = touch_request(n);
+  r.max_pool_bytes = 16 << 20;  // about 3,300 instances' worth
+  auto out = run(r);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  expect_touch(*out, n);
+  EXPECT_GT(out->pool_reruns, 0u);
+  EXPECT_GT(out->plan.waves, 10u);
+  EXPECT_LE(out->pool_bytes_used, 16u << 20);
+}
+
+TEST_P(SparseRun, GrowCostsNothingUntilWritten) {
+  BatchRequest r;
+  r.module = sparse_module();
+  r.func_index = export_index("grow");
+  r.instances = 4099;
+  r.layout = MemoryLayout::Sparse;
+  r.args = {0};
+  r.arg_index_kind = {1};  // the instance's index
+  auto out = run(r);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  for (uint32_t i = 0; i < r.instances; ++i) ASSERT_EQ(uint32_t(out->results[i]), i) << "instance " << i;
+  // One chunk part per instance: the word it stored.
+  EXPECT_LE(out->pool_bytes_used / out->pool_wave_instances, 1024u + 64u);
+}
+
+TEST_P(SparseRun, MemoryInAndOutGoThroughChunks) {
+  const uint32_t n = 5000;
+  BatchRequest r = touch_request(n);
+  std::vector<uint8_t> in(uint64_t(n) * 8), out_bytes(uint64_t(n) * 12);
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t k = 0; k < 8; ++k) in[uint64_t(i) * 8 + k] = uint8_t(i * 7 + k);
+  // Record i at 200004 (never otherwise written); read back 12 bytes
+  // from 200000: the 4 zeros touch() reads, then the record.
+  r.mem_in.push_back({200004, 8, in.data()});
+  r.mem_out.push_back({200000, 12, out_bytes.data()});
+  auto out = run(r);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  expect_touch(*out, n);
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t k = 0; k < 4; ++k) ASSERT_EQ(out_bytes[uint64_t(i) * 12 + k], 0) << i;
+    for (uint32_t k = 0; k < 8; ++k) ASSERT_EQ(out_bytes[uint64_t(i) * 12 + 4 + k], uint8_t(i * 7 + k)) << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, SparseRun, ::testing::Values(false, true), tier_test_name);
+
+}  // namespace
+}  // namespace ww::gpu
