@@ -9,7 +9,7 @@
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
-#              [unit programs examples auto spec diff startup bench ncu scale layout]
+#              [unit programs examples auto spec diff sparse startup bench ncu scale layout]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$root/.device-build}")
@@ -23,7 +23,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit programs examples auto spec diff startup bench ncu scale} "
+parts=" ${PARTS:-unit programs examples auto spec diff sparse startup bench ncu scale} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -110,6 +110,17 @@ if want diff; then
 row "differential cpu / gpu interp" "$(tail -n 1 "$O/difftest.log")"
 "$B/ww-difftest" --tier compiled "$B"/spec/*.json >"$O/difftest-compiled.log" 2>&1
 row "differential cpu / gpu compiled" "$(tail -n 1 "$O/difftest-compiled.log")"
+fi
+
+if want sparse; then
+# 4b. Sparse memory under the spec suite and the differential test: every
+# memory op through chunks materialised on first write.
+"$B/ww-spectest" --backend gpu --gpu-layout sparse --expected-failures "$B/expected-failures-gpu.txt" "$B"/spec/*.json >"$O/spec-gpu-sparse.log" 2>&1
+row "spec suite, gpu interp, sparse" "$(tail -n 1 "$O/spec-gpu-sparse.log")"
+"$B/ww-difftest" --gpu-layout sparse "$B"/spec/*.json >"$O/difftest-sparse.log" 2>&1
+row "differential cpu / gpu interp, sparse" "$(tail -n 1 "$O/difftest-sparse.log")"
+"$B/ww-difftest" --tier compiled --gpu-layout sparse "$B"/spec/*.json >"$O/difftest-compiled-sparse.log" 2>&1
+row "differential cpu / gpu compiled, sparse" "$(tail -n 1 "$O/difftest-compiled-sparse.log")"
 fi
 
 if want startup; then
@@ -244,4 +255,5 @@ fi
 } | tee "$O/summary.txt"
 if [[ -n ${OUT:-} ]]; then
   cp "$O"/{summary.txt,gpu-unit.log,programs.log,spec-gpu.log,spec-gpu-compiled.log,difftest-compiled.log,bench.log,scale.txt} "$OUT/" 2>/dev/null
+  tail -n 30 "$O"/spec-gpu-sparse.log "$O"/difftest*sparse.log >"$OUT/sparse-tails.txt" 2>/dev/null
 fi

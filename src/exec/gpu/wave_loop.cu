@@ -17,6 +17,7 @@
 #include "exec/gpu/gpu_image.h"
 #include "exec/gpu/gpu_plan.h"
 #include "exec/gpu/kernel_launcher.cuh"
+#include "exec/gpu/pinned_staging.cuh"
 
 namespace ww::gpu {
 
@@ -189,7 +190,6 @@ class WaveLoop {
     if (ev_stop_) cudaEventDestroy(ev_stop_);
     if (poll_stream_) cudaStreamDestroy(poll_stream_);
     if (done_host_) cudaFreeHost(done_host_);
-    if (staging_) cudaFreeHost(staging_);
   }
 
   Status setup(BatchResult& out);
@@ -249,11 +249,9 @@ class WaveLoop {
   // Pinned host memory for every per-wave transfer (arguments in; results,
   // traps and flags out): pageable copies ran at about 2 GB/s, which made
   // the download of a 100M-instance batch take longer than its kernels.
-  // It holds a piece of a wave (staging_rows_ instances' values): pinning
-  // a whole 100M-instance wave's worth took most of a second to allocate
-  // and free, and as much host memory again as the outputs.
-  static constexpr uint64_t kStagingBytes = 32ull << 20;
-  uint64_t* staging_ = nullptr;
+  // Each of its two pieces holds staging_rows_ instances' values.
+  static constexpr uint64_t kStagingPieceBytes = 16ull << 20;
+  PinnedStaging staging_;
   uint32_t staging_rows_ = 0;
   double kernel_ms_ = 0;
   double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
@@ -321,8 +319,8 @@ Status WaveLoop::alloc_wave_buffers() {
   // Values of the widest direction, then bytes for traps and flags and
   // words for where instances trapped.
   const uint64_t row_bytes = 8 * std::max<uint64_t>(std::max(nparams_, nres_), 1);
-  staging_rows_ = uint32_t(std::min<uint64_t>(WV, kStagingBytes / row_bytes));
-  WW_CUDA(cudaHostAlloc(&staging_, uint64_t(staging_rows_) * row_bytes, cudaHostAllocDefault));
+  staging_rows_ = uint32_t(std::min<uint64_t>(WV, kStagingPieceBytes / row_bytes));
+  WW_TRY(staging_.init(uint64_t(staging_rows_) * row_bytes));
   d_mem_in_.resize(req_.mem_in.size());
   d_mem_out_.resize(req_.mem_out.size());
   for (size_t k = 0; k < req_.mem_in.size(); ++k)
@@ -418,18 +416,26 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   // Arguments, value k of instance t at io[k * n + t] (shared ones were
   // uploaded once, in setup).
   if (nparams_ && (req_.fill_args || req_.args_per_instance)) {
-    for (uint32_t off = 0; off < n; off += staging_rows_) {
-      const uint32_t m = std::min(staging_rows_, n - off);
-      if (req_.fill_args) {
-        req_.fill_args(first + off, m, staging_);
-      } else {
-        for (uint32_t t = 0; t < m; ++t)
-          for (uint32_t k = 0; k < nparams_; ++k)
-            staging_[uint64_t(k) * m + t] = req_.args[uint64_t(first + off + t) * nparams_ + k];
-      }
-      WW_CUDA(cudaMemcpy2D(W_.io + off, uint64_t(n) * 8, staging_, uint64_t(m) * 8, uint64_t(m) * 8, nparams_,
-                           cudaMemcpyHostToDevice));
-    }
+    const uint32_t rows = staging_rows_;
+    WW_TRY(staging_.upload(
+        (n + rows - 1) / rows,
+        [&](uint64_t p, void* buf) {
+          uint64_t* io = static_cast<uint64_t*>(buf);
+          const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
+          if (req_.fill_args) {
+            req_.fill_args(first + off, m, io);
+            return;
+          }
+          for (uint32_t t = 0; t < m; ++t)
+            for (uint32_t k = 0; k < nparams_; ++k)
+              io[uint64_t(k) * m + t] = req_.args[uint64_t(first + off + t) * nparams_ + k];
+        },
+        [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
+          const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
+          WW_CUDA(cudaMemcpy2DAsync(W_.io + off, uint64_t(n) * 8, buf, uint64_t(m) * 8, uint64_t(m) * 8,
+                                    nparams_, cudaMemcpyHostToDevice, s));
+          return Status::Ok();
+        }));
   }
   for (size_t k = 0; k < req_.mem_in.size(); ++k) {
     const MemIn& mi = req_.mem_in[k];
@@ -493,29 +499,29 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
   }
   if (nres_) {
     const InstanceRec& irec = S_.instances[instance_];
-    for (uint32_t off = 0; off < n; off += staging_rows_) {
-      const uint32_t m = std::min(staging_rows_, n - off);
-      WW_CUDA(cudaMemcpy2D(staging_, uint64_t(m) * 8, W_.io + off, uint64_t(n) * 8, uint64_t(m) * 8, nres_,
-                           cudaMemcpyDeviceToHost));
-      for (uint32_t t = 0; t < m; ++t)
-        for (uint32_t k = 0; k < nres_; ++k) {
-          uint64_t v = staging_[uint64_t(k) * m + t];
-          if (is_ref(ftype_.results[k])) v = from_gpu_ref(S_, irec, ftype_.results[k], v);
-          dest_.results[uint64_t(first + off + t) * nres_ + k] = v;
-        }
-    }
+    const uint32_t rows = staging_rows_;
+    WW_TRY(staging_.download(
+        (n + rows - 1) / rows,
+        [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
+          const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
+          WW_CUDA(cudaMemcpy2DAsync(buf, uint64_t(m) * 8, W_.io + off, uint64_t(n) * 8, uint64_t(m) * 8, nres_,
+                                    cudaMemcpyDeviceToHost, s));
+          return Status::Ok();
+        },
+        [&](uint64_t p, void* buf) {
+          const uint64_t* io = static_cast<const uint64_t*>(buf);
+          const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
+          for (uint32_t t = 0; t < m; ++t)
+            for (uint32_t k = 0; k < nres_; ++k) {
+              uint64_t v = io[uint64_t(k) * m + t];
+              if (is_ref(ftype_.results[k])) v = from_gpu_ref(S_, irec, ftype_.results[k], v);
+              dest_.results[uint64_t(first + off + t) * nres_ + k] = v;
+            }
+        }));
   }
-  // Through the pinned buffer: the device copies at full speed, then the
+  // Through the pinned pieces: the device copies at full speed while the
   // host moves the bytes where they belong.
-  auto fetch = [&](void* to, const void* from, uint64_t bytes) -> Status {
-    const uint64_t piece = uint64_t(staging_rows_) * 8;
-    for (uint64_t off = 0; off < bytes; off += piece) {
-      const uint64_t b = std::min(piece, bytes - off);
-      WW_CUDA(cudaMemcpy(staging_, static_cast<const uint8_t*>(from) + off, b, cudaMemcpyDeviceToHost));
-      std::memcpy(static_cast<uint8_t*>(to) + off, staging_, b);
-    }
-    return Status::Ok();
-  };
+  auto fetch = [&](void* to, const void* from, uint64_t bytes) { return staging_.fetch(to, from, bytes); };
   WW_TRY(fetch(dest_.traps + first, W_.trap, n));
   // Traps the code raised are counted; the memory kernels' own (a record
   // that does not fit) are not, so with memory I/O the arrays always come.

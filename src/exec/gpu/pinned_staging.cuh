@@ -1,0 +1,103 @@
+// Host <-> device copies of a wave's columns through two pinned pieces: the
+// device copies one piece while the host fills or empties the other. One
+// pinned buffer the size of a whole wave took most of a second to allocate
+// and free for a 100M-instance wave (and as much host memory again as the
+// outputs); one small buffer used piece after piece made the download of
+// that wave twice as slow, since copy and host work took turns.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "common/result.h"
+#include "exec/gpu/cuda_check.cuh"
+
+namespace ww::gpu {
+
+class PinnedStaging {
+ public:
+  PinnedStaging() = default;
+  PinnedStaging(const PinnedStaging&) = delete;
+  PinnedStaging& operator=(const PinnedStaging&) = delete;
+  ~PinnedStaging() {
+    for (int k = 0; k < 2; ++k) {
+      if (buf_[k]) cudaFreeHost(buf_[k]);
+      if (ev_[k]) cudaEventDestroy(ev_[k]);
+    }
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  // A blocking stream: its copies wait for the kernels before them on the
+  // default stream, and the kernels after them wait for the copies.
+  Status init(uint64_t piece_bytes) {
+    piece_bytes_ = piece_bytes;
+    WW_CUDA(cudaStreamCreate(&stream_));
+    for (int k = 0; k < 2; ++k) {
+      WW_CUDA(cudaHostAlloc(&buf_[k], piece_bytes, cudaHostAllocDefault));
+      WW_CUDA(cudaEventCreateWithFlags(&ev_[k], cudaEventDisableTiming));
+    }
+    return Status::Ok();
+  }
+  uint64_t piece_bytes() const { return piece_bytes_; }
+
+  // enqueue(p, buf, stream) queues piece p's copy into buf; consume(p, buf)
+  // reads it once it has arrived, while piece p + 1 is on its way.
+  template <class Enqueue, class Consume>
+  Status download(uint64_t pieces, Enqueue&& enqueue, Consume&& consume) {
+    for (uint64_t p = 0; p <= pieces; ++p) {
+      if (p < pieces) {
+        WW_TRY(enqueue(p, buf_[p & 1], stream_));
+        WW_CUDA(cudaEventRecord(ev_[p & 1], stream_));
+      }
+      if (p > 0) {
+        WW_CUDA(cudaEventSynchronize(ev_[(p - 1) & 1]));
+        consume(p - 1, buf_[(p - 1) & 1]);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // produce(p, buf) fills buf on the host while the piece before is copied;
+  // enqueue(p, buf, stream) queues its copy to the device.
+  template <class Produce, class Enqueue>
+  Status upload(uint64_t pieces, Produce&& produce, Enqueue&& enqueue) {
+    for (uint64_t p = 0; p < pieces; ++p) {
+      if (p >= 2) WW_CUDA(cudaEventSynchronize(ev_[p & 1]));  // piece p - 2 has left this buffer
+      produce(p, buf_[p & 1]);
+      WW_TRY(enqueue(p, buf_[p & 1], stream_));
+      WW_CUDA(cudaEventRecord(ev_[p & 1], stream_));
+    }
+    WW_CUDA(cudaStreamSynchronize(stream_));
+    return Status::Ok();
+  }
+
+  // `bytes` from device `from` to host `to`, through the pieces.
+  Status fetch(void* to, const void* from, uint64_t bytes) {
+    const uint64_t pieces = (bytes + piece_bytes_ - 1) / piece_bytes_;
+    return download(
+        pieces,
+        [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
+          WW_CUDA(cudaMemcpyAsync(buf, static_cast<const uint8_t*>(from) + p * piece_bytes_, piece_of(p, bytes),
+                                  cudaMemcpyDeviceToHost, s));
+          return Status::Ok();
+        },
+        [&](uint64_t p, void* buf) {
+          std::memcpy(static_cast<uint8_t*>(to) + p * piece_bytes_, buf, piece_of(p, bytes));
+        });
+  }
+
+ private:
+  uint64_t piece_of(uint64_t p, uint64_t bytes) const {
+    const uint64_t off = p * piece_bytes_;
+    return bytes - off < piece_bytes_ ? bytes - off : piece_bytes_;
+  }
+
+  uint64_t piece_bytes_ = 0;
+  void* buf_[2] = {nullptr, nullptr};
+  cudaEvent_t ev_[2] = {nullptr, nullptr};
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace ww::gpu
