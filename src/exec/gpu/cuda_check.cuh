@@ -40,6 +40,16 @@ class DeviceArena {
     *out = static_cast<T*>(p);
     return Status::Ok();
   }
+  // Frees one allocation before the arena goes (a buffer being replaced).
+  void release(void* p) {
+    for (void*& q : ptrs_)
+      if (q == p) {
+        cudaFree(q);
+        q = ptrs_.back();
+        ptrs_.pop_back();
+        return;
+      }
+  }
   template <class T>
   Status upload(const T** out, const std::vector<T>& v) {
     T* p;

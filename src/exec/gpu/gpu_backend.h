@@ -65,7 +65,8 @@ struct BatchPlan {
   uint32_t memory_pages = 0;                 // capacity (reserved, for sparse)
   // Sparse: bytes of one instance's part of a chunk, and the pool.
   uint32_t chunk_shift = 0;
-  uint64_t pool_bytes = 0;
+  uint64_t pool_bytes = 0;      // the pool the first wave gets
+  uint64_t pool_bytes_max = 0;  // what it may grow to when a wave runs out
   uint32_t wave_size = 0;   // the largest wave the buffers hold
   uint32_t first_wave = 0;  // sparse: the first wave's size; later ones follow the measured pool use
   uint32_t waves = 0;       // planned (dense) or run
@@ -114,7 +115,10 @@ struct BatchRequest {
   // (compiled code is built for one layout: give it that one).
   MemoryLayout layout = MemoryLayout::Interleaved;
   uint32_t max_wave = 0;  // largest wave; 0 = as many as memory allows
-  uint64_t max_pool_bytes = 0;  // sparse: cap on the pool (a pool that runs out, in tests); 0 = none
+  // Sparse, for tests: a cap on the pool (one that runs out) and the pool
+  // the first wave gets (one that must grow); 0 = the plan's.
+  uint64_t max_pool_bytes = 0;
+  uint64_t first_pool_bytes = 0;
 
   // What runs the instances: null for the built-in interpreter kernel, or
   // compiled code (load_compiled_kernel).

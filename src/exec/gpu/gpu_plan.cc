@@ -24,7 +24,7 @@ std::string BatchPlan::to_string() const {
   auto kib = [](uint64_t b) { return std::to_string((b + 1023) / 1024) + " KiB"; };
   if (layout == MemoryLayout::Sparse)
     return "sparse memory " + std::to_string(memory_pages) + " pages reserved, chunks of " +
-           std::to_string(1u << chunk_shift) + " B per instance from a pool of " + kib(pool_bytes) + ", + " +
+           std::to_string(1u << chunk_shift) + " B per instance from a pool of " + kib(pool_bytes) + " (up to " + kib(pool_bytes_max) + "), + " +
            std::to_string(overhead_bytes_per_instance) + " B per instance; waves of up to " +
            std::to_string(wave_size) + " instances, the first " + std::to_string(first_wave) + "; " +
            kib(device_free_bytes) + " GPU memory free";
@@ -90,8 +90,9 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
 namespace {
 
 // Sparse: the wave buffers hold as many instances as fit with one chunk
-// part each; the pool takes the rest (at most what every instance's whole
-// capacity needs) and the first wave is sized to kSparseChunksGuess parts.
+// part each; the pool may take the rest (at most what every instance's
+// whole capacity needs) but starts smaller, and the first wave is sized to
+// kSparseChunksGuess parts.
 Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t budget) {
   const uint64_t cap = p.linear_bytes_per_instance;
   p.chunk_shift = sparse_chunk_shift(cap);
@@ -108,10 +109,13 @@ Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t bud
   const uint64_t groups = (wave + 31) / 32;
   const uint64_t rest = budget - wave * per;
   const uint64_t whole = groups * ((cap + part - 1) / part) * group_chunk + group_chunk;
-  p.pool_bytes = std::min(rest, whole);
-  if (req.max_pool_bytes) p.pool_bytes = std::min(p.pool_bytes, req.max_pool_bytes);
-  p.pool_bytes = p.pool_bytes / group_chunk * group_chunk;
-  if (p.pool_bytes < group_chunk) p.pool_bytes = group_chunk;
+  auto whole_chunks = [&](uint64_t b) { return std::max(b / group_chunk, uint64_t{1}) * group_chunk; };
+  p.pool_bytes_max = std::min(rest, whole);
+  if (req.max_pool_bytes) p.pool_bytes_max = std::min(p.pool_bytes_max, req.max_pool_bytes);
+  p.pool_bytes_max = whole_chunks(p.pool_bytes_max);
+  p.pool_bytes = std::max(kSparsePoolStart, groups * 32 * kSparsePoolAllowance * part);
+  if (req.first_pool_bytes) p.pool_bytes = req.first_pool_bytes;
+  p.pool_bytes = whole_chunks(std::min(p.pool_bytes, p.pool_bytes_max));
   const uint64_t guess = std::min(cap, kSparseChunksGuess * part);
   const uint64_t first = std::max<uint64_t>(32, p.pool_bytes / std::max<uint64_t>(guess, 1) / 32 * 32);
   p.wave_size = uint32_t(wave);

@@ -21,6 +21,12 @@ inline constexpr uint64_t kBusyWaveInstances = 1u << 20;
 // The sparse layout's pool is sized for this many parts of a chunk per
 // instance in the first wave; later waves follow what the last one used.
 inline constexpr uint64_t kSparseChunksGuess = 4;
+// The pool starts at kSparsePoolAllowance parts per instance of the first
+// wave (at least kSparsePoolStart bytes) and grows fourfold when a wave
+// runs out: freeing a pool costs 0.4 ms per GiB on an H200, so one the size
+// of the whole GPU (50 ms) would cost light modules more than their kernel.
+inline constexpr uint64_t kSparsePoolAllowance = 8;
+inline constexpr uint64_t kSparsePoolStart = 1ull << 30;
 // A group's chunk table stays within this many bytes per instance: the
 // chunk grows (from 1 KiB per instance) for large capacities.
 inline constexpr uint64_t kSparseTableBytesPerInstance = 1024;

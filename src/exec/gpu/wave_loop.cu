@@ -225,6 +225,9 @@ class WaveLoop {
   // Sparse: reads how much of the pool the wave took, sizes the next wave
   // and finds the instances that ran out.
   Status account_pool(uint32_t first, uint32_t n, uint32_t* redo);
+  // A new pool of `bytes` in place of the old one (its contents never
+  // outlive a wave).
+  Status set_pool(uint64_t bytes);
 
   const BatchRequest& req_;
   KernelLauncher& launcher_;
@@ -250,7 +253,9 @@ class WaveLoop {
   // traps and flags out): pageable copies ran at about 2 GB/s, which made
   // the download of a 100M-instance batch take longer than its kernels.
   // Each of its two pieces holds staging_rows_ instances' values.
-  static constexpr uint64_t kStagingPieceBytes = 16ull << 20;
+  // Pinning costs about 0.45 ms per MiB (H200 host): 4 MiB pieces already
+  // copy at full speed.
+  static constexpr uint64_t kStagingPieceBytes = 4ull << 20;
   PinnedStaging staging_;
   uint32_t staging_rows_ = 0;
   double kernel_ms_ = 0;
@@ -296,11 +301,8 @@ Status WaveLoop::alloc_wave_buffers() {
     W_.image = mod_.image_chunks;
     W_.image_chunks = mod_.num_image_chunks;
     WW_TRY(arena_.alloc(&W_.chunk_table, uint64_t(groups_) * W_.cap_chunks));
-    WW_TRY(arena_.alloc(&W_.pool, plan_.pool_bytes));
-    pool_chunks_ = plan_.pool_bytes >> (W_.chunk_shift + 5);
     WW_TRY(arena_.alloc(&W_.pool_used, 2));
-    const uint32_t counts[2] = {0, uint32_t(std::min<uint64_t>(pool_chunks_, 0xffffffffu))};
-    WW_CUDA(cudaMemcpy(W_.pool_used, counts, sizeof counts, cudaMemcpyHostToDevice));
+    WW_TRY(set_pool(plan_.pool_bytes));
     next_wave_ = plan_.first_wave;
   } else {
     WW_TRY(arena_.alloc(&W_.mem, W_.mem_cap * warps32));
@@ -565,6 +567,16 @@ Status WaveLoop::write_back_first(uint32_t n) {
   return Status::Ok();
 }
 
+Status WaveLoop::set_pool(uint64_t bytes) {
+  if (W_.pool) arena_.release(W_.pool);
+  W_.pool = nullptr;
+  WW_TRY(arena_.alloc(&W_.pool, bytes));
+  pool_chunks_ = bytes >> (W_.chunk_shift + 5);
+  const uint32_t counts[2] = {0, uint32_t(std::min<uint64_t>(pool_chunks_, 0xffffffffu))};
+  WW_CUDA(cudaMemcpy(W_.pool_used, counts, sizeof counts, cudaMemcpyHostToDevice));
+  return Status::Ok();
+}
+
 Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
   uint32_t used = 0;
   WW_CUDA(cudaMemcpy(&used, W_.pool_used, 4, cudaMemcpyDeviceToHost));
@@ -578,18 +590,19 @@ Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
   uint32_t r = 0;
   while (r < n && dest_.traps[first + r] != out_of_pool) ++r;
   *redo = r < n ? n - r : 0;
-  const uint32_t groups = (n + 31) / 32;
-  uint64_t next;
-  if (*redo) {
-    // What ran before the first failure fitted; a lone instance that does
-    // not fit keeps its trap (run_batch moves past it).
-    next = r >= 64 ? uint64_t(r) * 7 / 8 : std::max<uint64_t>(n / 2, 1);
-  } else {
-    // Room for the pool's chunks at the last wave's use per group, with
-    // an eighth to spare.
-    const double per_group = std::max(double(taken) / groups, 1.0 / 64);
-    next = uint64_t(double(pool_chunks_) / (per_group * 1.125)) * 32;
-  }
+  // Chunks per group of 32: measured, or when the pool ran out, the whole
+  // pool over the groups before the first that did not fit.
+  const double per_group = *redo ? double(pool_chunks_) / std::max<uint32_t>(r / 32, 1)
+                                 : std::max(double(taken) / ((n + 31) / 32), 1.0 / 64);
+  // The pool grows, while it may, to hold the rest of the batch at that
+  // use with an eighth to spare; the next wave is what it then holds.
+  const uint64_t rest = req_.instances - (first + n - *redo);
+  const double want = double((rest + 31) / 32) * per_group * 1.125;
+  if (want > double(pool_chunks_) && pool_chunks_ * chunk < plan_.pool_bytes_max)
+    WW_TRY(set_pool(std::min<uint64_t>(plan_.pool_bytes_max, uint64_t(want + 1) * chunk)));
+  uint64_t next = uint64_t(double(pool_chunks_) / (per_group * 1.125)) * 32;
+  // A lone instance that does not fit keeps its trap (run_batch moves past it).
+  if (*redo && next >= n) next = std::max<uint32_t>(n / 2, 1);
   next = std::min<uint64_t>(next, plan_.wave_size);
   if (next >= 32) next -= next % 32;
   next_wave_ = uint32_t(std::max<uint64_t>(next, 1));

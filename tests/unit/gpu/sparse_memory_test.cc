@@ -164,13 +164,31 @@ TEST_P(SparseRun, ReadsTheImageAndWritesOnlyItsOwnChunks) {
 TEST_P(SparseRun, AnExhaustedPoolRunsTheRestInLaterWaves) {
   const uint32_t n = 100003;
   BatchRequest r = touch_request(n);
-  r.max_pool_bytes = 16 << 20;  // about 3,300 instances' worth
+  // Five chunk parts per instance, more than the first wave is sized for,
+  // from a pool of about 3,300 instances' worth that may not grow.
+  for (uint32_t i = 0; i < n; ++i) r.args[2 * i + 1] = 4;
+  r.max_pool_bytes = 16 << 20;
   auto out = run(r);
   ASSERT_TRUE(out.ok()) << out.error().message;
-  expect_touch(*out, n);
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(uint32_t(out->results[i]), expected_touch(i, 4)) << i;
   EXPECT_GT(out->pool_reruns, 0u);
   EXPECT_GT(out->plan.waves, 10u);
   EXPECT_LE(out->pool_bytes_used, 16u << 20);
+}
+
+TEST_P(SparseRun, APoolThatRunsOutGrowsForTheNextWave) {
+  const uint32_t n = 100003;
+  BatchRequest r = touch_request(n);
+  // Five chunk parts per instance, more than the first wave is sized for.
+  for (uint32_t i = 0; i < n; ++i) r.args[2 * i + 1] = 4;
+  r.first_pool_bytes = 16 << 20;
+  auto out = run(r);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(uint32_t(out->results[i]), expected_touch(i, 4)) << i;
+  EXPECT_GT(out->pool_reruns, 0u);
+  // Grown for the rest of the batch, the pool held it in a wave or two.
+  EXPECT_GT(out->pool_bytes_used, 16u << 20);
+  EXPECT_LE(out->plan.waves, 4u);
 }
 
 TEST_P(SparseRun, GrowCostsNothingUntilWritten) {

@@ -1,0 +1,47 @@
+// How long cudaMalloc + cudaFree of a buffer take by size on this GPU, and
+// pinning host memory: what the sparse pool's size costs a batch's memory
+// set-up. nvcc -O2 alloc_cost.cu -o alloc_cost && ./alloc_cost
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+
+static double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+int main() {
+  cudaFree(nullptr);
+  size_t free_b = 0, total_b = 0;
+  cudaMemGetInfo(&free_b, &total_b);
+  std::printf("free %.1f GiB of %.1f GiB\n", free_b / 1073741824.0, total_b / 1073741824.0);
+  for (double gib : {0.25, 1.0, 4.0, 16.0, 32.0, 64.0, 128.0}) {
+    const size_t bytes = size_t(gib * 1073741824.0);
+    if (bytes > free_b - (1ull << 30)) continue;
+    for (int rep = 0; rep < 2; ++rep) {
+      void* p = nullptr;
+      auto t = std::chrono::steady_clock::now();
+      if (cudaMalloc(&p, bytes) != cudaSuccess) { std::printf("%.2f GiB: cudaMalloc failed\n", gib); break; }
+      cudaDeviceSynchronize();
+      const double a = ms_since(t);
+      t = std::chrono::steady_clock::now();
+      cudaMemset(p, 0, bytes);
+      cudaDeviceSynchronize();
+      const double m = ms_since(t);
+      t = std::chrono::steady_clock::now();
+      cudaFree(p);
+      const double f = ms_since(t);
+      std::printf("%7.2f GiB: malloc %7.2f ms  memset %7.2f ms  free %7.2f ms\n", gib, a, m, f);
+    }
+  }
+  for (size_t mib : {16, 64, 256, 1024}) {
+    void* h = nullptr;
+    auto t = std::chrono::steady_clock::now();
+    cudaHostAlloc(&h, mib << 20, cudaHostAllocDefault);
+    const double a = ms_since(t);
+    t = std::chrono::steady_clock::now();
+    cudaFreeHost(h);
+    std::printf("pinned %5zu MiB: alloc %7.2f ms  free %7.2f ms\n", mib, a, ms_since(t));
+  }
+  return 0;
+}
