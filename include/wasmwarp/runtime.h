@@ -113,7 +113,11 @@ struct InstanceSnapshot {
   struct Memory {
     uint32_t pages = 0;
     std::vector<uint8_t> bytes;          // pages * 64 KiB
-    std::vector<uint32_t> nonzero_pages;  // the only pages a new instance copies
+    // The only blocks of kSnapshotBlock bytes a new instance copies (a
+    // fresh memory is zero): 4 KiB, so an image whose data sit in a corner
+    // of a 64 KiB page costs a few KiB per instance, not the page.
+    static constexpr uint64_t kSnapshotBlock = 4096;
+    std::vector<uint32_t> nonzero_blocks;
   };
   std::vector<Memory> memories;                     // the module's own memories
   std::vector<uint64_t> globals;                    // the module's own globals

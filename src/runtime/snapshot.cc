@@ -51,10 +51,11 @@ Result<InstanceSnapshot> Store::snapshot(uint32_t instance) const {
     InstanceSnapshot::Memory sm;
     sm.pages = mem.pages;
     sm.bytes = mem.data;
-    for (uint32_t p = 0; p < mem.pages; ++p) {
-      const uint8_t* page = mem.data.data() + uint64_t(p) * kPageSize;
-      bool zero = page[0] == 0 && std::memcmp(page, page + 1, kPageSize - 1) == 0;
-      if (!zero) sm.nonzero_pages.push_back(p);
+    constexpr uint64_t kBlock = InstanceSnapshot::Memory::kSnapshotBlock;
+    for (uint64_t b = 0; b < mem.data.size() / kBlock; ++b) {
+      const uint8_t* block = mem.data.data() + b * kBlock;
+      const bool zero = block[0] == 0 && std::memcmp(block, block + 1, kBlock - 1) == 0;
+      if (!zero) sm.nonzero_blocks.push_back(uint32_t(b));
     }
     snap.memories.push_back(std::move(sm));
   }
@@ -101,9 +102,10 @@ std::optional<std::string> apply_snapshot(StoreImpl& s, InstanceRec& inst, const
       mem.data.assign(uint64_t(sm.pages) * kPageSize, 0);
       mem.pages = sm.pages;
     }
-    // A fresh memory is zero: only the pages that are not need copying.
-    for (uint32_t p : sm.nonzero_pages)
-      std::memcpy(mem.data.data() + uint64_t(p) * kPageSize, sm.bytes.data() + uint64_t(p) * kPageSize, kPageSize);
+    // A fresh memory is zero: only the blocks that are not need copying.
+    constexpr uint64_t kBlock = InstanceSnapshot::Memory::kSnapshotBlock;
+    for (uint32_t b : sm.nonzero_blocks)
+      std::memcpy(mem.data.data() + uint64_t(b) * kBlock, sm.bytes.data() + uint64_t(b) * kBlock, kBlock);
   }
   for (size_t k = 0; k < snap.globals.size(); ++k) {
     GlobalInst& g = s.globals[inst.globals[m.num_imported_globals + k]];
