@@ -1,11 +1,13 @@
 // --output files: one row per instance as CSV, JSON or NumPy, from a
 // batch's results.
 #include <algorithm>
-
-#include <nlohmann/json.hpp>
+#include <charconv>
+#include <cstdio>
+#include <thread>
 
 #include "cli/run_outputs.h"
 #include "cli/value_format.h"
+#include "common/parallel.h"
 
 namespace ww::cli {
 
@@ -19,6 +21,73 @@ const char* npy_descr(ValType t) {
   }
 }
 
+namespace {
+
+// Rows are formatted on every core, kRowsPerBlock to a job, and written in
+// order; at most one block per core is held at a time. One thread built
+// 10M JSON rows in 6.3 s (a JSON object per row), three times the batch.
+constexpr uint64_t kRowsPerBlock = 1 << 16;
+
+template <class Format>  // format(first, end, std::string& into)
+Status write_in_blocks(uint64_t n, AtomicFile& out, Format&& format) {
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::string> blocks(cores);
+  for (uint64_t base = 0; base < n; base += kRowsPerBlock * cores) {
+    const size_t jobs = size_t(std::min<uint64_t>(cores, (n - base + kRowsPerBlock - 1) / kRowsPerBlock));
+    parallel_for(jobs, [&](size_t j) {
+      const uint64_t first = base + j * kRowsPerBlock;
+      blocks[j].clear();
+      format(first, std::min(n, first + kRowsPerBlock), blocks[j]);
+    });
+    for (size_t j = 0; j < jobs; ++j) WW_TRY(out.write(blocks[j]));
+  }
+  return Status::Ok();
+}
+
+template <class T>
+void append_int(std::string& s, T v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  s.append(buf, r.ptr);
+}
+
+// A JSON string literal: the escapes nlohmann::json's dump() makes, so
+// rows read the same as before; other bytes pass through.
+void append_json_string(std::string& s, std::string_view v) {
+  s += '"';
+  for (char c : v) {
+    switch (c) {
+      case '"': s += "\\\""; break;
+      case '\\': s += "\\\\"; break;
+      case '\b': s += "\\b"; break;
+      case '\f': s += "\\f"; break;
+      case '\n': s += "\\n"; break;
+      case '\r': s += "\\r"; break;
+      case '\t': s += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char u[8];
+          std::snprintf(u, sizeof u, "\\u%04x", unsigned(static_cast<unsigned char>(c)));
+          s += u;
+        } else {
+          s += c;
+        }
+    }
+  }
+  s += '"';
+}
+
+// A result as CSV or JSON shows it: integers in decimal, the rest as
+// format_value's exact text.
+void append_value(std::string& s, const Value& v, bool json) {
+  if (v.type == ValType::I32) return append_int(s, int32_t(uint32_t(v.bits)));
+  if (v.type == ValType::I64) return append_int(s, int64_t(v.bits));
+  if (json) append_json_string(s, format_value(v));
+  else s += csv_escape(format_value(v));
+}
+
+}  // namespace
+
 Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt, AtomicFile& out,
                      AtomicFile* trap_file) {
   const uint64_t n = r.traps.size();
@@ -26,79 +95,81 @@ Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt
   const size_t nr = rt.size();
   auto value = [&](uint64_t i, size_t k) { return Value{rt[k], r.results[i * nr + k]}; };
   if (fmt == OutFormat::Csv) {
-    std::string line = "instance";
-    for (size_t k = 0; k < nr; ++k) line += ",result" + std::to_string(k);
-    line += ",trap\n";
-    WW_TRY(out.write(line));
-    for (uint64_t i = 0; i < n; ++i) {
-      line = std::to_string(i);
-      TrapCode t = TrapCode(r.traps[i]);
-      for (size_t k = 0; k < nr; ++k) line += "," + (t == TrapCode::None ? csv_escape(format_value(value(i, k))) : "");
-      line += ",";
-      if (t != TrapCode::None) line += csv_escape(trap_message(t));
-      line += "\n";
-      WW_TRY(out.write(line));
-    }
-  } else if (fmt == OutFormat::Json) {
-    WW_TRY(out.write("[\n"));
-    for (uint64_t i = 0; i < n; ++i) {
-      nlohmann::ordered_json o;
-      o["instance"] = i;
-      TrapCode t = TrapCode(r.traps[i]);
-      auto arr = nlohmann::json::array();
-      if (t == TrapCode::None) {
-        // Integers as JSON numbers; floats and refs as exact text (JSON has
-        // no NaN, inf or -0 that survives every reader).
+    std::string head = "instance";
+    for (size_t k = 0; k < nr; ++k) head += ",result" + std::to_string(k);
+    WW_TRY(out.write(head + ",trap\n"));
+    return write_in_blocks(n, out, [&](uint64_t first, uint64_t end, std::string& s) {
+      for (uint64_t i = first; i < end; ++i) {
+        append_int(s, i);
+        const TrapCode t = TrapCode(r.traps[i]);
         for (size_t k = 0; k < nr; ++k) {
-          Value v = value(i, k);
-          if (v.type == ValType::I32) arr.push_back(int32_t(uint32_t(v.bits)));
-          else if (v.type == ValType::I64) arr.push_back(int64_t(v.bits));
-          else arr.push_back(format_value(v));
+          s += ',';
+          if (t == TrapCode::None) append_value(s, value(i, k), false);
         }
-        o["results"] = std::move(arr);
-        o["trap"] = nullptr;
-      } else {
-        o["results"] = nullptr;
-        o["trap"] = trap_message(t);
-        // Traps raised by the instance's code say where.
-        if (t != TrapCode::Timeout && r.trap_pc[i] != gpu::kNoTrapPc) {
-          o["trap_function"] = m.func_display_name(r.trap_func[i]);
-          o["trap_offset"] = r.trap_pc[i];
-        }
+        s += ',';
+        if (t != TrapCode::None) s += csv_escape(trap_message(t));
+        s += '\n';
       }
-      WW_TRY(out.write("  " + o.dump() + (i + 1 < n ? ",\n" : "\n")));
-    }
-    WW_TRY(out.write("]\n"));
-  } else if (fmt == OutFormat::Npy) {
-    bool same = std::all_of(rt.begin(), rt.end(), [&](ValType t) { return t == rt[0]; });
-    std::string descr;
-    std::vector<uint64_t> shape{n};
-    if (same) {
-      descr = npy_descr(rt[0]);
-      if (nr > 1) shape.push_back(nr);
-    } else {
-      descr = "[";
-      for (size_t k = 0; k < nr; ++k)
-        descr += "('result" + std::to_string(k) + "', " + npy_descr(rt[k]) + ")" + (k + 1 < nr ? ", " : "");
-      descr += "]";
-    }
-    WW_TRY(out.write(npy_header(descr, false, shape)));
-    std::vector<uint8_t> row;
-    for (uint64_t i = 0; i < n; ++i) {
-      row.clear();
-      bool trapped = r.traps[i] != 0;
+    });
+  }
+  if (fmt == OutFormat::Json) {
+    WW_TRY(out.write("[\n"));
+    WW_TRY(write_in_blocks(n, out, [&](uint64_t first, uint64_t end, std::string& s) {
+      for (uint64_t i = first; i < end; ++i) {
+        s += "  {\"instance\":";
+        append_int(s, i);
+        const TrapCode t = TrapCode(r.traps[i]);
+        if (t == TrapCode::None) {
+          // Integers as JSON numbers; floats and refs as exact text (JSON
+          // has no NaN, inf or -0 that survives every reader).
+          s += ",\"results\":[";
+          for (size_t k = 0; k < nr; ++k) {
+            if (k) s += ',';
+            append_value(s, value(i, k), true);
+          }
+          s += "],\"trap\":null";
+        } else {
+          s += ",\"results\":null,\"trap\":";
+          append_json_string(s, trap_message(t));
+          // Traps raised by the instance's code say where.
+          if (t != TrapCode::Timeout && r.trap_pc[i] != gpu::kNoTrapPc) {
+            s += ",\"trap_function\":";
+            append_json_string(s, m.func_display_name(r.trap_func[i]));
+            s += ",\"trap_offset\":";
+            append_int(s, r.trap_pc[i]);
+          }
+        }
+        s += i + 1 < n ? "},\n" : "}\n";
+      }
+    }));
+    return out.write("]\n");
+  }
+  bool same = std::all_of(rt.begin(), rt.end(), [&](ValType t) { return t == rt[0]; });
+  std::string descr;
+  std::vector<uint64_t> shape{n};
+  if (same) {
+    descr = npy_descr(rt[0]);
+    if (nr > 1) shape.push_back(nr);
+  } else {
+    descr = "[";
+    for (size_t k = 0; k < nr; ++k)
+      descr += "('result" + std::to_string(k) + "', " + npy_descr(rt[k]) + ")" + (k + 1 < nr ? ", " : "");
+    descr += "]";
+  }
+  WW_TRY(out.write(npy_header(descr, false, shape)));
+  WW_TRY(write_in_blocks(n, out, [&](uint64_t first, uint64_t end, std::string& s) {
+    for (uint64_t i = first; i < end; ++i) {
+      const bool trapped = r.traps[i] != 0;
       for (size_t k = 0; k < nr; ++k) {
-        uint64_t b = trapped ? 0 : r.results[i * nr + k];
-        size_t w = (rt[k] == ValType::I32 || rt[k] == ValType::F32) ? 4 : 8;
-        const uint8_t* p = reinterpret_cast<const uint8_t*>(&b);
-        row.insert(row.end(), p, p + w);
+        const uint64_t b = trapped ? 0 : r.results[i * nr + k];
+        const size_t w = (rt[k] == ValType::I32 || rt[k] == ValType::F32) ? 4 : 8;
+        s.append(reinterpret_cast<const char*>(&b), w);  // little-endian hosts
       }
-      WW_TRY(out.write(row.data(), row.size()));
     }
-    if (trap_file) {
-      WW_TRY(trap_file->write(npy_header("'|u1'", false, {n})));
-      WW_TRY(trap_file->write(r.traps.data(), r.traps.size()));
-    }
+  }));
+  if (trap_file) {
+    WW_TRY(trap_file->write(npy_header("'|u1'", false, {n})));
+    WW_TRY(trap_file->write(r.traps.data(), r.traps.size()));
   }
   return Status::Ok();
 }
