@@ -145,18 +145,14 @@ class GpuExecutor final : public Executor {
     ph.memory_setup += r.memory_setup_ms;
     ph.kernel += r.kernel_ms;
     ph.download += r.download_ms;
-    if (r.plan.layout == gpu::MemoryLayout::Sparse) {
-      // What the instances took from the pool, measured on the fullest wave.
-      const uint64_t per = r.pool_wave_instances ? r.pool_bytes_used / r.pool_wave_instances : 0;
-      out.device_bytes_per_instance = per + r.plan.overhead_bytes_per_instance;
-      out.linear_bytes_per_instance = per;
-      out.reserved_bytes_per_instance = uint64_t(r.plan.memory_pages) * 65536;
-      out.pool_reruns += r.pool_reruns;
-    } else {
-      out.device_bytes_per_instance = r.plan.linear_bytes_per_instance + r.plan.overhead_bytes_per_instance;
-      out.linear_bytes_per_instance = r.plan.linear_bytes_per_instance;
-      out.reserved_bytes_per_instance = r.plan.linear_bytes_per_instance;
-    }
+    // Sparse memory: what the instances took from the pool, measured on
+    // the fullest wave; dense: the capacity, all of it allocated.
+    out.linear_bytes_per_instance = r.plan.layout != gpu::MemoryLayout::Sparse ? r.plan.linear_bytes_per_instance
+                                    : r.pool_wave_instances ? r.pool_bytes_used / r.pool_wave_instances
+                                                            : 0;
+    out.device_bytes_per_instance = out.linear_bytes_per_instance + r.plan.overhead_bytes_per_instance;
+    out.reserved_bytes_per_instance = uint64_t(r.plan.memory_pages) * kPageSize;
+    out.pool_reruns += r.pool_reruns;
     out.wave_size = std::max(out.wave_size, r.plan.wave_size);
     out.waves += r.plan.waves;
     out.memory_layout = gpu::layout_name(r.plan.layout);

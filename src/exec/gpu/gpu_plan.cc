@@ -89,6 +89,22 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
 
 namespace {
 
+// Either layout's refusal when not even one wave of 32 instances (or the
+// whole batch, when smaller) fits `fit` instances' worth of memory.
+Status check_fits(const BatchRequest& req, uint64_t fit, uint64_t per, uint64_t free_bytes) {
+  if (fit >= std::min<uint64_t>(32, req.instances)) return Status::Ok();
+  return make_error(kNoOffset, "this batch needs " + std::to_string(per) +
+                                   " bytes of GPU memory per instance but only " + std::to_string(free_bytes) +
+                                   " bytes are free");
+}
+
+// A wave within --gpu-max-wave, of whole warps except a last short one.
+uint64_t whole_warps(const BatchRequest& req, uint64_t wave) {
+  if (req.max_wave) wave = std::min<uint64_t>(wave, std::max<uint32_t>(req.max_wave, 1));
+  if (wave < req.instances && wave >= 32) wave -= wave % 32;
+  return wave;
+}
+
 // Sparse: the wave buffers hold as many instances as fit with one chunk
 // part each; the pool may take the rest (at most what every instance's
 // whole capacity needs) but starts smaller, and the first wave is sized to
@@ -99,13 +115,9 @@ Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t bud
   const uint64_t part = uint64_t(1) << p.chunk_shift;
   const uint64_t group_chunk = part * 32;
   const uint64_t per = p.overhead_bytes_per_instance;
-  uint64_t wave = std::min<uint64_t>(req.instances, budget / (per + part));
-  if (req.max_wave) wave = std::min<uint64_t>(wave, std::max<uint32_t>(req.max_wave, 1));
-  if (wave < std::min<uint64_t>(32, req.instances))
-    return make_error(kNoOffset, "this batch needs " + std::to_string(per + part) +
-                                     " bytes of GPU memory per instance but only " +
-                                     std::to_string(p.device_free_bytes) + " bytes are free");
-  if (wave < req.instances && wave >= 32) wave -= wave % 32;
+  const uint64_t fit = budget / (per + part);
+  WW_TRY(check_fits(req, fit, per + part, p.device_free_bytes));
+  const uint64_t wave = whole_warps(req, std::min<uint64_t>(req.instances, fit));
   const uint64_t groups = (wave + 31) / 32;
   const uint64_t rest = budget - wave * per;
   const uint64_t whole = groups * ((cap + part - 1) / part) * group_chunk + group_chunk;
@@ -148,10 +160,7 @@ Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_
   uint64_t reserve = kReserveBytes + reserved + module_bytes + 31 * p.linear_bytes_per_instance;
   uint64_t budget = free_bytes > reserve ? free_bytes - reserve : 0;
   uint64_t fit = budget / per;
-  if (fit < std::min<uint64_t>(32, req.instances))
-    return make_error(kNoOffset, "this batch needs " + std::to_string(per) +
-                                     " bytes of GPU memory per instance but only " +
-                                     std::to_string(free_bytes) + " bytes are free");
+  WW_TRY(check_fits(req, fit, per, free_bytes));
   // Waves need not fill the GPU's memory: once a wave holds enough
   // instances to keep every SM busy, a larger one only costs allocating,
   // zeroing and freeing more (about 1 ms per GB on an H200), while another
@@ -163,9 +172,7 @@ Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_
     const uint64_t waves = (uint64_t(req.instances) + cap - 1) / cap;
     wave = std::min<uint64_t>((req.instances + waves - 1) / waves + 31, fit);
   }
-  if (req.max_wave) wave = std::min<uint64_t>(wave, std::max<uint32_t>(req.max_wave, 1));
-  // Whole warps per wave, except a last short one.
-  if (wave < req.instances && wave >= 32) wave -= wave % 32;
+  wave = whole_warps(req, wave);
   p.wave_size = uint32_t(wave);
   p.waves = uint32_t((uint64_t(req.instances) + wave - 1) / wave);
   return p;

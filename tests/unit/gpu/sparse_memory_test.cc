@@ -123,6 +123,12 @@ TEST(SparsePlan, ChunksGrowWithCapacityAndThePoolTakesTheRest) {
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->pool_bytes, 64u << 20);
   EXPECT_EQ(plan->first_wave, (64u << 20) / (4 * 1024));
+  // --gpu-max-wave below a warp is a wave size, not a batch too large.
+  req.instances = 100;
+  req.max_wave = 16;
+  plan = plan_for(req, *img, 139ull << 30, false);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  EXPECT_EQ(plan->wave_size, 16u);
 }
 
 class SparseRun : public GpuTierTest {
