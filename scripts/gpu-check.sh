@@ -9,7 +9,8 @@
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
-#              [unit programs examples auto spec diff sparse startup bench ncu scale layout]
+#              [unit programs examples auto spec diff sparse startup bench ncu scale
+#               interrupt; also layout, deadline]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$root/.device-build}")
@@ -23,7 +24,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit programs examples auto spec diff sparse startup bench ncu scale} "
+parts=" ${PARTS:-unit programs examples auto spec diff sparse startup bench ncu scale interrupt} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -242,6 +243,69 @@ echo "  ackermann A(3,5) on the cpu: $("$W" run --backend cpu --invoke ack "$roo
 row "scale (issue 9)" "see scale.txt"
 fi
 
+if want interrupt; then
+# 9. Stopping a running wave (issue 9): instance 0 loops forever, the rest
+# return at once; SIGTERM after 2 s (SIGINT, Ctrl-C, takes the same path,
+# but a script's background job ignores it) must end the batch within
+# seconds with exit code 143, the finished rows written and instance 0
+# marked. Compiled code looks at the deadline only when built with one
+# (--timeout), so that tier runs with a long one.
+I=$O/interrupt
+mkdir -p "$I"
+cat >"$I/spin.wat" <<'WAT'
+(module
+  (func (export "spin") (param i32) (result i32)
+    (if (i32.eqz (local.get 0)) (then (loop $l (br $l))))
+    (local.get 0)))
+WAT
+for tier in interp compiled; do
+  t0=$(date +%s.%N)
+  deadline=()
+  [[ $tier == compiled ]] && deadline=(--timeout 3600)
+  "$W" run --backend gpu --tier $tier "${deadline[@]}" -n 100000 --invoke spin --output "$I/$tier.csv" "$I/spin.wat" @index \
+    >/dev/null 2>"$I/$tier.err" </dev/null &
+  p=$!
+  sleep 2
+  kill -TERM $p
+  # A wave that ignored the signal would run forever: give up after 60 s.
+  ( sleep 60; kill -KILL $p 2>/dev/null ) &
+  guard=$!
+  wait $p
+  rc=$?
+  kill $guard 2>/dev/null
+  t1=$(date +%s.%N)
+  ok=no
+  if ((rc == 143)) && grep -q '^0,,not finished: interrupted$' "$I/$tier.csv" && grep -q '^99999,99999,$' "$I/$tier.csv"; then ok=yes; fi
+  row "signal in a running wave ($tier)" "$ok: exit $rc after $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (SIGTERM at 2 s)"
+done
+fi
+
+if want deadline; then
+# 10. What looking at the deadline costs compiled code: the bench guests
+# with and without --timeout (which compiles the back-edge check in).
+D=$O/deadline
+mkdir -p "$D"
+N=$B/bench
+: >"$D/table.txt"
+for spec in "mandel|-n 8294400 --invoke render $N/mandel.wasm 3840 2160 1" \
+            "collatz|-n 4194304 --invoke collatz $N/collatz.wasm 1000000000000 @index" \
+            "montecarlo|-n 1048576 --invoke price $N/montecarlo.wasm @index 256"; do
+  name=${spec%%|*}
+  args=${spec#*|}
+  for t in "" "--timeout 100000"; do
+    "$W" run --backend gpu --tier compiled -q $t $args >/dev/null 2>&1  # fills the cache
+    best=
+    for k in 1 2 3; do
+      "$W" run --backend gpu --tier compiled -q $t --stats "$D/s.json" $args >/dev/null 2>&1
+      ms=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phases_ms"]["kernel"])' "$D/s.json" 2>/dev/null)
+      [[ -z $best ]] || awk -v a="$ms" -v b="$best" 'BEGIN { exit !(a < b) }' && best=$ms
+    done
+    printf '%-11s %-18s kernel %s ms\n' "$name" "${t:-no deadline}" "$best" >>"$D/table.txt"
+  done
+done
+row "deadline cost (compiled)" "see deadline table"
+fi
+
 {
   echo
   echo "== gpu-check summary ($(cat "$O/device.txt"), $(date -u +%F))"
@@ -252,6 +316,7 @@ fi
   done
   [[ -s $O/ncu.txt ]] && { echo "-- ncu (compiled kernels)"; cat "$O/ncu.txt"; }
   [[ -s $O/scale.txt ]] && { echo "-- scale (issue 9)"; cat "$O/scale.txt"; }
+  [[ -s $O/deadline/table.txt ]] && { echo "-- deadline cost (compiled kernels, best of 3)"; cat "$O/deadline/table.txt"; }
 } | tee "$O/summary.txt"
 if [[ -n ${OUT:-} ]]; then
   cp "$O"/{summary.txt,gpu-unit.log,programs.log,spec-gpu.log,spec-gpu-compiled.log,difftest-compiled.log,bench.log,scale.txt} "$OUT/" 2>/dev/null

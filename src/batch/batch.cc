@@ -16,6 +16,8 @@
 
 #include "batch/executor.h"
 #include "batch/host_imports.h"
+#include "common/host_workers.h"
+#include "common/step_trace.h"
 #include "compiled/compiled_tier.h"
 
 namespace ww::batch {
@@ -85,13 +87,17 @@ Result<Job> make_job(const BatchSpec& spec) {
 void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   const uint64_t n = spec.instances;
   out.type = job.type;
-  out.results.assign(n * job.type.results.size(), 0);
-  out.traps.assign(n, 0);
-  out.trap_func.assign(n, 0);
-  out.trap_pc.assign(n, 0);
-  out.finished.assign(n, 0);
+  auto zeroed = [](auto& column, uint64_t size) {
+    column.resize(size);
+    parallel_zero(column.data(), size * sizeof(column[0]));
+  };
+  zeroed(out.results, n * job.type.results.size());
+  zeroed(out.traps, n);
+  zeroed(out.trap_func, n);
+  zeroed(out.trap_pc, n);
+  zeroed(out.finished, n);
   out.mem_out.resize(spec.mem_out.size());
-  for (size_t k = 0; k < spec.mem_out.size(); ++k) out.mem_out[k].assign(n * spec.mem_out[k].length, 0);
+  for (size_t k = 0; k < spec.mem_out.size(); ++k) zeroed(out.mem_out[k], n * spec.mem_out[k].length);
 }
 
 // Batches this large start a background compile under --tier auto when the
@@ -200,7 +206,14 @@ class Driver {
     // cache for the next run.
     if (!settled) record_compile(pending.get(), out_.compile);
     out_.compile.used = compiled != nullptr;
+    retire(std::move(compiled));
     return Status::Ok();
+  }
+
+  // GPU code is unloaded off this thread: unloading waits for the batch's
+  // memory to be freed, which happens in the background meanwhile.
+  void retire(std::unique_ptr<Executor> ex) const {
+    if (ex && ex->backend() == Backend::Gpu) gpu::retire_in_background(std::shared_ptr<Executor>(std::move(ex)));
   }
 
  private:
@@ -295,6 +308,7 @@ Probe timed_probe() {
   auto t = std::chrono::steady_clock::now();
   Probe p;
   p.info = gpu::probe_device();
+  if (p.info.available) gpu::prepare_transfers();
   p.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   return p;
 }
@@ -322,9 +336,12 @@ double Job::seconds_left() const {
 }
 
 Result<BatchResult> run(const BatchSpec& spec) {
+  StepTrace trace("batch");
   WW_ASSIGN_OR_RETURN(Job job, make_job(spec));
+  trace("job (validate, --init)");
   BatchResult out;
   size_result(spec, job, out);
+  trace("result arrays");
 
   // Backend: the GPU when asked for, or for `auto` when one is usable.
   out.backend = Backend::Cpu;
@@ -335,6 +352,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
       probe = g_probe;
     }
     const Probe p = probe.valid() ? probe.get() : timed_probe();
+    trace("wait for GPU start-up");
     out.phases.gpu_startup = p.ms;
     const gpu::DeviceInfo& dev = p.info;
     if (dev.available) out.backend = Backend::Gpu;
@@ -360,31 +378,38 @@ Result<BatchResult> run(const BatchSpec& spec) {
     all.entries.clear();
     const bool own = compiled::cached(req);
     if (!own && compiled::cached(all)) req = all;
+    trace("look up compiled code");
     if (spec.tier == Tier::Auto && (own || req.entries.empty())) compile_now = true;
   }
   const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
   if (compile_now) {
     CompiledExecutor ce = compile_executor(req);
+    trace("compile or load compiled code");
     record_compile(ce, out.compile);
     out.phases.compile = ce.outcome.generate_ms + ce.outcome.compile_ms + ce.outcome.load_ms;
     out.compile.used = ce.exec != nullptr;
     WW_TRY(driver.run_segment(ce.exec ? *ce.exec : *interp, 0, spec.instances));
+    driver.retire(std::move(ce.exec));
   } else if (spec.tier == Tier::Auto && spec.instances >= auto_min) {
     WW_TRY(driver.run_with_background_compile(*interp, req));
   } else {
     WW_TRY(driver.run_segment(*interp, 0, spec.instances));
   }
+  trace("run");
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.t0).count();
   // Instances the timeout stopped, or that never started, say so as their
   // trap, so every output row tells what became of its instance.
   const uint8_t why = uint8_t(job.cancelled() ? TrapCode::Interrupted : TrapCode::Timeout);
-  for (uint64_t i = 0; i < spec.instances; ++i)
-    if (!out.finished[i]) out.traps[i] = why;
+  const uint8_t* fin = out.finished.data();
+  for (const uint8_t* z = fin; (z = static_cast<const uint8_t*>(std::memchr(z, 0, fin + spec.instances - z)));
+       ++z)
+    out.traps[z - fin] = why;
   if (out.backend == Backend::Cpu) {
     unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     unsigned t = spec.threads ? spec.threads : hw;
     out.threads = unsigned(std::min<uint64_t>(t, spec.instances));
   }
+  trace("unfinished marks");
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cache/code_cache.h"
+#include "common/host_column.h"
 #include "common/result.h"
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/gpu_plan.h"
@@ -155,14 +156,14 @@ struct PhaseTimes {
 
 struct BatchResult {
   FuncType type;
-  std::vector<uint64_t> results;  // instances x type.results.size()
-  std::vector<uint8_t> traps;     // TrapCode per instance
+  Column<uint64_t> results;  // instances x type.results.size()
+  Column<uint8_t> traps;     // TrapCode per instance
   // Where each trap happened: module function index and bytecode word
   // offset in it; trap_pc is gpu::kNoTrapPc for traps outside the code (a
   // memory input that did not fit, the timeout).
-  std::vector<uint32_t> trap_func, trap_pc;
-  std::vector<uint8_t> finished;  // 0 for instances the timeout stopped or skipped
-  std::vector<std::vector<uint8_t>> mem_out;  // per MemOutput: instances x length
+  Column<uint32_t> trap_func, trap_pc;
+  Column<uint8_t> finished;  // 0 for instances the timeout stopped or skipped
+  std::vector<Column<uint8_t>> mem_out;  // per MemOutput: instances x length
 
   Backend backend = Backend::Cpu;
   std::string backend_note;  // why not the GPU, when auto chose the CPU

@@ -168,6 +168,7 @@ class CpuExecutor final : public Executor {
       }
     }
     for (auto& t : pool) t.join();
+    if (spec.intrinsics && spec.intrinsics->image) spec.intrinsics->image->blank = false;
     // The workers' summed time per phase, scaled to this range's wall time.
     const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const double busy = double(sh.setup_ns + sh.run_ns + sh.copy_ns);

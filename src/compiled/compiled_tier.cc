@@ -7,6 +7,7 @@
 #include "codegen/embedded.h"
 #include "codegen/generator.h"
 #include "codegen/rt/cpu_abi.h"
+#include "common/step_trace.h"
 #include "compiled/cpu_native.h"
 #include "compiled/host_compiler.h"
 #include "exec/gpu/gpu_backend.h"
@@ -69,6 +70,7 @@ Result<Prepared> prepare_cpu(const Request& req, Outcome* out) {
 
 Result<Prepared> prepare_gpu(const Request& req, Outcome* out) {
   auto t = Clock::now();
+  StepTrace trace("compile");
   Prepared p;
   if (req.gpu_arch) {
     p.cc_major = req.gpu_arch / 10;
@@ -79,10 +81,13 @@ Result<Prepared> prepare_gpu(const Request& req, Outcome* out) {
     p.cc_major = dev.cc_major;
     p.cc_minor = dev.cc_minor;
   }
+  trace("gpu: device");
   WW_ASSIGN_OR_RETURN(std::string nvrtc, gpu::nvrtc_version());
+  trace("gpu: nvrtc version");
   codegen::Options o = codegen_options(req);
   o.max_units = 64;  // fixed, as for the CPU: the same key on every machine
   WW_ASSIGN_OR_RETURN(p.gen, codegen::generate(*req.module, o));
+  trace("gpu: generate");
   for (const std::string& u : p.gen.units) {
     WW_ASSIGN_OR_RETURN(std::string unit, codegen::amalgamate(u, codegen::Toolchain::Nvrtc));
     p.units.push_back(std::move(unit));
@@ -93,6 +98,7 @@ Result<Prepared> prepare_gpu(const Request& req, Outcome* out) {
   std::vector<std::string_view> parts{"gpu", nvrtc, arch, opts};
   for (const std::string& u : p.units) parts.push_back(u);
   p.key = cache_key(parts);
+  trace("gpu: amalgamate, key");
   if (out) {
     out->generate_ms = ms_since(t);
     out->key = p.key;
@@ -151,13 +157,16 @@ Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcom
 
 Result<std::shared_ptr<gpu::KernelLauncher>> compile_gpu(const Request& req, Outcome* out) {
   WW_ASSIGN_OR_RETURN(Prepared p, prepare_gpu(req, out));
+  StepTrace trace("compile");
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> cubin, cached_or_compiled(req.cache, p.key, out, [&] {
                         return gpu::nvrtc_compile(p.units, "wasmwarp_module.cu", p.cc_major, p.cc_minor);
                       }));
+  trace("gpu: cache or nvrtc");
   if (!req.load) return std::shared_ptr<gpu::KernelLauncher>();
   auto t = Clock::now();
   auto launcher = gpu::load_compiled_kernel(cubin, codegen::kGpuKernelName, p.gen.recursive);
   if (out) out->load_ms = ms_since(t);
+  trace("gpu: load module");
   return launcher;
 }
 

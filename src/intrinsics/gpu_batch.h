@@ -42,6 +42,9 @@ const IntrinsicInfo* find_intrinsic(std::string_view name);
 struct OutputImage {
   uint32_t width = 0, height = 0;
   std::vector<uint32_t> pixels;  // row-major; starts transparent black
+  // No run has drawn on it yet: the GPU zeroes its copy instead of
+  // uploading the pixels (33 MB for a 4K image).
+  bool blank = true;
   Image to_image() const;        // RGBA8 bytes for write_png
 };
 

@@ -201,7 +201,7 @@ inline void set_trap(Inst& I, TrapCode c, uint32_t fn, uint32_t pc) {
 #define WW_DEADLINE_TICK()                                                          \
   do {                                                                              \
     if ((++I.ticks & gpu::kDeadlineTickMask) == 0 &&                                \
-        gpu::global_timer_ns() > I.W->deadline_ns) {                                \
+        gpu::past_deadline(*I.W)) {                                                 \
       ::ww::gen::set_trap(I, TrapCode::Timeout, kFn, kPc);                          \
       I.stopped = true;                                                             \
       return RetT();                                                                \

@@ -28,6 +28,10 @@ class DeviceArena {
   ~DeviceArena() {
     for (void* p : ptrs_) cudaFree(p);
   }
+  // Hands every allocation to the background releaser when together they
+  // are large enough for freeing to take milliseconds (cudaFree took about
+  // 0.4 ms per GB on an H200); smaller arenas free in the destructor.
+  void release_in_background();
   template <class T>
   Status alloc(T** out, size_t count) {
     void* p = nullptr;
@@ -37,6 +41,7 @@ class DeviceArena {
       return make_error(kNoOffset, "GPU out of memory allocating " + std::to_string(bytes) +
                                        " bytes: " + cudaGetErrorString(e));
     ptrs_.push_back(p);
+    sizes_.push_back(bytes);
     *out = static_cast<T*>(p);
     return Status::Ok();
   }
@@ -45,8 +50,11 @@ class DeviceArena {
     for (void*& q : ptrs_)
       if (q == p) {
         cudaFree(q);
+        const size_t k = size_t(&q - ptrs_.data());
         q = ptrs_.back();
         ptrs_.pop_back();
+        sizes_[k] = sizes_.back();
+        sizes_.pop_back();
         return;
       }
   }
@@ -61,6 +69,14 @@ class DeviceArena {
 
  private:
   std::vector<void*> ptrs_;
+  std::vector<size_t> sizes_;
 };
+
+// Frees device allocations on a thread of their own, so the host goes on
+// with the batch's outputs meanwhile (the process waits for it at exit).
+void free_in_background(std::vector<void*> ptrs);
+// Returns once every background free has finished: before reading the
+// device's free memory or planning the next batch.
+void wait_for_background_frees();
 
 }  // namespace ww::gpu

@@ -40,6 +40,13 @@ struct DeviceInfo {
 // CUDA, gives available = false and a one-line reason.
 DeviceInfo probe_device();
 bool built_with_cuda();
+// Pins the host buffers batches copy through, ahead of the first batch
+// (the GPU's start-up thread calls it while the inputs are read).
+void prepare_transfers();
+// Drops `object` (compiled code holding a loaded module) on the thread that
+// frees finished batches' device memory, after those frees: unloading a
+// module waits for them, and the caller has outputs to write meanwhile.
+void retire_in_background(std::shared_ptr<void> object);
 
 // Bytes written into each instance's memory before the call: record i of
 // `data` (record_size bytes) goes to instance i at `address`.

@@ -6,6 +6,8 @@
 namespace ww::gpu {
 
 bool built_with_cuda() { return false; }
+void prepare_transfers() {}
+void retire_in_background(std::shared_ptr<void>) {}
 
 DeviceInfo probe_device() {
   DeviceInfo d;

@@ -11,6 +11,8 @@
 #include <thread>
 #include <type_traits>
 
+#include "common/host_workers.h"
+#include "common/step_trace.h"
 #include "exec/gpu/cuda_check.cuh"
 #include "exec/gpu/device/wave_kernels.cuh"
 #include "exec/gpu/gpu_backend.h"
@@ -28,6 +30,8 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
+
+void device_sync() { (void)cudaDeviceSynchronize(); }
 
 static_assert(int(DevLayout::Interleaved) == int(MemoryLayout::Interleaved) &&
               int(DevLayout::Contiguous) == int(MemoryLayout::Contiguous) &&
@@ -144,9 +148,14 @@ Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I) {
   if (gb->image) {
     I.image_w = gb->image->width;
     I.image_h = gb->image->height;
-    const uint32_t* p;
-    WW_TRY(arena.upload(&p, gb->image->pixels));
-    I.image = const_cast<uint32_t*>(p);
+    if (gb->image->blank) {
+      WW_TRY(arena.alloc(&I.image, gb->image->pixels.size()));
+      WW_CUDA(cudaMemset(I.image, 0, gb->image->pixels.size() * 4));
+    } else {
+      const uint32_t* p;
+      WW_TRY(arena.upload(&p, gb->image->pixels));
+      I.image = const_cast<uint32_t*>(p);
+    }
   }
   if (!gb->state.empty()) {
     const int32_t* p;
@@ -164,11 +173,12 @@ Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I) {
   return Status::Ok();
 }
 
-Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I) {
+Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging) {
   if (!gb) return Status::Ok();
-  if (gb->image && I.image)
-    WW_CUDA(cudaMemcpy(gb->image->pixels.data(), I.image, gb->image->pixels.size() * 4,
-                       cudaMemcpyDeviceToHost));
+  if (gb->image && I.image) {
+    WW_TRY(staging.fetch(gb->image->pixels.data(), I.image, gb->image->pixels.size() * 4));
+    gb->image->blank = false;
+  }
   if (I.state)
     WW_CUDA(cudaMemcpy(gb->state.data(), I.state, gb->state.size() * 4, cudaMemcpyDeviceToHost));
   unsigned long long ignored = 0;
@@ -200,7 +210,14 @@ class WaveLoop {
   // The size of the next wave: the plan's, or for sparse memory what the
   // pool holds at the last wave's use per group.
   uint32_t next_wave_size() const { return next_wave_; }
-  Status finish() { return download_intrinsics(req_.batch, I_); }
+  // The intrinsics' buffers back to the host; the device memory goes to
+  // the background releaser, the staging pieces to the next batch.
+  Status finish() {
+    WW_TRY(download_intrinsics(req_.batch, I_, *staging_));
+    arena_.release_in_background();
+    give_staging(std::move(staging_));
+    return Status::Ok();
+  }
   double kernel_ms() const { return kernel_ms_; }
   void report_phases(BatchResult& out) const {
     out.upload_ms = upload_ms_;
@@ -240,13 +257,16 @@ class WaveLoop {
   const uint32_t nparams_, nres_;
   const DevLayout layout_ = DevLayout(plan_.layout);
   const bool sparse_ = plan_.layout == MemoryLayout::Sparse;
+  const bool ref_results_ = std::any_of(ftype_.results.begin(), ftype_.results.end(), is_ref);
 
   DeviceArena arena_;
   ModuleOnDevice mod_;
   DevIntrinsics I_{};
   DevWave W_{};
   std::vector<uint8_t*> d_mem_in_, d_mem_out_;
-  unsigned long long* done_host_ = nullptr;  // pinned, for the progress copy
+  // Pinned: [0] receives the progress count, [1] holds the deadline that
+  // stops a running wave.
+  unsigned long long* done_host_ = nullptr;
   cudaStream_t poll_stream_ = nullptr;       // non-blocking: copies while kernels run
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   // Pinned host memory for every per-wave transfer (arguments in; results,
@@ -255,8 +275,7 @@ class WaveLoop {
   // Each of its two pieces holds staging_rows_ instances' values.
   // Pinning costs about 0.45 ms per MiB (H200 host): 4 MiB pieces already
   // copy at full speed.
-  static constexpr uint64_t kStagingPieceBytes = 4ull << 20;
-  PinnedStaging staging_;
+  std::unique_ptr<PinnedStaging> staging_;
   uint32_t staging_rows_ = 0;
   double kernel_ms_ = 0;
   double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
@@ -269,6 +288,7 @@ class WaveLoop {
   uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
   bool memory_ready_ = false;  // the memory buffer holds the image, but for dirty pages
   Clock::time_point phase_t_ = Clock::now();
+  StepTrace trace_{"gpu", device_sync};
 };
 
 Status WaveLoop::alloc_wave_buffers() {
@@ -322,7 +342,7 @@ Status WaveLoop::alloc_wave_buffers() {
   // words for where instances trapped.
   const uint64_t row_bytes = 8 * std::max<uint64_t>(std::max(nparams_, nres_), 1);
   staging_rows_ = uint32_t(std::min<uint64_t>(WV, kStagingPieceBytes / row_bytes));
-  WW_TRY(staging_.init(uint64_t(staging_rows_) * row_bytes));
+  WW_ASSIGN_OR_RETURN(staging_, take_staging());
   d_mem_in_.resize(req_.mem_in.size());
   d_mem_out_.resize(req_.mem_out.size());
   for (size_t k = 0; k < req_.mem_in.size(); ++k)
@@ -334,14 +354,18 @@ Status WaveLoop::alloc_wave_buffers() {
 
 Status WaveLoop::setup(BatchResult& out) {
   phase_t_ = Clock::now();
+  trace_("wave loop start");
   WW_TRY(upload_module(arena_, img_, mod_));
   WW_TRY(upload_intrinsics(arena_, req_.batch, I_));
   if (sparse_ && img_.has_memory) WW_TRY(upload_sparse_image(arena_, img_, plan_.chunk_shift, mod_));
   WW_TRY(end_phase(upload_ms_));
+  trace_("upload module");
   WW_TRY(alloc_wave_buffers());
+  trace_("allocate wave buffers");
 
-  WW_CUDA(cudaHostAlloc(&done_host_, sizeof(unsigned long long), cudaHostAllocDefault));
-  *done_host_ = 0;
+  WW_CUDA(cudaHostAlloc(&done_host_, 2 * sizeof(unsigned long long), cudaHostAllocDefault));
+  done_host_[0] = 0;
+  done_host_[1] = 1;  // the deadline that stops a running wave
   WW_TRY(arena_.alloc(&W_.done, 1));
   WW_CUDA(cudaMemset(W_.done, 0, sizeof(unsigned long long)));
   WW_TRY(arena_.alloc(&W_.trapped, 1));
@@ -352,7 +376,11 @@ Status WaveLoop::setup(BatchResult& out) {
   read_timer_kernel<<<1, 1>>>(d_timer);
   WW_CUDA(cudaGetLastError());
   WW_CUDA(cudaMemcpy(&W_.start_ns, d_timer, sizeof(uint64_t), cudaMemcpyDeviceToHost));
-  W_.deadline_ns = req_.timeout_s > 0 ? W_.start_ns + uint64_t(req_.timeout_s * 1e9) : 0;
+  // A batch that can be cancelled has a deadline, if only the end of time,
+  // so that code looks at it and stops when the host moves it.
+  W_.deadline_ns = req_.timeout_s > 0 ? W_.start_ns + uint64_t(req_.timeout_s * 1e9)
+                   : req_.cancel      ? ~uint64_t{0}
+                                      : 0;
   if (req_.batch) req_.batch->start_clock();
   WW_CUDA(cudaEventCreate(&ev_start_));
   WW_CUDA(cudaEventCreate(&ev_stop_));
@@ -361,6 +389,7 @@ Status WaveLoop::setup(BatchResult& out) {
   if (W_.args_uniform && !req_.arg_index_kind.empty()) WW_TRY(arena_.upload(&W_.arg_index_kind, req_.arg_index_kind));
 
   WW_TRY(end_phase(memory_setup_ms_));
+  trace_("streams, events, timer");
   out.result_types = ftype_.results;
   dest_ = req_.dest;
   if (!dest_.traps) {
@@ -370,6 +399,7 @@ Status WaveLoop::setup(BatchResult& out) {
     out.trap_pc.assign(req_.instances, 0);
     out.finished.assign(req_.instances, 0);
     dest_ = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data()};
+    trace_("host result arrays");
   }
   return Status::Ok();
 }
@@ -419,7 +449,7 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   // uploaded once, in setup).
   if (nparams_ && (req_.fill_args || req_.args_per_instance)) {
     const uint32_t rows = staging_rows_;
-    WW_TRY(staging_.upload(
+    WW_TRY(staging_->upload(
         (n + rows - 1) / rows,
         [&](uint64_t p, void* buf) {
           uint64_t* io = static_cast<uint64_t*>(buf);
@@ -441,15 +471,17 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   }
   for (size_t k = 0; k < req_.mem_in.size(); ++k) {
     const MemIn& mi = req_.mem_in[k];
-    WW_CUDA(cudaMemcpy(d_mem_in_[k], mi.data + uint64_t(first) * mi.record_size,
-                       uint64_t(n) * mi.record_size, cudaMemcpyHostToDevice));
+    WW_TRY(staging_->send(d_mem_in_[k], mi.data + uint64_t(first) * mi.record_size, uint64_t(n) * mi.record_size));
   }
   WW_CUDA(cudaMemcpy(wave_on_device_, &W_, sizeof W_, cudaMemcpyHostToDevice));
   WW_TRY(end_phase(upload_ms_));
+  trace_("wave: arguments, inputs");
   WW_CUDA(cudaMemsetAsync(W_.trapped, 0, sizeof(unsigned long long)));
   init_state_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init);
   WW_CUDA(cudaGetLastError());
+  trace_("wave: init state kernel");
   if (W_.mem_cap) WW_TRY(reset_memory());
+  trace_("wave: memory reset");
   for (size_t k = 0; k < req_.mem_in.size(); ++k) {
     const MemIn& mi = req_.mem_in[k];
     with_layout(layout_, [&](auto L) {
@@ -469,9 +501,17 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   // 20 us, backing off to 1 ms (a longer nap overshoots the kernel end by as
   // much, which short waves of a large batch add up).
   auto nap = std::chrono::microseconds(20);
+  bool stop_sent = false;
   while (cudaEventQuery(ev_stop_) == cudaErrorNotReady) {
     std::this_thread::sleep_for(nap);
     nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(1));
+    if (W_.deadline_ns && !stop_sent && req_.cancel && req_.cancel->load()) {
+      // Running instances stop within kDeadlineTickMask back-edges and stay
+      // unfinished; the batch marks them interrupted.
+      WW_CUDA(cudaMemcpyAsync(&wave_on_device_->deadline_ns, &done_host_[1], sizeof(uint64_t),
+                              cudaMemcpyHostToDevice, poll_stream_));
+      stop_sent = true;
+    }
     if (req_.progress && Clock::now() - last_report > std::chrono::milliseconds(500)) {
       last_report = Clock::now();
       WW_CUDA(cudaMemcpyAsync(done_host_, W_.done, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
@@ -486,6 +526,7 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   WW_CUDA(cudaEventElapsedTime(&ms, ev_start_, ev_stop_));
   kernel_ms_ += ms;
   phase_t_ = Clock::now();
+  trace_("wave: kernel");
   return Status::Ok();
 }
 
@@ -496,13 +537,12 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
       mem_out_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d_mem_out_[k], mo.length, mo.address);
     });
     WW_CUDA(cudaGetLastError());
-    WW_CUDA(cudaMemcpy(mo.data + uint64_t(first) * mo.length, d_mem_out_[k], uint64_t(n) * mo.length,
-                       cudaMemcpyDeviceToHost));
+    WW_TRY(staging_->fetch(mo.data + uint64_t(first) * mo.length, d_mem_out_[k], uint64_t(n) * mo.length));
   }
   if (nres_) {
     const InstanceRec& irec = S_.instances[instance_];
     const uint32_t rows = staging_rows_;
-    WW_TRY(staging_.download(
+    WW_TRY(staging_->download(
         (n + rows - 1) / rows,
         [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
           const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
@@ -513,17 +553,29 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
         [&](uint64_t p, void* buf) {
           const uint64_t* io = static_cast<const uint64_t*>(buf);
           const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
-          for (uint32_t t = 0; t < m; ++t)
-            for (uint32_t k = 0; k < nres_; ++k) {
-              uint64_t v = io[uint64_t(k) * m + t];
-              if (is_ref(ftype_.results[k])) v = from_gpu_ref(S_, irec, ftype_.results[k], v);
-              dest_.results[uint64_t(first + off + t) * nres_ + k] = v;
-            }
+          uint64_t* to = dest_.results + uint64_t(first + off) * nres_;
+          if (nres_ == 1 && !ref_results_) {
+            parallel_copy(to, io, uint64_t(m) * 8);
+            return;
+          }
+          // Column k of the piece to field k of each row, in row blocks on
+          // every core (references are translated on one: they are rare).
+          const uint32_t block = ref_results_ ? m : 1u << 15;
+          run_on_host_workers((m + block - 1) / block, [&](size_t b) {
+            const uint32_t t0 = uint32_t(b) * block, t1 = std::min(m, t0 + block);
+            for (uint32_t t = t0; t < t1; ++t)
+              for (uint32_t k = 0; k < nres_; ++k) {
+                uint64_t v = io[uint64_t(k) * m + t];
+                if (is_ref(ftype_.results[k])) v = from_gpu_ref(S_, irec, ftype_.results[k], v);
+                to[uint64_t(t) * nres_ + k] = v;
+              }
+          });
         }));
+    trace_("wave: download results");
   }
   // Through the pinned pieces: the device copies at full speed while the
   // host moves the bytes where they belong.
-  auto fetch = [&](void* to, const void* from, uint64_t bytes) { return staging_.fetch(to, from, bytes); };
+  auto fetch = [&](void* to, const void* from, uint64_t bytes) { return staging_->fetch(to, from, bytes); };
   WW_TRY(fetch(dest_.traps + first, W_.trap, n));
   // Traps the code raised are counted; the memory kernels' own (a record
   // that does not fit) are not, so with memory I/O the arrays always come.
@@ -537,7 +589,9 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
     std::fill(dest_.trap_pc + first, dest_.trap_pc + first + n, 0u);
   }
   WW_TRY(fetch(dest_.finished + first, W_.finished, n));
-  return end_phase(download_ms_);
+  WW_TRY(end_phase(download_ms_));
+  trace_("wave: download traps, flags");
+  return Status::Ok();
 }
 
 // Instance 0's final state back into the source instance (the spec runner).
@@ -587,8 +641,9 @@ Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
     pool_wave_instances_ = n;
   }
   const uint8_t out_of_pool = uint8_t(TrapCode::OutOfDeviceMemory);
-  uint32_t r = 0;
-  while (r < n && dest_.traps[first + r] != out_of_pool) ++r;
+  const uint8_t* traps = dest_.traps + first;
+  const void* hit = std::memchr(traps, out_of_pool, n);
+  const uint32_t r = hit ? uint32_t(static_cast<const uint8_t*>(hit) - traps) : n;
   *redo = r < n ? n - r : 0;
   // Chunks per group of 32: measured, or when the pool ran out, the whole
   // pool over the groups before the first that did not fit.
@@ -615,7 +670,7 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   W_.first = req_.index_base + first;
   const uint32_t blocks = (n + kBlock - 1) / kBlock;
   const bool cancelled = req_.cancel && req_.cancel->load();
-  if (cancelled || (W_.deadline_ns && seconds_since(t_start_) > req_.timeout_s)) {
+  if (cancelled || (req_.timeout_s > 0 && seconds_since(t_start_) > req_.timeout_s)) {
     const TrapCode why = cancelled ? TrapCode::Interrupted : TrapCode::Timeout;
     for (uint32_t t = 0; t < n; ++t) dest_.traps[first + t] = uint8_t(why);
     return Status::Ok();
@@ -623,7 +678,13 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   WW_TRY(init_wave(first, n, blocks));
   WW_TRY(launch_and_wait(blocks));
   WW_TRY(download_wave(first, n, blocks, out));
+  if (req_.cancel && req_.cancel->load()) {
+    // Instances the cancel stopped report so, not the deadline it moved.
+    for (uint32_t t = 0; t < n; ++t)
+      if (!dest_.finished[first + t]) dest_.traps[first + t] = uint8_t(TrapCode::Interrupted);
+  }
   if (sparse_ && W_.mem_cap) WW_TRY(account_pool(first, n, redo));
+  trace_("wave: pool accounting");
   if (req_.write_back && first == 0) WW_TRY(write_back_first(n));
   if (req_.progress) req_.progress(first + n, req_.instances, seconds_since(t_start_));
   return Status::Ok();
@@ -660,8 +721,8 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
 // module that can add to shared state (gpu.atomic_add) must not run twice:
 // its instances keep the trap.
 void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d, BatchResult& out) {
-  if (imports_atomic_add(req.module->module)) return;
   const uint8_t exhausted = uint8_t(TrapCode::CallStackExhausted);
+  if (imports_atomic_add(req.module->module) || !std::memchr(d.traps, exhausted, req.instances)) return;
   uint32_t slots = req.stack_slots, depth = req.max_call_depth;
   const uint32_t slots_limit = std::max(req.stack_slots_limit, slots);
   const uint32_t depth_limit = std::max(req.call_depth_limit, depth);
@@ -702,7 +763,11 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
 
 Result<BatchResult> run_batch(const BatchRequest& req) {
   const auto t_start = Clock::now();
+  StepTrace trace("gpu", device_sync);
+  // The last batch's memory, freed in the background, counts as free.
+  wait_for_background_frees();
   DeviceInfo dev = probe_device();
+  trace("probe device");
   if (!dev.available) return make_error(kNoOffset, dev.reason);
   if (!req.module) return make_error(kNoOffset, "GPU batch: no module");
   const Module& mod = req.module->module;
@@ -728,8 +793,10 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     instance = std::get<uint32_t>(inst);
   }
   StoreImpl& S = store->impl();
+  trace("instantiate on the host");
   WW_ASSIGN_OR_RETURN(GpuImage img, build_image(S, instance, import_intrinsics_of(S, instance),
                                                 req.max_table_size));
+  trace("build image");
   BatchRequest resolved;
   const BatchRequest* rq = &req;
   if (req.layout == MemoryLayout::Auto) {
@@ -775,12 +842,16 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     out.plan_ms = plan_ms;
     loop.report_phases(out);
     t_free = Clock::now();
+    trace("wave loop end");
   }
-  // Freeing the wave buffers (tens of GB) is part of the memory's cost.
+  trace("free device buffers");
+  // What the loop's end frees in place (small arenas; large ones go to the
+  // background releaser) is part of the memory's cost.
   out.memory_setup_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_free).count();
   BatchRequest::Destination d = req.dest;
   if (!d.traps) d = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data()};
   rerun_exhausted(req, d, out);
+  trace("stack reruns");
   out.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   return out;
 }

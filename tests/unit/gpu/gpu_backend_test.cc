@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/gpu_image.h"
@@ -275,6 +276,30 @@ TEST_P(GpuRun, StackExhaustionFuelAndTimeout) {
   for (uint32_t i = 0; i < spin.instances; ++i) {
     EXPECT_EQ(s->traps[i], uint8_t(TrapCode::Timeout));
     EXPECT_EQ(s->finished[i], 0);
+  }
+}
+
+// Ctrl-C reaches instances inside a running wave: the host moves the
+// wave's deadline on the device, and they stop as unfinished.
+TEST_P(GpuRun, CancelStopsARunningWave) {
+  BatchRequest spin = request("spin", 4096);
+  spin.args = {0};
+  std::atomic<bool> cancel{false};
+  spin.cancel = &cancel;
+  spin.timeout_s = 60;  // a backstop: without the cancel the wave runs a minute
+  std::thread press([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel.store(true);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  auto s = run(spin);
+  press.join();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_LT(took, 20.0);
+  for (uint32_t i = 0; i < spin.instances; ++i) {
+    EXPECT_EQ(s->finished[i], 0) << i;
+    EXPECT_EQ(s->traps[i], uint8_t(TrapCode::Interrupted)) << i;
   }
 }
 

@@ -117,7 +117,9 @@ struct DevWave {
   uint8_t* finished;
   uint64_t fuel;         // 0 = unlimited
   uint64_t start_ns;     // globaltimer at batch start
-  uint64_t deadline_ns;  // 0 = none
+  // 0 = none: code does not look at the clock. The host may move the
+  // device copy's (self's) to 1 while a wave runs, to stop it (Ctrl-C).
+  uint64_t deadline_ns;
   // Instances finished, in device memory; the host copies it on a stream of
   // its own while the kernel runs (the progress line).
   unsigned long long* done;
@@ -131,6 +133,12 @@ __device__ __forceinline__ uint64_t global_timer_ns() {
   uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+}
+
+// Whether the wave's deadline has passed, read from the device copy past
+// the caches: the host moves it to stop a running wave.
+__device__ __forceinline__ bool past_deadline(const DevWave& w) {
+  return global_timer_ns() > *reinterpret_cast<const volatile uint64_t*>(&w.self->deadline_ns);
 }
 
 // Argument k of instance t.

@@ -1,0 +1,133 @@
+#include "common/host_workers.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ww {
+namespace {
+
+// Memory bandwidth, not core count, bounds these copies: past about 16
+// threads a copy gains nothing and the threads cost wake-ups.
+constexpr size_t kMaxThreads = 16;
+// Below this a piece of a copy costs more to hand over than to do.
+constexpr size_t kMinBytesPerJob = 256 * 1024;
+
+thread_local bool t_inside_job = false;
+
+class Workers {
+ public:
+  Workers() {
+    const size_t hw = std::max(1u, std::thread::hardware_concurrency());
+    const size_t n = std::min(hw, kMaxThreads) - 1;
+    for (size_t k = 0; k < n; ++k) threads_.emplace_back([this] { loop(); });
+  }
+  ~Workers() {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+  size_t count() const { return threads_.size() + 1; }
+
+  void run(size_t jobs, const std::function<void(size_t)>& fn) {
+    if (jobs == 0) return;
+    if (jobs == 1 || threads_.empty() || t_inside_job) {
+      for (size_t j = 0; j < jobs; ++j) fn(j);
+      return;
+    }
+    std::lock_guard<std::mutex> turn(turn_mu_);
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      fn_ = &fn;
+      jobs_ = jobs;
+      next_.store(0);
+      busy_ = threads_.size();
+      ++generation_;
+    }
+    wake_.notify_all();
+    take_jobs();
+    // The workers may still be finishing a job each: fn must outlive them.
+    std::unique_lock<std::mutex> lk(mu_);
+    done_.wait(lk, [&] { return busy_ == 0; });
+    fn_ = nullptr;
+  }
+
+ private:
+  void take_jobs() {
+    t_inside_job = true;
+    for (size_t j; (j = next_.fetch_add(1)) < jobs_;) (*fn_)(j);
+    t_inside_job = false;
+  }
+
+  void loop() {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        wake_.wait(lk, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      take_jobs();
+      std::lock_guard<std::mutex> g(mu_);
+      if (--busy_ == 0) done_.notify_one();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex turn_mu_;  // one run at a time
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  const std::function<void(size_t)>* fn_ = nullptr;
+  size_t jobs_ = 0;
+  std::atomic<size_t> next_{0};
+  size_t busy_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+Workers& workers() {
+  static Workers w;
+  return w;
+}
+
+template <class F>  // f(offset, length) over `bytes` split into jobs
+void split(size_t bytes, F&& f) {
+  const size_t jobs = std::min(host_worker_count(), std::max<size_t>(bytes / kMinBytesPerJob, 1));
+  if (jobs == 1) {
+    f(size_t{0}, bytes);
+    return;
+  }
+  // Pieces aligned to 4 KiB, so each page is faulted in by one thread.
+  const size_t per = ((bytes + jobs - 1) / jobs + 4095) & ~size_t{4095};
+  run_on_host_workers(jobs, [&](size_t j) {
+    const size_t off = j * per;
+    if (off < bytes) f(off, std::min(per, bytes - off));
+  });
+}
+
+}  // namespace
+
+void run_on_host_workers(size_t jobs, const std::function<void(size_t)>& fn) { workers().run(jobs, fn); }
+
+size_t host_worker_count() { return workers().count(); }
+
+void parallel_copy(void* dst, const void* src, size_t bytes) {
+  split(bytes, [&](size_t off, size_t len) {
+    std::memcpy(static_cast<uint8_t*>(dst) + off, static_cast<const uint8_t*>(src) + off, len);
+  });
+}
+
+void parallel_zero(void* dst, size_t bytes) {
+  split(bytes, [&](size_t off, size_t len) { std::memset(static_cast<uint8_t*>(dst) + off, 0, len); });
+}
+
+}  // namespace ww

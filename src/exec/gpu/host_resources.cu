@@ -1,0 +1,134 @@
+// What the GPU backend keeps across batches of one process: the pinned
+// staging pieces, and the thread that frees a finished batch's device
+// memory while the host writes its outputs.
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "exec/gpu/cuda_check.cuh"
+#include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/pinned_staging.cuh"
+
+namespace ww::gpu {
+namespace {
+
+// Arenas below this free in place: a thread costs more than their frees.
+constexpr size_t kBackgroundFreeBytes = size_t(1) << 30;
+
+// Both constructed on first use, after the CUDA runtime started, so they
+// are destroyed (the staging unpinned, the free joined) before the
+// runtime's own teardown at exit.
+struct KeptStaging {
+  std::mutex mu;
+  std::unique_ptr<PinnedStaging> staging;
+};
+
+KeptStaging& kept_staging() {
+  static KeptStaging k;
+  return k;
+}
+
+// A thread that runs what it is handed in order (frees, then unloading
+// the batch's compiled code) while the caller goes on; started on first
+// use. cuModuleUnload waits for a running cudaFree: done on the caller's
+// thread, it put the free back on the batch's time.
+class BackgroundFrees {
+ public:
+  ~BackgroundFrees() {
+    wait();
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  void post(std::function<void()> task) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+    tasks_.push_back(std::move(task));
+    wake_.notify_all();
+  }
+  void wait() {
+    std::unique_lock<std::mutex> lk(mu_);
+    idle_.wait(lk, [&] { return tasks_.empty() && !busy_; });
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lk(mu_);
+    for (;;) {
+      wake_.wait(lk, [&] { return stop_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;  // stop_, nothing left
+      std::function<void()> task = std::move(tasks_.front());
+      tasks_.pop_front();
+      busy_ = true;
+      lk.unlock();
+      task();
+      task = nullptr;  // what it held goes here, off the caller's thread
+      lk.lock();
+      busy_ = false;
+      if (tasks_.empty()) idle_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable wake_, idle_;
+  std::deque<std::function<void()>> tasks_;
+  bool busy_ = false, stop_ = false;
+  std::thread thread_;
+};
+
+BackgroundFrees& background_frees() {
+  static BackgroundFrees f;
+  return f;
+}
+
+}  // namespace
+
+void DeviceArena::release_in_background() {
+  size_t total = 0;
+  for (size_t b : sizes_) total += b;
+  if (total < kBackgroundFreeBytes) return;  // the destructor frees them
+  free_in_background(std::move(ptrs_));
+  ptrs_.clear();
+  sizes_.clear();
+}
+
+void free_in_background(std::vector<void*> ptrs) {
+  background_frees().post([ptrs = std::move(ptrs)] {
+    for (void* p : ptrs) cudaFree(p);
+  });
+}
+
+void retire_in_background(std::shared_ptr<void> object) {
+  background_frees().post([object = std::move(object)]() mutable { object.reset(); });
+}
+
+void wait_for_background_frees() { background_frees().wait(); }
+
+Result<std::unique_ptr<PinnedStaging>> take_staging() {
+  {
+    KeptStaging& k = kept_staging();
+    std::lock_guard<std::mutex> g(k.mu);
+    if (k.staging) return std::move(k.staging);
+  }
+  auto s = std::make_unique<PinnedStaging>();
+  WW_TRY(s->init(kStagingPieceBytes));
+  return Result<std::unique_ptr<PinnedStaging>>(std::move(s));
+}
+
+void give_staging(std::unique_ptr<PinnedStaging> staging) {
+  KeptStaging& k = kept_staging();
+  std::lock_guard<std::mutex> g(k.mu);
+  if (!k.staging) k.staging = std::move(staging);
+}
+
+void prepare_transfers() {
+  auto s = take_staging();
+  if (s.ok()) give_staging(std::move(*s));
+}
+
+}  // namespace ww::gpu

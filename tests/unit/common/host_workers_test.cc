@@ -1,0 +1,75 @@
+// The host worker threads: every job runs exactly once, calls from inside a
+// job and from several threads at once finish, and the split copies move
+// every byte of buffers whose sizes do not divide evenly.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "common/host_column.h"
+#include "common/host_workers.h"
+
+namespace ww {
+namespace {
+
+TEST(HostWorkers, EveryJobRunsOnce) {
+  for (size_t jobs : {size_t{0}, size_t{1}, size_t{3}, size_t{64}, size_t{1000}}) {
+    std::vector<std::atomic<int>> runs(jobs);
+    run_on_host_workers(jobs, [&](size_t j) { runs[j].fetch_add(1); });
+    for (size_t j = 0; j < jobs; ++j) EXPECT_EQ(runs[j].load(), 1) << "job " << j << " of " << jobs;
+  }
+}
+
+TEST(HostWorkers, ACallInsideAJobRunsItsJobsThere) {
+  std::atomic<int> inner{0};
+  run_on_host_workers(8, [&](size_t) { run_on_host_workers(5, [&](size_t) { inner.fetch_add(1); }); });
+  EXPECT_EQ(inner.load(), 40);
+}
+
+TEST(HostWorkers, CallsFromSeveralThreadsTakeTurns) {
+  std::atomic<uint64_t> sum{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 4; ++c)
+    callers.emplace_back([&] {
+      for (int r = 0; r < 50; ++r) run_on_host_workers(16, [&](size_t j) { sum.fetch_add(j + 1); });
+    });
+  for (auto& t : callers) t.join();
+  EXPECT_EQ(sum.load(), uint64_t(4 * 50 * (16 * 17 / 2)));
+}
+
+TEST(HostWorkers, ParallelCopyAndZeroCoverOddSizes) {
+  // Sizes below, at and above the split threshold, none a multiple of 4 KiB.
+  for (size_t bytes : {size_t{0}, size_t{1}, size_t{4097}, size_t{(3 << 20) + 13}, size_t{(17 << 20) + 4095}}) {
+    std::vector<uint8_t> src(bytes), dst(bytes, 0xAA);
+    std::iota(src.begin(), src.end(), uint8_t{7});
+    parallel_copy(dst.data(), src.data(), bytes);
+    EXPECT_EQ(dst, src) << bytes << " bytes";
+    parallel_zero(dst.data(), bytes);
+    EXPECT_EQ(dst, std::vector<uint8_t>(bytes, 0)) << bytes << " bytes";
+  }
+}
+
+TEST(HostColumn, HoldsWhatIsWrittenAtEverySize) {
+  // Small columns come from the ordinary allocator, large ones from
+  // 2 MiB-aligned blocks.
+  for (size_t n : {size_t{1}, size_t{1000}, size_t{3} << 20}) {
+    Column<uint32_t> c;
+    c.resize(n);
+    parallel_zero(c.data(), n * sizeof(uint32_t));
+    for (size_t i = 0; i < n; i += 997) c[i] = uint32_t(i);
+    uint64_t sum = 0;
+    for (uint32_t v : c) sum += v;
+    uint64_t want = 0;
+    for (size_t i = 0; i < n; i += 997) want += i;
+    EXPECT_EQ(sum, want) << n;
+    if (n * 4 >= (size_t(4) << 20)) EXPECT_EQ(reinterpret_cast<uintptr_t>(c.data()) % (size_t(2) << 20), 0u);
+    Column<uint32_t> moved = std::move(c);
+    EXPECT_EQ(moved.size(), n);
+  }
+}
+
+}  // namespace
+}  // namespace ww
