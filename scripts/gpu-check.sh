@@ -10,7 +10,7 @@
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
 #              [unit programs examples auto spec diff sparse startup bench ncu scale
-#               interrupt; also layout, deadline]
+#               interrupt; also layout, deadline, transfers]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$root/.device-build}")
@@ -306,6 +306,26 @@ done
 row "deadline cost (compiled)" "see deadline table"
 fi
 
+if want transfers; then
+# 11. Allocation costs and host-device bandwidth (bench/scale/alloc_cost.cu),
+# then where a compiled batch's time goes (WW_TRACE_STEPS) with staging
+# pieces of 4, 16 and 32 MiB.
+T=$O/transfers
+mkdir -p "$T"
+nvcc -O2 "$root/bench/scale/alloc_cost.cu" -o "$T/alloc_cost" && "$T/alloc_cost" >"$T/alloc_cost.txt" 2>&1
+N=$B/bench
+"$W" run --backend gpu --tier compiled -q -n 8294400 --invoke render "$N/mandel.wasm" 3840 2160 1 >/dev/null 2>&1
+for mib in 4 16 32; do
+  for k in 1 2; do
+    WW_STAGING_MIB=$mib WW_TRACE_STEPS=1 "$W" run --backend gpu --tier compiled -n 8294400 --output "$T/m.npy" \
+      --invoke render "$N/mandel.wasm" 3840 2160 1 >/dev/null 2>"$T/trace-$mib.txt"
+  done
+  echo "-- staging $mib MiB: $(grep -E '^time:' "$T/trace-$mib.txt")" >>"$T/summary.txt"
+  grep -E '\[trace' "$T/trace-$mib.txt" | awk '$(NF-1) >= 0.5' >>"$T/summary.txt"
+done
+row "transfers" "see transfers"
+fi
+
 {
   echo
   echo "== gpu-check summary ($(cat "$O/device.txt"), $(date -u +%F))"
@@ -316,6 +336,7 @@ fi
   done
   [[ -s $O/ncu.txt ]] && { echo "-- ncu (compiled kernels)"; cat "$O/ncu.txt"; }
   [[ -s $O/scale.txt ]] && { echo "-- scale (issue 9)"; cat "$O/scale.txt"; }
+  [[ -s $O/transfers/alloc_cost.txt ]] && { echo "-- allocation and transfers"; cat "$O/transfers/alloc_cost.txt" "$O/transfers/summary.txt"; }
   [[ -s $O/deadline/table.txt ]] && { echo "-- deadline cost (compiled kernels, best of 3)"; cat "$O/deadline/table.txt"; }
 } | tee "$O/summary.txt"
 if [[ -n ${OUT:-} ]]; then

@@ -1,10 +1,14 @@
 // How long cudaMalloc + cudaFree of a buffer take by size on this GPU, and
 // pinning host memory: what the sparse pool's size costs a batch's memory
-// set-up. nvcc -O2 alloc_cost.cu -o alloc_cost && ./alloc_cost
+// set-up. Then the host-device bandwidth the issue's "kernel plus
+// transfers" target is measured against: pinned and pageable copies both
+// ways, by size. nvcc -O2 alloc_cost.cu -o alloc_cost && ./alloc_cost
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 static double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -43,5 +47,38 @@ int main() {
     cudaFreeHost(h);
     std::printf("pinned %5zu MiB: alloc %7.2f ms  free %7.2f ms\n", mib, a, ms_since(t));
   }
+  // Bandwidth: the best of 5 copies of each size, after one untimed.
+  const size_t big = size_t(256) << 20;
+  void *pinned = nullptr, *dev = nullptr;
+  cudaHostAlloc(&pinned, big, cudaHostAllocDefault);
+  cudaMalloc(&dev, big);
+  char* pageable = new char[big];
+  for (size_t i = 0; i < big; i += 4096) pageable[i] = 1;
+  auto best_gbs = [&](void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+    double best = 1e30;
+    for (int rep = 0; rep < 6; ++rep) {
+      auto t = std::chrono::steady_clock::now();
+      cudaMemcpy(dst, src, bytes, kind);
+      const double ms = ms_since(t);
+      if (rep > 0 && ms < best) best = ms;
+    }
+    return double(bytes) / (best * 1e6);
+  };
+  for (size_t mib : {4, 32, 256}) {
+    const size_t b = mib << 20;
+    std::printf("copy %4zu MiB: pinned H2D %5.1f GB/s  D2H %5.1f GB/s   pageable H2D %5.1f GB/s  D2H %5.1f GB/s\n",
+                mib, best_gbs(dev, pinned, b, cudaMemcpyHostToDevice), best_gbs(pinned, dev, b, cudaMemcpyDeviceToHost),
+                best_gbs(dev, pageable, b, cudaMemcpyHostToDevice), best_gbs(pageable, dev, b, cudaMemcpyDeviceToHost));
+  }
+  double best = 1e30;
+  for (int rep = 0; rep < 5; ++rep) {
+    auto t = std::chrono::steady_clock::now();
+    std::memcpy(pageable, pinned, big);
+    best = std::min(best, ms_since(t));
+  }
+  std::printf("host memcpy, one thread: %.1f GB/s\n", double(big) / (best * 1e6));
+  delete[] pageable;
+  cudaFreeHost(pinned);
+  cudaFree(dev);
   return 0;
 }

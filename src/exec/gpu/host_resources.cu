@@ -2,6 +2,7 @@
 // staging pieces, and the thread that frees a finished batch's device
 // memory while the host writes its outputs.
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -109,6 +110,15 @@ void retire_in_background(std::shared_ptr<void> object) {
 
 void wait_for_background_frees() { background_frees().wait(); }
 
+uint64_t staging_piece_bytes() {
+  static const uint64_t bytes = [] {
+    const char* v = std::getenv("WW_STAGING_MIB");
+    const long mib = v ? std::strtol(v, nullptr, 10) : 0;
+    return uint64_t(mib >= 1 && mib <= 1024 ? mib : 4) << 20;
+  }();
+  return bytes;
+}
+
 Result<std::unique_ptr<PinnedStaging>> take_staging() {
   {
     KeptStaging& k = kept_staging();
@@ -116,7 +126,7 @@ Result<std::unique_ptr<PinnedStaging>> take_staging() {
     if (k.staging) return std::move(k.staging);
   }
   auto s = std::make_unique<PinnedStaging>();
-  WW_TRY(s->init(kStagingPieceBytes));
+  WW_TRY(s->init(staging_piece_bytes()));
   return Result<std::unique_ptr<PinnedStaging>>(std::move(s));
 }
 

@@ -120,7 +120,8 @@ class PinnedStaging {
 // about 4 ms a batch, and the GPU's start-up thread can pin them while the
 // inputs are read. take_staging hands out the kept one (or pins a new one),
 // give_staging keeps it for the next batch.
-inline constexpr uint64_t kStagingPieceBytes = 4ull << 20;
+// 4 MiB a piece unless WW_STAGING_MIB says otherwise (for measuring).
+uint64_t staging_piece_bytes();
 Result<std::unique_ptr<PinnedStaging>> take_staging();
 void give_staging(std::unique_ptr<PinnedStaging> staging);
 

@@ -341,7 +341,7 @@ Status WaveLoop::alloc_wave_buffers() {
   // Values of the widest direction, then bytes for traps and flags and
   // words for where instances trapped.
   const uint64_t row_bytes = 8 * std::max<uint64_t>(std::max(nparams_, nres_), 1);
-  staging_rows_ = uint32_t(std::min<uint64_t>(WV, kStagingPieceBytes / row_bytes));
+  staging_rows_ = uint32_t(std::min<uint64_t>(WV, staging_piece_bytes() / row_bytes));
   WW_ASSIGN_OR_RETURN(staging_, take_staging());
   d_mem_in_.resize(req_.mem_in.size());
   d_mem_out_.resize(req_.mem_out.size());
