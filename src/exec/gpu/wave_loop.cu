@@ -585,8 +585,9 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
     WW_TRY(fetch(dest_.trap_func + first, W_.trap_func, uint64_t(n) * 4));
     WW_TRY(fetch(dest_.trap_pc + first, W_.trap_pc, uint64_t(n) * 4));
   } else {
-    std::fill(dest_.trap_func + first, dest_.trap_func + first + n, 0u);
-    std::fill(dest_.trap_pc + first, dest_.trap_pc + first + n, 0u);
+    // On every core: one thread took 7 ms for 8.3M instances' two columns.
+    parallel_zero(dest_.trap_func + first, uint64_t(n) * 4);
+    parallel_zero(dest_.trap_pc + first, uint64_t(n) * 4);
   }
   WW_TRY(fetch(dest_.finished + first, W_.finished, n));
   WW_TRY(end_phase(download_ms_));
