@@ -1,6 +1,8 @@
 // Runs fn(0) .. fn(count - 1) on up to one thread per core, each thread
 // taking the next index as it finishes one: for a handful of long,
-// uneven jobs (compiling a module's units), not for fine-grained loops.
+// uneven jobs (compiling a module's units), not for fine-grained loops:
+// short copies around a batch use host_workers.h, whose threads stay (and
+// which a long compile must not hold while a batch waits to copy).
 #pragma once
 
 #include <algorithm>

@@ -26,7 +26,7 @@ class DeviceArena {
   DeviceArena(const DeviceArena&) = delete;
   DeviceArena& operator=(const DeviceArena&) = delete;
   ~DeviceArena() {
-    for (void* p : ptrs_) cudaFree(p);
+    for (const Allocation& a : allocs_) cudaFree(a.ptr);
   }
   // Hands every allocation to the background releaser when together they
   // are large enough for freeing to take milliseconds (cudaFree took about
@@ -40,21 +40,17 @@ class DeviceArena {
     if (e != cudaSuccess)
       return make_error(kNoOffset, "GPU out of memory allocating " + std::to_string(bytes) +
                                        " bytes: " + cudaGetErrorString(e));
-    ptrs_.push_back(p);
-    sizes_.push_back(bytes);
+    allocs_.push_back({p, bytes});
     *out = static_cast<T*>(p);
     return Status::Ok();
   }
   // Frees one allocation before the arena goes (a buffer being replaced).
   void release(void* p) {
-    for (void*& q : ptrs_)
-      if (q == p) {
-        cudaFree(q);
-        const size_t k = size_t(&q - ptrs_.data());
-        q = ptrs_.back();
-        ptrs_.pop_back();
-        sizes_[k] = sizes_.back();
-        sizes_.pop_back();
+    for (Allocation& a : allocs_)
+      if (a.ptr == p) {
+        cudaFree(a.ptr);
+        a = allocs_.back();
+        allocs_.pop_back();
         return;
       }
   }
@@ -68,14 +64,15 @@ class DeviceArena {
   }
 
  private:
-  std::vector<void*> ptrs_;
-  std::vector<size_t> sizes_;
+  struct Allocation {
+    void* ptr;
+    size_t bytes;
+  };
+  std::vector<Allocation> allocs_;
 };
 
-// Frees device allocations on a thread of their own, so the host goes on
-// with the batch's outputs meanwhile (the process waits for it at exit).
-void free_in_background(std::vector<void*> ptrs);
-// Returns once every background free has finished: before reading the
+// Returns once every background free (DeviceArena::release_in_background)
+// has finished: before reading the
 // device's free memory or planning the next batch.
 void wait_for_background_frees();
 

@@ -91,17 +91,14 @@ BackgroundFrees& background_frees() {
 
 void DeviceArena::release_in_background() {
   size_t total = 0;
-  for (size_t b : sizes_) total += b;
+  for (const Allocation& a : allocs_) total += a.bytes;
   if (total < kBackgroundFreeBytes) return;  // the destructor frees them
-  free_in_background(std::move(ptrs_));
-  ptrs_.clear();
-  sizes_.clear();
-}
-
-void free_in_background(std::vector<void*> ptrs) {
-  background_frees().post([ptrs = std::move(ptrs)] {
-    for (void* p : ptrs) cudaFree(p);
+  // The host goes on with the batch's outputs meanwhile; the process
+  // waits for the frees at exit.
+  background_frees().post([allocs = std::move(allocs_)] {
+    for (const Allocation& a : allocs) cudaFree(a.ptr);
   });
+  allocs_.clear();
 }
 
 void retire_in_background(std::shared_ptr<void> object) {

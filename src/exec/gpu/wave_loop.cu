@@ -199,7 +199,7 @@ class WaveLoop {
     if (ev_start_) cudaEventDestroy(ev_start_);
     if (ev_stop_) cudaEventDestroy(ev_stop_);
     if (poll_stream_) cudaStreamDestroy(poll_stream_);
-    if (done_host_) cudaFreeHost(done_host_);
+    if (pinned_words_) cudaFreeHost(pinned_words_);
   }
 
   Status setup(BatchResult& out);
@@ -266,7 +266,7 @@ class WaveLoop {
   std::vector<uint8_t*> d_mem_in_, d_mem_out_;
   // Pinned: [0] receives the progress count, [1] holds the deadline that
   // stops a running wave.
-  unsigned long long* done_host_ = nullptr;
+  unsigned long long* pinned_words_ = nullptr;
   cudaStream_t poll_stream_ = nullptr;       // non-blocking: copies while kernels run
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   // Pinned host memory for every per-wave transfer (arguments in; results,
@@ -363,9 +363,9 @@ Status WaveLoop::setup(BatchResult& out) {
   WW_TRY(alloc_wave_buffers());
   trace_("allocate wave buffers");
 
-  WW_CUDA(cudaHostAlloc(&done_host_, 2 * sizeof(unsigned long long), cudaHostAllocDefault));
-  done_host_[0] = 0;
-  done_host_[1] = 1;  // the deadline that stops a running wave
+  WW_CUDA(cudaHostAlloc(&pinned_words_, 2 * sizeof(unsigned long long), cudaHostAllocDefault));
+  pinned_words_[0] = 0;
+  pinned_words_[1] = 1;  // the deadline that stops a running wave
   WW_TRY(arena_.alloc(&W_.done, 1));
   WW_CUDA(cudaMemset(W_.done, 0, sizeof(unsigned long long)));
   WW_TRY(arena_.alloc(&W_.trapped, 1));
@@ -505,19 +505,19 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   while (cudaEventQuery(ev_stop_) == cudaErrorNotReady) {
     std::this_thread::sleep_for(nap);
     nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(1));
-    if (W_.deadline_ns && !stop_sent && req_.cancel && req_.cancel->load()) {
+    if (!stop_sent && req_.cancel && req_.cancel->load()) {
       // Running instances stop within kDeadlineTickMask back-edges and stay
       // unfinished; the batch marks them interrupted.
-      WW_CUDA(cudaMemcpyAsync(&wave_on_device_->deadline_ns, &done_host_[1], sizeof(uint64_t),
+      WW_CUDA(cudaMemcpyAsync(&wave_on_device_->deadline_ns, &pinned_words_[1], sizeof(uint64_t),
                               cudaMemcpyHostToDevice, poll_stream_));
       stop_sent = true;
     }
     if (req_.progress && Clock::now() - last_report > std::chrono::milliseconds(500)) {
       last_report = Clock::now();
-      WW_CUDA(cudaMemcpyAsync(done_host_, W_.done, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+      WW_CUDA(cudaMemcpyAsync(pinned_words_, W_.done, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                               poll_stream_));
       WW_CUDA(cudaStreamSynchronize(poll_stream_));
-      req_.progress(*done_host_, req_.instances, seconds_since(t_start_));
+      req_.progress(*pinned_words_, req_.instances, seconds_since(t_start_));
     }
   }
   WW_CUDA(cudaEventSynchronize(ev_stop_));
