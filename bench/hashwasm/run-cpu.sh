@@ -22,10 +22,12 @@ fail=0
 for name in sha256 crc32; do
   wasm=$work/hashwasm_$name.wasm
   if [[ $name == sha256 ]]; then dig=32; param=256; init=(); ninit=(); else dig=4; param=$poly; init=(--init "Hash_Init:$poly"); ninit=("$poly"); fi
-  "$ww" compile --backend cpu --invoke Hash_Calculate "$wasm" >/dev/null
-  "$ww" run --backend cpu --tier compiled -q -n "$n" "${init[@]}" --mem-in Hash_GetBuffer="$work/messages.bin" \
-    --mem-in-size 64 --mem-out Hash_GetBuffer:$dig="$work/$name.ww.bin" --stats "$work/$name.json" \
-    --invoke Hash_Calculate "$wasm" 64 "$param"
+  batch=(run --backend cpu --tier compiled -q "${init[@]}" --mem-in Hash_GetBuffer="$work/messages.bin"
+    --mem-in-size 64 --mem-out Hash_GetBuffer:$dig="$work/$name.ww.bin" --invoke Hash_Calculate)
+  # A one-instance run first puts the batch's compiled code in the cache,
+  # as node's figure leaves out its compilation.
+  "$ww" "${batch[@]}" -n 1 "$wasm" 64 "$param"
+  "$ww" "${batch[@]}" -n "$n" --stats "$work/$name.json" "$wasm" 64 "$param"
   rate=$(grep -oE '"completed_per_s": *[0-9.eE+]+' "$work/$name.json" | grep -oE '[0-9.eE+]+$')
   nrate=$(node "$root/bench/hashwasm/node-loop.mjs" "$wasm" "$work/messages.bin" 64 $dig "$param" "${ninit[@]}" \
     "$work/$name.node.bin" | grep -oE '[0-9]+$')

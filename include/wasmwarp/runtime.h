@@ -157,6 +157,14 @@ class Store {
   // it does not import, which another store could not resolve.
   Result<InstanceSnapshot> snapshot(uint32_t instance) const;
 
+  // Returns an instance made from `image` (instantiate with it, or an
+  // earlier reset) to the image's state, copying only what changed: the
+  // memory granules that writes flagged since then, globals, tables and
+  // segments. A batch keeps one instance per thread this way instead of
+  // making one per input. Fails, changing nothing, when the image is of
+  // another module.
+  Status reset_instance(uint32_t instance, const InstanceSnapshot& image);
+
   std::optional<ExternVal> get_export(uint32_t instance, std::string_view name) const;
 
   // A Store never removes instances. For embedders that make millions of
@@ -170,6 +178,11 @@ class Store {
   // func_type() first (the CLI and the spec runner report mismatches in
   // their own words); a mismatch here returns TrapCode::HostError.
   InvokeResult invoke(uint32_t func_addr, const std::vector<Value>& args);
+  // invoke() without its checks and vectors, for loops that checked the
+  // function's type once: arguments in io[0..params), results back in
+  // io[0..results) (i32 and f32 with their upper bits zero); io holds
+  // max(params, results) slots.
+  TrapCode invoke_slots(uint32_t func_addr, uint64_t* io);
   const TrapInfo& last_trap() const;
 
   const FuncType& func_type(uint32_t func_addr) const;

@@ -6,6 +6,7 @@
 // are those of one run.
 #include "batch/batch.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -110,6 +111,19 @@ compiled::Request compile_request(const BatchSpec& spec, const Job& job, Backend
   compiled::Request r;
   r.module = spec.module;
   r.entries = {job.func_index};
+  // A CPU instance calls the functions that give --mem-in and --mem-out
+  // addresses for every input: they are compiled too.
+  if (backend == Backend::Cpu) {
+    auto add = [&](const Address& a) {
+      if (a.export_name.empty() || a.is_global) return;
+      for (const Export& e : spec.module->module.exports)
+        if (e.kind == ExternKind::Func && e.name == a.export_name &&
+            std::find(r.entries.begin(), r.entries.end(), e.index) == r.entries.end())
+          r.entries.push_back(e.index);
+    };
+    for (const MemInput& m : spec.mem_in) add(m.addr);
+    for (const MemOutput& m : spec.mem_out) add(m.addr);
+  }
   r.target = backend == Backend::Gpu ? compiled::Target::Gpu : compiled::Target::Cpu;
   r.metered = spec.fuel != 0;
   r.deadline = spec.timeout_s > 0;

@@ -60,7 +60,7 @@ struct Address {
 struct MemInput {
   Address addr;
   uint64_t record = 0;
-  std::vector<uint8_t> data;
+  Column<uint8_t> data;
 };
 // `length` bytes at `addr` are read from each instance's memory 0 after
 // the call (zeros for trapped instances).

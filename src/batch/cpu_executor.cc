@@ -13,49 +13,94 @@
 
 #include "batch/executor.h"
 #include "batch/host_imports.h"
+#include "wasm/instr_reader.h"
 #include "exec/gpu/gpu_backend.h"
 
 namespace ww::batch {
 namespace {
 
-TrapCode trap_from_message(const std::string& msg) {
-  for (int c = 1; c < 256; ++c) {
-    const char* m = trap_message(TrapCode(c));
-    if (std::string_view(m) == "unknown trap") break;
-    if (msg.starts_with(m)) return TrapCode(c);
-  }
-  return TrapCode::HostError;
+// An instance with the exports a batch reads resolved once: a worker
+// that reuses its instance pays for the name lookups once, not per input.
+struct BoundInstance {
+  // Where an address comes from: a fixed number, a global, or a function
+  // called for it (its result may depend on the instance, so it is called
+  // per input).
+  struct Source {
+    enum Kind : uint8_t { Fixed, Global, Call } kind = Fixed;
+    uint64_t value = 0;  // the address, or the global's or function's store address
+  };
+  uint32_t instance = 0;
+  uint32_t func = 0;         // the batch's export
+  MemoryInst* mem = nullptr;  // memory 0
+  std::vector<Source> mem_in, mem_out;
+};
+
+// The value a defined function returns when its whole body is one
+// i32.const: calling it has no effect but that value, so an address it
+// gives is read once (hash-wasm's Hash_GetBuffer: its two calls per input
+// were a quarter of a crc32 batch).
+std::optional<uint32_t> constant_body(const Module& m, uint32_t func_index) {
+  if (func_index < m.num_imported_funcs) return std::nullopt;
+  const FunctionBody& body = m.codes[func_index - m.num_imported_funcs];
+  if (!body.locals.empty()) return std::nullopt;
+  ByteReader r(m.bytes.data() + body.body_offset, body.body_end - body.body_offset, body.body_offset);
+  Instr value, end;
+  if (!read_instr(r, value).ok() || value.op != Opcode::I32Const) return std::nullopt;
+  if (!read_instr(r, end).ok() || end.op != Opcode::End || !r.at_end()) return std::nullopt;
+  return uint32_t(value.imm);
 }
 
-// Resolves an address in a live instance; a trap while computing it is the
-// instance's trap.
-TrapCode resolve_address(Store& store, uint32_t inst, const Address& a, uint64_t& out) {
-  if (a.export_name.empty()) {
-    out = a.addr;
-    return TrapCode::None;
-  }
-  auto ev = store.get_export(inst, a.export_name);
-  if (!ev) return TrapCode::HostError;
-  if (a.is_global) {
-    out = uint32_t(store.global_get(ev->addr).bits);
-    return TrapCode::None;
-  }
-  InvokeResult r = store.invoke(ev->addr, {});
-  if (!r.ok()) return r.trap;
-  out = r.results.empty() ? 0 : uint32_t(r.results[0].bits);
-  return TrapCode::None;
-}
-
-// The `len` bytes at `a` in the instance's memory 0, or the trap that
-// stops the instance (the address export's own, or out of bounds).
-TrapCode locate(Store& store, uint32_t inst, const Address& a, uint64_t len, uint8_t*& at) {
-  uint64_t addr = 0;
-  if (TrapCode t = resolve_address(store, inst, a, addr); t != TrapCode::None) return t;
+// False when an export the batch names is missing (the instance's trap is
+// then HostError, as before any of it ran).
+bool bind(Store& store, uint32_t inst, const BatchSpec& spec, BoundInstance& b) {
+  b.instance = inst;
+  auto fn = store.get_export(inst, spec.export_name);
+  if (!fn) return false;
+  b.func = fn->addr;
   const auto& mems = store.impl().instances[inst].memories;
-  if (mems.empty()) return TrapCode::MemoryOutOfBounds;
-  uint64_t size = store.memory_size_bytes(mems[0]);
+  b.mem = mems.empty() ? nullptr : &store.impl().memories[mems[0]];
+  auto source = [&](const Address& a, BoundInstance::Source& out) {
+    if (a.export_name.empty()) {
+      out = {BoundInstance::Source::Fixed, a.addr};
+      return true;
+    }
+    auto ev = store.get_export(inst, a.export_name);
+    if (!ev) return false;
+    out = {a.is_global ? BoundInstance::Source::Global : BoundInstance::Source::Call, ev->addr};
+    if (!a.is_global) {
+      const Module& m = store.instance_module(inst).module;
+      for (const Export& e : m.exports)
+        if (e.kind == ExternKind::Func && e.name == a.export_name)
+          if (auto v = constant_body(m, e.index)) out = {BoundInstance::Source::Fixed, *v};
+    }
+    return true;
+  };
+  b.mem_in.resize(spec.mem_in.size());
+  b.mem_out.resize(spec.mem_out.size());
+  for (size_t k = 0; k < spec.mem_in.size(); ++k)
+    if (!source(spec.mem_in[k].addr, b.mem_in[k])) return false;
+  for (size_t k = 0; k < spec.mem_out.size(); ++k)
+    if (!source(spec.mem_out[k].addr, b.mem_out[k])) return false;
+  return true;
+}
+
+// The `len` bytes at the source's address in memory 0, or the trap that
+// stops the instance (the address function's own, or out of bounds).
+TrapCode locate(Store& store, const BoundInstance& b, const BoundInstance::Source& src, uint64_t len,
+                uint64_t& addr) {
+  switch (src.kind) {
+    case BoundInstance::Source::Fixed: addr = src.value; break;
+    case BoundInstance::Source::Global: addr = uint32_t(store.global_get(uint32_t(src.value)).bits); break;
+    case BoundInstance::Source::Call: {
+      uint64_t io[1] = {0};
+      if (TrapCode t = store.invoke_slots(uint32_t(src.value), io); t != TrapCode::None) return t;
+      addr = uint32_t(io[0]);
+      break;
+    }
+  }
+  if (!b.mem) return TrapCode::MemoryOutOfBounds;
+  const uint64_t size = b.mem->data.size();
   if (addr > size || len > size - addr) return TrapCode::MemoryOutOfBounds;
-  at = store.memory_data(mems[0]) + addr;
   return TrapCode::None;
 }
 
@@ -81,44 +126,141 @@ struct PhaseClock {
   }
 };
 
-TrapCode run_one(Store& store, const std::vector<ExternVal>& imports, const Job& job, uint64_t i,
-                 std::vector<Value>& args, BatchResult& out, PhaseClock& clock) {
+TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t i, uint64_t* io,
+                 BatchResult& out, PhaseClock& clock) {
   const BatchSpec& spec = *job.spec;
-  clock.start(i);
-  auto r = job.image ? store.instantiate(spec.module, imports, job.image->snapshot)
-                     : store.instantiate(spec.module, imports);
-  if (auto* e = std::get_if<InstantiateError>(&r)) return trap_from_message(e->message);
-  uint32_t inst = std::get<uint32_t>(r);
-  for (const MemInput& m : spec.mem_in) {
-    uint8_t* at;
-    if (TrapCode t = locate(store, inst, m.addr, m.record, at); t != TrapCode::None) return t;
-    std::memcpy(at, m.data.data() + i * m.record, m.record);
+  for (size_t k = 0; k < spec.mem_in.size(); ++k) {
+    const MemInput& m = spec.mem_in[k];
+    uint64_t addr;
+    if (TrapCode t = locate(store, b, b.mem_in[k], m.record, addr); t != TrapCode::None) return t;
+    std::memcpy(b.mem->data.data() + addr, m.data.data() + i * m.record, m.record);
+    b.mem->mark_written(addr, m.record);
   }
   const size_t np = job.type.params.size();
-  for (size_t k = 0; k < np; ++k) args[k] = arg_value(spec.args[k], job.type.params[k], i);
-  auto fn = store.get_export(inst, spec.export_name);
-  if (!fn) return TrapCode::HostError;
+  for (size_t k = 0; k < np; ++k) io[k] = arg_value(spec.args[k], job.type.params[k], i).bits;
   clock.lap(clock.setup_ns);
-  InvokeResult res = store.invoke(fn->addr, args);
+  TrapCode t = store.invoke_slots(b.func, io);
   clock.lap(clock.run_ns);
-  if (!res.ok()) return res.trap;
+  if (t != TrapCode::None) return t;
   for (size_t k = 0; k < spec.mem_out.size(); ++k) {
     const MemOutput& m = spec.mem_out[k];
-    uint8_t* at;
-    if (TrapCode t = locate(store, inst, m.addr, m.length, at); t != TrapCode::None) return t;
-    std::memcpy(out.mem_out[k].data() + i * m.length, at, m.length);
+    uint64_t addr;
+    if (TrapCode t = locate(store, b, b.mem_out[k], m.length, addr); t != TrapCode::None) return t;
+    std::memcpy(out.mem_out[k].data() + i * m.length, b.mem->data.data() + addr, m.length);
   }
   const size_t nr = job.type.results.size();
-  for (size_t k = 0; k < nr && k < res.results.size(); ++k) out.results[i * nr + k] = res.results[k].bits;
+  std::copy(io, io + nr, out.results.data() + i * nr);
   clock.lap(clock.copy_ns);
   return TrapCode::None;
 }
 
-// A store never removes instances, and a batch makes millions: each
-// finished instance's storage is released (nothing else can reach it), and
-// a worker starts a fresh store every kInstancesPerStore instances for the
-// small records that stay.
-constexpr uint64_t kInstancesPerStore = 16384;
+// A worker's store and the instance each input runs in. With an image to
+// return to (the batch's, from --init or a start function, or else the
+// worker's own snapshot of a fresh instance), one instance serves every
+// input and is reset between them (Store::reset_instance): instantiating
+// afresh cost 2.5 us an input, most of it zeroing memory, where node's
+// whole call of hash-wasm's crc32 takes 0.14 us. Without one (a snapshot
+// cannot carry references to host functions; instantiation trapped), each
+// input gets a fresh instance, whose storage is released after it; a
+// store never removes instances, so the worker starts a fresh store every
+// kInstancesPerStore of them for the small records that stay.
+class WorkerInstances {
+ public:
+  static constexpr uint64_t kInstancesPerStore = 16384;
+
+  WorkerInstances(const Job& job, StoreLimits limits, std::shared_ptr<const NativeCode> native,
+                  gpu::GpuContext* ctx)
+      : job_(job), limits_(limits), native_(std::move(native)), ctx_(ctx) {
+    if (job.image) image_ = &job.image->snapshot;
+  }
+
+  Store& store() { return *store_; }
+
+  // The instance for the next input, or the trap that stands for it.
+  TrapCode acquire(const BoundInstance*& out) {
+    out = &bound_;
+    if (!store_ || (!reusing_ && made_ >= kInstancesPerStore)) new_store();
+    store_->impl().last_trap = TrapInfo{};
+    if (!decided_) decide();
+    if (reusing_) return TrapCode::None;
+    ++made_;
+    auto r = image_ ? store_->instantiate(job_.spec->module, imports_, *image_)
+                    : store_->instantiate(job_.spec->module, imports_);
+    if (auto* e = std::get_if<InstantiateError>(&r)) return fresh_failed(e->message);
+    if (!bind(*store_, std::get<uint32_t>(r), *job_.spec, bound_)) return TrapCode::HostError;
+    return TrapCode::None;
+  }
+
+  // The input is done with its instance.
+  void release() {
+    if (reusing_) {
+      if (!store_->reset_instance(bound_.instance, *image_).ok()) reusing_ = false;
+      return;
+    }
+    store_->release_instance_storage(uint32_t(store_->impl().instances.size() - 1));
+  }
+
+ private:
+  void new_store() {
+    store_ = std::make_unique<Store>(limits_);
+    if (native_) {
+      // Every instance holds the code: through this worker's own owner, so
+      // that its reference counting never shares a cache line with another
+      // worker's (it was 10% of a trivial batch).
+      auto owner = std::make_shared<std::shared_ptr<const NativeCode>>(native_);
+      std::shared_ptr<const NativeCode> mine(owner, owner->get());
+      store_->impl().native_for = [mine](const std::shared_ptr<const CompiledModule>&) { return mine; };
+    }
+    auto linked = link_imports(*store_, job_.spec->module->module, ctx_);
+    if (!linked.ok()) throw std::runtime_error(linked.error().message);
+    imports_ = std::move(*linked);
+    made_ = 0;
+  }
+
+  // Whether this worker can keep one instance: it needs an image, and the
+  // instance it makes from it must have the batch's exports.
+  void decide() {
+    decided_ = true;
+    if (!image_) {
+      // No start function and no --init: a fresh instance's state is the
+      // same for every input, so its snapshot serves as the image.
+      auto r = store_->instantiate(job_.spec->module, imports_);
+      if (!std::holds_alternative<uint32_t>(r)) return;
+      const uint32_t scratch = std::get<uint32_t>(r);
+      auto snap = store_->snapshot(scratch);
+      store_->release_instance_storage(scratch);
+      if (!snap.ok()) return;
+      own_image_ = std::move(*snap);
+      image_ = &own_image_;
+    }
+    auto r = store_->instantiate(job_.spec->module, imports_, *image_);
+    if (!std::holds_alternative<uint32_t>(r)) return;
+    const uint32_t inst = std::get<uint32_t>(r);
+    reusing_ = bind(*store_, inst, *job_.spec, bound_);
+    if (!reusing_) store_->release_instance_storage(inst);
+  }
+
+  TrapCode fresh_failed(const std::string& msg) {
+    for (int c = 1; c < 256; ++c) {
+      const char* m = trap_message(TrapCode(c));
+      if (std::string_view(m) == "unknown trap") break;
+      if (msg.starts_with(m)) return TrapCode(c);
+    }
+    return TrapCode::HostError;
+  }
+
+  const Job& job_;
+  StoreLimits limits_;
+  std::shared_ptr<const NativeCode> native_;
+  gpu::GpuContext* ctx_;
+  std::unique_ptr<Store> store_;
+  std::vector<ExternVal> imports_;
+  uint64_t made_ = 0;
+  const InstanceSnapshot* image_ = nullptr;
+  InstanceSnapshot own_image_;
+  bool decided_ = false, reusing_ = false;
+  BoundInstance bound_;
+};
 
 class CpuExecutor final : public Executor {
  public:
@@ -199,12 +341,10 @@ class CpuExecutor final : public Executor {
     StoreLimits limits;
     limits.fuel = spec.fuel;
     limits.interrupt = &sh.interrupt;
-    std::unique_ptr<Store> store;
-    std::vector<ExternVal> imports;
     gpu::GpuBatch fallback;
     gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
-    uint64_t made = 0;
-    std::vector<Value> args(job.type.params.size());
+    WorkerInstances instances(job, limits, native_, &ctx);
+    std::vector<uint64_t> io(std::max<size_t>({job.type.params.size(), job.type.results.size(), 1}));
     PhaseClock clock;
     while (!sh.failed) {
       uint64_t begin = sh.next.fetch_add(sh.chunk);
@@ -212,30 +352,17 @@ class CpuExecutor final : public Executor {
       uint64_t end = std::min(count, begin + sh.chunk);
       for (uint64_t i = first + begin; i < first + end; ++i) {
         if (sh.interrupt.load(std::memory_order_relaxed)) continue;  // reported as not finished
-        if (!store || made >= kInstancesPerStore) {
-          store = std::make_unique<Store>(limits);
-          if (native_) {
-            // Every instance holds the code: through this worker's own
-            // owner, so that its reference counting never shares a cache
-            // line with another worker's (it was 10% of a trivial batch).
-            auto owner = std::make_shared<std::shared_ptr<const NativeCode>>(native_);
-            std::shared_ptr<const NativeCode> mine(owner, owner->get());
-            store->impl().native_for = [mine](const std::shared_ptr<const CompiledModule>&) { return mine; };
-          }
-          auto linked = link_imports(*store, spec.module->module, &ctx);
-          if (!linked.ok()) throw std::runtime_error(linked.error().message);
-          imports = std::move(*linked);
-          made = 0;
-        }
         ctx.instance_index = uint32_t(i);
-        store->impl().last_trap = TrapInfo{};
-        TrapCode t = run_one(*store, imports, job, i, args, out, clock);
-        store->release_instance_storage(uint32_t(store->impl().instances.size() - 1));
-        ++made;
+        clock.start(i);
+        const BoundInstance* b = nullptr;
+        TrapCode t = instances.acquire(b);
+        Store& store = instances.store();
+        if (t == TrapCode::None) t = run_one(store, *b, job, i, io.data(), out, clock);
+        const TrapInfo where = store.impl().last_trap;
+        instances.release();
         // An instance the interrupt stopped did not finish.
         if (t == TrapCode::Timeout || t == TrapCode::Interrupted) continue;
         out.traps[i] = uint8_t(t);
-        const TrapInfo& where = store->impl().last_trap;
         out.trap_func[i] = where.func_index;
         out.trap_pc[i] = where.code != TrapCode::None ? where.pc : gpu::kNoTrapPc;
         out.finished[i] = 1;

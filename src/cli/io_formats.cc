@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "cli/interrupt.h"
+#include "common/file_read.h"
 #include "cli/value_format.h"
 
 namespace ww::cli {
@@ -19,22 +20,7 @@ Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
 
 }  // namespace
 
-Result<std::vector<uint8_t>> read_all(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return err("cannot open " + path + ": " + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) return err(path + " is a directory");
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return err("cannot open " + path + ": " + std::strerror(errno));
-  std::vector<uint8_t> out;
-  if (S_ISREG(st.st_mode)) out.reserve(size_t(st.st_size));
-  uint8_t buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.insert(out.end(), buf, buf + n);
-  bool failed = std::ferror(f);
-  std::fclose(f);
-  if (failed) return err("cannot read " + path);
-  return out;
-}
+Result<Column<uint8_t>> read_all(const std::string& path) { return read_whole_file(path); }
 
 namespace {
 
@@ -74,7 +60,7 @@ std::string file_extension(const std::string& path) {
   return e;
 }
 
-Result<NpyArray> parse_npy(const std::vector<uint8_t>& b, const std::string& name) {
+Result<NpyArray> parse_npy(std::span<const uint8_t> b, const std::string& name) {
   static const uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
   if (b.size() < 10 || std::memcmp(b.data(), kMagic, 6) != 0)
     return err(name + " is not a .npy file (bad magic)");

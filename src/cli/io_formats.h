@@ -5,17 +5,20 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/host_column.h"
 #include "common/result.h"
 #include "wasmwarp/runtime.h"
 
 namespace ww::cli {
 
-// The whole file; "cannot open F: reason", "F is a directory".
-Result<std::vector<uint8_t>> read_all(const std::string& path);
+// The whole file, read on every core; "cannot open F: reason", "F is a
+// directory".
+Result<Column<uint8_t>> read_all(const std::string& path);
 
 // A parsed .npy file. dtype is numpy's kind+size ("i4", "f8", "u1", ...).
 struct NpyArray {
@@ -30,7 +33,7 @@ struct NpyArray {
   uint64_t cols() const { return shape.size() < 2 ? 1 : shape[1]; }
 };
 
-Result<NpyArray> parse_npy(const std::vector<uint8_t>& bytes, const std::string& name);
+Result<NpyArray> parse_npy(std::span<const uint8_t> bytes, const std::string& name);
 
 // The numpy header (magic, version, dict, padding) for an array of `rows`
 // rows. `descr` is a numpy descr literal: "'<i4'" or "[('a', '<i4'), ...]".

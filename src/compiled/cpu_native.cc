@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "codegen/generator.h"
 #include "codegen/rt/cpu_abi.h"
@@ -19,6 +20,8 @@ namespace ww::compiled {
 namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
+
+static_assert(rt::kCpuWrittenShift == MemoryInst::kWrittenShift);
 
 // Recursion in compiled code stops with "call stack exhausted" this far
 // above the end of the thread's stack: room for a host function or the
@@ -39,6 +42,35 @@ const char* thread_stack_limit() {
   return limit;
 }
 
+// An array that lives in its owner up to N elements: a batch enters
+// compiled code several times per input, and three heap allocations per
+// entry were a tenth of a small module's batch.
+template <class T, size_t N>
+class InlineArray {
+ public:
+  static_assert(std::is_trivially_copyable_v<T>);
+  // Elements are written before they are read (refresh_*); the inline
+  // space is left uninitialised, since zeroing it cost more than the call.
+  void resize(size_t n) {
+    size_ = n;
+    if (n <= N) {
+      data_ = reinterpret_cast<T*>(inline_);
+    } else {
+      heap_.resize(n);
+      data_ = heap_.data();
+    }
+  }
+  size_t size() const { return size_; }
+  T* data() { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
+
+ private:
+  alignas(T) unsigned char inline_[N * sizeof(T)];
+  std::vector<T> heap_;
+  T* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 // The host's side of one call into compiled code: what the callbacks need
 // and the arrays CpuInst points into.
 struct HostCall {
@@ -47,9 +79,9 @@ struct HostCall {
   uint32_t instance;
   bool metered;
   uint32_t free_slot;  // first stack slot no live frame uses (for call-outs)
-  std::vector<rt::CpuTable> tables;
-  std::vector<rt::CpuElem> elems;
-  std::vector<rt::CpuData> datas;
+  InlineArray<rt::CpuTable, 4> tables;
+  InlineArray<rt::CpuElem, 8> elems;
+  InlineArray<rt::CpuData, 8> datas;
   rt::CpuInst I{};
 
   InstanceRec& inst() const { return S->instances[instance]; }
@@ -59,6 +91,7 @@ struct HostCall {
     if (in.memories.empty()) return;
     MemoryInst& m = S->memories[in.memories[0]];
     I.mem = m.data.data();
+    I.written = m.written_flags();
     I.mem_size = m.data.size();
     I.mem_max_pages = m.max_pages;
   }

@@ -233,7 +233,7 @@ std::variant<uint32_t, InstantiateError> Store::instantiate_impl(std::shared_ptr
 
   if (m.start) {
     if (*m.start >= rec.funcs.size()) return unlinkable("unknown function");
-    TrapCode c = detail::call(s, *this, rec.funcs[*m.start], {}, nullptr);
+    TrapCode c = detail::call(s, *this, rec.funcs[*m.start], nullptr, nullptr);
     if (c != TrapCode::None) return InstantiateError{InstantiateErrorKind::Trap, trap_message(c)};
   }
   return self;

@@ -1,6 +1,7 @@
 // Instance snapshots: an instance's own state in module terms (function
 // references as module function indices), so that a batch runs its --init
 // exports and start function once and seeds every instance from the result.
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -85,22 +86,107 @@ Result<InstanceSnapshot> Store::snapshot(uint32_t instance) const {
   return snap;
 }
 
+namespace {
+
+// Copies back the granules of `mem` that writes flagged, each with the up
+// to 7 bytes a store at its end spilled into the next, and clears the
+// flags; the memory is at the image's size first (a grown one is cut back:
+// the pages it gained start zero when it grows again).
+void restore_written(MemoryInst& mem, const InstanceSnapshot::Memory& sm) {
+  if (mem.pages < sm.pages) {
+    mem.resize_pages(sm.pages);
+    std::memcpy(mem.data.data(), sm.bytes.data(), sm.bytes.size());
+    std::fill(mem.written.begin(), mem.written.end(), uint8_t(0));
+    return;
+  }
+  if (mem.pages > sm.pages) mem.resize_pages(sm.pages);
+  uint8_t* flags = mem.written_flags();
+  const size_t n = mem.written.size();  // a multiple of 64 (whole pages)
+  const uint64_t size = mem.data.size();
+  constexpr uint32_t kShift = MemoryInst::kWrittenShift;
+  constexpr uint64_t kGranule = uint64_t(1) << kShift;
+  // Runs once per batch input: flags are tested 64 at a time (a loop of
+  // byte tests was most of a small module's reset), and a word's set
+  // flags found by counting zeros.
+  for (size_t b = 0; b < n; b += 64) {
+    uint64_t w[8];
+    std::memcpy(w, flags + b, 64);
+    if ((w[0] | w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7]) == 0) continue;
+    for (size_t j = 0; j < 8; ++j) {
+      for (uint64_t word = w[j]; word != 0; word &= word - 1) {
+        const size_t k = b + j * 8 + size_t(__builtin_ctzll(word) >> 3);
+        // Constant lengths: a variable one became `rep movsq`, whose start
+        // cost was a fifth of the reset.
+        const uint64_t at = uint64_t(k) << kShift;
+        if (at + kGranule + 8 <= size)
+          std::memcpy(mem.data.data() + at, sm.bytes.data() + at, kGranule + 8);
+        else
+          std::memcpy(mem.data.data() + at, sm.bytes.data() + at, kGranule);
+      }
+    }
+    std::memset(flags + b, 0, 64);
+  }
+}
+
+bool same_shape(const Module& m, const InstanceSnapshot& snap) {
+  return snap.memories.size() == m.memories.size() && snap.globals.size() == m.globals.size() &&
+         snap.tables.size() == m.tables.size() && snap.elem_segments.size() == m.elems.size() &&
+         snap.data_dropped.size() == m.datas.size();
+}
+
+}  // namespace
+
+Status Store::reset_instance(uint32_t instance, const InstanceSnapshot& image) {
+  StoreImpl& s = *impl_;
+  if (instance >= s.instances.size()) return make_error(kNoOffset, "no such instance");
+  InstanceRec& inst = s.instances[instance];
+  const Module& m = inst.module->module;
+  if (!same_shape(m, image)) return make_error(kNoOffset, "the snapshot is of another module");
+  for (size_t k = 0; k < image.memories.size(); ++k)
+    restore_written(s.memories[inst.memories[m.num_imported_memories + k]], image.memories[k]);
+  // Module-relative references become store addresses through the
+  // instance's function index space (RefMap's other direction, without its
+  // map: this runs once per batch input).
+  auto to_store = [&](bool funcref, uint64_t v) {
+    return funcref && v != 0 ? uint64_t(inst.funcs[v - 1]) + 1 : v;
+  };
+  for (size_t k = 0; k < image.globals.size(); ++k) {
+    GlobalInst& g = s.globals[inst.globals[m.num_imported_globals + k]];
+    g.bits = to_store(is_funcref(g.type.type), image.globals[k]);
+  }
+  for (size_t k = 0; k < image.tables.size(); ++k) {
+    TableInst& t = s.tables[inst.tables[m.num_imported_tables + k]];
+    const auto& elems = image.tables[k];
+    t.elems.resize(elems.size());
+    const bool funcref = is_funcref(t.type.elem);
+    for (size_t e = 0; e < elems.size(); ++e) t.elems[e] = to_store(funcref, elems[e]);
+  }
+  // Segments change only by being dropped (emptied).
+  for (size_t k = 0; k < image.elem_segments.size(); ++k) {
+    auto& seg = inst.elem_segments[k];
+    if (seg.size() == image.elem_segments[k].size()) continue;
+    const bool funcref = is_funcref(m.elems[k].type);
+    seg.clear();
+    for (uint64_t r : image.elem_segments[k]) seg.push_back(to_store(funcref, r));
+  }
+  std::copy(image.data_dropped.begin(), image.data_dropped.end(), inst.data_dropped.begin());
+  return Status::Ok();
+}
+
 namespace detail {
 
 std::optional<std::string> apply_snapshot(StoreImpl& s, InstanceRec& inst, const InstanceSnapshot& snap) {
   const Module& m = inst.module->module;
-  if (snap.memories.size() != m.memories.size() || snap.globals.size() != m.globals.size() ||
-      snap.tables.size() != m.tables.size() || snap.elem_segments.size() != m.elems.size() ||
-      snap.data_dropped.size() != m.datas.size())
-    return "the snapshot is of another module";
+  if (!same_shape(m, snap)) return "the snapshot is of another module";
   const RefMap refs(inst);
   for (size_t k = 0; k < snap.memories.size(); ++k) {
     MemoryInst& mem = s.memories[inst.memories[m.num_imported_memories + k]];
     const InstanceSnapshot::Memory& sm = snap.memories[k];
     if (sm.pages > mem.max_pages) return "the snapshot's memory exceeds the store's limit";
     if (sm.pages != mem.pages) {
-      mem.data.assign(uint64_t(sm.pages) * kPageSize, 0);
-      mem.pages = sm.pages;
+      mem.data.clear();
+      mem.written.clear();
+      mem.resize_pages(sm.pages);
     }
     // A fresh memory is zero: only the blocks that are not need copying.
     constexpr uint64_t kBlock = InstanceSnapshot::Memory::kSnapshotBlock;

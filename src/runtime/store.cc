@@ -75,6 +75,7 @@ void Store::release_instance_storage(uint32_t instance) {
   const Module& m = rec.module->module;
   for (size_t k = m.num_imported_memories; k < rec.memories.size(); ++k) {
     std::vector<uint8_t>().swap(s.memories[rec.memories[k]].data);
+    std::vector<uint8_t>().swap(s.memories[rec.memories[k]].written);
     s.memories[rec.memories[k]].pages = 0;
   }
   for (size_t k = m.num_imported_tables; k < rec.tables.size(); ++k)
@@ -134,10 +135,11 @@ bool init_memory(const StoreLimits& limits, const MemoryType& type, MemoryInst& 
   m.declared_max = type.limits.max;
   m.max_pages = uint32_t(std::min<uint64_t>(type.limits.max.value_or(kMaxPages), cap));
   try {
-    m.data.assign(size_t(m.pages) * kPageSize, 0);
+    m.resize_pages(uint32_t(type.limits.min));
   } catch (const std::exception&) {
     m.pages = 0;
     m.data.clear();
+    m.written.clear();
     return false;
   }
   return true;
@@ -153,22 +155,22 @@ bool ensure_stack(StoreImpl& s) {
   return true;
 }
 
-TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const std::vector<uint64_t>& args,
-              std::vector<uint64_t>* results) {
+TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const uint64_t* args, uint64_t* results) {
   const FuncType& type = s.types[s.funcs[func_addr].type_id];
+  const size_t num_params = type.params.size();
   if (!ensure_stack(s)) return TrapCode::CallStackExhausted;
   // A top-level call starts at the bottom of the stack; a call made from
   // inside a host function goes above every live frame.
   const bool nested = s.depth > 0;
   const uint32_t base = nested ? s.stack_top : 0;
   const size_t num_results = type.results.size();  // `type` may dangle after the call
-  const size_t need = std::max(type.params.size(), num_results);
+  const size_t need = std::max(num_params, num_results);
   if (base > s.stack.size() || s.stack.size() - base < need) {
     s.last_trap = TrapInfo{TrapCode::CallStackExhausted, 0, 0};
     return TrapCode::CallStackExhausted;
   }
   uint64_t* slots = s.stack.data() + base;
-  std::copy(args.begin(), args.end(), slots);
+  std::copy(args, args + num_params, slots);
 
   const uint32_t saved_depth = s.depth, saved_top = s.stack_top;
   if (!nested) s.fuel_left = s.limits.fuel;
@@ -185,11 +187,26 @@ TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const std::vector<ui
     s.last_trap.code = trap;
     return trap;
   }
-  if (results) results->assign(slots, slots + num_results);
+  if (results) std::copy(slots, slots + num_results, results);
   return TrapCode::None;
 }
 
 }  // namespace detail
+
+TrapCode Store::invoke_slots(uint32_t func_addr, uint64_t* io) {
+  StoreImpl& s = *impl_;
+  if (func_addr >= s.funcs.size()) {
+    s.last_trap = TrapInfo{TrapCode::HostError, 0, 0};
+    return TrapCode::HostError;
+  }
+  const FuncType& type = s.types[s.funcs[func_addr].type_id];
+  const size_t nr = type.results.size();
+  TrapCode t = detail::call(s, *this, func_addr, io, io);
+  if (t != TrapCode::None) return t;
+  const FuncType& after = s.types[s.funcs[func_addr].type_id];
+  for (size_t k = 0; k < nr; ++k) io[k] = detail::normalize_bits(after.results[k], io[k]);
+  return TrapCode::None;
+}
 
 InvokeResult Store::invoke(uint32_t func_addr, const std::vector<Value>& args) {
   InvokeResult r;
@@ -207,8 +224,8 @@ InvokeResult Store::invoke(uint32_t func_addr, const std::vector<Value>& args) {
     if (args[i].type != type.params[i]) return host_error();
     in[i] = detail::normalize_bits(args[i].type, args[i].bits);
   }
-  std::vector<uint64_t> out;
-  r.trap = detail::call(s, *this, func_addr, in, &out);
+  std::vector<uint64_t> out(type.results.size());
+  r.trap = detail::call(s, *this, func_addr, in.data(), out.data());
   if (r.trap != TrapCode::None) return r;
   // `type` may dangle if the call interned new types (a host function that
   // instantiated a module), so look it up again.

@@ -20,11 +20,11 @@ bool init_memory(const StoreLimits& limits, const MemoryType& type, MemoryInst& 
 // Allocates the value stack on first use; false when the host cannot.
 bool ensure_stack(StoreImpl& s);
 
-// Runs store function `func_addr` with raw argument slots (already checked
-// against its type), on the stack bottom or, when re-entered from a host
-// function, above the live frames. Records last_trap.
-TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const std::vector<uint64_t>& args,
-              std::vector<uint64_t>* results);
+// Runs store function `func_addr` with raw argument slots args[0..params)
+// (already checked against its type), on the stack bottom or, when
+// re-entered from a host function, above the live frames; its results go
+// to results[0..results) unless that is null. Records last_trap.
+TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const uint64_t* args, uint64_t* results);
 
 // Overwrites a new instance's own memories, globals, tables and segments
 // with `snap` (Store::instantiate with an image); the reason when it does

@@ -5,6 +5,7 @@
 // to find it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -33,6 +34,37 @@ struct MemoryInst {
   // The max the memory was declared with, for import matching (limits
   // subtyping looks at the declared max, not at the store's cap).
   std::optional<uint64_t> declared_max;
+
+  // One flag per granule of 2^kWrittenShift bytes, set by every write the
+  // executors make (a store also covers the up to 7 bytes it spills into
+  // the next granule: Store::reset_instance restores those with the
+  // granule), so that a batch returns a used instance to its image by
+  // copying only what its run wrote. 1 KiB, the GPU's sparse part: a
+  // 2-page memory has 128 flags to scan, and a 64-byte input costs one
+  // granule to restore.
+  static constexpr uint32_t kWrittenShift = 8;
+  std::vector<uint8_t> written;
+
+  // The flags, sized to the memory. Code that replaced `data` wholesale
+  // (a test harness restoring a copy) left them short: the new granules
+  // count as written, since nothing says what they hold.
+  uint8_t* written_flags() {
+    const size_t n = data.size() >> kWrittenShift;
+    if (written.size() != n) written.resize(n, 1);
+    return written.data();
+  }
+  void mark_written(uint64_t d, uint64_t n) {
+    if (n == 0) return;
+    uint8_t* f = written_flags();
+    const uint64_t first = d >> kWrittenShift, last = (d + n - 1) >> kWrittenShift;
+    std::fill(f + first, f + last + 1, uint8_t(1));
+  }
+  // Grows or shrinks to `p` pages; new bytes are zero, never written.
+  void resize_pages(uint32_t p) {
+    data.resize(size_t(p) * kPageSize, 0);
+    written.resize(data.size() >> kWrittenShift, 0);
+    pages = p;
+  }
 };
 
 struct TableInst {

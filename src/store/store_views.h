@@ -21,18 +21,24 @@ struct StoreMemView {
   uint32_t max_pages() const { return m->max_pages; }
   bool grow_to(uint32_t p) const {
     try {
-      m->data.resize(size_t(p) * kPageSize, 0);
+      m->resize_pages(p);
     } catch (const std::exception&) {
       return false;
     }
-    m->pages = p;
     return true;
   }
-  void fill(uint64_t d, uint8_t v, uint32_t n) const { std::memset(m->data.data() + d, v, n); }
+  void fill(uint64_t d, uint8_t v, uint32_t n) const {
+    std::memset(m->data.data() + d, v, n);
+    m->mark_written(d, n);
+  }
   void move(uint64_t d, uint64_t s, uint32_t n) const {
     std::memmove(m->data.data() + d, m->data.data() + s, n);
+    m->mark_written(d, n);
   }
-  void write(uint64_t d, const uint8_t* src, uint32_t n) const { std::memcpy(m->data.data() + d, src, n); }
+  void write(uint64_t d, const uint8_t* src, uint32_t n) const {
+    std::memcpy(m->data.data() + d, src, n);
+    m->mark_written(d, n);
+  }
 };
 
 struct StoreDataView {

@@ -419,6 +419,43 @@ TEST_F(Cli, BatchInstancesAreIndependent) {
   for (size_t i = 1; i < ls.size(); ++i) ASSERT_EQ(ls[i], std::to_string(i - 1) + ",1,") << i;
 }
 
+// A CPU worker keeps one instance and returns it to the module's image
+// after each input: whatever an instance wrote (memory, a global, a grown
+// memory), also when it then trapped, the next one must not see.
+const char* kDirtyWat = R"((module
+  (memory 1 4)
+  (data (i32.const 0) "\2a")
+  (global $g (mut i32) (i32.const 0))
+  (func (export "dirty") (param $i i32) (result i32)
+    (local $old i32) (local $at i32)
+    (local.set $at (i32.and (i32.mul (local.get $i) (i32.const 4)) (i32.const 0xfffc)))
+    (local.set $old (i32.add (i32.add (i32.load8_u (i32.const 0)) (memory.size))
+                             (i32.add (global.get $g) (i32.load (local.get $at)))))
+    (i32.store8 (i32.const 0) (i32.const 0))
+    (i32.store (local.get $at) (i32.const 1000))
+    (global.set $g (i32.const 7))
+    (drop (memory.grow (i32.const 1)))
+    (if (i32.and (local.get $i) (i32.const 1)) (then unreachable))
+    (local.get $old)))
+)";
+
+TEST_F(Cli, BatchInstancesStartFromTheImageAfterWritesAndTraps) {
+  std::string m = write("dirty.wat", kDirtyWat);
+  for (const char* tier : {"interp", "compiled"}) {
+    std::string out = path(std::string("dirty-") + tier + ".csv");
+    Proc r = run({"run", "--backend", "cpu", "--tier", tier, "-n", "3000", "--threads", "2", "--invoke", "dirty",
+                  "--output", out, m, "@index"});
+    EXPECT_EQ(r.rc, 1) << r.err;  // the odd instances trap
+    auto ls = lines(slurp(out));
+    ASSERT_EQ(ls.size(), 3001u) << tier;
+    // 42 (the data byte) + 1 page + 0 (the global) + the word at 4i: zero,
+    // but for instance 0, whose word holds the data byte.
+    EXPECT_EQ(ls[1], "0,85,");
+    for (size_t i = 1; i < 3000; ++i)
+      ASSERT_EQ(ls[i + 1], std::to_string(i) + (i % 2 ? ",,unreachable" : ",43,")) << tier << " row " << i;
+  }
+}
+
 TEST_F(Cli, BatchTrapSummaryAndCsv) {
   std::string out = path("t.csv");
   Proc r = run({"run", "-n", "10", "--invoke", "odd_traps", "--output", out, mod("basic"), "@index"});

@@ -17,7 +17,11 @@ namespace ww::rt {
 
 // Bumped whenever these structs or the entry table change: a cached shared
 // object of another version is rebuilt, never loaded.
-inline constexpr uint32_t kCpuAbiVersion = 2;
+inline constexpr uint32_t kCpuAbiVersion = 3;
+
+// Granules of 2^kCpuWrittenShift bytes of memory 0 that stores flag in
+// CpuInst::written (the host's MemoryInst::kWrittenShift).
+inline constexpr uint32_t kCpuWrittenShift = 8;
 
 struct CpuTable {
   uint64_t* elems;
@@ -39,7 +43,7 @@ struct CpuData {
 struct CpuInst;
 
 struct CpuHostApi {
-  // Grows memory 0 to `pages`; refreshes mem/mem_size. 0 when the host
+  // Grows memory 0 to `pages`; refreshes mem/written/mem_size. 0 when the host
   // cannot allocate.
   uint32_t (*memory_grow)(CpuInst* I, uint32_t pages);
   // Grows table t to n entries filled with init; refreshes tables[t].
@@ -57,6 +61,7 @@ struct CpuHostApi {
 
 struct CpuInst {
   uint8_t* mem;
+  uint8_t* written;  // a flag per granule of mem that a store wrote
   uint64_t mem_size;
   uint32_t mem_max_pages;
   uint64_t* const* globals;  // one pointer per global of the index space

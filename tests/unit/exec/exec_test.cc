@@ -4,7 +4,8 @@
 // the call-depth trap, fuel and trap locations. Every test runs twice: on
 // the interpreter and on the module compiled by the code generator (the
 // compiled CPU tier), which must behave identically, trap locations
-// included.
+// included. ResetTest returns a used instance to its image
+// (Store::reset_instance) after every kind of write, on both tiers.
 #include <gtest/gtest.h>
 
 #include <climits>
@@ -340,6 +341,167 @@ TEST_P(ExecTest, FuelStopsAnInfiniteLoop) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, ExecTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return i.param ? std::string("Compiled") : std::string("Interpreter");
+                         });
+
+// reset.wat: every way an instance changes its own state, for
+// Store::reset_instance (a batch's reused instances).
+//   (module
+//     (memory 1 3)
+//     (global $g (mut i64) (i64.const 7))
+//     (table $t 2 10 funcref)
+//     (elem (i32.const 0) $f)
+//     (elem $e funcref (ref.func $f))
+//     (data (i32.const 16) "image")
+//     (data $d "passive")
+//     (func $f (result i32) i32.const 1)
+//     (func (export "store64") (param i32 i64) local.get 0 local.get 1 i64.store)
+//     (func (export "store8") (param i32 i32) local.get 0 local.get 1 i32.store8)
+//     (func (export "fill") (param i32 i32 i32) local.get 0 local.get 1 local.get 2 memory.fill)
+//     (func (export "copy") (param i32 i32 i32) local.get 0 local.get 1 local.get 2 memory.copy)
+//     (func (export "init") (param i32) local.get 0 i32.const 0 i32.const 7 memory.init $d)
+//     (func (export "drops") data.drop $d elem.drop $e)
+//     (func (export "grow") (param i32) (result i32) local.get 0 memory.grow)
+//     (func (export "set_global") (param i64) local.get 0 global.set $g)
+//     (func (export "tables")
+//       (table.set $t (i32.const 1) (ref.func $f))
+//       (drop (table.grow $t (ref.null func) (i32.const 3))))
+//     (func (export "store_then_trap") (param i32)
+//       local.get 0 i64.const -1 i64.store
+//       i32.const 1 i32.const 0 i32.div_u drop))
+const std::vector<uint8_t> kReset = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x25, 0x08, 0x60, 0x00, 0x01, 0x7f, 0x60,
+    0x02, 0x7f, 0x7e, 0x00, 0x60, 0x02, 0x7f, 0x7f, 0x00, 0x60, 0x03, 0x7f, 0x7f, 0x7f, 0x00, 0x60,
+    0x01, 0x7f, 0x00, 0x60, 0x00, 0x00, 0x60, 0x01, 0x7f, 0x01, 0x7f, 0x60, 0x01, 0x7e, 0x00, 0x03,
+    0x0c, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x03, 0x04, 0x05, 0x06, 0x07, 0x05, 0x04, 0x04, 0x05, 0x01,
+    0x70, 0x01, 0x02, 0x0a, 0x05, 0x04, 0x01, 0x01, 0x01, 0x03, 0x06, 0x06, 0x01, 0x7e, 0x01, 0x42,
+    0x07, 0x0b, 0x07, 0x60, 0x0a, 0x07, 0x73, 0x74, 0x6f, 0x72, 0x65, 0x36, 0x34, 0x00, 0x01, 0x06,
+    0x73, 0x74, 0x6f, 0x72, 0x65, 0x38, 0x00, 0x02, 0x04, 0x66, 0x69, 0x6c, 0x6c, 0x00, 0x03, 0x04,
+    0x63, 0x6f, 0x70, 0x79, 0x00, 0x04, 0x04, 0x69, 0x6e, 0x69, 0x74, 0x00, 0x05, 0x05, 0x64, 0x72,
+    0x6f, 0x70, 0x73, 0x00, 0x06, 0x04, 0x67, 0x72, 0x6f, 0x77, 0x00, 0x07, 0x0a, 0x73, 0x65, 0x74,
+    0x5f, 0x67, 0x6c, 0x6f, 0x62, 0x61, 0x6c, 0x00, 0x08, 0x06, 0x74, 0x61, 0x62, 0x6c, 0x65, 0x73,
+    0x00, 0x09, 0x0f, 0x73, 0x74, 0x6f, 0x72, 0x65, 0x5f, 0x74, 0x68, 0x65, 0x6e, 0x5f, 0x74, 0x72,
+    0x61, 0x70, 0x00, 0x0a, 0x09, 0x0b, 0x02, 0x00, 0x41, 0x00, 0x0b, 0x01, 0x00, 0x01, 0x00, 0x01,
+    0x00, 0x0c, 0x01, 0x02, 0x0a, 0x78, 0x0b, 0x04, 0x00, 0x41, 0x01, 0x0b, 0x09, 0x00, 0x20, 0x00,
+    0x20, 0x01, 0x37, 0x03, 0x00, 0x0b, 0x09, 0x00, 0x20, 0x00, 0x20, 0x01, 0x3a, 0x00, 0x00, 0x0b,
+    0x0b, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfc, 0x0b, 0x00, 0x0b, 0x0c, 0x00, 0x20, 0x00,
+    0x20, 0x01, 0x20, 0x02, 0xfc, 0x0a, 0x00, 0x00, 0x0b, 0x0c, 0x00, 0x20, 0x00, 0x41, 0x00, 0x41,
+    0x07, 0xfc, 0x08, 0x01, 0x00, 0x0b, 0x08, 0x00, 0xfc, 0x09, 0x01, 0xfc, 0x0d, 0x01, 0x0b, 0x06,
+    0x00, 0x20, 0x00, 0x40, 0x00, 0x0b, 0x06, 0x00, 0x20, 0x00, 0x24, 0x00, 0x0b, 0x10, 0x00, 0x41,
+    0x01, 0xd2, 0x00, 0x26, 0x00, 0xd0, 0x70, 0x41, 0x03, 0xfc, 0x0f, 0x00, 0x1a, 0x0b, 0x0f, 0x00,
+    0x20, 0x00, 0x42, 0x7f, 0x37, 0x03, 0x00, 0x41, 0x01, 0x41, 0x00, 0x6e, 0x1a, 0x0b, 0x0b, 0x14,
+    0x02, 0x00, 0x41, 0x10, 0x0b, 0x05, 0x69, 0x6d, 0x61, 0x67, 0x65, 0x01, 0x07, 0x70, 0x61, 0x73,
+    0x73, 0x69, 0x76, 0x65,
+};
+
+// An instance made from the snapshot of a fresh one, as a batch worker
+// keeps it; each test changes it, resets it, and compares a new snapshot
+// with the image: memory bytes and size, globals, tables, segments.
+class ResetTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    auto cm = compile_module(kReset);
+    ASSERT_TRUE(cm.ok()) << cm.error().to_string();
+    module_ = *cm;
+    if (GetParam()) {
+      auto native = compile_for_test(module_, false);
+      ASSERT_TRUE(native);
+      store_.impl().native_for = [native](const std::shared_ptr<const CompiledModule>&) { return native; };
+    }
+    auto first = store_.instantiate(module_, {});
+    ASSERT_EQ(first.index(), 0u);
+    auto snap = store_.snapshot(std::get<0>(first));
+    ASSERT_TRUE(snap.ok()) << snap.error().message;
+    image_ = std::move(*snap);
+    auto inst = store_.instantiate(module_, {}, image_);
+    ASSERT_EQ(inst.index(), 0u);
+    inst_ = std::get<0>(inst);
+  }
+
+  TrapCode call(const char* name, std::vector<Value> args) {
+    auto e = store_.get_export(inst_, name);
+    EXPECT_TRUE(e.has_value()) << name;
+    return e ? store_.invoke(e->addr, args).trap : TrapCode::HostError;
+  }
+  void run(const char* name, std::vector<Value> args) {
+    EXPECT_EQ(call(name, std::move(args)), TrapCode::None) << name;
+  }
+
+  // Resets, then checks that nothing differs from the image.
+  void expect_reset_to_image() {
+    ASSERT_TRUE(store_.reset_instance(inst_, image_).ok());
+    auto now = store_.snapshot(inst_);
+    ASSERT_TRUE(now.ok()) << now.error().message;
+    ASSERT_EQ(now->memories.size(), 1u);
+    EXPECT_EQ(now->memories[0].pages, image_.memories[0].pages);
+    EXPECT_TRUE(now->memories[0].bytes == image_.memories[0].bytes) << "memory differs";
+    EXPECT_EQ(now->globals, image_.globals);
+    EXPECT_EQ(now->tables, image_.tables);
+    EXPECT_EQ(now->elem_segments, image_.elem_segments);
+    EXPECT_EQ(now->data_dropped, image_.data_dropped);
+  }
+  uint8_t byte_at(uint64_t addr) {
+    const auto& rec = store_.impl().instances[inst_];
+    return store_.memory_data(rec.memories[0])[addr];
+  }
+
+  Store store_;
+  std::shared_ptr<const CompiledModule> module_;
+  InstanceSnapshot image_;
+  uint32_t inst_ = 0;
+};
+
+Value L(int64_t v) { return Value::i64(v); }
+
+TEST_P(ResetTest, StoresAtGranuleEdgesAndTheImageComeBack) {
+  constexpr uint64_t kGranule = uint64_t(1) << MemoryInst::kWrittenShift;
+  // Stores that spill into the next granule, one over the image's data,
+  // one at the very end of the memory.
+  for (uint64_t at : {kGranule - 1, kGranule - 7, 3 * kGranule - 4, uint64_t(16), uint64_t(65528)})
+    run("store64", {Value::i32(int32_t(at)), L(-1)});
+  run("store8", {Value::i32(40000), Value::i32(9)});
+  EXPECT_EQ(byte_at(kGranule), 0xff);
+  expect_reset_to_image();
+  EXPECT_EQ(byte_at(16), 'i');
+}
+
+TEST_P(ResetTest, BulkMemoryOpsAndGrowComeBack) {
+  run("fill", {Value::i32(100), Value::i32(0xab), Value::i32(5000)});
+  run("copy", {Value::i32(30000), Value::i32(16), Value::i32(5)});
+  run("init", {Value::i32(60000)});
+  EXPECT_EQ(call("grow", {Value::i32(2)}), TrapCode::None);
+  run("store64", {Value::i32(65536 * 2 + 8), L(42)});
+  expect_reset_to_image();
+  // Pages a cut-back memory gains again start zero.
+  EXPECT_EQ(call("grow", {Value::i32(2)}), TrapCode::None);
+  EXPECT_EQ(byte_at(65536 * 2 + 8), 0);
+  expect_reset_to_image();
+}
+
+TEST_P(ResetTest, GlobalsTablesAndDroppedSegmentsComeBack) {
+  run("set_global", {L(-3)});
+  run("tables", {});
+  run("drops", {});
+  EXPECT_EQ(call("init", {Value::i32(0)}), TrapCode::MemoryOutOfBounds);  // dropped
+  expect_reset_to_image();
+  run("init", {Value::i32(0)});  // the segment is back
+  expect_reset_to_image();
+}
+
+TEST_P(ResetTest, WritesBeforeATrapComeBack) {
+  EXPECT_EQ(call("store_then_trap", {Value::i32(5000)}), TrapCode::IntegerDivideByZero);
+  EXPECT_EQ(byte_at(5000), 0xff);
+  expect_reset_to_image();
+}
+
+TEST_P(ResetTest, AnImageOfAnotherModuleIsRefused) {
+  InstanceSnapshot other;
+  EXPECT_FALSE(store_.reset_instance(inst_, other).ok());
+  EXPECT_FALSE(store_.reset_instance(inst_ + 100, image_).ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiers, ResetTest, ::testing::Values(false, true),
                          [](const ::testing::TestParamInfo<bool>& i) {
                            return i.param ? std::string("Compiled") : std::string("Interpreter");
                          });
