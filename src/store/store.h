@@ -39,9 +39,9 @@ struct MemoryInst {
   // executors make (a store also covers the up to 7 bytes it spills into
   // the next granule: Store::reset_instance restores those with the
   // granule), so that a batch returns a used instance to its image by
-  // copying only what its run wrote. 1 KiB, the GPU's sparse part: a
-  // 2-page memory has 128 flags to scan, and a 64-byte input costs one
-  // granule to restore.
+  // copying only what its run wrote. 256 bytes: a 64-byte input costs one
+  // short copy to restore, and the 512 flags of a 2-page memory are
+  // scanned 64 at a time.
   static constexpr uint32_t kWrittenShift = 8;
   std::vector<uint8_t> written;
 
