@@ -64,6 +64,9 @@ class Generator {
   void emit_cpu_entries();
   void emit_gpu_kernel();
   int intrinsic_of(uint32_t import_func) const;
+  // CPU functions keep memory 0's base and size in locals (WW_MEM_LOCALS),
+  // refreshed after whatever may grow the memory.
+  bool memory_locals() const { return !gpu_ && uses_memory_; }
 
   const CompiledModule& cm_;
   const Module& m_;
@@ -211,6 +214,7 @@ void Generator::emit_direct_call(uint32_t callee_def, uint32_t base, bool indire
   if (nr == 0) out_ += " " + call + ";";
   else out_ += " auto res_ = " + call + ";";
   if (may_trap_[callee_def]) out_ += " WW_CHECK_TRAP();";
+  if (memory_locals()) out_ += " MEM_REFRESH();";
   emit_results("res_", base, nr);
 }
 
@@ -247,6 +251,7 @@ void Generator::emit_call_import(uint32_t func, uint32_t base) {
     // The host counts fuel and depth for calls that leave compiled code.
     out_ += " " + io + " TRAP_IF(TrapCode(I.api->call_import(&I, " + std::to_string(func) +
             "u, io_, depth)));";
+    if (memory_locals()) out_ += " MEM_REFRESH();";
   }
   for (uint32_t k = 0; k < nr; ++k) out_ += " r" + std::to_string(base + k) + " = io_[" + std::to_string(k) + "];";
 }
@@ -285,6 +290,7 @@ void Generator::emit_call_indirect(const DecodedOp& o, uint32_t caller_def) {
   out_ += "    default: { uint64_t io_[" + std::to_string(n) + "] = {";
   for (uint32_t k = 0; k < np; ++k) out_ += (k ? ", r" : "r") + std::to_string(base + k);
   out_ += "}; TRAP_IF(TrapCode(I.api->call_ref(&I, ref_, " + std::to_string(type) + "u, io_, depth)));";
+  if (memory_locals()) out_ += " MEM_REFRESH();";
   for (uint32_t k = 0; k < nr; ++k) out_ += " r" + std::to_string(base + k) + " = io_[" + std::to_string(k) + "];";
   out_ += " }\n  }\n";
 }
@@ -370,6 +376,7 @@ Status Generator::emit_function(uint32_t def) {
   emit_declaration(def, " {\n");
   out_ += "  typedef " + ret_type(fc.num_results) + " RetT;\n";
   out_ += "  constexpr uint32_t kFn = " + std::to_string(f) + "u;\n";
+  if (memory_locals()) out_ += "  WW_MEM_LOCALS\n";
   std::string decl;
   for (uint32_t s = 0; s < used.size(); ++s) {
     if (!used[s]) continue;

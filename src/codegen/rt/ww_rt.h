@@ -81,6 +81,7 @@ struct Inst {
 #define GLOBAL_GET(k) I.g[k]
 #define GLOBAL_SET(k, v) (I.g[k] = (v))
 #define MEMV (gpu::DevMemView<WW_LAYOUT>{I.mem, &I.mem_size, &I.W->mem_pages[I.t], I.W->mem_max_pages})
+#define WW_MEM_LOCALS
 #define MEM_REFRESH() ((void)0)
 #define DATAV(seg) (gpu::DevDataView{I.M, I.W, I.t, (seg)})
 #define TABLEV(tb) (gpu::DevTableView{I.M, I.W, I.t, (tb)})
@@ -92,18 +93,27 @@ struct Inst {
 using Inst = rt::CpuInst;
 
 #define WW_MAX_DEPTH (I.max_depth)
-#define MEM_SIZE I.mem_size
-#define MEM_PAGES uint32_t(I.mem_size / 65536)
-#define LOAD8(a) sem::load8(I.mem + (a))
-#define LOAD16(a) sem::load16(I.mem + (a))
-#define LOAD32(a) sem::load32(I.mem + (a))
-#define LOAD64(a) sem::load64(I.mem + (a))
+// Memory 0 in locals of each function: a store through a byte pointer may
+// alias the context, so with I.mem in every access the compiler reloaded
+// the base and the size after each store. Anything that may move or grow
+// the memory (memory.grow, a call) is followed by MEM_REFRESH().
+#define WW_MEM_LOCALS                        \
+  [[maybe_unused]] uint8_t* mem_ = I.mem;            \
+  [[maybe_unused]] uint8_t* written_ = I.written;    \
+  [[maybe_unused]] uint64_t mem_size_ = I.mem_size;
+#define MEM_REFRESH() (mem_ = I.mem, written_ = I.written, mem_size_ = I.mem_size)
+#define MEM_SIZE mem_size_
+#define MEM_PAGES uint32_t(mem_size_ / 65536)
+#define LOAD8(a) sem::load8(mem_ + (a))
+#define LOAD16(a) sem::load16(mem_ + (a))
+#define LOAD32(a) sem::load32(mem_ + (a))
+#define LOAD64(a) sem::load64(mem_ + (a))
 // Stores flag their granule for the host's instance reset (CpuInst::written).
-#define MARK_WRITTEN(a) (I.written[(a) >> rt::kCpuWrittenShift] = 1)
-#define STORE8(a, v) (MARK_WRITTEN(a), sem::store8(I.mem + (a), (v)))
-#define STORE16(a, v) (MARK_WRITTEN(a), sem::store16(I.mem + (a), (v)))
-#define STORE32(a, v) (MARK_WRITTEN(a), sem::store32(I.mem + (a), (v)))
-#define STORE64(a, v) (MARK_WRITTEN(a), sem::store64(I.mem + (a), (v)))
+#define MARK_WRITTEN(a) (written_[(a) >> rt::kCpuWrittenShift] = 1)
+#define STORE8(a, v) (MARK_WRITTEN(a), sem::store8(mem_ + (a), (v)))
+#define STORE16(a, v) (MARK_WRITTEN(a), sem::store16(mem_ + (a), (v)))
+#define STORE32(a, v) (MARK_WRITTEN(a), sem::store32(mem_ + (a), (v)))
+#define STORE64(a, v) (MARK_WRITTEN(a), sem::store64(mem_ + (a), (v)))
 #define GLOBAL_GET(g) (*I.globals[g])
 #define GLOBAL_SET(g, v) (*I.globals[g] = (v))
 
@@ -163,7 +173,6 @@ struct AnySig {
 };
 
 #define MEMV (CpuMemView{&I})
-#define MEM_REFRESH() ((void)0)
 #define DATAV(seg) (CpuDataView{&I, (seg)})
 #define TABLEV(tb) (CpuTableView{&I, (tb)})
 #define ELEMV(seg) (CpuElemView{&I, (seg)})
