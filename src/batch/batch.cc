@@ -318,11 +318,16 @@ struct Probe {
   double ms = 0;
 };
 
-Probe timed_probe() {
+Probe timed_probe(bool nvrtc) {
   auto t = std::chrono::steady_clock::now();
   Probe p;
   p.info = gpu::probe_device();
   if (p.info.available) gpu::prepare_transfers();
+  // Loaded here, not on a thread of its own, so that run() waiting for the
+  // probe also waits for it (a load still under way at exit crashed the
+  // process). A failure shows again, with its message, where the version
+  // is needed.
+  if (nvrtc) (void)gpu::nvrtc_version();
   p.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   return p;
 }
@@ -332,9 +337,18 @@ std::shared_future<Probe> g_probe;
 
 }  // namespace
 
-void warm_up_gpu() {
+void warm_up_gpu(bool nvrtc) {
   std::lock_guard<std::mutex> g(g_probe_mu);
-  if (!g_probe.valid()) g_probe = std::async(std::launch::async, timed_probe).share();
+  if (!g_probe.valid()) g_probe = std::async(std::launch::async, timed_probe, nvrtc).share();
+}
+
+void wait_for_warm_up() {
+  std::shared_future<Probe> probe;
+  {
+    std::lock_guard<std::mutex> g(g_probe_mu);
+    probe = g_probe;
+  }
+  if (probe.valid()) probe.wait();
 }
 
 TrapCode Job::stop_reason() const {
@@ -365,7 +379,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
       std::lock_guard<std::mutex> g(g_probe_mu);
       probe = g_probe;
     }
-    const Probe p = probe.valid() ? probe.get() : timed_probe();
+    const Probe p = probe.valid() ? probe.get() : timed_probe(false);
     trace("wait for GPU start-up");
     out.phases.gpu_startup = p.ms;
     const gpu::DeviceInfo& dev = p.info;

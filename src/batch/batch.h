@@ -192,8 +192,12 @@ Result<FuncType> export_function_type(const Module& m, const std::string& name, 
 
 // Starts the GPU's driver and context in the background (hundreds of ms on
 // a cold machine) while the caller reads the module and inputs; run()
-// waits for it instead of starting them itself.
-void warm_up_gpu();
+// waits for it instead of starting them itself. With `nvrtc`, NVRTC is
+// loaded alongside: its version is part of the compiled-code cache's key,
+// and its dlopen was most of a cache hit's 6 ms.
+void warm_up_gpu(bool nvrtc);
+// Returns once the warm-up (if one started) has finished.
+void wait_for_warm_up();
 
 // Checks the spec against the module (the export, the argument count, the
 // imports, memory I/O on a module without memory), runs it, and returns

@@ -200,8 +200,13 @@ Result<int> run_impl(const RunSpec& spec) {
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   };
-  // The GPU's start-up overlaps reading the module and the inputs.
-  if (spec.backend != "cpu") batch::warm_up_gpu();
+  // The GPU's start-up overlaps reading the module and the inputs. Every
+  // way out of here waits for it: a process that exits while the start-up
+  // thread is still loading CUDA libraries crashes.
+  if (spec.backend != "cpu") batch::warm_up_gpu(spec.tier != "interp");
+  struct JoinWarmUp {
+    ~JoinWarmUp() { batch::wait_for_warm_up(); }
+  } join_warm_up;
   Outputs outputs;
   WW_TRY(open_outputs(spec, outputs));
   batch::PhaseTimes phases;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 #include "codegen/embedded.h"
@@ -107,6 +108,59 @@ Result<Prepared> prepare_gpu(const Request& req, Outcome* out) {
   return p;
 }
 
+// The last few requests' prepared sources: a batch asks whether the cache
+// holds its code, perhaps again for every export, then loads it, and each
+// of those generated the module's source anew to key it (a few ms a time
+// on the bench modules). Entries hold their module, so a module's address
+// is never another's while it is here.
+class PreparedMemo {
+ public:
+  template <class PrepareFn>
+  Result<std::shared_ptr<const Prepared>> get(const Request& req, PrepareFn&& prepare) {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      for (const Entry& e : entries_)
+        if (same(e.req, req)) return e.prepared;
+    }
+    WW_ASSIGN_OR_RETURN(Prepared p, prepare(req));
+    auto shared = std::make_shared<const Prepared>(std::move(p));
+    std::lock_guard<std::mutex> g(mu_);
+    if (entries_.size() == kEntries) entries_.erase(entries_.begin());
+    entries_.push_back({req, shared});
+    return shared;
+  }
+
+ private:
+  static constexpr size_t kEntries = 4;
+  struct Entry {
+    Request req;
+    std::shared_ptr<const Prepared> prepared;
+  };
+  // Everything prepare_* reads from a request.
+  static bool same(const Request& a, const Request& b) {
+    return a.module == b.module && a.entries == b.entries && a.target == b.target && a.metered == b.metered &&
+           a.deadline == b.deadline && a.layout == b.layout && a.gpu_arch == b.gpu_arch;
+  }
+  std::mutex mu_;
+  std::vector<Entry> entries_;
+};
+
+Result<std::shared_ptr<const Prepared>> prepared(const Request& req, Outcome* out) {
+  static PreparedMemo memo;
+  auto t = Clock::now();
+  bool fresh = false;
+  auto p = memo.get(req, [&](const Request& r) {
+    fresh = true;
+    return r.target == Target::Gpu ? prepare_gpu(r, out) : prepare_cpu(r, out);
+  });
+  if (p.ok() && out && !fresh) {
+    out->generate_ms = ms_since(t);
+    out->key = (*p)->key;
+    for (const std::string& u : (*p)->units) out->source_bytes += u.size();
+  }
+  return p;
+}
+
 // The cached bytes for the key, or freshly compiled ones (then cached;
 // trouble with the cache is a note, not a failure).
 template <class CompileFn>
@@ -132,18 +186,19 @@ Result<std::vector<uint8_t>> cached_or_compiled(const CacheOptions& copts, const
 }  // namespace
 
 Result<std::vector<std::string>> translation_units(const Request& req) {
-  WW_ASSIGN_OR_RETURN(Prepared p, req.target == Target::Gpu ? prepare_gpu(req, nullptr) : prepare_cpu(req, nullptr));
-  return p.units;
+  WW_ASSIGN_OR_RETURN(auto p, prepared(req, nullptr));
+  return p->units;
 }
 
 bool cached(const Request& req) {
   if (!req.cache.enabled) return false;
-  auto p = req.target == Target::Gpu ? prepare_gpu(req, nullptr) : prepare_cpu(req, nullptr);
-  return p.ok() && CodeCache(req.cache).contains(p->key);
+  auto p = prepared(req, nullptr);
+  return p.ok() && CodeCache(req.cache).contains((*p)->key);
 }
 
 Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcome* out) {
-  WW_ASSIGN_OR_RETURN(Prepared p, prepare_cpu(req, out));
+  WW_ASSIGN_OR_RETURN(auto shared, prepared(req, out));
+  const Prepared& p = *shared;
   WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> so, cached_or_compiled(req.cache, p.key, out, [&] {
                         return compile_shared_object(cc, p.units);
@@ -156,7 +211,8 @@ Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcom
 }
 
 Result<std::shared_ptr<gpu::KernelLauncher>> compile_gpu(const Request& req, Outcome* out) {
-  WW_ASSIGN_OR_RETURN(Prepared p, prepare_gpu(req, out));
+  WW_ASSIGN_OR_RETURN(auto shared, prepared(req, out));
+  const Prepared& p = *shared;
   StepTrace trace("compile");
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> cubin, cached_or_compiled(req.cache, p.key, out, [&] {
                         return gpu::nvrtc_compile(p.units, "wasmwarp_module.cu", p.cc_major, p.cc_minor);

@@ -32,8 +32,10 @@ struct Nvrtc {
 
 Result<const Nvrtc*> load() {
   static std::once_flag once;
-  static Nvrtc lib;
-  static std::string failure;
+  // Never destroyed: a load started by the GPU warm-up thread may still be
+  // writing them while the process exits.
+  static Nvrtc& lib = *new Nvrtc;
+  static std::string& failure = *new std::string;
   std::call_once(once, [] {
     void* h = dlopen_cuda_library({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"});
     if (!h) {
