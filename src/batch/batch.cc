@@ -429,7 +429,9 @@ Result<BatchResult> run(const BatchSpec& spec) {
   // trap, so every output row tells what became of its instance.
   const uint8_t why = uint8_t(job.cancelled() ? TrapCode::Interrupted : TrapCode::Timeout);
   const uint8_t* fin = out.finished.data();
-  for (const uint8_t* z = fin; (z = static_cast<const uint8_t*>(std::memchr(z, 0, fin + spec.instances - z)));
+  const size_t first_unfinished = parallel_find_byte(fin, 0, spec.instances);
+  for (const uint8_t* z = fin + first_unfinished;
+       z < fin + spec.instances && (z = static_cast<const uint8_t*>(std::memchr(z, 0, fin + spec.instances - z)));
        ++z)
     out.traps[z - fin] = why;
   if (out.backend == Backend::Cpu) {

@@ -135,8 +135,9 @@ class GpuExecutor final : public Executor {
     }
 
     const size_t nr = job.type.results.size();
+    // size_result zeroed the columns, and no other executor runs this range.
     req.dest = {out.results.data() + first * nr, out.traps.data() + first, out.trap_func.data() + first,
-                out.trap_pc.data() + first, out.finished.data() + first};
+                out.trap_pc.data() + first, out.finished.data() + first, true};
     WW_ASSIGN_OR_RETURN(gpu::BatchResult r, gpu::run_batch(req));
     out.kernel_ms += r.kernel_ms;
     PhaseTimes& ph = out.phases;

@@ -130,4 +130,16 @@ void parallel_zero(void* dst, size_t bytes) {
   split(bytes, [&](size_t off, size_t len) { std::memset(static_cast<uint8_t*>(dst) + off, 0, len); });
 }
 
+size_t parallel_find_byte(const void* p, uint8_t value, size_t bytes) {
+  std::atomic<size_t> first{bytes};
+  split(bytes, [&](size_t off, size_t len) {
+    const void* hit = std::memchr(static_cast<const uint8_t*>(p) + off, value, len);
+    if (!hit) return;
+    const size_t at = size_t(static_cast<const uint8_t*>(hit) - static_cast<const uint8_t*>(p));
+    for (size_t seen = first.load(); at < seen && !first.compare_exchange_weak(seen, at);) {
+    }
+  });
+  return first.load();
+}
+
 }  // namespace ww

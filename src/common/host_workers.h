@@ -24,5 +24,8 @@ size_t host_worker_count();
 // spreads its page faults over the cores.
 void parallel_copy(void* dst, const void* src, size_t bytes);
 void parallel_zero(void* dst, size_t bytes);
+// The offset of the first byte equal to `value`, or `bytes` when none is:
+// memchr over the workers (one thread scanned 8 MB of flags in 0.6 ms).
+size_t parallel_find_byte(const void* p, uint8_t value, size_t bytes);
 
 }  // namespace ww

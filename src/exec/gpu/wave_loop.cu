@@ -195,13 +195,6 @@ class WaveLoop {
       : req_(req), launcher_(launcher), S_(S), instance_(instance), img_(img), plan_(plan),
         t_start_(t_start), ftype_(req.module->module.func_type(req.func_index)),
         nparams_(uint32_t(ftype_.params.size())), nres_(uint32_t(ftype_.results.size())) {}
-  ~WaveLoop() {
-    if (ev_start_) cudaEventDestroy(ev_start_);
-    if (ev_stop_) cudaEventDestroy(ev_stop_);
-    if (poll_stream_) cudaStreamDestroy(poll_stream_);
-    if (pinned_words_) cudaFreeHost(pinned_words_);
-  }
-
   Status setup(BatchResult& out);
   // Runs instances [first, first + n); `*redo` becomes the number of them,
   // from the first that ran out of the sparse pool on, that must run again
@@ -232,6 +225,9 @@ class WaveLoop {
   Status init_wave(uint32_t first, uint32_t n, uint32_t blocks);
   Status launch_and_wait(uint32_t blocks);
   Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
+  // Results that are all i32 or f32: cut to 32 bits on the device, widened
+  // on the host.
+  Status download_results32(uint32_t first, uint32_t n);
   Status write_back_first(uint32_t n);
   // Adds the time since the last phase ended to `acc_ms`, once the device
   // has caught up with what was queued.
@@ -258,6 +254,10 @@ class WaveLoop {
   const DevLayout layout_ = DevLayout(plan_.layout);
   const bool sparse_ = plan_.layout == MemoryLayout::Sparse;
   const bool ref_results_ = std::any_of(ftype_.results.begin(), ftype_.results.end(), is_ref);
+  const bool results32_ = !ftype_.results.empty() &&
+                          std::all_of(ftype_.results.begin(), ftype_.results.end(),
+                                      [](ValType t) { return t == ValType::I32 || t == ValType::F32; });
+  uint32_t* results32_scratch_[2] = {nullptr, nullptr};  // a staging piece each, on the device
 
   DeviceArena arena_;
   ModuleOnDevice mod_;
@@ -266,8 +266,9 @@ class WaveLoop {
   std::vector<uint8_t*> d_mem_in_, d_mem_out_;
   // Pinned: [0] receives the progress count, [1] holds the deadline that
   // stops a running wave.
+  // The staging's (PinnedStaging::WaveSignals).
   unsigned long long* pinned_words_ = nullptr;
-  cudaStream_t poll_stream_ = nullptr;       // non-blocking: copies while kernels run
+  cudaStream_t poll_stream_ = nullptr;
   cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
   // Pinned host memory for every per-wave transfer (arguments in; results,
   // traps and flags out): pageable copies ran at about 2 GB/s, which made
@@ -280,6 +281,9 @@ class WaveLoop {
   double kernel_ms_ = 0;
   double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
   BatchRequest::Destination dest_;
+  // Instances below this had trap words fetched (a wave that ran again
+  // after the pool ran out must clear them).
+  uint64_t trap_words_written_to_ = 0;
   DevWave* wave_on_device_ = nullptr;  // W_'s copy (DevWave::self)
   uint32_t next_wave_ = 0;
   uint64_t pool_chunks_ = 0;
@@ -343,6 +347,8 @@ Status WaveLoop::alloc_wave_buffers() {
   const uint64_t row_bytes = 8 * std::max<uint64_t>(std::max(nparams_, nres_), 1);
   staging_rows_ = uint32_t(std::min<uint64_t>(WV, staging_piece_bytes() / row_bytes));
   WW_ASSIGN_OR_RETURN(staging_, take_staging());
+  if (results32_)
+    for (uint32_t*& scratch : results32_scratch_) WW_TRY(arena_.alloc(&scratch, staging_->piece_bytes() / 4));
   d_mem_in_.resize(req_.mem_in.size());
   d_mem_out_.resize(req_.mem_out.size());
   for (size_t k = 0; k < req_.mem_in.size(); ++k)
@@ -363,13 +369,16 @@ Status WaveLoop::setup(BatchResult& out) {
   WW_TRY(alloc_wave_buffers());
   trace_("allocate wave buffers");
 
-  WW_CUDA(cudaHostAlloc(&pinned_words_, 2 * sizeof(unsigned long long), cudaHostAllocDefault));
+  const PinnedStaging::WaveSignals& sig = staging_->signals();
+  pinned_words_ = sig.words;
+  poll_stream_ = sig.poll_stream;
+  ev_start_ = sig.start;
+  ev_stop_ = sig.stop;
   pinned_words_[0] = 0;
   pinned_words_[1] = 1;  // the deadline that stops a running wave
   WW_TRY(arena_.alloc(&W_.done, 1));
   WW_CUDA(cudaMemset(W_.done, 0, sizeof(unsigned long long)));
   WW_TRY(arena_.alloc(&W_.trapped, 1));
-  WW_CUDA(cudaStreamCreateWithFlags(&poll_stream_, cudaStreamNonBlocking));
 
   uint64_t* d_timer;
   WW_TRY(arena_.alloc(&d_timer, 1));
@@ -382,8 +391,6 @@ Status WaveLoop::setup(BatchResult& out) {
                    : req_.cancel      ? ~uint64_t{0}
                                       : 0;
   if (req_.batch) req_.batch->start_clock();
-  WW_CUDA(cudaEventCreate(&ev_start_));
-  WW_CUDA(cudaEventCreate(&ev_stop_));
   W_.args_uniform = !req_.args_per_instance && !req_.fill_args;
   if (W_.args_uniform) WW_TRY(arena_.upload(&W_.args, req_.args));
   if (W_.args_uniform && !req_.arg_index_kind.empty()) WW_TRY(arena_.upload(&W_.arg_index_kind, req_.arg_index_kind));
@@ -398,7 +405,8 @@ Status WaveLoop::setup(BatchResult& out) {
     out.trap_func.assign(req_.instances, 0);
     out.trap_pc.assign(req_.instances, 0);
     out.finished.assign(req_.instances, 0);
-    dest_ = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data()};
+    dest_ = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data(),
+             true};
     trace_("host result arrays");
   }
   return Status::Ok();
@@ -539,7 +547,10 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
     WW_CUDA(cudaGetLastError());
     WW_TRY(staging_->fetch(mo.data + uint64_t(first) * mo.length, d_mem_out_[k], uint64_t(n) * mo.length));
   }
-  if (nres_) {
+  if (nres_ && results32_) {
+    WW_TRY(download_results32(first, n));
+    trace_("wave: download results");
+  } else if (nres_) {
     const InstanceRec& irec = S_.instances[instance_];
     const uint32_t rows = staging_rows_;
     WW_TRY(staging_->download(
@@ -584,7 +595,8 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
   if (trapped || !req_.mem_in.empty() || !req_.mem_out.empty()) {
     WW_TRY(fetch(dest_.trap_func + first, W_.trap_func, uint64_t(n) * 4));
     WW_TRY(fetch(dest_.trap_pc + first, W_.trap_pc, uint64_t(n) * 4));
-  } else {
+    trap_words_written_to_ = std::max(trap_words_written_to_, uint64_t(first) + n);
+  } else if (!dest_.trap_words_zero || first < trap_words_written_to_) {
     // On every core: one thread took 7 ms for 8.3M instances' two columns.
     parallel_zero(dest_.trap_func + first, uint64_t(n) * 4);
     parallel_zero(dest_.trap_pc + first, uint64_t(n) * 4);
@@ -593,6 +605,31 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
   WW_TRY(end_phase(download_ms_));
   trace_("wave: download traps, flags");
   return Status::Ok();
+}
+
+Status WaveLoop::download_results32(uint32_t first, uint32_t n) {
+  const uint32_t rows = uint32_t(std::min<uint64_t>(n, staging_->piece_bytes() / (4 * uint64_t(nres_))));
+  return staging_->download(
+      (n + rows - 1) / rows,
+      [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
+        const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
+        uint32_t* packed = results32_scratch_[p & 1];
+        pack_results32_kernel<<<(m + kBlock - 1) / kBlock, kBlock, 0, s>>>(W_.io, n, off, m, nres_, packed);
+        WW_CUDA(cudaGetLastError());
+        WW_CUDA(cudaMemcpyAsync(buf, packed, uint64_t(m) * nres_ * 4, cudaMemcpyDeviceToHost, s));
+        return Status::Ok();
+      },
+      [&](uint64_t p, void* buf) {
+        const uint32_t* v = static_cast<const uint32_t*>(buf);
+        const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
+        uint64_t* to = dest_.results + uint64_t(first + off) * nres_;
+        constexpr uint32_t kRowsPerJob = 1u << 16;
+        run_on_host_workers((m + kRowsPerJob - 1) / kRowsPerJob, [&](size_t b) {
+          const uint32_t t0 = uint32_t(b) * kRowsPerJob, t1 = std::min(m, t0 + kRowsPerJob);
+          for (uint32_t t = t0; t < t1; ++t)
+            for (uint32_t k = 0; k < nres_; ++k) to[uint64_t(t) * nres_ + k] = v[uint64_t(k) * m + t];
+        });
+      });
 }
 
 // Instance 0's final state back into the source instance (the spec runner).
@@ -643,8 +680,7 @@ Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
   }
   const uint8_t out_of_pool = uint8_t(TrapCode::OutOfDeviceMemory);
   const uint8_t* traps = dest_.traps + first;
-  const void* hit = std::memchr(traps, out_of_pool, n);
-  const uint32_t r = hit ? uint32_t(static_cast<const uint8_t*>(hit) - traps) : n;
+  const uint32_t r = uint32_t(parallel_find_byte(traps, out_of_pool, n));
   *redo = r < n ? n - r : 0;
   // Chunks per group of 32: measured, or when the pool ran out, the whole
   // pool over the groups before the first that did not fit.
@@ -723,7 +759,8 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
 // its instances keep the trap.
 void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d, BatchResult& out) {
   const uint8_t exhausted = uint8_t(TrapCode::CallStackExhausted);
-  if (imports_atomic_add(req.module->module) || !std::memchr(d.traps, exhausted, req.instances)) return;
+  if (imports_atomic_add(req.module->module) || parallel_find_byte(d.traps, exhausted, req.instances) == req.instances)
+    return;
   uint32_t slots = req.stack_slots, depth = req.max_call_depth;
   const uint32_t slots_limit = std::max(req.stack_slots_limit, slots);
   const uint32_t depth_limit = std::max(req.call_depth_limit, depth);

@@ -52,6 +52,18 @@ TEST(HostWorkers, ParallelCopyAndZeroCoverOddSizes) {
   }
 }
 
+TEST(HostWorkers, ParallelFindByteFindsTheFirst) {
+  std::vector<uint8_t> v(size_t(9) << 20, 1);  // split over several workers
+  EXPECT_EQ(parallel_find_byte(v.data(), 0, v.size()), v.size());
+  for (size_t at : {v.size() - 1, size_t(5) << 20, size_t(3), size_t(0)}) {
+    v[at] = 0;
+    EXPECT_EQ(parallel_find_byte(v.data(), 0, v.size()), at);  // the earliest so far
+  }
+  v[v.size() - 1] = 7;
+  EXPECT_EQ(parallel_find_byte(v.data(), 7, v.size()), v.size() - 1);
+  EXPECT_EQ(parallel_find_byte(v.data(), 0, 0), 0u);
+}
+
 TEST(HostColumn, HoldsWhatIsWrittenAtEverySize) {
   // Small columns come from the ordinary allocator, large ones from
   // 2 MiB-aligned blocks.

@@ -120,6 +120,16 @@ __global__ void mem_out_kernel(DevWave W, uint8_t* out, uint32_t length, uint32_
   for (uint32_t k = 0; k < length; ++k) o[k] = m.load8(uint64_t(address) + k);
 }
 
+// Rows [off, off + m) of the results (column k at io + k * n), each value
+// cut to its 32 bits, column by column into `out`: a wave whose results
+// are all i32 or f32 downloads half the bytes.
+__global__ void pack_results32_kernel(const uint64_t* io, uint32_t n, uint32_t off, uint32_t m, uint32_t nres,
+                                      uint32_t* out) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= m) return;
+  for (uint32_t k = 0; k < nres; ++k) out[uint64_t(k) * m + t] = uint32_t(io[uint64_t(k) * n + off + t]);
+}
+
 // Instance 0's linear memory, de-interleaved, for writing state back.
 template <DevLayout L>
 __global__ void gather_memory_kernel(DevWave W, uint8_t* out, uint64_t bytes) {
