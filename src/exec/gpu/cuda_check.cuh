@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,31 @@ class DeviceArena {
   // are large enough for freeing to take milliseconds (cudaFree took about
   // 0.4 ms per GB on an H200); smaller arenas free in the destructor.
   void release_in_background();
+  // One allocation that later alloc()s are cut from while they fit, 256
+  // bytes aligned: a wave's twenty-odd buffers, each from cudaMalloc, took
+  // 2.4 ms of an 8.3M-instance batch. Without the memory for it nothing
+  // changes: allocations come from cudaMalloc.
+  void reserve(size_t bytes) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) {
+      (void)cudaGetLastError();  // out of memory is not sticky; clear it anyway
+      return;
+    }
+    allocs_.push_back({p, bytes});
+    block_ = static_cast<uint8_t*>(p);
+    block_left_ = bytes;
+  }
   template <class T>
   Status alloc(T** out, size_t count) {
     void* p = nullptr;
     size_t bytes = std::max<size_t>(count * sizeof(T), 16);
+    const size_t cut = (bytes + 255) & ~size_t{255};
+    if (cut <= block_left_) {
+      *out = reinterpret_cast<T*>(block_);
+      block_ += cut;
+      block_left_ -= cut;
+      return Status::Ok();
+    }
     cudaError_t e = cudaMalloc(&p, bytes);
     if (e != cudaSuccess)
       return make_error(kNoOffset, "GPU out of memory allocating " + std::to_string(bytes) +
@@ -44,7 +66,8 @@ class DeviceArena {
     *out = static_cast<T*>(p);
     return Status::Ok();
   }
-  // Frees one allocation before the arena goes (a buffer being replaced).
+  // Frees one allocation before the arena goes (a buffer being replaced);
+  // one cut from the reserved block stays until the block goes.
   void release(void* p) {
     for (Allocation& a : allocs_)
       if (a.ptr == p) {
@@ -69,6 +92,8 @@ class DeviceArena {
     size_t bytes;
   };
   std::vector<Allocation> allocs_;
+  uint8_t* block_ = nullptr;  // what is left of the reserved block
+  size_t block_left_ = 0;
 };
 
 // Returns once every background free (DeviceArena::release_in_background)

@@ -309,6 +309,13 @@ Status WaveLoop::alloc_wave_buffers() {
   W_.mem_max_pages = img_.has_memory ? std::min(img_.max_pages, plan_.memory_pages) : 0;
   W_.fuel = req_.fuel;
   W_.tables_mutable = img_.tables_mutable;
+  // The buffers below in one block, as the plan counted them per instance
+  // (the sparse pool apart); 256 bytes of rounding for each of them.
+  uint64_t block = (plan_.overhead_bytes_per_instance +
+                    (plan_.layout == MemoryLayout::Sparse ? 0 : plan_.linear_bytes_per_instance)) * warps32 +
+                   (uint64_t(64) << 10);
+  if (results32_) block += 2 * staging_piece_bytes();
+  arena_.reserve(block);
   WW_TRY(arena_.alloc(&W_.slots, uint64_t(W_.stack_slots) * warps32));
   WW_TRY(arena_.alloc(&W_.io, uint64_t(std::max(nparams_, nres_)) * WV));
   WW_TRY(arena_.alloc(&W_.call_pc, depth * WV));
