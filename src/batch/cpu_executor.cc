@@ -363,6 +363,7 @@ class CpuExecutor final : public Executor {
         if (t == TrapCode::None) t = run_one(store, *b, job, i, io.data(), out, clock);
         const TrapInfo where = store.impl().last_trap;
         instances.release();
+        clock.lap(clock.setup_ns);  // the reset belongs to the next input's set-up
         // An instance the interrupt stopped did not finish.
         if (t == TrapCode::Timeout || t == TrapCode::Interrupted) continue;
         out.traps[i] = uint8_t(t);

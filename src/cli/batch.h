@@ -34,6 +34,9 @@ struct RunSpec {
   std::vector<std::string> mem_out;  // "ADDR:LEN=FILE"
   bool quiet = false;             // no summary and no progress line
   std::string stats;              // --stats FILE.json: the summary's figures
+  // WASI programs (modules importing wasi_snapshot_preview1).
+  std::vector<std::string> dirs;  // --dir HOST[::GUEST]: read-only preopens
+  std::vector<std::string> env;   // --env NAME=VALUE
 
   std::string backend = "auto";   // auto | cpu | gpu
   std::string tier = "auto";      // auto | interp | compiled

@@ -118,6 +118,8 @@ int cmd_run(const char* prog, int argc, char** argv) {
   app.add_option("--gpu-call-depth", gpu_call_depth, "most call frames a GPU instance may use (default: the CPU's, 20000)")->type_name("N");
   app.add_option("--gpu-memory-pages", gpu_memory_pages, "linear memory capacity per GPU instance in 64 KiB pages")->type_name("N");
   app.add_option("--gpu-max-wave", gpu_max_wave, "largest number of instances per GPU wave")->type_name("N");
+  app.add_option("--dir", spec.dirs, "WASI: preopen a host directory, read-only, under the guest name GUEST (default: HOST)")->allow_extra_args(false)->type_name("HOST[::GUEST]");
+  app.add_option("--env", spec.env, "WASI: an environment variable of the program")->allow_extra_args(false)->type_name("NAME=VALUE");
   app.add_option("module", module_name, "the .wasm file")->type_name("MODULE.wasm");
   app.add_option("args", shown_args, "arguments of the export")->type_name("ARGS");
 

@@ -19,6 +19,8 @@
 #include "cli/run_outputs.h"
 #include "cli/run_report.h"
 #include "cli/run_support.h"
+#include "cli/run_wasi.h"
+#include "wasi/wasi.h"
 #include "cli/value_format.h"
 #include "exec/gpu/gpu_backend.h"
 
@@ -225,6 +227,8 @@ Result<int> run_impl(const RunSpec& spec) {
     if (m.find(spec.module_path) == std::string::npos) m = spec.module_path + ": " + m;
     return err(m);
   }
+  // A WASI command: ARGS are its argv, not an export's values.
+  if (wasi::imports_wasi((*compiled)->module) && spec.invoke.empty()) return run_wasi_command(spec, *compiled);
   batch::BatchSpec b;
   b.module = *compiled;
   const Module& m = b.module->module;

@@ -1,0 +1,83 @@
+#include "cli/run_wasi.h"
+
+#include "cli/common.h"
+#include "compiled/compiled_tier.h"
+#include "store/store.h"
+#include "wasi/wasi.h"
+
+namespace ww::cli {
+namespace {
+
+Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
+
+// --dir HOST[::GUEST]: the guest name defaults to the host path, as in
+// wasmtime.
+Result<wasi::Preopen> parse_dir(const std::string& text) {
+  const size_t sep = text.find("::");
+  wasi::Preopen p{text.substr(0, sep), sep == std::string::npos ? text : text.substr(sep + 2)};
+  if (p.host.empty() || p.guest.empty()) return err("--dir '" + text + "': expected HOST[::GUEST]");
+  return p;
+}
+
+}  // namespace
+
+Result<int> run_wasi_command(const RunSpec& spec, std::shared_ptr<const CompiledModule> module) {
+  if (spec.batch || spec.instances != 1)
+    return err("batches (-n, --output, --stats) of WASI programs are not supported yet: run one instance");
+  if (spec.backend == "gpu") return err("--backend gpu: WASI programs run on the CPU backend for now");
+  if (!spec.mem_in.empty() || !spec.mem_out.empty() || !spec.init.empty())
+    return err("--mem-in, --mem-out and --init are for exports called with values, not WASI programs");
+  const Module& m = module->module;
+  wasi::Config config;
+  config.args.push_back(spec.module_path);
+  config.args.insert(config.args.end(), spec.args.begin(), spec.args.end());
+  for (const std::string& e : spec.env) {
+    if (e.find('=') == std::string::npos || e[0] == '=') return err("--env '" + e + "': expected NAME=VALUE");
+    config.env.push_back(e);
+  }
+  for (const std::string& d : spec.dirs) {
+    WW_ASSIGN_OR_RETURN(wasi::Preopen p, parse_dir(d));
+    config.preopens.push_back(std::move(p));
+  }
+  wasi::Context wasi(std::move(config));
+  WW_TRY(wasi.open_preopens());
+
+  Store store;
+  if (spec.tier != "interp") {
+    compiled::Request req;
+    req.module = module;
+    req.target = compiled::Target::Cpu;
+    req.cache.enabled = !spec.no_cache;
+    req.cache.dir = spec.cache_dir;
+    auto native = compiled::compile_cpu(req, nullptr);
+    if (native.ok() && *native) {
+      store.impl().native_for = [code = *native](const std::shared_ptr<const CompiledModule>&) { return code; };
+    } else if (spec.tier == "compiled") {
+      return err("--tier compiled: " + (native.ok() ? std::string("no code") : native.error().message));
+    }
+  }
+  std::vector<std::optional<ExternVal>> resolved;
+  WW_TRY(wasi.link(store, m, resolved));
+  std::vector<ExternVal> imports;
+  for (size_t i = 0; i < m.imports.size(); ++i) {
+    if (!resolved[i])
+      return err("unsatisfied import " + m.imports[i].module + "." + m.imports[i].field + " (" +
+                 extern_kind_name(m.imports[i].kind) + ")");
+    imports.push_back(*resolved[i]);
+  }
+  auto inst = store.instantiate(module, imports);
+  if (auto* e = std::get_if<InstantiateError>(&inst)) return err(spec.module_path + ": " + e->message);
+  wasi.bind(std::get<uint32_t>(inst));
+  auto start = store.get_export(std::get<uint32_t>(inst), "_start");
+  if (!start || start->kind != ExternKind::Func) return err(spec.module_path + ": a WASI command exports _start");
+  InvokeResult r = store.invoke(start->addr, {});
+  std::fflush(stdout);
+  if (r.trap == TrapCode::Exit && wasi.exit_code()) return int(*wasi.exit_code() & 0xff);
+  if (!r.ok()) {
+    print_error(spec.module_path + ": trap: " + trap_message(r.trap));
+    return kExitTrap;
+  }
+  return kExitOk;
+}
+
+}  // namespace ww::cli

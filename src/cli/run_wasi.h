@@ -1,0 +1,19 @@
+// `wasmwarp run MODULE.wasm [ARGS...]` for a WASI command (a module that
+// imports wasi_snapshot_preview1): one instance on the CPU whose `_start`
+// runs with ARGS as its argv, the process's stdio, --env variables and
+// --dir preopens, exiting with the program's code like `wasmtime run`.
+#pragma once
+
+#include <memory>
+
+#include "cli/batch.h"
+#include "common/result.h"
+#include "wasmwarp/runtime.h"
+
+namespace ww::cli {
+
+// The program's exit code (proc_exit's, or 0 when _start returns), or
+// kExitTrap after printing its trap.
+Result<int> run_wasi_command(const RunSpec& spec, std::shared_ptr<const CompiledModule> module);
+
+}  // namespace ww::cli

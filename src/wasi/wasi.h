@@ -1,0 +1,74 @@
+// WASI preview1 (`wasi_snapshot_preview1`) on the host: the calls an
+// ordinary C or Rust command-line program makes, for one instance, over
+// that instance's memory 0, the process's stdin, stdout and stderr, and
+// preopened directories. Preopens are read-only here, and every path
+// resolves beneath its preopen (openat2's RESOLVE_BENEATH), so `..`,
+// absolute paths and links that leave it fail with ENOTCAPABLE. Every call
+// returns a WASI errno; one this layer lacks returns ENOSYS rather than
+// trapping. Only proc_exit stops the instance (TrapCode::Exit, the code
+// kept in the context).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "store/store.h"
+
+namespace ww::wasi {
+
+inline constexpr const char* kModuleName = "wasi_snapshot_preview1";
+
+struct Preopen {
+  std::string host;   // a directory on this machine
+  std::string guest;  // the name the program sees (fd_prestat_dir_name)
+};
+
+struct Config {
+  std::vector<std::string> args;  // argv, argv[0] first
+  std::vector<std::string> env;   // NAME=VALUE
+  std::vector<Preopen> preopens;  // fds 3, 4, ... in this order
+  int stdin_fd = 0, stdout_fd = 1, stderr_fd = 2;  // the host's
+};
+
+// Whether the module imports anything from wasi_snapshot_preview1.
+bool imports_wasi(const Module& m);
+
+// Whether this layer implements the call (the others return ENOSYS).
+bool implemented(const std::string& name);
+
+// One instance's WASI state: its arguments and environment, and its file
+// descriptors (0-2 the host's stdio, then the preopens, then what the
+// program opens).
+class Context {
+ public:
+  explicit Context(Config config);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  // Opens the preopened directories: "cannot open --dir DIR: reason".
+  Status open_preopens();
+  // Host functions in `store` for the module's WASI imports, put in
+  // `resolved` at their import index (other entries are left alone). A
+  // call imported with a type other than WASI's is an error naming it.
+  Status link(Store& store, const Module& m, std::vector<std::optional<ExternVal>>& resolved);
+  // The instance whose memory 0 the calls read and write.
+  void bind(uint32_t instance) { instance_ = instance; }
+  // proc_exit's code, once the program has called it.
+  std::optional<uint32_t> exit_code() const { return exit_code_; }
+
+  struct Fd;  // an open descriptor (wasi.cc)
+
+ private:
+  friend struct CallContext;
+  Config config_;
+  std::vector<std::unique_ptr<Fd>> fds_;  // by WASI fd; null = closed
+  uint32_t instance_ = 0;
+  std::optional<uint32_t> exit_code_;
+};
+
+}  // namespace ww::wasi

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# WASI programs on wasmwarp against node's WASI (node:wasi, the reference):
+# C programs built with Debian's wasi-libc and a Rust program built for
+# wasm32-wasi, each run on the CPU interpreter and the compiled CPU tier;
+# stdout, stderr and the exit code must equal node's. sandbox.c has its
+# own expected output (node's preopens are writable, ours read-only).
+# usage: tests/wasi/check.sh WASMWARP WORKDIR
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ww=$(realpath "$1")
+work=$2
+command -v node >/dev/null && command -v clang >/dev/null || { echo "wasi: needs node and clang; skipped"; exit 77; }
+echo 'int main(void) { return 0; }' | clang --target=wasm32-wasi -x c -c - -o /dev/null 2>/dev/null ||
+  { echo "wasi: clang has no wasm32-wasi target (wasi-libc); skipped"; exit 77; }
+rm -rf "$work" && mkdir -p "$work/bin" "$work/fx/data/sub"
+cd "$work/fx"
+printf 'hello file\nsecond line\n' >data/in.txt
+printf 'nested\n' >data/sub/nested.txt
+printf 'secret\n' >outside.txt
+ln -s ../outside.txt data/link-out
+seq 1 2000 >lines.txt
+
+fail=0
+for src in "$here"/programs/*.c; do
+  name=$(basename "$src" .c)
+  # Compile and link in two steps: a wasm-opt on PATH would otherwise run
+  # with its own feature set.
+  clang --target=wasm32-wasi -O2 -c "$src" -o "$work/bin/$name.o" &&
+    clang --target=wasm32-wasi -O2 "$work/bin/$name.o" -o "$work/bin/$name.wasm" || { echo "FAIL build $name"; fail=1; }
+done
+have_rust=0
+if /usr/bin/rustc --print target-list 2>/dev/null | grep -qx wasm32-wasi &&
+  /usr/bin/rustc --target wasm32-wasi -O -C strip=debuginfo "$here/programs/hello_rust.rs" -o "$work/bin/hello_rust.wasm" 2>/dev/null; then
+  have_rust=1
+fi
+
+# case NAME STDIN -- wasmwarp/node options -- MODULE ARGS...
+cases=0
+run_case() {
+  local tag=$1 input=$2
+  shift 2
+  local opts=() wasm
+  while [[ $1 != -- ]]; do opts+=("$1"); shift; done
+  shift
+  wasm=$work/bin/$1.wasm
+  shift
+  [[ -f $wasm ]] || return 0
+  node --no-warnings "$here/run-node.mjs" "${opts[@]}" "$wasm" "$@" <"$input" >"$work/$tag.node.out" 2>"$work/$tag.node.err"
+  echo $? >"$work/$tag.node.rc"
+  for tier in interp compiled; do
+    "$ww" run --backend cpu --tier $tier "${opts[@]}" "$wasm" "$@" <"$input" >"$work/$tag.$tier.out" 2>"$work/$tag.$tier.err"
+    echo $? >"$work/$tag.$tier.rc"
+    cases=$((cases + 1))
+    for part in out err rc; do
+      if ! cmp -s "$work/$tag.node.$part" "$work/$tag.$tier.$part"; then
+        echo "FAIL $tag ($tier): std$part differs from node's"
+        diff "$work/$tag.node.$part" "$work/$tag.$tier.$part" | head -5
+        fail=1
+      fi
+    done
+  done
+}
+run_case args /dev/null --env GREETING=hello --env EMPTY= -- args_env one "two words" "" -3
+run_case stdio lines.txt -- stdio
+run_case files /dev/null --dir data::data -- files
+run_case exit0 /dev/null -- exit_code 0
+run_case exit42 /dev/null -- exit_code 42
+run_case clocks /dev/null -- clocks
+run_case bigprint /dev/null -- bigprint
+((have_rust)) && run_case rust lines.txt --dir data::data --env GREETING=hi -- hello_rust a b c
+
+for tier in interp compiled; do
+  "$ww" run --backend cpu --tier $tier --dir data::data "$work/bin/sandbox.wasm" </dev/null >"$work/sandbox.$tier.out" 2>&1
+  cases=$((cases + 1))
+  cmp -s "$here/programs/sandbox.expected" "$work/sandbox.$tier.out" || {
+    echo "FAIL sandbox ($tier)"
+    diff "$here/programs/sandbox.expected" "$work/sandbox.$tier.out" | head -5
+    fail=1
+  }
+done
+echo "wasi: $cases runs compared ($( ((have_rust)) && echo "with" || echo "without") the Rust program), $( ((fail)) && echo "FAILED" || echo "all equal")"
+exit $fail
