@@ -8,6 +8,7 @@
 #include "cli/batch.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "wasi/wasi.h"
 #include "cli/module_source.h"
 #include "decode/decoder.h"
 #include "validate/validator.h"
@@ -118,6 +119,7 @@ int cmd_inspect(int argc, char** argv) {
       case ExternKind::Memory: o += " " + limits_str(imp.memory.limits) + " pages"; break;
       case ExternKind::Global: o += std::string(imp.global.mut ? " mut " : " ") + valtype_name(imp.global.type); break;
     }
+    if (imp.module == wasi::kModuleName && !wasi::implemented(imp.field)) o += "  (not implemented: returns ENOSYS)";
     o += "\n";
   }
   o += "exports: " + std::to_string(m.exports.size()) + "\n";

@@ -456,6 +456,42 @@ TEST_F(Cli, BatchInstancesStartFromTheImageAfterWritesAndTraps) {
   }
 }
 
+// WASI calls this layer lacks return ENOSYS (52) and `inspect` says so; a
+// pointer out of memory is EFAULT (21); proc_exit's code is the exit code.
+const char* kWasiWat = R"((module
+  (import "wasi_snapshot_preview1" "fd_advise" (func $advise (param i32 i64 i64 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "\18\00\00\00\03\00\00\00hi\n")
+  (func (export "_start")
+    (if (i32.ne (call $advise (i32.const 0) (i64.const 0) (i64.const 0) (i32.const 0)) (i32.const 52))
+      (then (call $exit (i32.const 1))))
+    (drop (call $write (i32.const 1) (i32.const 16) (i32.const 1) (i32.const 32)))
+    (call $exit (call $write (i32.const 1) (i32.const 65534) (i32.const 1) (i32.const 32)))))
+)";
+
+TEST_F(Cli, WasiCommandsAndTheirBadInput) {
+  std::string m = write("wasi.wat", kWasiWat);
+  for (const char* tier : {"interp", "compiled"}) {
+    Proc r = run({"run", "--backend", "cpu", "--tier", tier, m});
+    EXPECT_EQ(r.out, "hi\n") << tier << " " << r.err;
+    EXPECT_EQ(r.rc, 21) << tier << " " << r.err;  // the second fd_write's iovec is out of memory
+  }
+  Proc i = run({"inspect", m});
+  EXPECT_NE(i.out.find("fd_advise: func (i32, i64, i64, i32) -> (i32)  (not implemented: returns ENOSYS)"),
+            std::string::npos)
+      << i.out;
+  EXPECT_EQ(i.out.find("fd_write: func (i32, i32, i32, i32) -> (i32)  (not"), std::string::npos) << i.out;
+  expect_error({"run", "--backend", "cpu", "--dir", path("no-such-dir"), m}, "cannot open --dir");
+  expect_error({"run", "--backend", "cpu", "-n", "2", m}, "batches (-n, --output, --stats) of WASI programs");
+  expect_error({"run", "--backend", "cpu", "--env", "NOEQUALS", m}, "--env 'NOEQUALS': expected NAME=VALUE");
+  std::string bad = write("badwasi.wat", R"((module
+    (import "wasi_snapshot_preview1" "fd_write" (func (param i32) (result i32)))
+    (memory (export "memory") 1) (func (export "_start"))))");
+  expect_error({"run", "--backend", "cpu", bad}, "has type (i32) -> (i32), WASI's is (i32, i32, i32, i32) -> (i32)");
+}
+
 TEST_F(Cli, BatchTrapSummaryAndCsv) {
   std::string out = path("t.csv");
   Proc r = run({"run", "-n", "10", "--invoke", "odd_traps", "--output", out, mod("basic"), "@index"});
