@@ -19,30 +19,60 @@ bool imports_wasi(const Module& m) {
 
 bool implemented(const std::string& name) { return find_call(name) != nullptr; }
 
-Context::Context(Config config) : config_(std::move(config)) {
-  for (int host : {config_.stdin_fd, config_.stdout_fd, config_.stderr_fd}) {
-    auto f = std::make_unique<Fd>();
-    f->host = host;
-    struct stat st {};
-    f->filetype = ::fstat(host, &st) == 0 ? filetype_of(st.st_mode) : kFiletypeUnknown;
-    fds_.push_back(std::move(f));
-  }
+namespace {
+
+std::unique_ptr<Context::Fd> preopen_fd(int host, const std::string& guest) {
+  auto f = std::make_unique<Context::Fd>();
+  f->host = host;
+  f->filetype = kFiletypeDirectory;
+  f->preopen = guest;
+  return f;
 }
 
-Context::~Context() = default;
+std::unique_ptr<Context::Fd> stdio_fd(int host, std::string* sink) {
+  auto f = std::make_unique<Context::Fd>();
+  f->host = host;
+  f->sink = sink;
+  struct stat st {};
+  f->filetype = sink || host < 0                ? kFiletypeCharacterDevice
+                : ::fstat(host, &st) == 0 ? filetype_of(st.st_mode)
+                                          : kFiletypeUnknown;
+  return f;
+}
+
+}  // namespace
+
+Context::Context(Config config) : config_(std::move(config)) {
+  for (int host : {config_.stdin_fd, config_.stdout_fd, config_.stderr_fd}) fds_.push_back(stdio_fd(host, nullptr));
+}
+
+Context::~Context() {
+  fds_.clear();
+  for (int fd : preopen_fds_) ::close(fd);
+}
+
 
 Status Context::open_preopens() {
   for (const Preopen& p : config_.preopens) {
     int fd = ::open(p.host.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return make_error(kNoOffset, "cannot open --dir " + p.host + ": " + std::strerror(errno));
-    auto f = std::make_unique<Fd>();
-    f->host = fd;
-    f->owned = true;
-    f->filetype = kFiletypeDirectory;
-    f->preopen = p.guest;
-    fds_.push_back(std::move(f));
+    preopen_fds_.push_back(fd);
+    fds_.push_back(preopen_fd(fd, p.guest));
   }
   return Status::Ok();
+}
+
+void Context::start_input(std::vector<std::string> args, const Stdio& stdio, uint64_t seed) {
+  config_.args = std::move(args);
+  fds_.resize(3 + preopen_fds_.size());
+  fds_[0] = stdio_fd(stdio.in, nullptr);
+  fds_[1] = stdio_fd(stdio.out ? -1 : stdio.out_fd, stdio.out);
+  fds_[2] = stdio_fd(stdio.err ? -1 : stdio.err_fd, stdio.err);
+  for (size_t k = 0; k < preopen_fds_.size(); ++k)
+    if (!fds_[3 + k]) fds_[3 + k] = preopen_fd(preopen_fds_[k], config_.preopens[k].guest);
+  exit_code_.reset();
+  seed_ = seed;
+  random_counter_ = 0;
 }
 
 Status Context::link(Store& store, const Module& m, std::vector<std::optional<ExternVal>>& resolved) {

@@ -40,13 +40,24 @@ bool imports_wasi(const Module& m);
 // Whether this layer implements the call (the others return ENOSYS).
 bool implemented(const std::string& name);
 
+// Where one batch input's stdio goes: stdin from a host fd (or empty),
+// stdout and stderr into buffers that collect what the program writes (or
+// host fds; -1 with no buffer: discarded).
+struct Stdio {
+  int in = -1;
+  std::string* out = nullptr;
+  std::string* err = nullptr;
+  int out_fd = -1, err_fd = -1;
+};
+
 // One instance's WASI state: its arguments and environment, and its file
 // descriptors (0-2 the host's stdio, then the preopens, then what the
-// program opens).
+// program opens). A batch worker keeps one context for all its inputs
+// (start_input).
 class Context {
  public:
   explicit Context(Config config);
-  ~Context();
+  ~Context();  // closes the preopens
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
@@ -58,6 +69,10 @@ class Context {
   Status link(Store& store, const Module& m, std::vector<std::optional<ExternVal>>& resolved);
   // The instance whose memory 0 the calls read and write.
   void bind(uint32_t instance) { instance_ = instance; }
+  // The next batch input: its argv and stdio, random_get from a
+  // counter-based generator seeded with `seed`; what the last input opened
+  // is closed (preopens it closed come back) and its exit code forgotten.
+  void start_input(std::vector<std::string> args, const Stdio& stdio, uint64_t seed);
   // proc_exit's code, once the program has called it.
   std::optional<uint32_t> exit_code() const { return exit_code_; }
 
@@ -67,8 +82,13 @@ class Context {
   friend struct CallContext;
   Config config_;
   std::vector<std::unique_ptr<Fd>> fds_;  // by WASI fd; null = closed
+  std::vector<int> preopen_fds_;          // the host's, open for the context's life
   uint32_t instance_ = 0;
   std::optional<uint32_t> exit_code_;
+  // random_get: the OS's bytes, or with a seed (batches) a counter-based
+  // generator, so that a batch with --seed is reproducible.
+  std::optional<uint64_t> seed_;
+  uint64_t random_counter_ = 0;
 };
 
 }  // namespace ww::wasi

@@ -166,6 +166,10 @@ TrapCode clock_time_get(const CallContext& c, uint64_t* s) {
 TrapCode random_get(const CallContext& c, uint64_t* s) {
   const uint64_t buf = U32(0), len = U32(1);
   if (!c.in(buf, len)) RET(kFault);
+  if (c.seeded_random(c.at(buf), len)) {
+    c.mem->mark_written(buf, len);
+    RET(kSuccess);
+  }
   for (uint64_t done = 0; done < len;) {
     ssize_t n = getrandom(c.at(buf + done), len - done, 0);
     if (n < 0 && errno == EINTR) continue;
@@ -180,7 +184,11 @@ TrapCode fd_write(const CallContext& c, uint64_t* s) {
   Context::Fd* f = c.fd(U32(0));
   if (!f || f->filetype == kFiletypeDirectory) RET(kBadf);
   const int host = f->host;
-  RET(scatter(c, U32(1), U32(2), false, U32(3), [&](uint8_t* p, size_t n) { return write_all(host, p, n); }));
+  std::string* sink = f->sink;
+  RET(scatter(c, U32(1), U32(2), false, U32(3), [&](uint8_t* p, size_t n) -> ssize_t {
+    if (sink) sink->append(reinterpret_cast<const char*>(p), n);
+    return sink || host < 0 ? ssize_t(n) : write_all(host, p, n);
+  }));
 }
 
 TrapCode fd_read(const CallContext& c, uint64_t* s) {
@@ -188,7 +196,8 @@ TrapCode fd_read(const CallContext& c, uint64_t* s) {
   if (!f) RET(kBadf);
   if (f->filetype == kFiletypeDirectory) RET(kIsdir);
   const int host = f->host;
-  RET(scatter(c, U32(1), U32(2), true, U32(3), [&](uint8_t* p, size_t n) {
+  RET(scatter(c, U32(1), U32(2), true, U32(3), [&](uint8_t* p, size_t n) -> ssize_t {
+    if (host < 0) return 0;
     ssize_t r;
     do r = ::read(host, p, n);
     while (r < 0 && errno == EINTR);

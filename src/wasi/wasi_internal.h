@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -16,8 +17,9 @@
 namespace ww::wasi {
 
 struct Context::Fd {
-  int host = -1;
-  bool owned = false;  // closed with the descriptor (stdio is not)
+  int host = -1;       // -1 with no sink: reads see end of file, writes vanish
+  bool owned = false;  // closed with the descriptor (stdio and preopens are not)
+  std::string* sink = nullptr;  // writes append here instead (a batch's stdout)
   uint8_t filetype = kFiletypeUnknown;
   std::string preopen;  // a preopen's guest name (fd_prestat_*)
   // A directory's entries, read on the first fd_readdir; cookies index it.
@@ -71,6 +73,18 @@ struct CallContext {
     return uint32_t(cx.fds_.size() - 1);
   }
   void close_fd(uint64_t n) const { cx.fds_[n].reset(); }
+  // random_get's bytes: with a seed, SplitMix64 of seed and a counter.
+  bool seeded_random(uint8_t* p, uint64_t n) const {
+    if (!cx.seed_) return false;
+    for (uint64_t k = 0; k < n; k += 8) {
+      uint64_t z = *cx.seed_ + 0x9e3779b97f4a7c15ull * ++cx.random_counter_;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      z ^= z >> 31;
+      std::memcpy(p + k, &z, std::min<uint64_t>(8, n - k));
+    }
+    return true;
+  }
   const Config& config() const { return cx.config_; }
   void exit(uint32_t code) const { cx.exit_code_ = code; }
 };
