@@ -59,13 +59,22 @@ Result<Job> make_job(const BatchSpec& spec) {
   Job job;
   job.spec = &spec;
   WW_ASSIGN_OR_RETURN(job.type, export_function_type(m, spec.export_name, &job.func_index));
-  if (spec.args.size() != job.type.params.size())
+  if (spec.wasi) {
+    if (!job.type.params.empty() || !job.type.results.empty())
+      return err("a WASI command's _start takes and returns nothing; this one is " + functype_to_string(job.type));
+    if (!spec.init_calls.empty() || m.start)
+      return err("--init and start sections are not supported for batches of WASI programs yet");
+    if (!spec.mem_in.empty() || !spec.mem_out.empty())
+      return err("--mem-in/--mem-out are not supported for WASI programs yet");
+    job.type.results = {ValType::I32};  // the exit code
+  }
+  if (!spec.wasi && spec.args.size() != job.type.params.size())
     return err("export '" + spec.export_name + "' takes " + std::to_string(job.type.params.size()) +
                " argument(s) (" + valtype_list(job.type.params) + "), got " + std::to_string(spec.args.size()));
   for (const ArgSource& a : spec.args)
     if (a.kind == ArgSource::Column && a.column.size() < spec.instances)
       return err("an argument column has fewer rows than instances");
-  WW_TRY(check_imports(m));
+  WW_TRY(check_imports(m, spec.wasi != nullptr));
   if ((!spec.mem_in.empty() || !spec.mem_out.empty()) && m.num_memories() == 0)
     return err("--mem-in/--mem-out need a module with a memory");
   for (const MemInput& mi : spec.mem_in)
@@ -93,6 +102,11 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
     parallel_zero(column.data(), size * sizeof(column[0]));
   };
   zeroed(out.results, n * job.type.results.size());
+  if (spec.wasi) {
+    out.result_names = {"exit_code"};
+    if (spec.wasi->stdout_pattern.empty()) out.stdout_blocks.resize(n);
+    if (spec.wasi->stderr_pattern.empty()) out.stderr_blocks.resize(n);
+  }
   zeroed(out.traps, n);
   zeroed(out.trap_func, n);
   zeroed(out.trap_pc, n);
@@ -373,7 +387,9 @@ Result<BatchResult> run(const BatchSpec& spec) {
 
   // Backend: the GPU when asked for, or for `auto` when one is usable.
   out.backend = Backend::Cpu;
-  if (spec.backend == Backend::Gpu || spec.backend == Backend::Auto) {
+  if (spec.wasi && spec.backend == Backend::Gpu) return err("--backend gpu: WASI programs run on the CPU backend for now");
+  if (spec.wasi && spec.backend == Backend::Auto) out.backend_note = "WASI programs run on the CPU backend for now";
+  if (!spec.wasi && (spec.backend == Backend::Gpu || spec.backend == Backend::Auto)) {
     std::shared_future<Probe> probe;
     {
       std::lock_guard<std::mutex> g(g_probe_mu);

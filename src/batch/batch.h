@@ -24,6 +24,7 @@
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/gpu_plan.h"
 #include "intrinsics/gpu_batch.h"
+#include "wasi/wasi.h"
 #include "wasmwarp/runtime.h"
 
 namespace ww::batch {
@@ -81,8 +82,23 @@ struct GpuOptions {
   uint32_t max_wave = 0;       // 0 = as many as memory allows
 };
 
+// A batch of WASI commands (modules importing wasi_snapshot_preview1, run
+// through `_start`): what each instance's argv, stdio and random bytes
+// are. Its result is the exit code.
+struct WasiBatch {
+  wasi::Config config;             // environment and preopens
+  std::string argv0;               // the module's path
+  std::vector<std::string> args;   // "@index" in them stands for the instance's index
+  // "{i}" stands for the index. stdout and stderr without a pattern are
+  // collected per instance (BatchResult::stdout_blocks); stdin without one
+  // is empty.
+  std::string stdout_pattern, stderr_pattern, stdin_pattern;
+  uint64_t seed = 0;               // random_get: instance i draws from seed + i
+};
+
 struct BatchSpec {
   std::shared_ptr<const CompiledModule> module;
+  std::shared_ptr<const WasiBatch> wasi;  // set: the module is a WASI command
   std::string export_name;  // empty: _start
   uint64_t instances = 1;
   std::vector<ArgSource> args;  // one per parameter of the export
@@ -156,6 +172,10 @@ struct PhaseTimes {
 
 struct BatchResult {
   FuncType type;
+  std::vector<std::string> result_names;  // empty: result0, result1, ...
+  // WASI batches: each instance's stdout and stderr (without --stdout /
+  // --stderr patterns), written in instance order after the batch.
+  std::vector<std::string> stdout_blocks, stderr_blocks;
   Column<uint64_t> results;  // instances x type.results.size()
   Column<uint8_t> traps;     // TrapCode per instance
   // Where each trap happened: module function index and bytecode word

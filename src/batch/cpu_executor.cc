@@ -12,6 +12,12 @@
 #include <thread>
 
 #include "batch/executor.h"
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <optional>
+
 #include "batch/host_imports.h"
 #include "wasm/instr_reader.h"
 #include "exec/gpu/gpu_backend.h"
@@ -33,6 +39,49 @@ struct BoundInstance {
   uint32_t func = 0;         // the batch's export
   MemoryInst* mem = nullptr;  // memory 0
   std::vector<Source> mem_in, mem_out;
+  wasi::Context* wasi = nullptr;  // a WASI command's calls
+};
+
+// One WASI input's argv and stdio: "@index" anywhere in ARGS and "{i}" in
+// the patterns stand for the instance's index; files named by patterns are
+// open while the input runs.
+class WasiInput {
+ public:
+  WasiInput(const WasiBatch& w, uint64_t i, std::string* out, std::string* err) {
+    const std::string index = std::to_string(i);
+    std::vector<std::string> argv{w.argv0};
+    for (const std::string& a : w.args) argv.push_back(with_index(a, "@index", index));
+    wasi::Stdio stdio;
+    stdio.out = w.stdout_pattern.empty() ? out : nullptr;
+    stdio.err = w.stderr_pattern.empty() ? err : nullptr;
+    if (!w.stdin_pattern.empty()) stdio.in = open_file(w.stdin_pattern, index, O_RDONLY, "stdin");
+    if (!w.stdout_pattern.empty()) stdio.out_fd = open_file(w.stdout_pattern, index, O_WRONLY | O_CREAT | O_TRUNC, "stdout");
+    if (!w.stderr_pattern.empty()) stdio.err_fd = open_file(w.stderr_pattern, index, O_WRONLY | O_CREAT | O_TRUNC, "stderr");
+    stdio_ = stdio;
+    argv_ = std::move(argv);
+  }
+  ~WasiInput() {
+    for (int fd : fds_) ::close(fd);
+  }
+  void start(wasi::Context& cx, uint64_t seed) { cx.start_input(std::move(argv_), stdio_, seed); }
+
+ private:
+  static std::string with_index(std::string text, const std::string& mark, const std::string& index) {
+    for (size_t at = 0; (at = text.find(mark, at)) != std::string::npos; at += index.size())
+      text.replace(at, mark.size(), index);
+    return text;
+  }
+  int open_file(const std::string& pattern, const std::string& index, int flags, const char* what) {
+    const std::string path = with_index(pattern, "{i}", index);
+    int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    // Fails the batch: every instance would fail alike.
+    if (fd < 0) throw std::runtime_error(std::string("cannot open ") + what + " file " + path + ": " + std::strerror(errno));
+    fds_.push_back(fd);
+    return fd;
+  }
+  wasi::Stdio stdio_;
+  std::vector<std::string> argv_;
+  std::vector<int> fds_;
 };
 
 // The value a defined function returns when its whole body is one
@@ -138,9 +187,14 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
   }
   const size_t np = job.type.params.size();
   for (size_t k = 0; k < np; ++k) io[k] = arg_value(spec.args[k], job.type.params[k], i).bits;
+  if (b.wasi) io[0] = 0;  // the exit code when _start returns
   clock.lap(clock.setup_ns);
   TrapCode t = store.invoke_slots(b.func, io);
   clock.lap(clock.run_ns);
+  if (t == TrapCode::Exit && b.wasi && b.wasi->exit_code()) {
+    io[0] = *b.wasi->exit_code();
+    t = TrapCode::None;
+  }
   if (t != TrapCode::None) return t;
   for (size_t k = 0; k < spec.mem_out.size(); ++k) {
     const MemOutput& m = spec.mem_out[k];
@@ -172,7 +226,13 @@ class WorkerInstances {
                   gpu::GpuContext* ctx)
       : job_(job), limits_(limits), native_(std::move(native)), ctx_(ctx) {
     if (job.image) image_ = &job.image->snapshot;
+    if (job.spec->wasi) {
+      wasi_ = std::make_unique<wasi::Context>(job.spec->wasi->config);
+      if (Status s = wasi_->open_preopens(); !s.ok()) throw std::runtime_error(s.error().message);
+    }
   }
+
+  wasi::Context* wasi() { return wasi_.get(); }
 
   Store& store() { return *store_; }
 
@@ -188,6 +248,7 @@ class WorkerInstances {
                     : store_->instantiate(job_.spec->module, imports_);
     if (auto* e = std::get_if<InstantiateError>(&r)) return fresh_failed(e->message);
     if (!bind(*store_, std::get<uint32_t>(r), *job_.spec, bound_)) return TrapCode::HostError;
+    bind_wasi();
     return TrapCode::None;
   }
 
@@ -211,7 +272,7 @@ class WorkerInstances {
       std::shared_ptr<const NativeCode> mine(owner, owner->get());
       store_->impl().native_for = [mine](const std::shared_ptr<const CompiledModule>&) { return mine; };
     }
-    auto linked = link_imports(*store_, job_.spec->module->module, ctx_);
+    auto linked = link_imports(*store_, job_.spec->module->module, ctx_, wasi_.get());
     if (!linked.ok()) throw std::runtime_error(linked.error().message);
     imports_ = std::move(*linked);
     made_ = 0;
@@ -237,7 +298,14 @@ class WorkerInstances {
     if (!std::holds_alternative<uint32_t>(r)) return;
     const uint32_t inst = std::get<uint32_t>(r);
     reusing_ = bind(*store_, inst, *job_.spec, bound_);
+    if (reusing_) bind_wasi();
     if (!reusing_) store_->release_instance_storage(inst);
+  }
+
+  void bind_wasi() {
+    if (!wasi_) return;
+    wasi_->bind(bound_.instance);
+    bound_.wasi = wasi_.get();
   }
 
   TrapCode fresh_failed(const std::string& msg) {
@@ -260,6 +328,7 @@ class WorkerInstances {
   InstanceSnapshot own_image_;
   bool decided_ = false, reusing_ = false;
   BoundInstance bound_;
+  std::unique_ptr<wasi::Context> wasi_;
 };
 
 class CpuExecutor final : public Executor {
@@ -360,7 +429,14 @@ class CpuExecutor final : public Executor {
         const BoundInstance* b = nullptr;
         TrapCode t = instances.acquire(b);
         Store& store = instances.store();
+        std::optional<WasiInput> wasi_input;
+        if (spec.wasi && t == TrapCode::None) {
+          wasi_input.emplace(*spec.wasi, i, out.stdout_blocks.empty() ? nullptr : &out.stdout_blocks[i],
+                             out.stderr_blocks.empty() ? nullptr : &out.stderr_blocks[i]);
+          wasi_input->start(*instances.wasi(), spec.wasi->seed + i);
+        }
         if (t == TrapCode::None) t = run_one(store, *b, job, i, io.data(), out, clock);
+        wasi_input.reset();
         const TrapInfo where = store.impl().last_trap;
         instances.release();
         clock.lap(clock.setup_ns);  // the reset belongs to the next input's set-up

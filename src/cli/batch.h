@@ -37,6 +37,9 @@ struct RunSpec {
   // WASI programs (modules importing wasi_snapshot_preview1).
   std::vector<std::string> dirs;  // --dir HOST[::GUEST]: read-only preopens
   std::vector<std::string> env;   // --env NAME=VALUE
+  // Batches of them: "{i}" in a pattern is the instance's index.
+  std::string stdout_pattern, stderr_pattern, stdin_pattern;
+  std::optional<uint64_t> seed;   // random_get; default: from the OS
 
   std::string backend = "auto";   // auto | cpu | gpu
   std::string tier = "auto";      // auto | interp | compiled

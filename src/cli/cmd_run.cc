@@ -86,7 +86,7 @@ int cmd_run(const char* prog, int argc, char** argv) {
   CLI::App app("Run an export of a WebAssembly module.", "wasmwarp run");
   app.footer(kRunFooter);
   RunSpec spec;
-  std::string instances, threads, fuel, mem_in_size, module_name, timeout, state_size;
+  std::string instances, threads, fuel, mem_in_size, module_name, timeout, state_size, seed;
   std::string gpu_stack_slots, gpu_call_depth, gpu_memory_pages, gpu_max_wave;
   std::vector<std::string> shown_args;
   app.add_option("--invoke", spec.invoke, "export to call (default: _start)")->type_name("NAME");
@@ -120,6 +120,10 @@ int cmd_run(const char* prog, int argc, char** argv) {
   app.add_option("--gpu-max-wave", gpu_max_wave, "largest number of instances per GPU wave")->type_name("N");
   app.add_option("--dir", spec.dirs, "WASI: preopen a host directory, read-only, under the guest name GUEST (default: HOST)")->allow_extra_args(false)->type_name("HOST[::GUEST]");
   app.add_option("--env", spec.env, "WASI: an environment variable of the program")->allow_extra_args(false)->type_name("NAME=VALUE");
+  app.add_option("--stdout", spec.stdout_pattern, "WASI batch: each instance's stdout to its own file, {i} = its index (default: in instance order on stdout)")->type_name("PATTERN");
+  app.add_option("--stderr", spec.stderr_pattern, "WASI batch: each instance's stderr to its own file (default: in instance order on stderr)")->type_name("PATTERN");
+  app.add_option("--stdin", spec.stdin_pattern, "WASI batch: each instance's stdin from a file, {i} = its index (default: empty)")->type_name("PATTERN");
+  app.add_option("--seed", seed, "WASI batch: random_get's seed, for reproducible batches (default: from the OS)")->type_name("S");
   app.add_option("module", module_name, "the .wasm file")->type_name("MODULE.wasm");
   app.add_option("args", shown_args, "arguments of the export")->type_name("ARGS");
 
@@ -189,6 +193,11 @@ int cmd_run(const char* prog, int argc, char** argv) {
     spec.threads = unsigned(v);
   }
   if (!fuel.empty() && !count(fuel, "--fuel", spec.fuel)) return kExitUsage;
+  if (!seed.empty()) {
+    if (!count(seed, "--seed", v)) return kExitUsage;
+    spec.seed = v;
+  }
+  if (!spec.stdout_pattern.empty() || !spec.stderr_pattern.empty() || !spec.stdin_pattern.empty()) spec.batch = true;
   if (!mem_in_size.empty()) {
     if (!count(mem_in_size, "--mem-in-size", v)) return kExitUsage;
     spec.mem_in_size = v;

@@ -227,11 +227,16 @@ Result<int> run_impl(const RunSpec& spec) {
     if (m.find(spec.module_path) == std::string::npos) m = spec.module_path + ": " + m;
     return err(m);
   }
-  // A WASI command: ARGS are its argv, not an export's values.
-  if (wasi::imports_wasi((*compiled)->module) && spec.invoke.empty()) return run_wasi_command(spec, *compiled);
+  // A WASI command: ARGS are its argv, not an export's values; one
+  // instance runs directly on the process's stdio.
+  const bool is_wasi = wasi::imports_wasi((*compiled)->module) && spec.invoke.empty();
+  if (is_wasi && !spec.batch) return run_wasi_command(spec, *compiled);
   batch::BatchSpec b;
   b.module = *compiled;
   const Module& m = b.module->module;
+  if (is_wasi) {
+    WW_ASSIGN_OR_RETURN(b.wasi, wasi_batch_of(spec));
+  }
   b.export_name = spec.invoke.empty() ? "_start" : spec.invoke;
   b.instances = spec.instances;
   for (const std::string& text : spec.init) {
@@ -243,21 +248,21 @@ Result<int> run_impl(const RunSpec& spec) {
   if (!has_export && spec.invoke.empty()) return err("no --invoke given and the module exports no _start");
   WW_ASSIGN_OR_RETURN(FuncType type, batch::export_function_type(m, b.export_name));
   const auto& params = type.params;
-  if (spec.args.size() != params.size())
+  if (!is_wasi && spec.args.size() != params.size())
     return err("export '" + b.export_name + "' takes " + std::to_string(params.size()) + " argument(s) (" +
                valtype_list(params) + "), got " + std::to_string(spec.args.size()));
   for (ValType t : type.results)
     if (t == ValType::V128) return err("export '" + b.export_name + "' returns v128, which the CLI cannot print");
-  if (outputs.fmt == OutFormat::Npy) {
+  if (outputs.fmt == OutFormat::Npy && !is_wasi) {
     if (type.results.empty())
       return err("--output .npy needs an export with results; '" + b.export_name + "' has none");
     for (ValType t : type.results)
       if (!npy_descr(t))
         return err(std::string("--output .npy cannot hold ") + valtype_name(t) + " results (use .csv or .json)");
   }
-  WW_TRY(batch::check_imports(m));
+  WW_TRY(batch::check_imports(m, is_wasi));
   t_phase = Clock::now();
-  for (size_t k = 0; k < params.size(); ++k) {
+  for (size_t k = 0; k < params.size() && !is_wasi; ++k) {
     WW_ASSIGN_OR_RETURN(batch::ArgSource a, parse_arg(spec.args[k], params[k], b.instances, k));
     b.args.push_back(std::move(a));
   }
@@ -332,6 +337,9 @@ Result<int> run_impl(const RunSpec& spec) {
       std::fwrite(line.data(), 1, line.size(), stdout);
     }
   }
+  // WASI programs' own output, each instance's whole, in instance order.
+  for (const std::string& block : r.stdout_blocks) std::fwrite(block.data(), 1, block.size(), stdout);
+  for (const std::string& block : r.stderr_blocks) std::fwrite(block.data(), 1, block.size(), stderr);
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) return err("cannot write the results to stdout");
 
   for (size_t k = 0; k < outputs.mem_out.size(); ++k) {
@@ -368,7 +376,12 @@ Result<int> run_impl(const RunSpec& spec) {
   }
   if (!output_error.empty()) print_error(output_error);
   if (int sig = interrupt.signal_number()) return 128 + sig;
-  return trapped ? kExitTrap : kExitOk;
+  uint64_t nonzero_exits = 0;
+  if (is_wasi)
+    for (uint64_t i = 0; i < b.instances; ++i) nonzero_exits += r.finished[i] && !r.traps[i] && r.results[i] != 0;
+  if (nonzero_exits && !spec.quiet)
+    std::fprintf(stderr, "wasmwarp: %llu instance(s) exited with a non-zero code\n", (unsigned long long)nonzero_exits);
+  return trapped || nonzero_exits ? kExitTrap : kExitOk;
 }
 
 }  // namespace

@@ -86,6 +86,10 @@ void append_value(std::string& s, const Value& v, bool json) {
   else s += csv_escape(format_value(v));
 }
 
+std::string result_name(const batch::BatchResult& r, size_t k) {
+  return k < r.result_names.size() ? r.result_names[k] : "result" + std::to_string(k);
+}
+
 }  // namespace
 
 Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt, AtomicFile& out,
@@ -96,7 +100,7 @@ Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt
   auto value = [&](uint64_t i, size_t k) { return Value{rt[k], r.results[i * nr + k]}; };
   if (fmt == OutFormat::Csv) {
     std::string head = "instance";
-    for (size_t k = 0; k < nr; ++k) head += ",result" + std::to_string(k);
+    for (size_t k = 0; k < nr; ++k) head += "," + result_name(r, k);
     WW_TRY(out.write(head + ",trap\n"));
     return write_in_blocks(n, out, [&](uint64_t first, uint64_t end, std::string& s) {
       for (uint64_t i = first; i < end; ++i) {
@@ -153,7 +157,7 @@ Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt
   } else {
     descr = "[";
     for (size_t k = 0; k < nr; ++k)
-      descr += "('result" + std::to_string(k) + "', " + npy_descr(rt[k]) + ")" + (k + 1 < nr ? ", " : "");
+      descr += "('" + result_name(r, k) + "', " + npy_descr(rt[k]) + ")" + (k + 1 < nr ? ", " : "");
     descr += "]";
   }
   WW_TRY(out.write(npy_header(descr, false, shape)));

@@ -1,5 +1,10 @@
 #include "cli/run_wasi.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "cli/common.h"
 #include "compiled/compiled_tier.h"
 #include "store/store.h"
@@ -21,13 +26,7 @@ Result<wasi::Preopen> parse_dir(const std::string& text) {
 
 }  // namespace
 
-Result<int> run_wasi_command(const RunSpec& spec, std::shared_ptr<const CompiledModule> module) {
-  if (spec.batch || spec.instances != 1)
-    return err("batches (-n, --output, --stats) of WASI programs are not supported yet: run one instance");
-  if (spec.backend == "gpu") return err("--backend gpu: WASI programs run on the CPU backend for now");
-  if (!spec.mem_in.empty() || !spec.mem_out.empty() || !spec.init.empty())
-    return err("--mem-in, --mem-out and --init are for exports called with values, not WASI programs");
-  const Module& m = module->module;
+Result<wasi::Config> wasi_config_of(const RunSpec& spec) {
   wasi::Config config;
   config.args.push_back(spec.module_path);
   config.args.insert(config.args.end(), spec.args.begin(), spec.args.end());
@@ -39,6 +38,33 @@ Result<int> run_wasi_command(const RunSpec& spec, std::shared_ptr<const Compiled
     WW_ASSIGN_OR_RETURN(wasi::Preopen p, parse_dir(d));
     config.preopens.push_back(std::move(p));
   }
+  return config;
+}
+
+Result<std::shared_ptr<const batch::WasiBatch>> wasi_batch_of(const RunSpec& spec) {
+  for (const std::string& a : spec.args)
+    if (a.rfind("@col:", 0) == 0) return err("'" + a + "': a WASI batch's ARGS take @index, not columns (yet)");
+  auto w = std::make_shared<batch::WasiBatch>();
+  WW_ASSIGN_OR_RETURN(w->config, wasi_config_of(spec));
+  w->argv0 = spec.module_path;
+  w->args = spec.args;
+  w->stdout_pattern = spec.stdout_pattern;
+  w->stderr_pattern = spec.stderr_pattern;
+  w->stdin_pattern = spec.stdin_pattern;
+  if (spec.seed) {
+    w->seed = *spec.seed;
+  } else if (getentropy(&w->seed, sizeof w->seed) != 0) {
+    return err(std::string("cannot seed random_get: ") + std::strerror(errno));
+  }
+  return std::shared_ptr<const batch::WasiBatch>(std::move(w));
+}
+
+Result<int> run_wasi_command(const RunSpec& spec, std::shared_ptr<const CompiledModule> module) {
+  if (spec.backend == "gpu") return err("--backend gpu: WASI programs run on the CPU backend for now");
+  if (!spec.mem_in.empty() || !spec.mem_out.empty() || !spec.init.empty())
+    return err("--mem-in, --mem-out and --init are for exports called with values, not WASI programs");
+  const Module& m = module->module;
+  WW_ASSIGN_OR_RETURN(wasi::Config config, wasi_config_of(spec));
   wasi::Context wasi(std::move(config));
   WW_TRY(wasi.open_preopens());
 

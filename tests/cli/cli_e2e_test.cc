@@ -484,7 +484,15 @@ TEST_F(Cli, WasiCommandsAndTheirBadInput) {
       << i.out;
   EXPECT_EQ(i.out.find("fd_write: func (i32, i32, i32, i32) -> (i32)  (not"), std::string::npos) << i.out;
   expect_error({"run", "--backend", "cpu", "--dir", path("no-such-dir"), m}, "cannot open --dir");
-  expect_error({"run", "--backend", "cpu", "-n", "2", m}, "batches (-n, --output, --stats) of WASI programs");
+  // A batch: each instance's output whole, in order; exit codes in --output.
+  std::string codes = path("wasi-codes.csv");
+  Proc b = run({"run", "--backend", "cpu", "-q", "-n", "3", "--output", codes, m});
+  EXPECT_EQ(b.rc, 1) << b.err;  // instances exited non-zero
+  EXPECT_EQ(b.out, "hi\nhi\nhi\n");
+  EXPECT_EQ(slurp(codes), "instance,exit_code,trap\n0,21,\n1,21,\n2,21,\n");
+  expect_error({"run", "--backend", "cpu", "-n", "2", "--stdout", path("no-such-dir") + "/out{i}.txt", m},
+               "cannot open stdout file");
+  expect_error({"run", "--backend", "gpu", "-n", "2", m}, "--backend gpu: WASI programs run on the CPU backend for now");
   expect_error({"run", "--backend", "cpu", "--env", "NOEQUALS", m}, "--env 'NOEQUALS': expected NAME=VALUE");
   std::string bad = write("badwasi.wat", R"((module
     (import "wasi_snapshot_preview1" "fd_write" (func (param i32) (result i32)))
