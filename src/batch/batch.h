@@ -94,6 +94,7 @@ struct WasiBatch {
   // is empty.
   std::string stdout_pattern, stderr_pattern, stdin_pattern;
   uint64_t seed = 0;               // random_get: instance i draws from seed + i
+  uint64_t output_cap = uint64_t(64) << 20;  // bytes of stdout, and of stderr, per instance
 };
 
 struct BatchSpec {
@@ -176,6 +177,8 @@ struct BatchResult {
   // WASI batches: each instance's stdout and stderr (without --stdout /
   // --stderr patterns), written in instance order after the batch.
   std::vector<std::string> stdout_blocks, stderr_blocks;
+  uint64_t output_capped = 0;                  // instances whose output was cut at the cap
+  uint64_t first_output_capped = ~uint64_t{0};  // the first of them
   Column<uint64_t> results;  // instances x type.results.size()
   Column<uint8_t> traps;     // TrapCode per instance
   // Where each trap happened: module function index and bytecode word

@@ -52,6 +52,7 @@ class WasiInput {
     std::vector<std::string> argv{w.argv0};
     for (const std::string& a : w.args) argv.push_back(with_index(a, "@index", index));
     wasi::Stdio stdio;
+    stdio.cap = w.output_cap;
     stdio.out = w.stdout_pattern.empty() ? out : nullptr;
     stdio.err = w.stderr_pattern.empty() ? err : nullptr;
     if (!w.stdin_pattern.empty()) stdio.in = open_file(w.stdin_pattern, index, O_RDONLY, "stdin");
@@ -388,6 +389,8 @@ class CpuExecutor final : public Executor {
       out.phases.kernel += wall_ms * double(sh.run_ns) / busy;
       out.phases.download += wall_ms * double(sh.copy_ns) / busy;
     }
+    out.output_capped += sh.capped.load();
+    out.first_output_capped = std::min(out.first_output_capped, sh.first_capped.load());
     if (sh.failed) return make_error(kNoOffset, sh.fail_msg);
     return Status::Ok();
   }
@@ -403,6 +406,7 @@ class CpuExecutor final : public Executor {
     std::atomic<uint64_t> next{0}, done{0};
     std::atomic<uint8_t> interrupt{0};  // TrapCode that stops running code
     std::atomic<uint64_t> setup_ns{0}, run_ns{0}, copy_ns{0};
+    std::atomic<uint64_t> capped{0}, first_capped{~uint64_t{0}};  // WASI output cut at the cap
   };
 
   void work(const Job& job, uint64_t first, uint64_t count, Shared& sh, BatchResult& out) const {
@@ -436,6 +440,11 @@ class CpuExecutor final : public Executor {
           wasi_input->start(*instances.wasi(), spec.wasi->seed + i);
         }
         if (t == TrapCode::None) t = run_one(store, *b, job, i, io.data(), out, clock);
+        if (wasi_input && instances.wasi()->output_capped()) {
+          ++sh.capped;
+          for (uint64_t seen = sh.first_capped.load(); i < seen && !sh.first_capped.compare_exchange_weak(seen, i);) {
+          }
+        }
         wasi_input.reset();
         const TrapInfo where = store.impl().last_trap;
         instances.release();

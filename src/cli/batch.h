@@ -40,6 +40,7 @@ struct RunSpec {
   // Batches of them: "{i}" in a pattern is the instance's index.
   std::string stdout_pattern, stderr_pattern, stdin_pattern;
   std::optional<uint64_t> seed;   // random_get; default: from the OS
+  std::optional<uint64_t> output_cap;  // bytes of stdout (and of stderr) per instance
 
   std::string backend = "auto";   // auto | cpu | gpu
   std::string tier = "auto";      // auto | interp | compiled

@@ -86,7 +86,7 @@ int cmd_run(const char* prog, int argc, char** argv) {
   CLI::App app("Run an export of a WebAssembly module.", "wasmwarp run");
   app.footer(kRunFooter);
   RunSpec spec;
-  std::string instances, threads, fuel, mem_in_size, module_name, timeout, state_size, seed;
+  std::string instances, threads, fuel, mem_in_size, module_name, timeout, state_size, seed, output_cap;
   std::string gpu_stack_slots, gpu_call_depth, gpu_memory_pages, gpu_max_wave;
   std::vector<std::string> shown_args;
   app.add_option("--invoke", spec.invoke, "export to call (default: _start)")->type_name("NAME");
@@ -123,6 +123,7 @@ int cmd_run(const char* prog, int argc, char** argv) {
   app.add_option("--stdout", spec.stdout_pattern, "WASI batch: each instance's stdout to its own file, {i} = its index (default: in instance order on stdout)")->type_name("PATTERN");
   app.add_option("--stderr", spec.stderr_pattern, "WASI batch: each instance's stderr to its own file (default: in instance order on stderr)")->type_name("PATTERN");
   app.add_option("--stdin", spec.stdin_pattern, "WASI batch: each instance's stdin from a file, {i} = its index (default: empty)")->type_name("PATTERN");
+  app.add_option("--output-cap", output_cap, "WASI batch: bytes of stdout, and of stderr, an instance may write; the rest is cut (default: 64 MiB)")->type_name("BYTES");
   app.add_option("--seed", seed, "WASI batch: random_get's seed, for reproducible batches (default: from the OS)")->type_name("S");
   app.add_option("module", module_name, "the .wasm file")->type_name("MODULE.wasm");
   app.add_option("args", shown_args, "arguments of the export")->type_name("ARGS");
@@ -196,6 +197,10 @@ int cmd_run(const char* prog, int argc, char** argv) {
   if (!seed.empty()) {
     if (!count(seed, "--seed", v)) return kExitUsage;
     spec.seed = v;
+  }
+  if (!output_cap.empty()) {
+    if (!count(output_cap, "--output-cap", v)) return kExitUsage;
+    spec.output_cap = v;
   }
   if (!spec.stdout_pattern.empty() || !spec.stderr_pattern.empty() || !spec.stdin_pattern.empty()) spec.batch = true;
   if (!mem_in_size.empty()) {

@@ -375,13 +375,16 @@ Result<int> run_impl(const RunSpec& spec) {
     std::fputs(s.c_str(), stderr);
   }
   if (!output_error.empty()) print_error(output_error);
+  if (r.output_capped)
+    std::fprintf(stderr, "wasmwarp: %llu instance(s) wrote more than --output-cap allows; their output was cut there (first: instance %llu)\n",
+                 (unsigned long long)r.output_capped, (unsigned long long)r.first_output_capped);
   if (int sig = interrupt.signal_number()) return 128 + sig;
   uint64_t nonzero_exits = 0;
   if (is_wasi)
     for (uint64_t i = 0; i < b.instances; ++i) nonzero_exits += r.finished[i] && !r.traps[i] && r.results[i] != 0;
   if (nonzero_exits && !spec.quiet)
     std::fprintf(stderr, "wasmwarp: %llu instance(s) exited with a non-zero code\n", (unsigned long long)nonzero_exits);
-  return trapped || nonzero_exits ? kExitTrap : kExitOk;
+  return trapped || nonzero_exits || r.output_capped ? kExitTrap : kExitOk;
 }
 
 }  // namespace

@@ -51,6 +51,7 @@ Result<std::shared_ptr<const batch::WasiBatch>> wasi_batch_of(const RunSpec& spe
   w->stdout_pattern = spec.stdout_pattern;
   w->stderr_pattern = spec.stderr_pattern;
   w->stdin_pattern = spec.stdin_pattern;
+  if (spec.output_cap) w->output_cap = *spec.output_cap;
   if (spec.seed) {
     w->seed = *spec.seed;
   } else if (getentropy(&w->seed, sizeof w->seed) != 0) {

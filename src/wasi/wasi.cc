@@ -68,6 +68,8 @@ void Context::start_input(std::vector<std::string> args, const Stdio& stdio, uin
   fds_[0] = stdio_fd(stdio.in, nullptr);
   fds_[1] = stdio_fd(stdio.out ? -1 : stdio.out_fd, stdio.out);
   fds_[2] = stdio_fd(stdio.err ? -1 : stdio.err_fd, stdio.err);
+  fds_[1]->cap = fds_[2]->cap = stdio.cap;
+  output_capped_ = false;
   for (size_t k = 0; k < preopen_fds_.size(); ++k)
     if (!fds_[3 + k]) fds_[3 + k] = preopen_fd(preopen_fds_[k], config_.preopens[k].guest);
   exit_code_.reset();

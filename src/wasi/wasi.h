@@ -48,6 +48,9 @@ struct Stdio {
   std::string* out = nullptr;
   std::string* err = nullptr;
   int out_fd = -1, err_fd = -1;
+  // Bytes each of stdout and stderr may take; writes past it are cut
+  // (EFBIG) and the context says so (output_capped).
+  uint64_t cap = ~uint64_t{0};
 };
 
 // One instance's WASI state: its arguments and environment, and its file
@@ -75,6 +78,8 @@ class Context {
   void start_input(std::vector<std::string> args, const Stdio& stdio, uint64_t seed);
   // proc_exit's code, once the program has called it.
   std::optional<uint32_t> exit_code() const { return exit_code_; }
+  // Whether this input wrote more than its Stdio::cap.
+  bool output_capped() const { return output_capped_; }
 
   struct Fd;  // an open descriptor (wasi.cc)
 
@@ -85,6 +90,7 @@ class Context {
   std::vector<int> preopen_fds_;          // the host's, open for the context's life
   uint32_t instance_ = 0;
   std::optional<uint32_t> exit_code_;
+  bool output_capped_ = false;
   // random_get: the OS's bytes, or with a seed (batches) a counter-based
   // generator, so that a batch with --seed is reproducible.
   std::optional<uint64_t> seed_;

@@ -186,8 +186,20 @@ TrapCode fd_write(const CallContext& c, uint64_t* s) {
   const int host = f->host;
   std::string* sink = f->sink;
   RET(scatter(c, U32(1), U32(2), false, U32(3), [&](uint8_t* p, size_t n) -> ssize_t {
+    if (f->cap == 0) {
+      c.note_capped();
+      errno = EFBIG;
+      return -1;
+    }
+    if (n > f->cap) {
+      c.note_capped();
+      n = size_t(f->cap);
+    }
+    ssize_t w = ssize_t(n);
     if (sink) sink->append(reinterpret_cast<const char*>(p), n);
-    return sink || host < 0 ? ssize_t(n) : write_all(host, p, n);
+    else if (host >= 0) w = write_all(host, p, n);
+    if (w > 0 && f->cap != ~uint64_t{0}) f->cap -= uint64_t(w);
+    return w;
   }));
 }
 

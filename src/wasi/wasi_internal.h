@@ -20,6 +20,7 @@ struct Context::Fd {
   int host = -1;       // -1 with no sink: reads see end of file, writes vanish
   bool owned = false;  // closed with the descriptor (stdio and preopens are not)
   std::string* sink = nullptr;  // writes append here instead (a batch's stdout)
+  uint64_t cap = ~uint64_t{0};  // bytes this descriptor may still write (a batch's stdio)
   uint8_t filetype = kFiletypeUnknown;
   std::string preopen;  // a preopen's guest name (fd_prestat_*)
   // A directory's entries, read on the first fd_readdir; cookies index it.
@@ -73,6 +74,7 @@ struct CallContext {
     return uint32_t(cx.fds_.size() - 1);
   }
   void close_fd(uint64_t n) const { cx.fds_[n].reset(); }
+  void note_capped() const { cx.output_capped_ = true; }
   // random_get's bytes: with a seed, SplitMix64 of seed and a counter.
   bool seeded_random(uint8_t* p, uint64_t n) const {
     if (!cx.seed_) return false;

@@ -490,6 +490,11 @@ TEST_F(Cli, WasiCommandsAndTheirBadInput) {
   EXPECT_EQ(b.rc, 1) << b.err;  // instances exited non-zero
   EXPECT_EQ(b.out, "hi\nhi\nhi\n");
   EXPECT_EQ(slurp(codes), "instance,exit_code,trap\n0,21,\n1,21,\n2,21,\n");
+  // Output past --output-cap is cut, with one line saying so.
+  Proc capped = run({"run", "--backend", "cpu", "-q", "-n", "2", "--output-cap", "2", m});
+  EXPECT_EQ(capped.out, "hihi");
+  EXPECT_EQ(capped.rc, 1);
+  EXPECT_NE(capped.err.find("2 instance(s) wrote more than --output-cap allows"), std::string::npos) << capped.err;
   expect_error({"run", "--backend", "cpu", "-n", "2", "--stdout", path("no-such-dir") + "/out{i}.txt", m},
                "cannot open stdout file");
   expect_error({"run", "--backend", "gpu", "-n", "2", m}, "--backend gpu: WASI programs run on the CPU backend for now");
