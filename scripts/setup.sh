@@ -27,8 +27,12 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
-# node (V8) is only needed by the benchmarks; any installed version will do.
+# node (V8) is the benchmarks' baseline and the WASI tests' reference (its
+# node:wasi), npm fetches SQLite for them, python3 makes their database;
+# any installed versions will do.
 if ! command -v node >/dev/null 2>&1; then missing+=(nodejs); fi
+if ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
+if ! python3 -c 'import sqlite3' >/dev/null 2>&1; then missing+=(python3); fi
 
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
