@@ -1,26 +1,27 @@
 // The CPU executor: instances spread over worker threads, each worker with
-// its own Store; an instance is instantiated (segments and the start
-// function run), gets its memory inputs and arguments, runs the export and
-// hands back results, memory outputs and its trap. With compiled code the
-// Store attaches it to every new instance (StoreImpl::native_for).
+// its own Store and, where it can, one instance that every input of the
+// worker runs in, reset to the image between them (WorkerInstances); an
+// input gets its memory inputs and arguments (for a WASI command its argv
+// and stdio), runs the export and hands back results, memory outputs and
+// its trap. With compiled code the Store attaches it to every instance
+// (StoreImpl::native_for).
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "batch/executor.h"
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <optional>
-
 #include "batch/host_imports.h"
-#include "wasm/instr_reader.h"
 #include "exec/gpu/gpu_backend.h"
+#include "wasm/instr_reader.h"
 
 namespace ww::batch {
 namespace {

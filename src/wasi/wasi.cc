@@ -34,9 +34,9 @@ std::unique_ptr<Context::Fd> stdio_fd(int host, std::string* sink) {
   f->host = host;
   f->sink = sink;
   struct stat st {};
-  f->filetype = sink || host < 0                ? kFiletypeCharacterDevice
+  f->filetype = sink || host < 0                ? uint8_t(kFiletypeCharacterDevice)
                 : ::fstat(host, &st) == 0 ? filetype_of(st.st_mode)
-                                          : kFiletypeUnknown;
+                                          : uint8_t(kFiletypeUnknown);
   return f;
 }
 

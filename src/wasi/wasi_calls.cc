@@ -358,7 +358,7 @@ TrapCode path_open(const CallContext& c, uint64_t* s) {
   f->host = host;
   f->owned = true;
   struct stat st {};
-  f->filetype = ::fstat(host, &st) == 0 ? filetype_of(st.st_mode) : kFiletypeUnknown;
+  f->filetype = ::fstat(host, &st) == 0 ? filetype_of(st.st_mode) : uint8_t(kFiletypeUnknown);
   const uint32_t fd = c.add_fd(std::move(f));
   RET(c.put_le<uint32_t>(U32(8), fd) ? kSuccess : kFault);
 }

@@ -77,7 +77,9 @@ TEST(HostColumn, HoldsWhatIsWrittenAtEverySize) {
     uint64_t want = 0;
     for (size_t i = 0; i < n; i += 997) want += i;
     EXPECT_EQ(sum, want) << n;
-    if (n * 4 >= (size_t(4) << 20)) EXPECT_EQ(reinterpret_cast<uintptr_t>(c.data()) % (size_t(2) << 20), 0u);
+    if (n * 4 >= (size_t(4) << 20)) {
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(c.data()) % (size_t(2) << 20), 0u);
+    }
     Column<uint32_t> moved = std::move(c);
     EXPECT_EQ(moved.size(), n);
   }
