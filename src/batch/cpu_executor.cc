@@ -53,6 +53,7 @@ class WasiInput {
     std::vector<std::string> argv{w.argv0};
     for (const std::string& a : w.args) argv.push_back(with_index(a, "@index", index));
     wasi::Stdio stdio;
+    stdio.index = i;
     stdio.cap = w.output_cap;
     stdio.out = w.stdout_pattern.empty() ? out : nullptr;
     stdio.err = w.stderr_pattern.empty() ? err : nullptr;

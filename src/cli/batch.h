@@ -36,6 +36,7 @@ struct RunSpec {
   std::string stats;              // --stats FILE.json: the summary's figures
   // WASI programs (modules importing wasi_snapshot_preview1).
   std::vector<std::string> dirs;  // --dir HOST[::GUEST]: read-only preopens
+  std::vector<std::string> dirs_rw;  // --dir-rw HOST[::GUEST]: writable ("{i}": per instance)
   std::vector<std::string> env;   // --env NAME=VALUE
   // Batches of them: "{i}" in a pattern is the instance's index.
   std::string stdout_pattern, stderr_pattern, stdin_pattern;

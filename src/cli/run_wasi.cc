@@ -15,12 +15,18 @@ namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
 
-// --dir HOST[::GUEST]: the guest name defaults to the host path, as in
-// wasmtime.
-Result<wasi::Preopen> parse_dir(const std::string& text) {
+// --dir / --dir-rw HOST[::GUEST]: the guest name defaults to the host
+// path, as in wasmtime.
+Result<wasi::Preopen> parse_dir(const std::string& text, bool writable) {
+  const char* opt = writable ? "--dir-rw" : "--dir";
   const size_t sep = text.find("::");
-  wasi::Preopen p{text.substr(0, sep), sep == std::string::npos ? text : text.substr(sep + 2)};
-  if (p.host.empty() || p.guest.empty()) return err("--dir '" + text + "': expected HOST[::GUEST]");
+  wasi::Preopen p{text.substr(0, sep), sep == std::string::npos ? text : text.substr(sep + 2), writable};
+  if (p.host.empty() || p.guest.empty()) return err(std::string(opt) + " '" + text + "': expected HOST[::GUEST]");
+  if (sep == std::string::npos && writable) {
+    // out/{i} is "out" to the program.
+    for (size_t at; (at = p.guest.find("{i}")) != std::string::npos;) p.guest.replace(at, 3, "");
+    while (p.guest.size() > 1 && p.guest.back() == '/') p.guest.pop_back();
+  }
   return p;
 }
 
@@ -35,7 +41,14 @@ Result<wasi::Config> wasi_config_of(const RunSpec& spec) {
     config.env.push_back(e);
   }
   for (const std::string& d : spec.dirs) {
-    WW_ASSIGN_OR_RETURN(wasi::Preopen p, parse_dir(d));
+    WW_ASSIGN_OR_RETURN(wasi::Preopen p, parse_dir(d, false));
+    config.preopens.push_back(std::move(p));
+  }
+  for (const std::string& d : spec.dirs_rw) {
+    WW_ASSIGN_OR_RETURN(wasi::Preopen p, parse_dir(d, true));
+    // Instances writing the same files would clobber each other.
+    if (spec.instances > 1 && p.host.find("{i}") == std::string::npos)
+      return err("--dir-rw '" + d + "': a batch's writable directory needs {i} in its host path (one per instance)");
     config.preopens.push_back(std::move(p));
   }
   return config;

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 
 #include "wasi/wasi_internal.h"
 
@@ -21,12 +22,33 @@ bool implemented(const std::string& name) { return find_call(name) != nullptr; }
 
 namespace {
 
-std::unique_ptr<Context::Fd> preopen_fd(int host, const std::string& guest) {
+std::unique_ptr<Context::Fd> preopen_fd(int host, const Preopen& p) {
   auto f = std::make_unique<Context::Fd>();
   f->host = host;
   f->filetype = kFiletypeDirectory;
-  f->preopen = guest;
+  f->preopen = p.guest;
+  f->writable = p.writable;
   return f;
+}
+
+bool per_instance(const Preopen& p) { return p.writable && p.host.find("{i}") != std::string::npos; }
+
+// A writable preopen's directory for instance `index`, made when missing
+// (with its parents, as mkdir -p).
+int open_writable(const Preopen& p, uint64_t index, std::string& error) {
+  std::string path = p.host;
+  for (size_t at = 0; (at = path.find("{i}", at)) != std::string::npos;) path.replace(at, 3, std::to_string(index));
+  for (size_t at = 1; at <= path.size(); ++at)
+    if (at == path.size() || path[at] == '/') {
+      const std::string prefix = path.substr(0, at);
+      if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
+        error = "cannot make --dir-rw " + prefix + ": " + std::strerror(errno);
+        return -1;
+      }
+    }
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) error = "cannot open --dir-rw " + path + ": " + std::strerror(errno);
+  return fd;
 }
 
 std::unique_ptr<Context::Fd> stdio_fd(int host, std::string* sink) {
@@ -54,10 +76,14 @@ Context::~Context() {
 
 Status Context::open_preopens() {
   for (const Preopen& p : config_.preopens) {
-    int fd = ::open(p.host.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return make_error(kNoOffset, "cannot open --dir " + p.host + ": " + std::strerror(errno));
+    std::string error;
+    // A per-instance directory opens with each input (start_input); a
+    // single run has instance 0.
+    int fd = p.writable ? open_writable(p, 0, error) : ::open(p.host.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (!p.writable && fd < 0) error = "cannot open --dir " + p.host + ": " + std::strerror(errno);
+    if (fd < 0) return make_error(kNoOffset, error);
     preopen_fds_.push_back(fd);
-    fds_.push_back(preopen_fd(fd, p.guest));
+    fds_.push_back(preopen_fd(fd, p));
   }
   return Status::Ok();
 }
@@ -70,8 +96,18 @@ void Context::start_input(std::vector<std::string> args, const Stdio& stdio, uin
   fds_[2] = stdio_fd(stdio.err ? -1 : stdio.err_fd, stdio.err);
   fds_[1]->cap = fds_[2]->cap = stdio.cap;
   output_capped_ = false;
-  for (size_t k = 0; k < preopen_fds_.size(); ++k)
-    if (!fds_[3 + k]) fds_[3 + k] = preopen_fd(preopen_fds_[k], config_.preopens[k].guest);
+  for (size_t k = 0; k < preopen_fds_.size(); ++k) {
+    const Preopen& p = config_.preopens[k];
+    if (per_instance(p)) {
+      std::string error;
+      int fd = open_writable(p, stdio.index, error);
+      if (fd < 0) throw std::runtime_error(error);  // the batch's error: every instance would fail alike
+      ::close(preopen_fds_[k]);
+      preopen_fds_[k] = fd;
+      fds_[3 + k].reset();
+    }
+    if (!fds_[3 + k]) fds_[3 + k] = preopen_fd(preopen_fds_[k], p);
+  }
   exit_code_.reset();
   seed_ = seed;
   random_counter_ = 0;

@@ -1,9 +1,10 @@
 // WASI preview1 (`wasi_snapshot_preview1`) on the host: the calls an
 // ordinary C or Rust command-line program makes, for one instance, over
 // that instance's memory 0, the process's stdin, stdout and stderr, and
-// preopened directories. Preopens are read-only here, and every path
-// resolves beneath its preopen (openat2's RESOLVE_BENEATH), so `..`,
-// absolute paths and links that leave it fail with ENOTCAPABLE. Every call
+// preopened directories. Preopens are read-only unless the user made them
+// writable, and every path resolves beneath its preopen (openat2's
+// RESOLVE_BENEATH), so `..`, absolute paths and links that leave it fail
+// with ENOTCAPABLE. Every call
 // returns a WASI errno; one this layer lacks returns ENOSYS rather than
 // trapping. Only proc_exit stops the instance (TrapCode::Exit, the code
 // kept in the context).
@@ -25,6 +26,10 @@ inline constexpr const char* kModuleName = "wasi_snapshot_preview1";
 struct Preopen {
   std::string host;   // a directory on this machine
   std::string guest;  // the name the program sees (fd_prestat_dir_name)
+  // The program may create, write, rename and remove beneath it. In a
+  // batch, "{i}" in `host` is the instance's index: each instance writes
+  // in a directory of its own (made when missing).
+  bool writable = false;
 };
 
 struct Config {
@@ -44,6 +49,7 @@ bool implemented(const std::string& name);
 // stdout and stderr into buffers that collect what the program writes (or
 // host fds; -1 with no buffer: discarded).
 struct Stdio {
+  uint64_t index = 0;  // the instance's: "{i}" in writable preopens
   int in = -1;
   std::string* out = nullptr;
   std::string* err = nullptr;

@@ -25,7 +25,8 @@ enum Clock : uint32_t { kClockRealtime = 0, kClockMonotonic = 1, kClockProcessCp
 enum Whence : uint32_t { kWhenceSet = 0, kWhenceCur = 1, kWhenceEnd = 2 };
 enum Oflags : uint32_t { kOflagCreat = 1, kOflagDirectory = 2, kOflagExcl = 4, kOflagTrunc = 8 };
 enum Fdflags : uint32_t { kFdflagAppend = 1 };
-// Rights that ask to change something: refused on read-only preopens.
+// Rights: reading, and writing (refused beneath read-only preopens).
+inline constexpr uint64_t kRightFdRead = 1ull << 1;
 inline constexpr uint64_t kRightFdWrite = 1ull << 6;
 inline constexpr uint64_t kRightsAll = (1ull << 29) - 1;
 

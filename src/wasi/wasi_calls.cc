@@ -53,6 +53,7 @@ uint32_t open_beneath(int dir, const std::string& path, uint64_t flags, int& out
   if (path[0] == '/') return kNotcapable;
   open_how how{};
   how.flags = flags | O_CLOEXEC;
+  if (flags & O_CREAT) how.mode = 0644;
   how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
   long fd = ::syscall(SYS_openat2, dir, path.c_str(), &how, sizeof how);
   if (fd < 0) return errno == EXDEV ? kNotcapable : errno_from_host(errno);
@@ -345,18 +346,24 @@ TrapCode path_open(const CallContext& c, uint64_t* s) {
   std::string path;
   if (!read_path(c, U32(2), U32(3), path)) RET(kFault);
   const uint32_t oflags = U32(4), fdflags = U32(7);
-  // Preopens are read-only: creating, truncating, writing or appending is
-  // not this program's to do.
-  if ((oflags & (kOflagCreat | kOflagTrunc | kOflagExcl)) || (s[5] & kRightFdWrite) || (fdflags & kFdflagAppend))
-    RET(kNotcapable);
-  uint64_t flags = O_RDONLY;
-  if (oflags & kOflagDirectory) flags |= O_DIRECTORY;
+  const bool write = s[5] & kRightFdWrite, read = s[5] & kRightFdRead;
+  // Creating, truncating, writing or appending only beneath a writable
+  // preopen.
+  const bool changes = (oflags & (kOflagCreat | kOflagTrunc | kOflagExcl)) || write || (fdflags & kFdflagAppend);
+  if (changes && !dir->writable) RET(kNotcapable);
+  uint64_t flags = write && read ? O_RDWR : write ? O_WRONLY : O_RDONLY;
+  if (oflags & kOflagCreat) flags |= O_CREAT;
+  if (oflags & kOflagExcl) flags |= O_EXCL;
+  if (oflags & kOflagTrunc) flags |= O_TRUNC;
+  if (fdflags & kFdflagAppend) flags |= O_APPEND;
+  if (oflags & kOflagDirectory) flags = O_RDONLY | O_DIRECTORY;
   if (!(U32(1) & 1)) flags |= O_NOFOLLOW;  // lookupflags.symlink_follow
   int host = -1;
   if (uint32_t e = open_beneath(dir->host, path, flags, host); e != kSuccess) RET(e);
   auto f = std::make_unique<Context::Fd>();
   f->host = host;
   f->owned = true;
+  f->writable = dir->writable;
   struct stat st {};
   f->filetype = ::fstat(host, &st) == 0 ? filetype_of(st.st_mode) : uint8_t(kFiletypeUnknown);
   const uint32_t fd = c.add_fd(std::move(f));
@@ -378,6 +385,78 @@ TrapCode path_filestat_get(const CallContext& c, uint64_t* s) {
   ::close(host);
   if (r != 0) RET(errno_from_host(err));
   RET(put_filestat(c, U32(4), st));
+}
+
+// The directory a path's last component lives in, resolved beneath `dir`
+// (an O_PATH fd the caller closes), and that component: for the calls that
+// make, remove or rename a name. "." and ".." as the name are refused.
+uint32_t parent_of(const Context::Fd& dir, const std::string& path, int& parent, std::string& name) {
+  const size_t slash = path.find_last_of('/');
+  name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..") return kInval;
+  return open_beneath(dir.host, slash == std::string::npos ? "." : path.substr(0, slash + 1) + ".",
+                      O_PATH | O_DIRECTORY, parent);
+}
+
+// A call on one path beneath a writable directory fd: op(parent, name).
+template <class Op>
+uint32_t on_name(const CallContext& c, uint64_t* s, Op&& op) {
+  Context::Fd* dir = c.fd(U32(0));
+  if (!dir) return kBadf;
+  if (dir->filetype != kFiletypeDirectory) return kNotdir;
+  if (!dir->writable) return kNotcapable;
+  std::string path, name;
+  if (!read_path(c, U32(1), U32(2), path)) return kFault;
+  int parent = -1;
+  if (uint32_t e = parent_of(*dir, path, parent, name); e != kSuccess) return e;
+  const int r = op(parent, name.c_str());
+  const int err = errno;
+  ::close(parent);
+  return r == 0 ? kSuccess : errno_from_host(err);
+}
+
+TrapCode path_create_directory(const CallContext& c, uint64_t* s) {
+  RET(on_name(c, s, [](int p, const char* n) { return ::mkdirat(p, n, 0755); }));
+}
+TrapCode path_unlink_file(const CallContext& c, uint64_t* s) {
+  RET(on_name(c, s, [](int p, const char* n) { return ::unlinkat(p, n, 0); }));
+}
+TrapCode path_remove_directory(const CallContext& c, uint64_t* s) {
+  RET(on_name(c, s, [](int p, const char* n) { return ::unlinkat(p, n, AT_REMOVEDIR); }));
+}
+
+TrapCode path_rename(const CallContext& c, uint64_t* s) {
+  Context::Fd* from = c.fd(U32(0));
+  Context::Fd* to = c.fd(U32(3));
+  if (!from || !to) RET(kBadf);
+  if (from->filetype != kFiletypeDirectory || to->filetype != kFiletypeDirectory) RET(kNotdir);
+  if (!from->writable || !to->writable) RET(kNotcapable);
+  std::string old_path, new_path, old_name, new_name;
+  if (!read_path(c, U32(1), U32(2), old_path) || !read_path(c, U32(4), U32(5), new_path)) RET(kFault);
+  int old_parent = -1, new_parent = -1;
+  if (uint32_t e = parent_of(*from, old_path, old_parent, old_name); e != kSuccess) RET(e);
+  if (uint32_t e = parent_of(*to, new_path, new_parent, new_name); e != kSuccess) {
+    ::close(old_parent);
+    RET(e);
+  }
+  const int r = ::renameat(old_parent, old_name.c_str(), new_parent, new_name.c_str());
+  const int err = errno;
+  ::close(old_parent);
+  ::close(new_parent);
+  RET(r == 0 ? kSuccess : errno_from_host(err));
+}
+
+TrapCode fd_filestat_set_size(const CallContext& c, uint64_t* s) {
+  Context::Fd* f = c.fd(U32(0));
+  if (!f) RET(kBadf);
+  if (!f->writable) RET(kNotcapable);
+  RET(::ftruncate(f->host, off_t(s[1])) == 0 ? kSuccess : errno_from_host(errno));
+}
+
+TrapCode fd_sync(const CallContext& c, uint64_t* s) {
+  Context::Fd* f = c.fd(U32(0));
+  if (!f) RET(kBadf);
+  RET(f->sink || f->host < 0 || ::fsync(f->host) == 0 || errno == EINVAL ? kSuccess : errno_from_host(errno));
 }
 
 TrapCode proc_exit(const CallContext& c, uint64_t* s) {
@@ -457,17 +536,24 @@ const std::vector<CallInfo>& calls() {
       {"clock_time_get", sig({I, L, I}), clock_time_get},
       {"fd_close", sig({I}), fd_close},
       {"fd_fdstat_get", sig({I, I}), fd_fdstat_get},
+      {"fd_datasync", sig({I}), fd_sync},
       {"fd_filestat_get", sig({I, I}), fd_filestat_get},
+      {"fd_filestat_set_size", sig({I, L}), fd_filestat_set_size},
       {"fd_pread", sig({I, I, I, L, I}), fd_pread},
       {"fd_prestat_get", sig({I, I}), fd_prestat_get},
       {"fd_prestat_dir_name", sig({I, I, I}), fd_prestat_dir_name},
       {"fd_read", sig({I, I, I, I}), fd_read},
       {"fd_readdir", sig({I, I, I, L, I}), fd_readdir},
       {"fd_seek", sig({I, L, I, I}), fd_seek},
+      {"fd_sync", sig({I}), fd_sync},
       {"fd_tell", sig({I, I}), fd_tell},
       {"fd_write", sig({I, I, I, I}), fd_write},
+      {"path_create_directory", sig({I, I, I}), path_create_directory},
       {"path_filestat_get", sig({I, I, I, I, I}), path_filestat_get},
       {"path_open", sig({I, I, I, I, I, L, L, I, I}), path_open},
+      {"path_remove_directory", sig({I, I, I}), path_remove_directory},
+      {"path_rename", sig({I, I, I, I, I, I}), path_rename},
+      {"path_unlink_file", sig({I, I, I}), path_unlink_file},
       {"poll_oneoff", sig({I, I, I, I}), poll_oneoff},
       {"proc_exit", sig({I}, false), proc_exit},
       {"random_get", sig({I, I}), random_get},

@@ -23,6 +23,7 @@ struct Context::Fd {
   uint64_t cap = ~uint64_t{0};  // bytes this descriptor may still write (a batch's stdio)
   uint8_t filetype = kFiletypeUnknown;
   std::string preopen;  // a preopen's guest name (fd_prestat_*)
+  bool writable = false;  // beneath a writable preopen
   // A directory's entries, read on the first fd_readdir; cookies index it.
   struct Entry {
     std::string name;

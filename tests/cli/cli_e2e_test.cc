@@ -498,6 +498,8 @@ TEST_F(Cli, WasiCommandsAndTheirBadInput) {
   expect_error({"run", "--backend", "cpu", "-n", "2", "--stdout", path("no-such-dir") + "/out{i}.txt", m},
                "cannot open stdout file");
   expect_error({"run", "--backend", "gpu", "-n", "2", m}, "--backend gpu: WASI programs run on the CPU backend for now");
+  expect_error({"run", "--backend", "cpu", "-n", "2", "--dir-rw", path("w") + "::out", m},
+               "a batch's writable directory needs {i} in its host path");
   expect_error({"run", "--backend", "cpu", "--env", "NOEQUALS", m}, "--env 'NOEQUALS': expected NAME=VALUE");
   std::string bad = write("badwasi.wat", R"((module
     (import "wasi_snapshot_preview1" "fd_write" (func (param i32) (result i32)))

@@ -3,7 +3,8 @@
 # C programs built with Debian's wasi-libc and a Rust program built for
 # wasm32-wasi, each run on the CPU interpreter and the compiled CPU tier;
 # stdout, stderr and the exit code must equal node's. sandbox.c has its
-# own expected output (node's preopens are writable, ours read-only).
+# own expected output (node's --dir preopens are writable, ours are
+# read-only; --dir-rw ones are compared with node's in writes.c).
 # usage: tests/wasi/check.sh WASMWARP WORKDIR
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -110,6 +111,23 @@ rm -f "$work"/*.codes
 batch_case batch_args 40 args_env @index "arg @index"
 batch_case batch_exit 30 exit_code @index
 batch_case batch_files 20 files
+
+# Writable directories: what the program prints and the tree it leaves
+# must be node's (its preopens are writable); in a batch, instance i
+# writes in out/i only.
+rm -rf "$work/w" && mkdir -p "$work/w/node"
+for ((i = 0; i < 3; ++i)); do
+  mkdir -p "$work/w/node/$i"
+  node "${node_flags[@]}" "$here/run-node.mjs" --dir "$work/w/node/$i::out" "$work/bin/writes.wasm" "$i" \
+    </dev/null >>"$work/w/node.out" 2>&1
+done
+for tier in interp compiled; do
+  cases=$((cases + 1))
+  "$ww" run --backend cpu --tier $tier -q -n 3 --dir-rw "$work/w/$tier/{i}::out" "$work/bin/writes.wasm" @index \
+    </dev/null >"$work/w/$tier.out" 2>&1
+  cmp -s "$work/w/node.out" "$work/w/$tier.out" || { echo "FAIL writes ($tier): stdout"; fail=1; }
+  diff -r "$work/w/node" "$work/w/$tier" >/dev/null || { echo "FAIL writes ($tier): the trees differ from node's"; fail=1; }
+done
 
 # random_get in a batch: --seed repeats a batch's bytes, instances differ.
 "$ww" run --backend cpu -q -n 8 --seed 7 "$work/bin/random.wasm" >"$work/random.a" 2>&1
