@@ -2,10 +2,16 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 #include "cli/common.h"
+#include "cli/interrupt.h"
 #include "compiled/compiled_tier.h"
 #include "store/store.h"
 #include "wasi/wasi.h"
@@ -29,6 +35,38 @@ Result<wasi::Preopen> parse_dir(const std::string& text, bool writable) {
   }
   return p;
 }
+
+// Sets `stop` to Timeout at the deadline (seconds; 0 = none) or to
+// Interrupted when `cancel` is raised, until finish().
+class Watchdog {
+ public:
+  Watchdog(double seconds, const std::atomic<bool>* cancel, std::atomic<uint8_t>& stop)
+      : thread_([this, seconds, cancel, &stop] {
+          const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+          std::unique_lock<std::mutex> lk(mu_);
+          while (!done_) {
+            // Up to 50 ms between looks at the signal flag.
+            cv_.wait_for(lk, std::chrono::milliseconds(50));
+            if (cancel && cancel->load()) stop.store(uint8_t(TrapCode::Interrupted));
+            if (seconds > 0 && std::chrono::steady_clock::now() >= deadline) stop.store(uint8_t(TrapCode::Timeout));
+          }
+        }) {}
+  ~Watchdog() { finish(); }
+  void finish() {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -82,11 +120,21 @@ Result<int> run_wasi_command(const RunSpec& spec, std::shared_ptr<const Compiled
   wasi::Context wasi(std::move(config));
   WW_TRY(wasi.open_preopens());
 
-  Store store;
+  // --fuel, --timeout and Ctrl-C/SIGTERM as in a batch: a watchdog turns
+  // the deadline or the signal into the interrupt byte running code reads.
+  std::atomic<uint8_t> stop{0};
+  StoreLimits limits;
+  limits.fuel = spec.fuel;
+  limits.interrupt = &stop;
+  InterruptScope interrupt;
+  Watchdog watchdog(spec.timeout, interrupt.cancel(), stop);
+  Store store(limits);
   if (spec.tier != "interp") {
     compiled::Request req;
     req.module = module;
     req.target = compiled::Target::Cpu;
+    req.metered = spec.fuel != 0;
+    req.deadline = true;  // the interrupt byte: --timeout and Ctrl-C
     req.cache.enabled = !spec.no_cache;
     req.cache.dir = spec.cache_dir;
     auto native = compiled::compile_cpu(req, nullptr);
@@ -111,10 +159,12 @@ Result<int> run_wasi_command(const RunSpec& spec, std::shared_ptr<const Compiled
   auto start = store.get_export(std::get<uint32_t>(inst), "_start");
   if (!start || start->kind != ExternKind::Func) return err(spec.module_path + ": a WASI command exports _start");
   InvokeResult r = store.invoke(start->addr, {});
+  watchdog.finish();
   std::fflush(stdout);
+  if (int sig = interrupt.signal_number()) return 128 + sig;
   if (r.trap == TrapCode::Exit && wasi.exit_code()) return int(*wasi.exit_code() & 0xff);
   if (!r.ok()) {
-    print_error(spec.module_path + ": trap: " + trap_message(r.trap));
+    print_error(spec.module_path + ": " + (r.trap == TrapCode::Timeout ? "" : "trap: ") + trap_message(r.trap));
     return kExitTrap;
   }
   return kExitOk;

@@ -501,6 +501,18 @@ TEST_F(Cli, WasiCommandsAndTheirBadInput) {
   expect_error({"run", "--backend", "cpu", "-n", "2", "--dir-rw", path("w") + "::out", m},
                "a batch's writable directory needs {i} in its host path");
   expect_error({"run", "--backend", "cpu", "--env", "NOEQUALS", m}, "--env 'NOEQUALS': expected NAME=VALUE");
+  // --timeout and --fuel stop a WASI program as they stop an export.
+  std::string spin = write("spin-wasi.wat", R"((module
+    (import "wasi_snapshot_preview1" "proc_exit" (func (param i32)))
+    (memory (export "memory") 1) (func (export "_start") (loop (br 0)))))");
+  for (const char* tier : {"interp", "compiled"}) {
+    Proc t = run({"run", "--backend", "cpu", "--tier", tier, "--timeout", "0.3", spin});
+    EXPECT_EQ(t.rc, 1) << tier << " " << t.err;
+    EXPECT_NE(t.err.find("not finished: timeout"), std::string::npos) << tier << " " << t.err;
+  }
+  Proc fuel = run({"run", "--backend", "cpu", "--tier", "interp", "--fuel", "100000", spin});
+  EXPECT_EQ(fuel.rc, 1) << fuel.err;
+  EXPECT_NE(fuel.err.find("fuel exhausted"), std::string::npos) << fuel.err;
   std::string bad = write("badwasi.wat", R"((module
     (import "wasi_snapshot_preview1" "fd_write" (func (param i32) (result i32)))
     (memory (export "memory") 1) (func (export "_start"))))");
