@@ -20,6 +20,7 @@
 
 #include "batch/executor.h"
 #include "batch/host_imports.h"
+#include "common/text.h"
 #include "exec/gpu/gpu_backend.h"
 #include "wasm/instr_reader.h"
 
@@ -51,7 +52,7 @@ class WasiInput {
   WasiInput(const WasiBatch& w, uint64_t i, std::string* out, std::string* err) {
     const std::string index = std::to_string(i);
     std::vector<std::string> argv{w.argv0};
-    for (const std::string& a : w.args) argv.push_back(with_index(a, "@index", index));
+    for (const std::string& a : w.args) argv.push_back(replace_all(a, "@index", index));
     wasi::Stdio stdio;
     stdio.index = i;
     stdio.cap = w.output_cap;
@@ -69,13 +70,8 @@ class WasiInput {
   void start(wasi::Context& cx, uint64_t seed) { cx.start_input(std::move(argv_), stdio_, seed); }
 
  private:
-  static std::string with_index(std::string text, const std::string& mark, const std::string& index) {
-    for (size_t at = 0; (at = text.find(mark, at)) != std::string::npos; at += index.size())
-      text.replace(at, mark.size(), index);
-    return text;
-  }
   int open_file(const std::string& pattern, const std::string& index, int flags, const char* what) {
-    const std::string path = with_index(pattern, "{i}", index);
+    const std::string path = replace_all(pattern, "{i}", index);
     int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
     // Fails the batch: every instance would fail alike.
     if (fd < 0) throw std::runtime_error(std::string("cannot open ") + what + " file " + path + ": " + std::strerror(errno));

@@ -12,6 +12,7 @@
 
 #include "cli/common.h"
 #include "cli/interrupt.h"
+#include "common/text.h"
 #include "compiled/compiled_tier.h"
 #include "store/store.h"
 #include "wasi/wasi.h"
@@ -30,7 +31,7 @@ Result<wasi::Preopen> parse_dir(const std::string& text, bool writable) {
   if (p.host.empty() || p.guest.empty()) return err(std::string(opt) + " '" + text + "': expected HOST[::GUEST]");
   if (sep == std::string::npos && writable) {
     // out/{i} is "out" to the program.
-    for (size_t at; (at = p.guest.find("{i}")) != std::string::npos;) p.guest.replace(at, 3, "");
+    p.guest = replace_all(p.guest, "{i}", "");
     while (p.guest.size() > 1 && p.guest.back() == '/') p.guest.pop_back();
   }
   return p;

@@ -53,11 +53,12 @@ Result<Column<uint8_t>> read_whole_file(const std::string& path) {
   } else {
     const size_t size = size_t(st.st_size);
     out.resize(size);
-    const size_t pieces = std::clamp<size_t>(size / kMinPiece, 1, host_worker_count());
+    // A small file (a module, say) never starts the workers.
+    const size_t pieces = size < 2 * kMinPiece ? 1 : std::min(size / kMinPiece, host_worker_count());
     const size_t per = (size + pieces - 1) / pieces;
     std::atomic<int> error{0};
     std::atomic<bool> short_read{false};
-    run_on_host_workers(pieces, [&](size_t k) {
+    auto read_piece = [&](size_t k) {
       size_t at = k * per;
       const size_t end = std::min(size, at + per);
       while (at < end) {
@@ -67,7 +68,9 @@ Result<Column<uint8_t>> read_whole_file(const std::string& path) {
         if (n == 0) return short_read.store(true);  // the file shrank while read
         at += size_t(n);
       }
-    });
+    };
+    if (pieces == 1) read_piece(0);
+    else run_on_host_workers(pieces, read_piece);
     if (error.load()) status = fail("cannot read", path, error.load());
     else if (short_read.load()) status = make_error(kNoOffset, path + " changed while it was read");
   }

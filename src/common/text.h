@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace ww {
 
@@ -11,5 +12,8 @@ std::string first_error_line(const std::string& log);
 
 // `v` with `decimals` digits after the point ("12.50").
 std::string format_fixed(double v, int decimals);
+
+// `text` with every `from` replaced by `to` (a batch's "{i}" and "@index").
+std::string replace_all(std::string text, std::string_view from, std::string_view to);
 
 }  // namespace ww

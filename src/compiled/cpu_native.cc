@@ -21,8 +21,6 @@ namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
 
-static_assert(rt::kCpuWrittenShift == MemoryInst::kWrittenShift);
-
 // Recursion in compiled code stops with "call stack exhausted" this far
 // above the end of the thread's stack: room for a host function or the
 // interpreter to finish what it was doing.

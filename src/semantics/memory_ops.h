@@ -31,6 +31,24 @@ namespace ww::sem {
 
 inline constexpr uint32_t kGrowFailed = 0xffffffffu;
 
+// Written-granule flags, one byte per 2^kWrittenShift bytes of a memory,
+// set by every write on the host (the CPU interpreter, compiled CPU code,
+// the bulk ops, host functions), so that a batch returns a used instance
+// to its image by copying only what was written (Store::reset_instance).
+// 256 bytes: a 64-byte input costs one short copy to restore, and the 512
+// flags of a 2-page memory are scanned 64 at a time. A store sets the flag
+// of its first byte only; the reset restores the up to 7 bytes it may
+// spill into the next granule with the granule.
+inline constexpr uint32_t kWrittenShift = 8;
+
+WW_HD inline void mark_written(uint8_t* flags, uint64_t a) { flags[a >> kWrittenShift] = 1; }
+
+// Every granule of [d, d + n); callers have checked the range.
+WW_HD inline void mark_written_range(uint8_t* flags, uint64_t d, uint64_t n) {
+  if (n == 0) return;
+  for (uint64_t g = d >> kWrittenShift, last = (d + n - 1) >> kWrittenShift; g <= last; ++g) flags[g] = 1;
+}
+
 // Ranges are checked with 64-bit sums: d and n are below 2^32, so d + n
 // cannot wrap, and a zero-length access at exactly the end is in bounds.
 WW_HD inline bool range_oob(uint32_t start, uint32_t n, uint64_t size) {

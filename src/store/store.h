@@ -5,7 +5,6 @@
 // to find it.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -13,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "semantics/memory_ops.h"
 #include "wasmwarp/runtime.h"
 
 namespace ww {
@@ -35,14 +35,8 @@ struct MemoryInst {
   // subtyping looks at the declared max, not at the store's cap).
   std::optional<uint64_t> declared_max;
 
-  // One flag per granule of 2^kWrittenShift bytes, set by every write the
-  // executors make (a store also covers the up to 7 bytes it spills into
-  // the next granule: Store::reset_instance restores those with the
-  // granule), so that a batch returns a used instance to its image by
-  // copying only what its run wrote. 256 bytes: a 64-byte input costs one
-  // short copy to restore, and the 512 flags of a 2-page memory are
-  // scanned 64 at a time.
-  static constexpr uint32_t kWrittenShift = 8;
+  // The written-granule flags (semantics/memory_ops.h, sem::kWrittenShift).
+  static constexpr uint32_t kWrittenShift = sem::kWrittenShift;
   std::vector<uint8_t> written;
 
   // The flags, sized to the memory. Code that replaced `data` wholesale
@@ -53,12 +47,7 @@ struct MemoryInst {
     if (written.size() != n) written.resize(n, 1);
     return written.data();
   }
-  void mark_written(uint64_t d, uint64_t n) {
-    if (n == 0) return;
-    uint8_t* f = written_flags();
-    const uint64_t first = d >> kWrittenShift, last = (d + n - 1) >> kWrittenShift;
-    std::fill(f + first, f + last + 1, uint8_t(1));
-  }
+  void mark_written(uint64_t d, uint64_t n) { sem::mark_written_range(written_flags(), d, n); }
   // Grows or shrinks to `p` pages; new bytes are zero, never written.
   void resize_pages(uint32_t p) {
     data.resize(size_t(p) * kPageSize, 0);

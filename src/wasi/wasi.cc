@@ -8,6 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/text.h"
 #include "wasi/wasi_internal.h"
 
 namespace ww::wasi {
@@ -36,8 +37,7 @@ bool per_instance(const Preopen& p) { return p.writable && p.host.find("{i}") !=
 // A writable preopen's directory for instance `index`, made when missing
 // (with its parents, as mkdir -p).
 int open_writable(const Preopen& p, uint64_t index, std::string& error) {
-  std::string path = p.host;
-  for (size_t at = 0; (at = path.find("{i}", at)) != std::string::npos;) path.replace(at, 3, std::to_string(index));
+  const std::string path = replace_all(p.host, "{i}", std::to_string(index));
   for (size_t at = 1; at <= path.size(); ++at)
     if (at == path.size() || path[at] == '/') {
       const std::string prefix = path.substr(0, at);

@@ -19,10 +19,6 @@ namespace ww::rt {
 // object of another version is rebuilt, never loaded.
 inline constexpr uint32_t kCpuAbiVersion = 3;
 
-// Granules of 2^kCpuWrittenShift bytes of memory 0 that stores flag in
-// CpuInst::written (the host's MemoryInst::kWrittenShift).
-inline constexpr uint32_t kCpuWrittenShift = 8;
-
 struct CpuTable {
   uint64_t* elems;
   uint32_t size;
@@ -61,7 +57,7 @@ struct CpuHostApi {
 
 struct CpuInst {
   uint8_t* mem;
-  uint8_t* written;  // a flag per granule of mem that a store wrote
+  uint8_t* written;  // the written-granule flags of mem (sem::mark_written)
   uint64_t mem_size;
   uint32_t mem_max_pages;
   uint64_t* const* globals;  // one pointer per global of the index space

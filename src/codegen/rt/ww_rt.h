@@ -109,11 +109,10 @@ using Inst = rt::CpuInst;
 #define LOAD32(a) sem::load32(mem_ + (a))
 #define LOAD64(a) sem::load64(mem_ + (a))
 // Stores flag their granule for the host's instance reset (CpuInst::written).
-#define MARK_WRITTEN(a) (written_[(a) >> rt::kCpuWrittenShift] = 1)
-#define STORE8(a, v) (MARK_WRITTEN(a), sem::store8(mem_ + (a), (v)))
-#define STORE16(a, v) (MARK_WRITTEN(a), sem::store16(mem_ + (a), (v)))
-#define STORE32(a, v) (MARK_WRITTEN(a), sem::store32(mem_ + (a), (v)))
-#define STORE64(a, v) (MARK_WRITTEN(a), sem::store64(mem_ + (a), (v)))
+#define STORE8(a, v) (sem::mark_written(written_, (a)), sem::store8(mem_ + (a), (v)))
+#define STORE16(a, v) (sem::mark_written(written_, (a)), sem::store16(mem_ + (a), (v)))
+#define STORE32(a, v) (sem::mark_written(written_, (a)), sem::store32(mem_ + (a), (v)))
+#define STORE64(a, v) (sem::mark_written(written_, (a)), sem::store64(mem_ + (a), (v)))
 #define GLOBAL_GET(g) (*I.globals[g])
 #define GLOBAL_SET(g, v) (*I.globals[g] = (v))
 
@@ -127,20 +126,15 @@ struct CpuMemView {
   bool grow_to(uint32_t p) const { return I->api->memory_grow(I, p) != 0; }
   void fill(uint64_t d, uint8_t v, uint32_t n) const {
     memset(I->mem + d, v, n);
-    mark(d, n);
+    sem::mark_written_range(I->written, d, n);
   }
   void move(uint64_t d, uint64_t s, uint32_t n) const {
     memmove(I->mem + d, I->mem + s, n);
-    mark(d, n);
+    sem::mark_written_range(I->written, d, n);
   }
   void write(uint64_t d, const uint8_t* src, uint32_t n) const {
     memcpy(I->mem + d, src, n);
-    mark(d, n);
-  }
-  // Callers have checked the range and skip n == 0.
-  void mark(uint64_t d, uint32_t n) const {
-    const uint64_t first = d >> rt::kCpuWrittenShift, last = (d + n - 1) >> rt::kCpuWrittenShift;
-    memset(I->written + first, 1, last - first + 1);
+    sem::mark_written_range(I->written, d, n);
   }
 };
 struct CpuTableView {

@@ -132,13 +132,11 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
 #define LOAD16(a) sem::load16(mem + (a))
 #define LOAD32(a) sem::load32(mem + (a))
 #define LOAD64(a) sem::load64(mem + (a))
-  // Stores flag their granule (MemoryInst::written); a batch's instance
-  // reset restores the bytes a store spilled into the next one.
-#define MARK_WRITTEN(a) (written[(a) >> MemoryInst::kWrittenShift] = 1)
-#define STORE8(a, v) (MARK_WRITTEN(a), sem::store8(mem + (a), (v)))
-#define STORE16(a, v) (MARK_WRITTEN(a), sem::store16(mem + (a), (v)))
-#define STORE32(a, v) (MARK_WRITTEN(a), sem::store32(mem + (a), (v)))
-#define STORE64(a, v) (MARK_WRITTEN(a), sem::store64(mem + (a), (v)))
+  // Stores flag their granule (sem::mark_written, MemoryInst::written).
+#define STORE8(a, v) (sem::mark_written(written, (a)), sem::store8(mem + (a), (v)))
+#define STORE16(a, v) (sem::mark_written(written, (a)), sem::store16(mem + (a), (v)))
+#define STORE32(a, v) (sem::mark_written(written, (a)), sem::store32(mem + (a), (v)))
+#define STORE64(a, v) (sem::mark_written(written, (a)), sem::store64(mem + (a), (v)))
 #define MEM_SIZE mem_size
 #define MEM_PAGES uint32_t(mem_size / kPageSize)
 #define GLOBAL_GET(g) (*globals[g])

@@ -264,12 +264,8 @@ class WaveLoop {
   DevIntrinsics I_{};
   DevWave W_{};
   std::vector<uint8_t*> d_mem_in_, d_mem_out_;
-  // Pinned: [0] receives the progress count, [1] holds the deadline that
-  // stops a running wave.
-  // The staging's (PinnedStaging::WaveSignals).
-  unsigned long long* pinned_words_ = nullptr;
-  cudaStream_t poll_stream_ = nullptr;
-  cudaEvent_t ev_start_ = nullptr, ev_stop_ = nullptr;
+  // The staging's pinned words, poll stream and timing events.
+  const PinnedStaging::WaveSignals* sig_ = nullptr;
   // Pinned host memory for every per-wave transfer (arguments in; results,
   // traps and flags out): pageable copies ran at about 2 GB/s, which made
   // the download of a 100M-instance batch take longer than its kernels.
@@ -376,13 +372,9 @@ Status WaveLoop::setup(BatchResult& out) {
   WW_TRY(alloc_wave_buffers());
   trace_("allocate wave buffers");
 
-  const PinnedStaging::WaveSignals& sig = staging_->signals();
-  pinned_words_ = sig.words;
-  poll_stream_ = sig.poll_stream;
-  ev_start_ = sig.start;
-  ev_stop_ = sig.stop;
-  pinned_words_[0] = 0;
-  pinned_words_[1] = 1;  // the deadline that stops a running wave
+  sig_ = &staging_->signals();
+  sig_->words[0] = 0;
+  sig_->words[1] = 1;  // the deadline that stops a running wave
   WW_TRY(arena_.alloc(&W_.done, 1));
   WW_CUDA(cudaMemset(W_.done, 0, sizeof(unsigned long long)));
   WW_TRY(arena_.alloc(&W_.trapped, 1));
@@ -508,37 +500,37 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
 }
 
 Status WaveLoop::launch_and_wait(uint32_t blocks) {
-  WW_CUDA(cudaEventRecord(ev_start_));
+  WW_CUDA(cudaEventRecord(sig_->start));
   WW_TRY(launcher_.launch(mod_.M, W_, I_, blocks, layout_, nullptr));
-  WW_CUDA(cudaEventRecord(ev_stop_));
+  WW_CUDA(cudaEventRecord(sig_->stop));
   auto last_report = Clock::now();
   // Short batches (the spec runner's) finish in microseconds: poll from
   // 20 us, backing off to 1 ms (a longer nap overshoots the kernel end by as
   // much, which short waves of a large batch add up).
   auto nap = std::chrono::microseconds(20);
   bool stop_sent = false;
-  while (cudaEventQuery(ev_stop_) == cudaErrorNotReady) {
+  while (cudaEventQuery(sig_->stop) == cudaErrorNotReady) {
     std::this_thread::sleep_for(nap);
     nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(1));
     if (!stop_sent && req_.cancel && req_.cancel->load()) {
       // Running instances stop within kDeadlineTickMask back-edges and stay
       // unfinished; the batch marks them interrupted.
-      WW_CUDA(cudaMemcpyAsync(&wave_on_device_->deadline_ns, &pinned_words_[1], sizeof(uint64_t),
-                              cudaMemcpyHostToDevice, poll_stream_));
+      WW_CUDA(cudaMemcpyAsync(&wave_on_device_->deadline_ns, &sig_->words[1], sizeof(uint64_t),
+                              cudaMemcpyHostToDevice, sig_->poll_stream));
       stop_sent = true;
     }
     if (req_.progress && Clock::now() - last_report > std::chrono::milliseconds(500)) {
       last_report = Clock::now();
-      WW_CUDA(cudaMemcpyAsync(pinned_words_, W_.done, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
-                              poll_stream_));
-      WW_CUDA(cudaStreamSynchronize(poll_stream_));
-      req_.progress(*pinned_words_, req_.instances, seconds_since(t_start_));
+      WW_CUDA(cudaMemcpyAsync(sig_->words, W_.done, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                              sig_->poll_stream));
+      WW_CUDA(cudaStreamSynchronize(sig_->poll_stream));
+      req_.progress(*sig_->words, req_.instances, seconds_since(t_start_));
     }
   }
-  WW_CUDA(cudaEventSynchronize(ev_stop_));
+  WW_CUDA(cudaEventSynchronize(sig_->stop));
   WW_CUDA(cudaGetLastError());
   float ms = 0;
-  WW_CUDA(cudaEventElapsedTime(&ms, ev_start_, ev_stop_));
+  WW_CUDA(cudaEventElapsedTime(&ms, sig_->start, sig_->stop));
   kernel_ms_ += ms;
   phase_t_ = Clock::now();
   trace_("wave: kernel");
