@@ -1,4 +1,5 @@
-// Clocks, sleeping and random bytes: only what every correct host prints.
+// Clocks, sleeping and random bytes: only what every correct host prints
+// (checked against clocks.expected).
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
