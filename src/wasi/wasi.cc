@@ -132,8 +132,9 @@ Status Context::link(Store& store, const Module& m, std::vector<std::optional<Ex
     if (call) {
       fn = [this, handler = call->handler](Store& s, uint64_t* slots) {
         const InstanceRec& inst = s.impl().instances[instance_];
-        CallContext c{*this, inst.memories.empty() ? nullptr : &s.impl().memories[inst.memories[0]]};
-        return handler(c, slots);
+        if (inst.memories.empty()) return handler(CallContext{*this, nullptr}, slots);
+        StoreGuestMemory mem(&s.impl().memories[inst.memories[0]]);
+        return handler(CallContext{*this, &mem}, slots);
       };
     } else {
       // A call this layer lacks: ENOSYS when it returns an errno.

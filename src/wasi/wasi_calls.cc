@@ -62,8 +62,9 @@ uint32_t open_beneath(int dir, const std::string& path, uint64_t flags, int& out
 }
 
 bool read_path(const CallContext& c, uint64_t ptr, uint64_t len, std::string& out) {
-  if (!c.in(ptr, len)) return false;
-  out.assign(reinterpret_cast<const char*>(c.at(ptr)), len);
+  const uint8_t* p = c.read(ptr, len);
+  if (!p) return false;
+  out.assign(reinterpret_cast<const char*>(p), len);
   return true;
 }
 
@@ -88,18 +89,32 @@ uint32_t put_sizes(const CallContext& c, const std::vector<std::string>& v, uint
 // returns bytes moved (< len ends the call) or -1 with errno set.
 template <class Io>
 uint32_t scatter(const CallContext& c, uint64_t iovs, uint64_t count, bool into_guest, uint64_t done_ptr, Io&& io) {
+  // Every iovec (and every byte to write out) is read before anything
+  // moves: nothing may happen twice if the call runs again.
+  const uint8_t* vec = c.read(iovs, count * 8);
+  if (!vec) return kFault;
+  bool have_all = true;
+  for (uint64_t k = 0; k < count; ++k) {
+    uint32_t buf = 0, len = 0;
+    std::memcpy(&buf, vec + k * 8, 4);
+    std::memcpy(&len, vec + k * 8 + 4, 4);
+    if (!c.in(buf, len)) return kFault;
+    if (!into_guest && len) have_all &= c.read(buf, len) != nullptr;
+  }
+  if (!have_all) return kFault;
   uint64_t done = 0;
   for (uint64_t k = 0; k < count; ++k) {
     uint32_t buf = 0, len = 0;
-    if (!c.get_le(iovs + k * 8, buf) || !c.get_le(iovs + k * 8 + 4, len)) return kFault;
-    if (!c.in(buf, len)) return kFault;
+    std::memcpy(&buf, vec + k * 8, 4);
+    std::memcpy(&len, vec + k * 8 + 4, 4);
     if (len == 0) continue;
-    ssize_t n = io(c.at(buf), len);
+    uint8_t* p = into_guest ? c.mem->window(buf, len) : const_cast<uint8_t*>(c.read(buf, len));
+    ssize_t n = io(p, len);
     if (n < 0) {
       if (done > 0) break;  // what moved stands; the error comes with the next call
       return errno_from_host(errno);
     }
-    if (into_guest) c.mem->mark_written(buf, uint64_t(n));
+    if (into_guest) c.mem->written(buf, uint64_t(n));
     done += uint64_t(n);
     if (uint64_t(n) < len) break;
   }
@@ -167,17 +182,18 @@ TrapCode clock_time_get(const CallContext& c, uint64_t* s) {
 TrapCode random_get(const CallContext& c, uint64_t* s) {
   const uint64_t buf = U32(0), len = U32(1);
   if (!c.in(buf, len)) RET(kFault);
-  if (c.seeded_random(c.at(buf), len)) {
-    c.mem->mark_written(buf, len);
+  uint8_t* p = c.mem->window(buf, len);
+  if (c.seeded_random(p, len)) {
+    c.mem->written(buf, len);
     RET(kSuccess);
   }
   for (uint64_t done = 0; done < len;) {
-    ssize_t n = getrandom(c.at(buf + done), len - done, 0);
+    ssize_t n = getrandom(p + done, len - done, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) RET(errno_from_host(errno));
     done += uint64_t(n);
   }
-  c.mem->mark_written(buf, len);
+  c.mem->written(buf, len);
   RET(kSuccess);
 }
 
@@ -475,9 +491,11 @@ TrapCode poll_oneoff(const CallContext& c, uint64_t* s) {
   const uint64_t in = U32(0), out = U32(1), n = U32(2);
   if (n == 0) RET(kInval);
   if (!c.in(in, n * kSubscriptionSize) || !c.in(out, n * kEventSize)) RET(kFault);
+  const uint8_t* subs = c.read(in, n * kSubscriptionSize);
+  if (!subs) RET(kFault);
   uint64_t earliest = ~uint64_t{0};
   for (uint64_t k = 0; k < n; ++k) {
-    const uint8_t* sub = c.at(in + k * kSubscriptionSize);
+    const uint8_t* sub = subs + k * kSubscriptionSize;
     if (sub[8] != kEventClock) continue;
     uint32_t id;
     uint64_t timeout;
@@ -502,7 +520,7 @@ TrapCode poll_oneoff(const CallContext& c, uint64_t* s) {
   }
   uint32_t events = 0;
   for (uint64_t k = 0; k < n; ++k) {
-    const uint8_t* sub = c.at(in + k * kSubscriptionSize);
+    const uint8_t* sub = subs + k * kSubscriptionSize;
     uint8_t ev[kEventSize] = {};
     std::memcpy(ev, sub, 8);  // userdata
     const uint16_t err = sub[8] == kEventClock ? 0 : uint16_t(kNosys);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/guest_memory.h"
 #include "wasi/wasi.h"
 #include "wasi/wasi_abi.h"
 
@@ -37,19 +38,22 @@ struct Context::Fd {
   }
 };
 
-// What a call sees: the context and the calling instance's memory 0, with
-// bounds-checked access (a pointer outside it is EFAULT) that flags what it
-// writes for batch instance resets (MemoryInst::written).
+// What a call sees: the context and the calling instance's memory 0
+// (common/guest_memory.h), with bounds-checked access: a pointer outside it
+// is EFAULT. A call reads every byte it needs before it acts (a GPU
+// instance's memory comes in rounds, and a call that missed bytes runs
+// again), and says what it wrote.
 struct CallContext {
   Context& cx;
-  MemoryInst* mem;
+  GuestMemory* mem;
 
-  bool in(uint64_t ptr, uint64_t len) const { return mem && ptr <= mem->data.size() && len <= mem->data.size() - ptr; }
-  uint8_t* at(uint64_t ptr) const { return mem->data.data() + ptr; }
+  bool in(uint64_t ptr, uint64_t len) const { return mem && mem->in(ptr, len); }
+  // Null when out of bounds or not at hand yet.
+  const uint8_t* read(uint64_t ptr, uint64_t len) const { return in(ptr, len) ? mem->read(ptr, len) : nullptr; }
   bool put(uint64_t ptr, const void* src, uint64_t len) const {
     if (!in(ptr, len)) return false;
-    std::memcpy(at(ptr), src, len);
-    mem->mark_written(ptr, len);
+    std::memcpy(mem->window(ptr, len), src, len);
+    mem->written(ptr, len);
     return true;
   }
   template <class T>
@@ -58,8 +62,9 @@ struct CallContext {
   }
   template <class T>
   bool get_le(uint64_t ptr, T& v) const {
-    if (!in(ptr, sizeof v)) return false;
-    std::memcpy(&v, at(ptr), sizeof v);
+    const uint8_t* p = read(ptr, sizeof v);
+    if (!p) return false;
+    std::memcpy(&v, p, sizeof v);
     return true;
   }
   Context::Fd* fd(uint64_t n) const {
@@ -94,6 +99,19 @@ struct CallContext {
 
 // A call: its WASI type and the handler, which reads its arguments from
 // slots and writes its result (an errno) into slots[0].
+// Memory 0 of a CPU instance.
+class StoreGuestMemory final : public GuestMemory {
+ public:
+  explicit StoreGuestMemory(MemoryInst* m) : m_(m) {}
+  uint64_t size() const override { return m_->data.size(); }
+  const uint8_t* read(uint64_t ptr, uint64_t) override { return m_->data.data() + ptr; }
+  uint8_t* window(uint64_t ptr, uint64_t) override { return m_->data.data() + ptr; }
+  void written(uint64_t ptr, uint64_t n) override { m_->mark_written(ptr, n); }
+
+ private:
+  MemoryInst* m_;
+};
+
 struct CallInfo {
   const char* name;
   FuncType type;
