@@ -387,9 +387,13 @@ Result<BatchResult> run(const BatchSpec& spec) {
 
   // Backend: the GPU when asked for, or for `auto` when one is usable.
   out.backend = Backend::Cpu;
-  if (spec.wasi && spec.backend == Backend::Gpu) return err("--backend gpu: WASI programs run on the CPU backend for now");
-  if (spec.wasi && spec.backend == Backend::Auto) out.backend_note = "WASI programs run on the CPU backend for now";
-  if (!spec.wasi && (spec.backend == Backend::Gpu || spec.backend == Backend::Auto)) {
+  // WASI on the GPU: on request (its calls leave the kernel for the host).
+  if (spec.wasi && spec.backend == Backend::Auto)
+    out.backend_note = "WASI programs run on the CPU backend unless --backend gpu";
+  if (spec.wasi && spec.backend == Backend::Gpu)
+    for (const wasi::Preopen& p : spec.wasi->config.preopens)
+      if (p.writable) return err("--backend gpu: --dir-rw runs on the CPU backend for now");
+  if (spec.backend == Backend::Gpu || (!spec.wasi && spec.backend == Backend::Auto)) {
     std::shared_future<Probe> probe;
     {
       std::lock_guard<std::mutex> g(g_probe_mu);
@@ -414,8 +418,14 @@ Result<BatchResult> run(const BatchSpec& spec) {
   job.t0 = std::chrono::steady_clock::now();
   Driver driver(spec, job, out);
   compiled::Request req = compile_request(spec, job, out.backend);
-  bool compile_now = spec.tier == Tier::Compiled;
-  if (spec.tier != Tier::Interp) {
+  Tier tier = spec.tier;
+  if (spec.wasi && out.backend == Backend::Gpu && tier != Tier::Interp) {
+    // Compiled GPU code does not leave for host calls yet.
+    tier = Tier::Interp;
+    out.backend_note = "WASI on the GPU runs on the interpreter kernel (compiled code does not leave for host calls yet)";
+  }
+  bool compile_now = tier == Tier::Compiled;
+  if (tier != Tier::Interp) {
     // Code `wasmwarp compile` made for every export serves this export
     // too: use it when the cache has it and not this export's own.
     compiled::Request all = req;
@@ -423,7 +433,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
     const bool own = compiled::cached(req);
     if (!own && compiled::cached(all)) req = all;
     trace("look up compiled code");
-    if (spec.tier == Tier::Auto && (own || req.entries.empty())) compile_now = true;
+    if (tier == Tier::Auto && (own || req.entries.empty())) compile_now = true;
   }
   const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
   if (compile_now) {
@@ -434,7 +444,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
     out.compile.used = ce.exec != nullptr;
     WW_TRY(driver.run_segment(ce.exec ? *ce.exec : *interp, 0, spec.instances));
     driver.retire(std::move(ce.exec));
-  } else if (spec.tier == Tier::Auto && spec.instances >= auto_min) {
+  } else if (tier == Tier::Auto && spec.instances >= auto_min) {
     WW_TRY(driver.run_with_background_compile(*interp, req));
   } else {
     WW_TRY(driver.run_segment(*interp, 0, spec.instances));

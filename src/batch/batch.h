@@ -166,6 +166,9 @@ struct PhaseTimes {
   double kernel = 0;         // running the export
   double download = 0;       // results, traps and memory outputs back
   double write_outputs = 0;  // --output, --mem-out and the rest (the CLI)
+  // GPU: serving the calls instances left their kernels for (WASI, host
+  // functions), between the launches that resume them; inside `kernel`.
+  double host_calls = 0;
   // Starting the CUDA driver and context (warm_up_gpu overlaps it with the
   // phases before it; `plan` then counts only what was left of it).
   double gpu_startup = 0;
@@ -178,6 +181,9 @@ struct BatchResult {
   // --stderr patterns), written in instance order after the batch.
   std::vector<std::string> stdout_blocks, stderr_blocks;
   uint64_t output_capped = 0;                  // instances whose output was cut at the cap
+  // GPU: calls served on the host, and the passes that served them (each
+  // one more launch of its wave).
+  uint64_t host_calls = 0, host_passes = 0;
   uint64_t first_output_capped = ~uint64_t{0};  // the first of them
   Column<uint64_t> results;  // instances x type.results.size()
   Column<uint8_t> traps;     // TrapCode per instance

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "batch/executor.h"
+#include "batch/gpu_wasi.h"
 #include "batch/host_imports.h"
 #include "exec/gpu/gpu_backend.h"
 
@@ -134,13 +135,26 @@ class GpuExecutor final : public Executor {
       plan_shown_ = true;
     }
 
-    const size_t nr = job.type.results.size();
+    std::unique_ptr<GpuWasiCalls> wasi;
+    if (spec.wasi) {
+      wasi = std::make_unique<GpuWasiCalls>(*spec.wasi, spec.module->module, out, first, count);
+      WW_TRY(wasi->open());
+      req.host_calls = wasi.get();
+    }
+
+    // A WASI command's result column (its exit code) is the host's: the
+    // export itself returns nothing.
+    const size_t nr = spec.wasi ? 0 : job.type.results.size();
     // size_result zeroed the columns, and no other executor runs this range.
     req.dest = {out.results.data() + first * nr, out.traps.data() + first, out.trap_func.data() + first,
                 out.trap_pc.data() + first, out.finished.data() + first, true};
     WW_ASSIGN_OR_RETURN(gpu::BatchResult r, gpu::run_batch(req));
-    out.kernel_ms += r.kernel_ms;
     PhaseTimes& ph = out.phases;
+    if (wasi) wasi->finish();
+    out.host_calls += r.host_calls;
+    out.host_passes += r.host_passes;
+    ph.host_calls += r.host_ms;
+    out.kernel_ms += r.kernel_ms;
     ph.plan += r.plan_ms;
     ph.upload += r.upload_ms;
     ph.memory_setup += r.memory_setup_ms;

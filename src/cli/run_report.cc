@@ -94,6 +94,9 @@ std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64
   }
   if (r.backend == batch::Backend::Gpu) s += " (gpu start-up " + fmt_ms(r.phases.gpu_startup) + ", overlapped)";
   s += "\n";
+  if (r.host_calls)
+    s += "host calls: " + std::to_string(r.host_calls) + " in " + std::to_string(r.host_passes) +
+         " pass(es) between launches, " + fmt_ms(r.phases.host_calls) + " of the kernel time\n";
   if (r.backend == batch::Backend::Gpu && r.device_bytes_per_instance) {
     s += "gpu memory: " + std::to_string(r.device_bytes_per_instance) + " B per instance (linear memory " +
          std::to_string(r.linear_bytes_per_instance) + " B";
@@ -140,7 +143,9 @@ Status write_stats(const std::string& path, const RunCounts& c, const batch::Bat
   ordered_json phases = ordered_json::object();
   for (const PhaseRow& p : kPhases) phases[p.name] = r.phases.*p.field;
   phases["gpu start-up"] = r.phases.gpu_startup;
+  phases["host calls"] = r.phases.host_calls;
   j["phases_ms"] = phases;
+  if (r.host_calls) j["host_calls"] = {{"calls", r.host_calls}, {"passes", r.host_passes}};
   ordered_json segs = ordered_json::array();
   for (const batch::Segment& g : r.segments)
     segs.push_back({{"first", g.first}, {"count", g.count}, {"tier", batch::tier_name(g.tier)}, {"seconds", g.seconds}});

@@ -70,7 +70,8 @@ Context::Context(Config config) : config_(std::move(config)) {
 
 Context::~Context() {
   fds_.clear();
-  for (int fd : preopen_fds_) ::close(fd);
+  if (owns_preopens_)
+    for (int fd : preopen_fds_) ::close(fd);
 }
 
 
@@ -111,6 +112,30 @@ void Context::start_input(std::vector<std::string> args, const Stdio& stdio, uin
   exit_code_.reset();
   seed_ = seed;
   random_counter_ = 0;
+}
+
+Context::CallHandle Context::handle(const std::string& field, const FuncType& type) {
+  CallHandle h;
+  h.info = find_call(field);
+  h.has_errno = type.results.size() == 1 && type.results[0] == ValType::I32;
+  return h;
+}
+
+TrapCode Context::call(CallHandle h, GuestMemory* mem, uint64_t* slots) {
+  if (!h.info) {
+    if (h.has_errno) slots[0] = kNosys;
+    return TrapCode::None;
+  }
+  return static_cast<const CallInfo*>(h.info)->handler(CallContext{*this, mem}, slots);
+}
+
+void Context::borrow_preopens(const Context& owner) {
+  if (owns_preopens_)
+    for (int fd : preopen_fds_) ::close(fd);
+  owns_preopens_ = false;
+  preopen_fds_ = owner.preopen_fds_;
+  fds_.resize(3);
+  for (size_t k = 0; k < preopen_fds_.size(); ++k) fds_.push_back(preopen_fd(preopen_fds_[k], config_.preopens[k]));
 }
 
 Status Context::link(Store& store, const Module& m, std::vector<std::optional<ExternVal>>& resolved) {

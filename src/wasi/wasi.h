@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/guest_memory.h"
 #include "common/result.h"
 #include "store/store.h"
 
@@ -82,6 +83,21 @@ class Context {
   // counter-based generator seeded with `seed`; what the last input opened
   // is closed (preopens it closed come back) and its exit code forgotten.
   void start_input(std::vector<std::string> args, const Stdio& stdio, uint64_t seed);
+  // For callers outside a Store (a GPU instance that left its kernel): a
+  // handle for import `field` of a module whose imports passed link()'s
+  // checks, and the call itself over `mem` (null: the module has no
+  // memory), slots as a host function's. A call this layer lacks returns
+  // ENOSYS, as through link().
+  struct CallHandle {
+    const void* info = nullptr;  // null: not implemented
+    bool has_errno = false;
+  };
+  static CallHandle handle(const std::string& field, const FuncType& type);
+  TrapCode call(CallHandle h, GuestMemory* mem, uint64_t* slots);
+  // Shares `owner`'s preopened directories instead of opening its own (a
+  // GPU batch keeps a context per waiting instance, far more than a
+  // process may hold descriptors); `owner` outlives this context.
+  void borrow_preopens(const Context& owner);
   // proc_exit's code, once the program has called it.
   std::optional<uint32_t> exit_code() const { return exit_code_; }
   // Whether this input wrote more than its Stdio::cap.
@@ -94,6 +110,7 @@ class Context {
   Config config_;
   std::vector<std::unique_ptr<Fd>> fds_;  // by WASI fd; null = closed
   std::vector<int> preopen_fds_;          // the host's, open for the context's life
+  bool owns_preopens_ = true;
   uint32_t instance_ = 0;
   std::optional<uint32_t> exit_code_;
   bool output_capped_ = false;

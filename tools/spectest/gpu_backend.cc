@@ -5,12 +5,14 @@
 // instance's current state; instance 0's final state is written back, so
 // later commands (and `get`) see the GPU's effects.
 //
-// What cannot run on the GPU runs on the CPU, marked so that the runner
-// counts it apart: exports that are another instance's or a host's
-// function, and calls that end in HostError on the GPU (a call into a
-// non-`gpu` import or another instance's function). For the latter the
-// instance's state is restored to what it was before the GPU run, so the
-// CPU re-run starts from the same state the script expects.
+// Calls of imports leave the GPU instance and run in the CPU store
+// (gpu::HostCallServer), the instance resuming at the call site. What
+// cannot run on the GPU runs on the CPU, marked so that the runner counts
+// it apart: exports that are another instance's or a host's function, and
+// calls that end in HostError on the GPU (a call through a table of
+// another instance's function). For the latter the instance's state is
+// restored to what it was before the GPU run, so the CPU re-run starts
+// from the same state the script expects.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -110,6 +112,28 @@ bool same_outcome(const gpu::BatchResult& r, uint32_t a, uint32_t b) {
   return true;
 }
 
+bool imports_functions(const Module& m) {
+  for (const Import& im : m.imports)
+    if (im.kind == ExternKind::Func) return true;
+  return false;
+}
+
+// Calls out of a GPU instance into the script's CPU store: a spectest
+// function, or another instance's. The store is one thread's.
+class StoreCalls final : public gpu::HostCallServer {
+ public:
+  StoreCalls(Store& store, uint32_t instance) : store_(store), instance_(instance) {}
+  bool parallel() const override { return false; }
+  void serve(gpu::HostCall& c) override {
+    const uint32_t addr = store_.impl().instances[instance_].funcs[c.func];
+    c.trap = store_.invoke_slots(addr, c.io);
+  }
+
+ private:
+  Store& store_;
+  const uint32_t instance_;
+};
+
 class GpuBackend final : public CpuBackend {
  public:
   explicit GpuBackend(const BackendOptions& opts) : CpuBackend(opts, false) {}
@@ -144,7 +168,12 @@ class GpuBackend final : public CpuBackend {
     gpu::BatchRequest req;
     req.module = inst.module;
     req.func_index = inst.module->module.num_imported_funcs + f.defined_index;
-    req.instances = o.gpu_instances;
+    // A call out runs once per instance: with side effects on another
+    // instance, only one instance may make it.
+    const bool calls_out = imports_functions(inst.module->module);
+    req.instances = calls_out ? 1 : o.gpu_instances;
+    StoreCalls calls(store(), instance);
+    req.host_calls = &calls;
     for (const Value& a : args) req.args.push_back(a.bits);
     req.fuel = o.fuel;
     req.stack_slots = o.stack_slots ? o.stack_slots : kGpuStackSlots;

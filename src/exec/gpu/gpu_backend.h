@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/guest_memory.h"
 #include "common/result.h"
 #include "exec/gpu/memory_layout.h"
 #include "intrinsics/gpu_batch.h"
@@ -61,6 +62,32 @@ struct MemOut {
   uint32_t address = 0;
   uint32_t length = 0;
   uint8_t* data = nullptr;
+};
+
+// A call of an import the host serves (BatchRequest::host_calls): the
+// instance left its kernel at the call and resumes there once served.
+struct HostCall {
+  uint32_t instance = 0;  // in the batch
+  uint32_t func = 0;      // the import's function index
+  uint64_t* io = nullptr;  // arguments in, results out
+  GuestMemory* memory = nullptr;  // the instance's memory 0, or null
+  TrapCode trap = TrapCode::None;  // set to end the instance with this trap
+};
+
+class HostCallServer {
+ public:
+  virtual ~HostCallServer() = default;
+  // Instances [first, first + n) of the batch start from the beginning (a
+  // wave, or one that runs again after the pool ran out): what was kept
+  // for them goes.
+  virtual void begin(uint32_t first, uint32_t n) {}
+  // Serves one call. Calls of different instances may run at once on the
+  // host's workers (unless `parallel` is false); one instance's calls come
+  // in order. A call whose memory->read gave null is served again with the
+  // same arguments once those bytes are fetched, so it must not have acted
+  // on anything before it had read all it needs.
+  virtual void serve(HostCall& call) = 0;
+  virtual bool parallel() const { return true; }
 };
 
 struct BatchPlan {
@@ -147,6 +174,9 @@ struct BatchRequest {
   } dest;
 
   GpuBatch* batch = nullptr;  // the `gpu` intrinsics' shared state; may be null
+  // Serves calls of imports that are no `gpu` intrinsic; null: such calls
+  // trap (HostError).
+  HostCallServer* host_calls = nullptr;
   std::vector<MemIn> mem_in;
   std::vector<MemOut> mem_out;
 
@@ -185,6 +215,10 @@ struct BatchResult {
   uint64_t pool_reruns = 0;
   // Wall time per phase, the device synchronised at each phase's end.
   double plan_ms = 0, upload_ms = 0, memory_setup_ms = 0, download_ms = 0;
+  // Host calls: served, passes that served them (each a relaunch of its
+  // wave), memory rounds (fetches of guest bytes), and their wall time.
+  uint64_t host_calls = 0, host_passes = 0, host_fetch_rounds = 0;
+  double host_ms = 0;
 };
 
 // ---------------------------------------------------------------- NVRTC

@@ -31,6 +31,7 @@ struct GpuImage {
   std::vector<uint32_t> func_canon;  // per function of the index space: canonical type id
   std::vector<uint32_t> type_canon;  // per type index
   std::vector<uint8_t> import_intrinsic;  // per imported function: Intrinsic or kNoIntrinsic
+  std::vector<uint32_t> import_nparams, import_nresults;  // per imported function
 
   // Segments.
   std::vector<uint8_t> data_bytes;

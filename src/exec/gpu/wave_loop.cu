@@ -18,6 +18,7 @@
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/gpu_image.h"
 #include "exec/gpu/gpu_plan.h"
+#include "exec/gpu/host_call_pass.h"
 #include "exec/gpu/kernel_launcher.cuh"
 #include "exec/gpu/pinned_staging.cuh"
 
@@ -65,6 +66,32 @@ Status download_column0(std::vector<T>& out, const T* dev, uint32_t rows, uint32
   return Status::Ok();
 }
 
+// The `gpu` intrinsics, and with a host-call server a stand-in for every
+// other function import: the instances call the server instead (the
+// stand-in would only run if instantiation called it, and traps).
+Result<std::vector<ExternVal>> link_for_batch(Store& store, const Module& m, GpuContext* ctx, bool served) {
+  if (!served) return link_gpu_imports(store, m, ctx);
+  std::vector<std::optional<ExternVal>> resolved;
+  WW_TRY(resolve_gpu_imports(store, m, ctx, resolved));
+  std::vector<ExternVal> out;
+  for (size_t i = 0; i < m.imports.size(); ++i) {
+    const Import& im = m.imports[i];
+    if (!resolved[i] && im.kind == ExternKind::Func)
+      resolved[i] = ExternVal{ExternKind::Func, store.add_host_func(m.types[im.func_type], [](Store&, uint64_t*) {
+                                return TrapCode::HostError;
+                              })};
+    if (!resolved[i]) return make_error(im.offset, "unknown import " + im.module + "." + im.field);
+    out.push_back(*resolved[i]);
+  }
+  return out;
+}
+
+bool imports_host_functions(const Module& m) {
+  for (const Import& im : m.imports)
+    if (im.kind == ExternKind::Func && !(im.module == kModuleName && find_intrinsic(im.field))) return true;
+  return false;
+}
+
 std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance) {
   const InstanceRec& inst = s.instances[instance];
   const Module& m = inst.module->module;
@@ -108,6 +135,8 @@ Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& ou
   WW_TRY(arena.upload(&M.func_canon, img.func_canon));
   WW_TRY(arena.upload(&M.type_canon, img.type_canon));
   WW_TRY(arena.upload(&M.import_intrinsic, img.import_intrinsic));
+  WW_TRY(arena.upload(&M.import_nparams, img.import_nparams));
+  WW_TRY(arena.upload(&M.import_nresults, img.import_nresults));
   WW_TRY(arena.upload(&M.data_bytes, img.data_bytes));
   WW_TRY(arena.upload(&M.data_offset, img.data_offset));
   WW_TRY(arena.upload(&M.data_size, img.data_size));
@@ -224,6 +253,15 @@ class WaveLoop {
   Status alloc_wave_buffers();
   Status init_wave(uint32_t first, uint32_t n, uint32_t blocks);
   Status launch_and_wait(uint32_t blocks);
+  // Launches the wave, then again for the instances that left for a host
+  // call, until none did.
+  Status launch_until_done(uint32_t blocks, BatchResult& out);
+  uint32_t host_call_width() const {
+    uint32_t w = 1;
+    for (size_t f = 0; f < img_.import_nparams.size(); ++f)
+      w = std::max({w, img_.import_nparams[f], img_.import_nresults[f]});
+    return w;
+  }
   Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
   // Results that are all i32 or f32: cut to 32 bits on the device, widened
   // on the host.
@@ -253,6 +291,11 @@ class WaveLoop {
   const uint32_t nparams_, nres_;
   const DevLayout layout_ = DevLayout(plan_.layout);
   const bool sparse_ = plan_.layout == MemoryLayout::Sparse;
+  // Present when some import is served by the host.
+  const std::unique_ptr<HostCallPass> host_calls_ =
+      req_.host_calls && std::count(img_.import_intrinsic.begin(), img_.import_intrinsic.end(), kNoIntrinsic)
+          ? std::make_unique<HostCallPass>(*req_.host_calls, DevLayout(plan_.layout))
+          : nullptr;
   const bool ref_results_ = std::any_of(ftype_.results.begin(), ftype_.results.end(), is_ref);
   const bool results32_ = !ftype_.results.empty() &&
                           std::all_of(ftype_.results.begin(), ftype_.results.end(),
@@ -345,6 +388,7 @@ Status WaveLoop::alloc_wave_buffers() {
   WW_TRY(arena_.alloc(&W_.trap_func, WV));
   WW_TRY(arena_.alloc(&W_.trap_pc, WV));
   WW_TRY(arena_.alloc(&W_.finished, WV));
+  if (host_calls_) WW_TRY(host_calls_->alloc(arena_, W_, uint32_t(WV), host_call_width()));
   // Values of the widest direction, then bytes for traps and flags and
   // words for where instances trapped.
   const uint64_t row_bytes = 8 * std::max<uint64_t>(std::max(nparams_, nres_), 1);
@@ -537,6 +581,23 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   return Status::Ok();
 }
 
+Status WaveLoop::launch_until_done(uint32_t blocks, BatchResult& out) {
+  WW_TRY(launch_and_wait(blocks));
+  if (!host_calls_) return Status::Ok();
+  for (;;) {
+    uint32_t calls = 0;
+    // Stopped: the instances waiting for the host stay unfinished.
+    if (req_.cancel && req_.cancel->load()) break;
+    WW_TRY(host_calls_->serve(W_, W_.first, &calls, out));
+    if (calls == 0) break;
+    W_.hc.resuming = true;
+    WW_TRY(launch_and_wait(blocks));
+  }
+  W_.hc.resuming = false;
+  phase_t_ = Clock::now();
+  return Status::Ok();
+}
+
 Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out) {
   for (size_t k = 0; k < req_.mem_out.size(); ++k) {
     const MemOut& mo = req_.mem_out[k];
@@ -711,8 +772,9 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
     for (uint32_t t = 0; t < n; ++t) dest_.traps[first + t] = uint8_t(why);
     return Status::Ok();
   }
+  if (req_.host_calls) req_.host_calls->begin(W_.first, n);
   WW_TRY(init_wave(first, n, blocks));
-  WW_TRY(launch_and_wait(blocks));
+  WW_TRY(launch_until_done(blocks, out));
   WW_TRY(download_wave(first, n, blocks, out));
   if (req_.cancel && req_.cancel->load()) {
     // Instances the cancel stopped report so, not the deadline it moved.
@@ -811,7 +873,11 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   if (req.func_index < mod.num_imported_funcs || req.func_index >= mod.num_funcs())
     return make_error(kNoOffset, "GPU batch: the export is not a function defined by the module");
   if (req.instances == 0) return make_error(kNoOffset, "GPU batch: no instances");
-  KernelLauncher& launcher = req.launcher ? *req.launcher : interpreter_launcher();
+  // Compiled code does not leave for the host yet: a module whose imports
+  // the host serves runs on the interpreter kernel, which resumes at the
+  // call site.
+  const bool host_imports = req.host_calls && imports_host_functions(mod);
+  KernelLauncher& launcher = req.launcher && !host_imports ? *req.launcher : interpreter_launcher();
 
   // The instances' initial state: a fresh CPU instantiation, or the
   // caller's instance.
@@ -823,9 +889,8 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   if (!store) {
     own_store = std::make_unique<Store>();
     store = own_store.get();
-    auto imports = link_gpu_imports(*store, mod, &ctx);
-    if (!imports) return imports.error();
-    auto inst = store->instantiate(req.module, *imports);
+    WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_for_batch(*store, mod, &ctx, req.host_calls != nullptr));
+    auto inst = store->instantiate(req.module, imports);
     if (auto* err = std::get_if<InstantiateError>(&inst)) return make_error(kNoOffset, err->message);
     instance = std::get<uint32_t>(inst);
   }
@@ -837,7 +902,8 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   BatchRequest resolved;
   const BatchRequest* rq = &req;
   if (req.layout == MemoryLayout::Auto) {
-    if (req.launcher) return make_error(kNoOffset, "GPU batch: compiled code needs the layout it was built for");
+    if (&launcher != &interpreter_launcher())
+      return make_error(kNoOffset, "GPU batch: compiled code needs the layout it was built for");
     resolved = req;
     resolved.layout = choose_layout(mod, req.instances, memory_pages_for(req, img), dev.free_bytes);
     rq = &resolved;

@@ -20,6 +20,9 @@
 namespace ww::gpu {
 
 inline constexpr uint64_t kDevForeignRef = uint64_t{1} << 63;
+// import_intrinsic of an import that is no `gpu` intrinsic: the host
+// serves it (dev_host_calls.cuh), or without a server calling it traps.
+inline constexpr uint8_t kDevHostImport = 0xFF;
 
 // Threads per block of every batch kernel.
 inline constexpr uint32_t kBlock = 128;
@@ -34,6 +37,8 @@ struct DevModule {
   const uint32_t* func_canon;
   const uint32_t* type_canon;
   const uint8_t* import_intrinsic;
+  const uint32_t* import_nparams;  // per imported function
+  const uint32_t* import_nresults;
   const uint8_t* data_bytes;
   const uint32_t* data_offset;
   const uint32_t* data_size;
@@ -56,6 +61,35 @@ struct DevIntrinsics {
   uint32_t state_size;
   TextureView textures[kMaxTextureUnits];
   TextureFilter filter;
+};
+
+// Calls the host serves (dev_host_calls.cuh). An instance that calls such
+// an import writes the call into the next free record and leaves the
+// kernel; the host serves every record of the launch in one pass and the
+// next launch (`resuming`) takes the instances that left back to the call
+// site. Records are dense (an atomic counter hands them out), so the host
+// downloads only the calls made, not a row per instance.
+struct DevHostCalls {
+  bool enabled;   // a server takes the calls; without one they trap (HostError)
+  bool resuming;  // this launch resumes the instances that left, and only them
+  uint32_t width;  // io values per record
+  unsigned long long* count;  // records taken this launch
+  uint32_t* calls;  // per record: instance in the wave, import index, memory pages
+  uint64_t* io;     // per record: arguments in, results out, `width` values
+  uint8_t* trap;    // per record: the host's trap, or 0
+  // Per record, the bytes the host wrote into the instance's memory: at
+  // patches + patch_off, patch_bytes bytes of {u32 address, u32 length,
+  // bytes padded to 4}, applied by the instance itself when it resumes
+  // (its own thread materialises sparse chunks, as for any store).
+  const uint64_t* patch_off;
+  const uint32_t* patch_bytes;
+  const uint8_t* patches;
+  uint32_t* slot;    // per instance: its record
+  uint8_t* waiting;  // per instance: left, not yet resumed
+  // Where an interpreted instance resumes: the call's op, function, frame
+  // base, depth, the call's base slot | op words << 24, and fuel left.
+  uint32_t *rs_pc, *rs_func, *rs_fb, *rs_depth, *rs_base;
+  uint64_t* rs_fuel;
 };
 
 // Per-wave mutable state.
@@ -127,6 +161,7 @@ struct DevWave {
   // downloading where they trapped.
   unsigned long long* trapped;
   bool tables_mutable;
+  DevHostCalls hc;
 };
 
 __device__ __forceinline__ uint64_t global_timer_ns() {

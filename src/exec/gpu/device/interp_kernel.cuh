@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "bytecode/ops.h"
+#include "exec/gpu/device/dev_host_calls.cuh"
 #include "exec/gpu/device/dev_intrinsics.cuh"
 #include "exec/gpu/device/dev_memory.cuh"
 #include "exec/gpu/device/dev_state.cuh"
@@ -44,6 +45,7 @@ template <DevLayout L>
 __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave W, DevIntrinsics I) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= W.n) return;
+  if (W.hc.resuming && !W.hc.waiting[t]) return;  // finished in an earlier launch
   if (W.trap[t] != uint8_t(TrapCode::None)) {  // failed before the call (memory input)
     finish_instance(W, t, TrapCode::None, 0, 0, true);
     return;
@@ -118,6 +120,11 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
 #define CALL_IMPORT(base, f)                                              \
   do {                                                                    \
     if (--fuel == 0) TRAP(FuelExhausted);                                 \
+    if (M.import_intrinsic[f] == kDevHostImport && W.hc.enabled) {        \
+      call_base = (base) | uint32_t(WW_WORDS_S1I) << 24;                  \
+      call_target = (f);                                                  \
+      goto leave;                                                         \
+    }                                                                     \
     TRAP_IF(call_intrinsic(M.import_intrinsic[f], frame_io(fb + (base)), W, I, t)); \
     pc += WW_WORDS_S1I;                                                   \
     goto dispatch;                                                        \
@@ -129,6 +136,11 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
     uint32_t f_ = uint32_t(ref_ - 1);                                                   \
     if (f_ < nimp) {                                                                    \
       if (--fuel == 0) TRAP(FuelExhausted);                                             \
+      if (M.import_intrinsic[f_] == kDevHostImport && W.hc.enabled) {                   \
+        call_base = (base) | uint32_t(WW_WORDS_S2II) << 24;                             \
+        call_target = f_;                                                               \
+        goto leave;                                                                     \
+      }                                                                                 \
       TRAP_IF(call_intrinsic(M.import_intrinsic[f_], frame_io(fb + (base)), W, I, t));  \
       pc += WW_WORDS_S2II;                                                              \
       goto dispatch;                                                                    \
@@ -149,6 +161,19 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
     return [&fr, base](uint32_t k) -> uint64_t& { return fr.at(base + k); };
   };
 
+  if (W.hc.resuming) {
+    cur = W.hc.rs_func[t];
+    fb = W.hc.rs_fb[t];
+    depth = W.hc.rs_depth[t];
+    fuel = W.hc.rs_fuel[t];
+    cb = code + M.funcs[cur].code_begin;
+    pc = code + W.hc.rs_pc[t];
+    const uint32_t packed = W.hc.rs_base[t], base = packed & 0xffffffu;
+    trap = resume_from_host(M, W, t, memv, [&](uint32_t k) -> uint64_t& { return fr.at(fb + base + k); });
+    if (trap != TrapCode::None) goto trapped;
+    pc += packed >> 24;
+    goto dispatch;
+  }
   {
     const FunctionCode& fc = M.funcs[cur];
     if (fc.frame_slots > W.stack_slots || W.max_depth == 0) {
@@ -202,6 +227,18 @@ do_return:
     cb = code + M.funcs[cur].code_begin;
   }
   goto dispatch;
+
+leave:
+  // Everything else of the instance is in device memory already: frames,
+  // call records, globals, memory.
+  leave_for_host(M, W, t, call_target, [&](uint32_t k) { return fr.at(fb + (call_base & 0xffffffu) + k); });
+  W.hc.rs_pc[t] = uint32_t(pc - code);
+  W.hc.rs_func[t] = cur;
+  W.hc.rs_fb[t] = fb;
+  W.hc.rs_depth[t] = depth;
+  W.hc.rs_base[t] = call_base;
+  W.hc.rs_fuel[t] = fuel;
+  return;
 
 trapped:
   finish_instance(W, t, trap, nimp + cur, uint32_t(pc - cb), true);

@@ -80,6 +80,7 @@ __global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
   }
   W.trap[t] = 0;
   W.finished[t] = 0;
+  if (W.hc.enabled) W.hc.waiting[t] = 0;
   W.trap_func[t] = 0;
   W.trap_pc[t] = 0;
 }

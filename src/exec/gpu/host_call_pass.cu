@@ -1,0 +1,260 @@
+#include "exec/gpu/host_call_pass.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <unordered_map>
+
+#include "common/host_workers.h"
+
+namespace ww::gpu {
+namespace {
+
+// Guest bytes for host calls : granule k of the list is
+// instance req[k] >> 32's bytes [g * kGranuleBytes, (g + 1) * kGranuleBytes)
+// for g = uint32_t(req[k]), into out at k * kGranuleBytes.
+inline constexpr uint32_t kGranuleBytes = 1024;
+template <DevLayout L>
+__global__ void fetch_granules_kernel(DevWave W, const uint64_t* req, uint32_t count, uint32_t* out) {
+  constexpr uint32_t kWords = kGranuleBytes / 4;
+  for (uint32_t k = blockIdx.x; k < count; k += gridDim.x) {
+    const MemAccess<L> m = MemAccess<L>::make(W, uint32_t(req[k] >> 32));
+    const uint64_t base = uint64_t(uint32_t(req[k])) * kGranuleBytes;
+    for (uint32_t w = threadIdx.x; w < kWords; w += blockDim.x)
+      out[uint64_t(k) * kWords + w] = uint32_t(m.load(base + uint64_t(w) * 4, 4));
+  }
+}
+
+
+
+// A calling instance's memory 0 on the host: granules fetched so far,
+// and what the call wrote (applied on the device when it resumes).
+class FetchedMemory final : public GuestMemory {
+ public:
+  explicit FetchedMemory(uint64_t size) : size_(size) {}
+  uint64_t size() const override { return size_; }
+
+  const uint8_t* read(uint64_t ptr, uint64_t len) override {
+    if (len == 0) return scratch(1);
+    const uint64_t g0 = ptr / kGranuleBytes, g1 = (ptr + len - 1) / kGranuleBytes;
+    bool have = true;
+    for (uint64_t g = g0; g <= g1; ++g)
+      if (!granules_.count(g)) {
+        missing_.push_back(g);
+        have = false;
+      }
+    if (!have) return nullptr;
+    if (g0 == g1) return granules_[g0].data() + ptr % kGranuleBytes;
+    uint8_t* out = scratch(len);
+    for (uint64_t done = 0; done < len;) {
+      const uint64_t a = ptr + done, n = std::min<uint64_t>(len - done, kGranuleBytes - a % kGranuleBytes);
+      std::memcpy(out + done, granules_[a / kGranuleBytes].data() + a % kGranuleBytes, n);
+      done += n;
+    }
+    return out;
+  }
+  uint8_t* window(uint64_t ptr, uint64_t len) override {
+    windows_.push_back({ptr, len, scratch(std::max<uint64_t>(len, 1))});
+    return windows_.back().bytes;
+  }
+  void written(uint64_t ptr, uint64_t n) override {
+    for (auto w = windows_.rbegin(); w != windows_.rend(); ++w) {
+      if (ptr < w->ptr || ptr + n > w->ptr + w->len) continue;
+      const uint8_t* src = w->bytes + (ptr - w->ptr);
+      patches_.push_back({uint32_t(ptr), std::vector<uint8_t>(src, src + n)});
+      // Later reads of this call see what it wrote.
+      for (uint64_t done = 0; done < n;) {
+        const uint64_t a = ptr + done, k = std::min<uint64_t>(n - done, kGranuleBytes - a % kGranuleBytes);
+        auto it = granules_.find(a / kGranuleBytes);
+        if (it != granules_.end()) std::memcpy(it->second.data() + a % kGranuleBytes, src + done, k);
+        done += k;
+      }
+      return;
+    }
+  }
+
+  // A new attempt of the call: nothing it did before counts.
+  void restart() {
+    missing_.clear();
+    windows_.clear();
+    patches_.clear();
+    scratch_.clear();
+  }
+  std::vector<uint64_t>& missing() { return missing_; }
+  void add_granule(uint64_t g, const uint8_t* bytes) { granules_[g].assign(bytes, bytes + kGranuleBytes); }
+  // The patch records of dev_state.cuh's DevHostCalls.
+  uint64_t patch_bytes() const {
+    uint64_t n = 0;
+    for (const Patch& p : patches_) n += 8 + ((p.bytes.size() + 3) & ~size_t(3));
+    return n;
+  }
+  void write_patches(uint8_t* out) const {
+    for (const Patch& p : patches_) {
+      const uint32_t len = uint32_t(p.bytes.size());
+      std::memcpy(out, &p.address, 4);
+      std::memcpy(out + 4, &len, 4);
+      std::memcpy(out + 8, p.bytes.data(), len);
+      out += 8 + ((len + 3) & ~3u);
+    }
+  }
+
+ private:
+  struct Window {
+    uint64_t ptr, len;
+    uint8_t* bytes;
+  };
+  struct Patch {
+    uint32_t address;
+    std::vector<uint8_t> bytes;
+  };
+  uint8_t* scratch(uint64_t n) {
+    scratch_.emplace_back(n);
+    return scratch_.back().data();
+  }
+  uint64_t size_;
+  std::unordered_map<uint64_t, std::vector<uint8_t>> granules_;
+  std::vector<uint64_t> missing_;
+  std::vector<Window> windows_;
+  std::vector<Patch> patches_;
+  std::deque<std::vector<uint8_t>> scratch_;
+};
+
+}  // namespace
+
+HostCallPass::~HostCallPass() {
+  cudaFree(d_req_);
+  cudaFree(d_granules_);
+  cudaFree(d_patches_);
+}
+
+template <class T>
+Status HostCallPass::ensure(T*& p, uint64_t& cap, uint64_t count) {
+  if (count <= cap) return Status::Ok();
+  cudaFree(p);
+  p = nullptr;
+  cap = std::max<uint64_t>(count, cap * 2);
+  WW_CUDA(cudaMalloc(&p, cap * sizeof(T)));
+  return Status::Ok();
+}
+
+Status HostCallPass::alloc(DeviceArena& arena, DevWave& w, uint32_t wave, uint32_t width) {
+  DevHostCalls& h = w.hc;
+  h.enabled = true;
+  h.resuming = false;
+  h.width = width;
+  WW_TRY(arena.alloc(&h.count, 1));
+  WW_CUDA(cudaMemset(h.count, 0, sizeof *h.count));
+  WW_TRY(arena.alloc(&h.calls, uint64_t(wave) * 3));
+  WW_TRY(arena.alloc(&h.io, uint64_t(wave) * width));
+  WW_TRY(arena.alloc(&h.trap, wave));
+  WW_TRY(arena.alloc(&d_patch_off_, wave));
+  WW_TRY(arena.alloc(&d_patch_bytes_, wave));
+  h.patch_off = d_patch_off_;
+  h.patch_bytes = d_patch_bytes_;
+  WW_TRY(arena.alloc(&h.slot, wave));
+  WW_TRY(arena.alloc(&h.waiting, wave));
+  for (uint32_t** a : {&h.rs_pc, &h.rs_func, &h.rs_fb, &h.rs_depth, &h.rs_base}) WW_TRY(arena.alloc(a, wave));
+  WW_TRY(arena.alloc(&h.rs_fuel, wave));
+  return Status::Ok();
+}
+
+Status HostCallPass::fetch(const DevWave& w, const std::vector<uint64_t>& req, std::vector<uint8_t>& bytes) {
+  const uint32_t count = uint32_t(req.size());
+  WW_TRY(ensure(d_req_, req_cap_, count));
+  WW_TRY(ensure(d_granules_, granules_cap_, uint64_t(count) * (kGranuleBytes / 4)));
+  WW_CUDA(cudaMemcpy(d_req_, req.data(), count * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  const uint32_t grid = std::min<uint32_t>(count, 65535);
+  switch (layout_) {
+    case DevLayout::Interleaved: fetch_granules_kernel<DevLayout::Interleaved><<<grid, 256>>>(w, d_req_, count, d_granules_); break;
+    case DevLayout::Contiguous: fetch_granules_kernel<DevLayout::Contiguous><<<grid, 256>>>(w, d_req_, count, d_granules_); break;
+    case DevLayout::Sparse: fetch_granules_kernel<DevLayout::Sparse><<<grid, 256>>>(w, d_req_, count, d_granules_); break;
+  }
+  WW_CUDA(cudaGetLastError());
+  bytes.resize(uint64_t(count) * kGranuleBytes);
+  WW_CUDA(cudaMemcpy(bytes.data(), d_granules_, bytes.size(), cudaMemcpyDeviceToHost));
+  return Status::Ok();
+}
+
+Status HostCallPass::serve(DevWave& w, uint32_t first, uint32_t* calls, BatchResult& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  unsigned long long count = 0;
+  WW_CUDA(cudaMemcpy(&count, w.hc.count, sizeof count, cudaMemcpyDeviceToHost));
+  *calls = uint32_t(count);
+  if (count == 0) return Status::Ok();
+  const uint32_t n = uint32_t(count), width = w.hc.width;
+  std::vector<uint32_t> rec(uint64_t(n) * 3);
+  std::vector<uint64_t> args(uint64_t(n) * width), io(args.size());
+  std::vector<uint8_t> traps(n, 0);
+  WW_CUDA(cudaMemcpy(rec.data(), w.hc.calls, rec.size() * 4, cudaMemcpyDeviceToHost));
+  WW_CUDA(cudaMemcpy(args.data(), w.hc.io, args.size() * 8, cudaMemcpyDeviceToHost));
+  std::vector<FetchedMemory> mems;
+  mems.reserve(n);
+  for (uint32_t r = 0; r < n; ++r) mems.emplace_back(uint64_t(rec[3 * r + 2]) * kDevPageSize);
+
+  // Rounds: every call not yet served runs; those that read bytes not yet
+  // fetched run again once they are (each round one fetch for them all).
+  std::vector<uint32_t> pending(n);
+  for (uint32_t r = 0; r < n; ++r) pending[r] = r;
+  auto serve_one = [&](size_t k) {
+    const uint32_t r = pending[k];
+    FetchedMemory& m = mems[r];
+    m.restart();
+    std::copy_n(args.begin() + uint64_t(r) * width, width, io.begin() + uint64_t(r) * width);
+    HostCall c;
+    c.instance = first + rec[3 * r];
+    c.func = rec[3 * r + 1];
+    c.io = io.data() + uint64_t(r) * width;
+    c.memory = m.size() ? &m : nullptr;
+    server_.serve(c);
+    traps[r] = uint8_t(c.trap);
+  };
+  while (!pending.empty()) {
+    if (server_.parallel()) run_on_host_workers(pending.size(), serve_one);
+    else for (size_t k = 0; k < pending.size(); ++k) serve_one(k);
+    std::vector<uint32_t> again;
+    std::vector<uint64_t> req;
+    for (uint32_t r : pending) {
+      std::vector<uint64_t>& miss = mems[r].missing();
+      if (miss.empty()) continue;
+      std::sort(miss.begin(), miss.end());
+      miss.erase(std::unique(miss.begin(), miss.end()), miss.end());
+      again.push_back(r);
+      for (uint64_t g : miss) req.push_back(uint64_t(rec[3 * r]) << 32 | g);
+    }
+    if (again.empty()) break;
+    std::vector<uint8_t> bytes;
+    WW_TRY(fetch(w, req, bytes));
+    ++out.host_fetch_rounds;
+    // The requests are grouped by record, in `again` order.
+    uint64_t k = 0;
+    for (uint32_t r : again)
+      for (uint64_t g : mems[r].missing()) mems[r].add_granule(g, bytes.data() + (k++) * kGranuleBytes);
+    pending = std::move(again);
+  }
+
+  std::vector<uint64_t> off(n);
+  std::vector<uint32_t> len(n);
+  uint64_t total = 0;
+  for (uint32_t r = 0; r < n; ++r) {
+    off[r] = total;
+    len[r] = uint32_t(mems[r].patch_bytes());
+    total += len[r];
+  }
+  std::vector<uint8_t> blob(std::max<uint64_t>(total, 1));
+  for (uint32_t r = 0; r < n; ++r) mems[r].write_patches(blob.data() + off[r]);
+  WW_TRY(ensure(d_patches_, patches_cap_, blob.size()));
+  WW_CUDA(cudaMemcpy(d_patches_, blob.data(), blob.size(), cudaMemcpyHostToDevice));
+  WW_CUDA(cudaMemcpy(d_patch_off_, off.data(), n * sizeof(uint64_t), cudaMemcpyHostToDevice));
+  WW_CUDA(cudaMemcpy(d_patch_bytes_, len.data(), n * sizeof(uint32_t), cudaMemcpyHostToDevice));
+  WW_CUDA(cudaMemcpy(w.hc.io, io.data(), io.size() * 8, cudaMemcpyHostToDevice));
+  WW_CUDA(cudaMemcpy(w.hc.trap, traps.data(), n, cudaMemcpyHostToDevice));
+  WW_CUDA(cudaMemset(w.hc.count, 0, sizeof(unsigned long long)));
+  w.hc.patches = d_patches_;
+  out.host_calls += n;
+  ++out.host_passes;
+  out.host_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return Status::Ok();
+}
+
+}  // namespace ww::gpu
