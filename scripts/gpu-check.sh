@@ -9,7 +9,7 @@
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
-#              [unit programs examples auto spec diff sparse startup bench ncu scale
+#              [unit programs examples auto wasi spec diff sparse startup bench ncu scale
 #               interrupt; also layout, deadline, transfers]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +24,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit programs examples auto spec diff sparse startup bench ncu scale interrupt} "
+parts=" ${PARTS:-unit programs examples auto wasi spec diff sparse startup bench ncu scale interrupt} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -93,6 +93,16 @@ if "$N/gpu_ref" collatz "$O/auto-collatz.npy" 1000000000000 4194304 >>"$O/auto.l
   row "tier auto (gpu, uncached)" "ok: $(grep -E '^tiers?:' "$O/auto.log" | head -n 1)"
 else
   row "tier auto (gpu, uncached)" "FAILED (auto.log)"
+fi
+fi
+
+if want wasi; then
+# 2d. WASI programs (C, Rust, SQLite) on the GPU against node's outputs.
+if [[ -d $B/wasi/bin ]]; then
+  bash "$root/tests/wasi/gpu-compare.sh" "$W" "$B/wasi" >"$O/wasi-gpu.log" 2>&1
+  row "wasi programs on gpu = node" "$(tail -n 1 "$O/wasi-gpu.log")"
+else
+  row "wasi programs on gpu = node" "not in the bundle"
 fi
 fi
 

@@ -32,9 +32,18 @@ bash "$root/tests/guests/build.sh" "$bundle/guests" >/dev/null
 rm -rf "$bundle/guests/sdk" "$bundle/guests/sdk-mv"
 bash "$root/bench/gpu/build.sh" "$bundle/bench" >/dev/null
 bash "$root/bench/hashwasm/fetch.sh" "$bundle/bench" >/dev/null
+clang --target=wasm32-wasi -O2 -c "$root/bench/wasi/greet.c" -o "$bundle/bench/greet.o" &&
+  clang --target=wasm32-wasi -O2 "$bundle/bench/greet.o" -o "$bundle/bench/greet.wasm" && rm "$bundle/bench/greet.o"
 # A small C module with clang's default 64 KiB stack (issue 9's 100M run).
 clang --target=wasm32 -O2 -nostdlib -Wl,--no-entry "$root/bench/scale/stack_mix.c" -o "$bundle/bench/stack_mix.wasm"
 bash "$root/examples/build.sh" "$bundle/examples" >/dev/null
+# WASI programs with node's outputs for them, recorded here (the GPU
+# machine has neither node nor wasi-libc) for tests/wasi/gpu-compare.sh;
+# the CPU tiers' own outputs stay behind.
+if ! bash "$root/tests/wasi/check.sh" "$build/wasmwarp" "$bundle/wasi" >"$bundle/wasi-check.log" 2>&1; then
+  echo "gpu-prepare: tests/wasi/check.sh did not pass here (see $bundle/wasi-check.log)"
+fi
+rm -f "$bundle"/wasi/*.interp.* "$bundle"/wasi/*.compiled.* "$bundle"/wasi/bin/*.o
 # The spec modules as the GPU spec run and the differential test compile
 # them (every export, metered for their fuel limit).
 if [[ ${WW_PREFILL_CACHE:-1} == 1 ]]; then

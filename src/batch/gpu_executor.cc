@@ -140,6 +140,7 @@ class GpuExecutor final : public Executor {
       wasi = std::make_unique<GpuWasiCalls>(*spec.wasi, spec.module->module, out, first, count);
       WW_TRY(wasi->open());
       req.host_calls = wasi.get();
+      if (uint32_t cap = wasi->max_wave()) req.max_wave = req.max_wave ? std::min(req.max_wave, cap) : cap;
     }
 
     // A WASI command's result column (its exit code) is the host's: the

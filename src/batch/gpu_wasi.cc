@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ww::batch {
@@ -35,6 +36,15 @@ Status GpuWasiCalls::open() {
     return make_error(kNoOffset, e.what());
   }
   return owner_.open_preopens();
+}
+
+uint32_t GpuWasiCalls::max_wave() const {
+  if (w_.config.preopens.empty()) return 0;
+  rlimit lim{};
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return 0;
+  // About four descriptors per instance (SQLite: its database and a
+  // journal), with room for the process's own.
+  return uint32_t(std::max<uint64_t>(32, (uint64_t(lim.rlim_cur) > 512 ? lim.rlim_cur - 512 : 0) / 4));
 }
 
 void GpuWasiCalls::begin(uint32_t first, uint32_t n) {

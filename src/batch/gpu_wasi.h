@@ -23,6 +23,9 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out, uint64_t first, uint64_t count);
   // Opens the preopens: "cannot open --dir DIR: reason".
   Status open();
+  // The largest wave whose instances may all hold files open at once
+  // (0: no limit): each waiting instance keeps what it opened.
+  uint32_t max_wave() const;
   void begin(uint32_t first, uint32_t n) override;
   void serve(gpu::HostCall& c) override;
   // After the batch: exit codes into the result column, proc_exit no

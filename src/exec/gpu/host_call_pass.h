@@ -37,6 +37,7 @@ class HostCallPass {
 
   HostCallServer& server_;
   const DevLayout layout_;
+  uint32_t wave_ = 0;
   uint64_t* d_req_ = nullptr;
   uint64_t req_cap_ = 0;
   uint32_t* d_granules_ = nullptr;

@@ -180,12 +180,12 @@ TEST_P(HostCallTest, FuelCountsAcrossTheCall) {
   for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(r->traps[i], uint8_t(TrapCode::FuelExhausted)) << i;
 }
 
-TEST_P(HostCallTest, WithoutAServerTheCallTraps) {
+TEST_P(HostCallTest, WithoutAServerTheImportIsUnsatisfied) {
   BatchRequest q = request("loop", 32, {kIndex, 1});
   q.host_calls = nullptr;
   auto r = run_batch(q);
-  ASSERT_TRUE(r.ok()) << r.error().to_string();
-  for (uint32_t i = 0; i < 32; ++i) ASSERT_EQ(r->traps[i], uint8_t(TrapCode::HostError)) << i;
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("unknown import env.add"), std::string::npos) << r.error().message;
 }
 
 TEST_P(HostCallTest, EveryWaveOfAManyWaveBatchIsServed) {
@@ -196,6 +196,21 @@ TEST_P(HostCallTest, EveryWaveOfAManyWaveBatchIsServed) {
   EXPECT_GE(r->plan.waves, 5u);
   for (uint32_t i = 0; i < 5000; ++i) ASSERT_EQ(uint32_t(r->results[i]), 2 * i + 1 + i + 1000) << i;
   EXPECT_EQ(server_.begun.load(), 5000u);
+}
+
+// More instances than the GPU holds at once: blocks that start late resume
+// after earlier ones have left again, and no record may be reused while an
+// instance still has to read it (a million-instance WASI batch lost 0.7%
+// of its outputs that way).
+TEST_P(HostCallTest, InstancesResumedLateStillReadTheirOwnResults) {
+  if (GetParam() != MemoryLayout::Sparse) GTEST_SKIP() << "one layout is enough";
+  const uint32_t n = 600000, calls = 3;
+  auto r = run_batch(request("loop", n, {kIndex, calls}));
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  uint32_t wrong = 0;
+  for (uint32_t i = 0; i < n; ++i)
+    wrong += r->traps[i] != 0 || uint32_t(r->results[i]) != calls * i + calls * (calls - 1) / 2 + i + 1000;
+  EXPECT_EQ(wrong, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, HostCallTest,

@@ -12,7 +12,7 @@ namespace ww::gpu {
 // argument k. The caller saves where to resume and returns.
 template <class Arg>
 __device__ inline void leave_for_host(const DevModule& m, const DevWave& w, uint32_t t, uint32_t func, Arg&& arg) {
-  const uint32_t r = uint32_t(atomicAdd(w.hc.count, 1ull));
+  const uint32_t r = w.hc.out_base + uint32_t(atomicAdd(w.hc.count, 1ull));
   w.hc.calls[uint64_t(r) * 3] = t;
   w.hc.calls[uint64_t(r) * 3 + 1] = func;
   w.hc.calls[uint64_t(r) * 3 + 2] = w.mem_pages ? w.mem_pages[t] : 0;

@@ -73,6 +73,11 @@ struct DevHostCalls {
   bool enabled;   // a server takes the calls; without one they trap (HostError)
   bool resuming;  // this launch resumes the instances that left, and only them
   uint32_t width;  // io values per record
+  // Records come in two halves of `wave` each: a launch writes new calls
+  // from out_base on while the instances it resumes still read theirs in
+  // the other half (a resumed instance may leave again before another has
+  // read its results, in blocks that run later).
+  uint32_t out_base;
   unsigned long long* count;  // records taken this launch
   uint32_t* calls;  // per record: instance in the wave, import index, memory pages
   uint64_t* io;     // per record: arguments in, results out, `width` values

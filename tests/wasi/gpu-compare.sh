@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# WASI programs on the GPU backend against node's outputs that
+# tests/wasi/check.sh recorded on a machine with node and clang
+# (scripts/gpu-prepare.sh keeps its work directory in the bundle): the
+# single-instance cases, the batches (stdout in instance order, --stdout
+# files, exit codes) and the SQLite batch, on the GPU interpreter kernel.
+# usage: tests/wasi/gpu-compare.sh WASMWARP WORKDIR   (prints "N passed, M failed")
+set -uo pipefail
+ww=$(realpath "$1")
+work=$(realpath "$2")
+cd "$work/fx"
+ok=0; bad=0
+fail() { echo "FAIL $*"; bad=$((bad + 1)); }
+
+single() {  # TAG STDIN -- OPTIONS -- MODULE ARGS...
+  local tag=$1 input=$2; shift 2
+  local opts=(); while [[ $1 != -- ]]; do opts+=("$1"); shift; done; shift
+  local wasm=$work/bin/$1.wasm; shift
+  [[ -f $wasm && -f $work/$tag.node.rc ]] || return 0
+  "$ww" run --backend gpu -n 1 -q --output "$work/$tag.gpu.csv" "${opts[@]}" "$wasm" "$@" <"$input" \
+    >"$work/$tag.gpu.out" 2>"$work/$tag.gpu.err"
+  local rc=$? node_rc good=1
+  node_rc=$(cat "$work/$tag.node.rc")
+  cmp -s "$work/$tag.node.out" "$work/$tag.gpu.out" || { good=0; fail "$tag: stdout differs from node's"; diff "$work/$tag.node.out" "$work/$tag.gpu.out" | head -5; }
+  [[ $(tail -n 1 "$work/$tag.gpu.csv") == "0,$node_rc," ]] || { good=0; fail "$tag: exit code $(tail -n 1 "$work/$tag.gpu.csv"), node's $node_rc"; }
+  # A batch exits 1 when an instance exited non-zero.
+  [[ $rc == $((node_rc ? 1 : 0)) ]] || { good=0; fail "$tag: wasmwarp exited $rc"; }
+  ((good)) && ok=$((ok + 1))
+}
+# A batch of one: the program's stdout, its exit code in --output.
+single args /dev/null --env GREETING=hello --env EMPTY= -- args_env one "two words" "" -3
+single stdio "$work/fx/lines.txt" --stdin "$work/fx/lines.txt" -- stdio
+single files /dev/null --dir data::data -- files
+single exit0 /dev/null -- exit_code 0
+single exit42 /dev/null -- exit_code 42
+single bigprint /dev/null -- bigprint
+single rust "$work/fx/lines.txt" --stdin "$work/fx/lines.txt" --dir data::data --env GREETING=hi -- hello_rust a b c
+
+batch() {  # TAG N PROGRAM ARGS...
+  local tag=$1 n=$2 prog=$3; shift 3
+  [[ -f $work/$tag.node.cat ]] || return 0
+  "$ww" run --backend gpu -q -n "$n" --output "$work/$tag.gpu.csv" --dir data::data --env GREETING=hi \
+    "$work/bin/$prog.wasm" "$@" </dev/null >"$work/$tag.gpu.cat" 2>/dev/null
+  local good=1
+  tail -n +2 "$work/$tag.gpu.csv" | cmp -s - "$work/$tag.node.codes" || { good=0; fail "$tag: exit codes"; }
+  cmp -s "$work/$tag.node.cat" "$work/$tag.gpu.cat" || { good=0; fail "$tag: stdout in instance order"; }
+  "$ww" run --backend gpu -q -n "$n" --stdout "$work/$tag.gpu.{i}" --dir data::data --env GREETING=hi \
+    "$work/bin/$prog.wasm" "$@" </dev/null >/dev/null 2>&1
+  for ((i = 0; i < n; ++i)); do
+    cmp -s "$work/$tag.node.$i" "$work/$tag.gpu.$i" || { good=0; fail "$tag: --stdout file $i"; break; }
+  done
+  ((good)) && ok=$((ok + 1))
+}
+batch batch_args 40 args_env @index "arg @index"
+batch batch_exit 30 exit_code @index
+batch batch_files 20 files
+
+# random_get: the same counter-based bytes as the CPU backend for a seed.
+if [[ -f $work/bin/random.wasm ]]; then
+  "$ww" run --backend gpu -q -n 8 --seed 7 "$work/bin/random.wasm" >"$work/random.gpu" 2>&1
+  if cmp -s "$work/random.a" "$work/random.gpu"; then ok=$((ok + 1)); else fail "random_get: GPU bytes differ from the CPU's for --seed 7"; fi
+fi
+
+if [[ -f $work/bin/sqlite.wasm && -f $work/sqlite.node.cat ]]; then
+  q="select id, name, v * 3, length(name) from t where id % 97 = @index order by v desc limit 5"
+  "$ww" run --backend gpu -q -n 25 --dir db::db "$work/bin/sqlite.wasm" db/t.db "$q" </dev/null >"$work/sqlite.gpu.cat" 2>&1
+  if cmp -s "$work/sqlite.node.cat" "$work/sqlite.gpu.cat"; then ok=$((ok + 1)); else fail "sqlite batch"; diff "$work/sqlite.node.cat" "$work/sqlite.gpu.cat" | head -5; fi
+fi
+echo "$ok passed, $bad failed"
+[[ $bad == 0 ]]
