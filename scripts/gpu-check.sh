@@ -99,8 +99,13 @@ fi
 if want wasi; then
 # 2d. WASI programs (C, Rust, SQLite) on the GPU against node's outputs.
 if [[ -d $B/wasi/bin ]]; then
-  bash "$root/tests/wasi/gpu-compare.sh" "$W" "$B/wasi" >"$O/wasi-gpu.log" 2>&1
+  WW_TIER=interp bash "$root/tests/wasi/gpu-compare.sh" "$W" "$B/wasi" >"$O/wasi-gpu.log" 2>&1
   row "wasi programs on gpu = node" "$(tail -n 1 "$O/wasi-gpu.log")"
+  # Compiled code: a few programs (NVRTC takes minutes per libc-sized
+  # program; WW_WASI_COMPILED widens the set).
+  WW_TIER=compiled WW_ONLY=${WW_WASI_COMPILED:-args,exit42,batch_exit,random} \
+    bash "$root/tests/wasi/gpu-compare.sh" "$W" "$B/wasi" >"$O/wasi-gpu-compiled.log" 2>&1
+  row "wasi on compiled gpu = node" "$(tail -n 1 "$O/wasi-gpu-compiled.log")"
 else
   row "wasi programs on gpu = node" "not in the bundle"
 fi

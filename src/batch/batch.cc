@@ -418,12 +418,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
   job.t0 = std::chrono::steady_clock::now();
   Driver driver(spec, job, out);
   compiled::Request req = compile_request(spec, job, out.backend);
-  Tier tier = spec.tier;
-  if (spec.wasi && out.backend == Backend::Gpu && tier != Tier::Interp) {
-    // Compiled GPU code does not leave for host calls yet.
-    tier = Tier::Interp;
-    out.backend_note = "WASI on the GPU runs on the interpreter kernel (compiled code does not leave for host calls yet)";
-  }
+  const Tier tier = spec.tier;
   bool compile_now = tier == Tier::Compiled;
   if (tier != Tier::Interp) {
     // Code `wasmwarp compile` made for every export serves this export

@@ -2,10 +2,89 @@
 
 #include <sys/resource.h>
 
+#include <time.h>
+
 #include <algorithm>
 #include <stdexcept>
 
+#include "exec/gpu/device/dev_wasi_ids.h"
+
 namespace ww::batch {
+namespace {
+
+using gpu::DevWasiCall;
+
+// DeviceWasi::calls of an import the host serves.
+constexpr uint8_t kHostCall = 0xFF;
+
+// The WASI calls the device serves, with the types they must be imported
+// with (any other type leaves them to the host, which answers as on the
+// CPU).
+struct DeviceCall {
+  const char* name;
+  DevWasiCall id;
+  std::vector<ValType> params;
+  bool errno_result;
+};
+const std::vector<DeviceCall>& device_calls() {
+  constexpr ValType I = ValType::I32, L = ValType::I64;
+  static const std::vector<DeviceCall> calls = {
+      {"args_sizes_get", DevWasiCall::ArgsSizesGet, {I, I}, true},
+      {"args_get", DevWasiCall::ArgsGet, {I, I}, true},
+      {"environ_sizes_get", DevWasiCall::EnvironSizesGet, {I, I}, true},
+      {"environ_get", DevWasiCall::EnvironGet, {I, I}, true},
+      {"clock_res_get", DevWasiCall::ClockResGet, {I, I}, true},
+      {"clock_time_get", DevWasiCall::ClockTimeGet, {I, L, I}, true},
+      {"random_get", DevWasiCall::RandomGet, {I, I}, true},
+      {"fd_write", DevWasiCall::FdWrite, {I, I, I, I}, true},
+      {"proc_exit", DevWasiCall::ProcExit, {I}, false},
+      {"sched_yield", DevWasiCall::SchedYield, {}, true},
+      {"fd_close", DevWasiCall::FdClose, {I}, true},
+      {"fd_renumber", DevWasiCall::FdRenumber, {I, I}, true},
+  };
+  return calls;
+}
+
+uint8_t device_call_of(const Import& im, const FuncType& type, bool args_on_device) {
+  if (im.module != wasi::kModuleName) return kHostCall;
+  for (const DeviceCall& c : device_calls()) {
+    if (im.field != c.name) continue;
+    if (type.params != c.params || type.results.size() != (c.errno_result ? 1u : 0u)) break;
+    if (c.errno_result && type.results[0] != ValType::I32) break;
+    const bool args = c.id == DevWasiCall::ArgsSizesGet || c.id == DevWasiCall::ArgsGet ||
+                      c.id == DevWasiCall::EnvironSizesGet || c.id == DevWasiCall::EnvironGet;
+    if (args && !args_on_device) break;
+    return uint8_t(c.id);
+  }
+  return kHostCall;
+}
+
+// Strings one after another, "@index" as a 0xFF byte in argv. False when a
+// string holds a 0xFF byte of its own.
+bool pack(const std::vector<std::string>& v, bool index, std::vector<uint8_t>& bytes, std::vector<uint32_t>& off) {
+  off.assign(1, 0);
+  for (const std::string& s : v) {
+    if (s.find('\xff') != std::string::npos) return false;
+    const std::string t = index ? replace_all(s, "@index", "\xff") : s;
+    bytes.insert(bytes.end(), t.begin(), t.end());
+    off.push_back(uint32_t(bytes.size()));
+  }
+  return true;
+}
+
+int64_t clock_ns(clockid_t id) {
+  timespec t{};
+  ::clock_gettime(id, &t);
+  return int64_t(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+uint64_t resolution_ns(clockid_t id) {
+  timespec t{};
+  ::clock_getres(id, &t);
+  return uint64_t(t.tv_sec) * 1000000000 + uint64_t(t.tv_nsec);
+}
+
+}  // namespace
 
 GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out, uint64_t first, uint64_t count)
     : w_(w), out_(out), first_(first), count_(count), owner_(w.config) {
@@ -17,6 +96,23 @@ GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out
   exited_.assign(count, 0);
   capped_.assign(count, 0);
   exit_code_.assign(count, 0);
+  direct_.assign(count * 2, 0);
+
+  std::vector<std::string> argv{w.argv0};
+  argv.insert(argv.end(), w.args.begin(), w.args.end());
+  const bool args_ok = pack(argv, true, device_.argv, device_.argv_off) &&
+                       pack(w.config.env, false, device_.env, device_.env_off);
+  for (const Import& im : m.imports)
+    if (im.kind == ExternKind::Func) device_.calls.push_back(device_call_of(im, m.types[im.func_type], args_ok));
+  device_.first = first;
+  device_.log_stdout = device_.log_stderr = true;
+  device_.out_cap = w.output_cap;
+  device_.seed = w.seed;
+  const clockid_t clocks[4] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID};
+  for (int k = 0; k < 4; ++k) {
+    device_.clock_base[k] = clock_ns(clocks[k]);
+    device_.clock_res[k] = resolution_ns(clocks[k]);
+  }
 }
 
 Status GpuWasiCalls::open() {
@@ -54,6 +150,7 @@ void GpuWasiCalls::begin(uint32_t first, uint32_t n) {
     live_[k].reset();
     exited_[k] = capped_[k] = 0;
     exit_code_[k] = 0;
+    direct_[2 * k] = direct_[2 * k + 1] = 0;
     if (!out_.stdout_blocks.empty()) out_.stdout_blocks[i].clear();
     if (!out_.stderr_blocks.empty()) out_.stderr_blocks[i].clear();
   }
@@ -68,8 +165,37 @@ GpuWasiCalls::Live& GpuWasiCalls::live(uint32_t instance) {
     l->input = std::make_unique<WasiInput>(w_, instance, out_.stdout_blocks.empty() ? nullptr : &out_.stdout_blocks[instance],
                                            out_.stderr_blocks.empty() ? nullptr : &out_.stderr_blocks[instance]);
     l->input->start(*l->cx, w_.seed + instance);
+    const uint64_t k = instance - first_;
+    for (uint32_t fd : {1u, 2u}) l->cx->stdio_taken(fd, direct_[2 * k + fd - 1]);
   }
   return *l;
+}
+
+void GpuWasiCalls::device_output(uint32_t instance, uint32_t fd, const uint8_t* bytes, size_t n) {
+  const uint64_t k = instance - first_;
+  if (k >= count_ || fd < 1 || fd > 2) return;
+  std::vector<std::string>& blocks = fd == 1 ? out_.stdout_blocks : out_.stderr_blocks;
+  const bool pattern = !(fd == 1 ? w_.stdout_pattern : w_.stderr_pattern).empty();
+  if (!live_[k] && !pattern && !blocks.empty()) {
+    blocks[instance].append(reinterpret_cast<const char*>(bytes), n);
+    direct_[2 * k + fd - 1] += n;
+    return;
+  }
+  try {
+    Live& l = live(instance);
+    l.cx->stdio_write(fd, bytes, n);
+    if (l.cx->output_capped()) capped_[k] = 1;
+  } catch (const std::exception&) {
+    // The file a pattern names cannot be opened: open() found the first
+    // one could, so the output goes as a call's would (HostError there).
+  }
+}
+
+void GpuWasiCalls::device_exit(uint32_t instance, uint32_t code) {
+  const uint64_t k = instance - first_;
+  if (k >= count_) return;
+  exited_[k] = 1;
+  exit_code_[k] = code;
 }
 
 void GpuWasiCalls::serve(gpu::HostCall& c) {

@@ -28,6 +28,9 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   uint32_t max_wave() const;
   void begin(uint32_t first, uint32_t n) override;
   void serve(gpu::HostCall& c) override;
+  const gpu::DeviceWasi* device_wasi() override { return &device_; }
+  void device_output(uint32_t instance, uint32_t fd, const uint8_t* bytes, size_t n) override;
+  void device_exit(uint32_t instance, uint32_t code) override;
   // After the batch: exit codes into the result column, proc_exit no
   // longer a trap, and the instances whose output was cut.
   void finish();
@@ -47,6 +50,11 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   std::vector<std::unique_ptr<Live>> live_;         // by instance - first_
   std::vector<uint8_t> exited_, capped_;            // by instance - first_
   std::vector<uint32_t> exit_code_;
+  gpu::DeviceWasi device_;
+  // By 2 * (instance - first_) + fd - 1: bytes the device wrote to fd 1
+  // and 2 straight into the output blocks, before the instance had a
+  // context (which then counts them against its cap).
+  std::vector<uint64_t> direct_;
 };
 
 }  // namespace ww::batch

@@ -34,6 +34,11 @@ bool has_ref_in(const ConstExpr& e, uint32_t* f) {
   return false;
 }
 
+// The slots a function's code names, ascending: its locals in generated
+// code, and what a frame saved on leaving for the host holds.
+std::vector<uint32_t> named_slots(const Module& m, const BytecodeModule& bc, uint32_t def,
+                                  const std::vector<DecodedOp>& ops);
+
 class Generator {
  public:
   Generator(const CompiledModule& cm, const Options& o)
@@ -60,6 +65,13 @@ class Generator {
   void emit_results(const std::string& value, uint32_t base, uint32_t n);
   void emit_direct_call(uint32_t callee_def, uint32_t base, bool indirect, const char* indent);
   void emit_call_import(uint32_t func, uint32_t base);
+  // Leaving for the host from compiled GPU code (see emit_function).
+  bool host_import(uint32_t func) const { return gpu_ && func < nimp_ && intrinsic_of(func) < 0; }
+  bool indirect_may_suspend(uint32_t type) const;
+  bool op_suspends(const DecodedOp& o) const;
+  void analyse_suspension();
+  void emit_rewind_prologue(uint32_t def);
+  void emit_save_frame(uint32_t def);
   void emit_call_indirect(const DecodedOp& o, uint32_t caller_def);
   void emit_cpu_entries();
   void emit_gpu_kernel();
@@ -83,6 +95,13 @@ class Generator {
   std::vector<bool> recursive_;
   std::vector<uint32_t> entries_;  // defined indices
   std::vector<std::vector<DecodedOp>> code_;
+  // Per function: the slots its code names (its locals in generated code),
+  // and whether a call in it may leave for the host (GPU).
+  std::vector<std::vector<uint32_t>> slots_;
+  std::vector<bool> may_suspend_;
+  uint64_t leave_words_ = 0;
+  uint32_t cur_def_ = 0;
+  int cur_resume_ = -1;  // the resume point of the op being emitted, or -1
   // Per op of the function being emitted: its arithmetic result may be
   // written uncanonicalized (codegen/nan_blind.h).
   std::vector<bool> raw_write_;
@@ -123,6 +142,10 @@ Status Generator::analyse() {
         may_trap_[def] = true;
     }
   }
+  slots_.assign(ndef, {});
+  for (uint32_t def = 0; def < ndef; ++def)
+    if (compiled_[def]) slots_[def] = named_slots(m_, bc_, def, code_[def]);
+  analyse_suspension();
   // Entry points: the requested functions, the start function, and every
   // compiled function a reference can reach (the store may call those).
   std::vector<uint32_t> roots = opts_.entries;
@@ -209,10 +232,18 @@ void Generator::emit_direct_call(uint32_t callee_def, uint32_t base, bool indire
   // native stack runs out.
   if (!gpu_ && (recursive_[callee_def] || indirect)) guard += " || WW_STACK_LOW()";
   out_ += indent;
-  out_ += "if (WW_UNLIKELY(" + guard + ")) TRAP(CallStackExhausted); WW_FUEL_TICK();";
+  const bool suspends = cur_resume_ >= 0 && may_suspend_[callee_def];
+  const std::string checks = "if (WW_UNLIKELY(" + guard + ")) TRAP(CallStackExhausted); WW_FUEL_TICK();";
+  // Rewinding re-enters the call: its checks ran before it left.
+  out_ += suspends ? "if (!I.rewinding) { " + checks + " }" : checks;
+  const std::string own = std::to_string(slots_[cur_def_].size() + 1);
+  if (suspends) out_ += " I.chain += " + own + ";";
   std::string call = "f" + std::to_string(callee_def) + "(I, depth + 1" + args_of(base, nparams(f)) + ")";
   if (nr == 0) out_ += " " + call + ";";
   else out_ += " auto res_ = " + call + ";";
+  if (suspends)
+    out_ += " I.chain -= " + own + "; if (WW_UNLIKELY(I.leaving)) { resume_id_ = " + std::to_string(cur_resume_) +
+            "; goto leave_save_; }";
   if (may_trap_[callee_def]) out_ += " WW_CHECK_TRAP();";
   if (memory_locals()) out_ += " MEM_REFRESH();";
   emit_results("res_", base, nr);
@@ -236,17 +267,23 @@ void Generator::emit_call_import(uint32_t func, uint32_t base) {
   std::string io = "uint64_t io_[" + std::to_string(n) + "] = {";
   for (uint32_t k = 0; k < np; ++k) io += (k ? ", r" : "r") + std::to_string(base + k);
   io += "};";
-  if (gpu_) {
-    // The `gpu` intrinsics run inline; any other import cannot run on the
-    // GPU and traps, as in the interpreter kernel.
-    int id = intrinsic_of(func);
+  if (gpu_ && !host_import(func)) {
+    // The `gpu` intrinsics run inline.
     out_ += " WW_FUEL_TICK();";
-    if (id < 0) {
-      out_ += " TRAP(HostError);";
-      return;
-    }
-    out_ += " " + io + " TRAP_IF(gpu::call_intrinsic(" + std::to_string(id) +
+    out_ += " " + io + " TRAP_IF(gpu::call_intrinsic(" + std::to_string(intrinsic_of(func)) +
             ", [&](uint32_t k) -> uint64_t& { return io_[k]; }, *I.W, *I.In, I.t));";
+  } else if (gpu_) {
+    // Any other import runs on the device if it can (dev_imports.cuh),
+    // else leaves for the host and resumes here (emit_rewind_prologue).
+    const std::string fu = std::to_string(func) + "u";
+    const std::string own = std::to_string(slots_[cur_def_].size() + 1);
+    const std::string ref = "[&](uint32_t k) -> uint64_t& { return io_[k]; }";
+    out_ += " " + io + "\n    if (WW_UNLIKELY(I.rewinding)) { I.rewinding = false; TRAP_IF(gpu::resume_from_host(*I.M, *I.W, I.t, MEMV, " +
+            ref + ")); }\n    else { WW_FUEL_TICK(); bool leave_ = false; TRAP_IF(gpu::device_import(*I.M, *I.W, *I.In, I.t, " +
+            fu + ", MEMV, " + ref + ", &leave_));\n      if (leave_) { if (!gpu::reserve_frames(*I.W, I.chain + " + own +
+            ", &I.save_pos)) TRAP(CallStackExhausted); gpu::leave_for_host(*I.M, *I.W, I.t, " + fu +
+            ", [&](uint32_t k) { return io_[k]; }); I.leaving = true; resume_id_ = " + std::to_string(cur_resume_) +
+            "; goto leave_save_; } }\n   ";
   } else {
     // The host counts fuel and depth for calls that leave compiled code.
     out_ += " " + io + " TRAP_IF(TrapCode(I.api->call_import(&I, " + std::to_string(func) +
@@ -275,12 +312,12 @@ void Generator::emit_call_indirect(const DecodedOp& o, uint32_t caller_def) {
   }
   if (gpu_) {
     for (uint32_t f = 0; f < nimp_; ++f) {
-      if (!same_type(type, f) || intrinsic_of(f) < 0) continue;
+      if (!same_type(type, f)) continue;
       out_ += "    case " + std::to_string(f) + "u: {";
       emit_call_import(f, base);
       out_ += " break; }\n";
     }
-    // Any other function is not this module's to call on the GPU.
+    // Another instance's function is not this module's to call on the GPU.
     out_ += "    default: TRAP(HostError);\n  }\n";
     return;
   }
@@ -339,12 +376,10 @@ void Generator::emit_op(const DecodedOp& o, uint32_t def) {
   out_ += " }\n";
 }
 
-Status Generator::emit_function(uint32_t def) {
-  const uint32_t f = nimp_ + def;
-  const FunctionCode& fc = bc_.funcs[def];
-  const std::vector<DecodedOp>& ops = code_[def];
-  // Branch targets get labels; slots that some op names become locals.
-  std::vector<bool> label(fc.code_end - fc.code_begin + 1, false);
+std::vector<uint32_t> named_slots(const Module& m, const BytecodeModule& bc, uint32_t def,
+                                  const std::vector<DecodedOp>& ops) {
+  const FunctionCode& fc = bc.funcs[def];
+  const uint32_t nimp = m.num_imported_funcs;
   std::vector<bool> used(fc.frame_slots + 1, false);
   auto use = [&](uint32_t s, uint32_t n) {
     if (s + n > used.size()) used.resize(s + n, false);
@@ -354,32 +389,42 @@ Status Generator::emit_function(uint32_t def) {
   for (const DecodedOp& o : ops) {
     const BcFmtInfo& fi = bc_fmt_info(bc_op_info(o.d.op).fmt);
     for (uint32_t k = 0; k < fi.nslots; ++k) use(o.d.s[k], 1);
+    if (o.d.op == BcOp::Call || o.d.op == BcOp::CallImport) {
+      const FuncType& ft = m.func_type(o.d.i[0]);
+      use(o.d.s[0], uint32_t(std::max(ft.params.size(), ft.results.size())));
+    } else if (o.d.op == BcOp::CallIndirect) {
+      use(o.d.s[0], uint32_t(std::max(m.types[o.d.i[0]].params.size(), m.types[o.d.i[0]].results.size())));
+    }
+  }
+  (void)nimp;
+  std::vector<uint32_t> out;
+  for (uint32_t s = 0; s < used.size(); ++s)
+    if (used[s]) out.push_back(s);
+  return out;
+}
+
+Status Generator::emit_function(uint32_t def) {
+  const uint32_t f = nimp_ + def;
+  const FunctionCode& fc = bc_.funcs[def];
+  const std::vector<DecodedOp>& ops = code_[def];
+  // Branch targets get labels; slots that some op names (slots_) become
+  // locals.
+  std::vector<bool> label(fc.code_end - fc.code_begin + 1, false);
+  for (const DecodedOp& o : ops) {
     const OpTemplate& t = tmpl_[int(o.d.op)];
     for (const TemplatePiece& p : t.pieces)
       if (p.kind == TemplatePiece::Jump) label[o.d.i[p.index]] = true;
-    switch (o.d.op) {
-      case BcOp::BrTable:
-        for (uint32_t k = 0; k < o.d.i[1]; ++k) label[bc_.br_tables[o.d.i[0] + k]] = true;
-        break;
-      case BcOp::Call:
-      case BcOp::CallImport:
-        use(o.d.s[0], std::max(nparams(o.d.i[0]), nresults(o.d.i[0])));
-        break;
-      case BcOp::CallIndirect:
-        use(o.d.s[0], uint32_t(std::max(m_.types[o.d.i[0]].params.size(), m_.types[o.d.i[0]].results.size())));
-        break;
-      default:
-        break;
-    }
+    if (o.d.op == BcOp::BrTable)
+      for (uint32_t k = 0; k < o.d.i[1]; ++k) label[bc_.br_tables[o.d.i[0] + k]] = true;
   }
   raw_write_ = raw_float_writes(m_, bc_, ops, f);
+  cur_def_ = def;
   emit_declaration(def, " {\n");
   out_ += "  typedef " + ret_type(fc.num_results) + " RetT;\n";
   out_ += "  constexpr uint32_t kFn = " + std::to_string(f) + "u;\n";
   if (memory_locals()) out_ += "  WW_MEM_LOCALS\n";
   std::string decl;
-  for (uint32_t s = 0; s < used.size(); ++s) {
-    if (!used[s]) continue;
+  for (uint32_t s : slots_[def]) {
     decl += decl.empty() ? "  uint64_t " : ", ";
     decl += "r" + std::to_string(s) + " = " + (s < fc.num_params ? "a" + std::to_string(s) : "0");
     if (decl.size() > 100) {
@@ -388,15 +433,142 @@ Status Generator::emit_function(uint32_t def) {
     }
   }
   if (!decl.empty()) out_ += decl + ";\n";
+  if (may_suspend_[def]) emit_rewind_prologue(def);
+  int resume = 0;
   for (op_index_ = 0; op_index_ < ops.size(); ++op_index_) {
     const DecodedOp& o = ops[op_index_];
     if (label[o.pc]) out_ += "L" + std::to_string(o.pc) + ":;\n";
+    cur_resume_ = -1;
+    if (may_suspend_[def] && op_suspends(o)) {
+      cur_resume_ = resume++;
+      out_ += "S" + std::to_string(cur_resume_) + ":;\n";
+    }
     emit_op(o, def);
   }
+  cur_resume_ = -1;
   // Every path returns or branches before here; this keeps the compiler
   // from reasoning about falling off the end.
-  out_ += "  return RetT();\n}\n\n";
+  out_ += "  return RetT();\n";
+  if (may_suspend_[def]) emit_save_frame(def);
+  out_ += "}\n\n";
   return Status::Ok();
+}
+
+// Leave and resume, asyncify's way. A call that leaves for the host
+// reserves room for the frames of every call in progress (I.chain), writes
+// its record, saves its own frame (its slots and which call it was in) and
+// returns; each caller, seeing I.leaving, saves its frame and returns, up
+// to the kernel. The next launch enters the kernel rewinding: each function
+// on the chain restores its frame and jumps back into its call (the calls'
+// depth checks and fuel run once, before leaving), down to the call that
+// left, which takes the host's results and carries on. Labels and locals
+// at function scope make the jumps legal C++; only functions that may
+// reach a host call pay for any of it.
+void Generator::emit_rewind_prologue(uint32_t def) {
+  const std::vector<uint32_t>& sl = slots_[def];
+  const std::string k = std::to_string(sl.size());
+  out_ += "  uint32_t resume_id_ = 0;\n";
+  out_ += "  if (WW_UNLIKELY(I.rewinding)) {\n    constexpr uint32_t kPc = 0u;\n    I.save_pos -= " + k +
+          " + 1;\n    const uint64_t* f_ = I.W->hc.frames + I.save_pos;\n   ";
+  for (size_t j = 0; j < sl.size(); ++j) out_ += " r" + std::to_string(sl[j]) + " = f_[" + std::to_string(j) + "];";
+  out_ += "\n    switch (uint32_t(f_[" + k + "])) {\n";
+  uint32_t n = 0;
+  for (const DecodedOp& o : code_[def])
+    if (op_suspends(o)) {
+      out_ += "      case " + std::to_string(n) + "u: goto S" + std::to_string(n) + ";\n";
+      ++n;
+    }
+  out_ += "      default: TRAP(HostError);\n    }\n  }\n";
+}
+
+void Generator::emit_save_frame(uint32_t def) {
+  const std::vector<uint32_t>& sl = slots_[def];
+  out_ += "leave_save_: {\n    uint64_t* f_ = I.W->hc.frames + I.save_pos;\n   ";
+  for (size_t j = 0; j < sl.size(); ++j) out_ += " f_[" + std::to_string(j) + "] = r" + std::to_string(sl[j]) + ";";
+  out_ += "\n    f_[" + std::to_string(sl.size()) + "] = resume_id_;\n    I.save_pos += " +
+          std::to_string(sl.size() + 1) + ";\n    return RetT();\n  }\n";
+}
+
+bool Generator::indirect_may_suspend(uint32_t type) const {
+  for (uint32_t f = 0; f < nimp_; ++f)
+    if (host_import(f) && same_type(type, f)) return true;
+  for (uint32_t def = 0; def < compiled_.size(); ++def)
+    if (compiled_[def] && may_suspend_[def] && same_type(type, nimp_ + def)) return true;
+  return false;
+}
+
+bool Generator::op_suspends(const DecodedOp& o) const {
+  if (!gpu_) return false;
+  switch (o.d.op) {
+    case BcOp::CallImport: return host_import(o.d.i[0]);
+    case BcOp::Call: return may_suspend_[o.d.i[0] - nimp_];
+    case BcOp::CallIndirect: return indirect_may_suspend(o.d.i[0]);
+    default: return false;
+  }
+}
+
+// Which functions may leave for the host, and how many words of frames a
+// chain of calls down to a host call may save (the wave loop sizes the
+// frame pool from it): the longest chain of suspending calls, with room for
+// some recursion where the calls form a cycle.
+void Generator::analyse_suspension() {
+  const uint32_t ndef = uint32_t(compiled_.size());
+  may_suspend_.assign(ndef, false);
+  if (!gpu_) return;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (uint32_t def = 0; def < ndef; ++def) {
+      if (!compiled_[def] || may_suspend_[def]) continue;
+      for (const DecodedOp& o : code_[def])
+        if (op_suspends(o)) {
+          may_suspend_[def] = grew = true;
+          break;
+        }
+    }
+  }
+  std::vector<uint8_t> state(ndef, 0);  // 0 new, 1 on the path, 2 done
+  std::vector<uint64_t> longest(ndef, 0);
+  bool cyclic = false;
+  uint64_t widest = 0;
+  // Iterative depth-first search: call chains can be deep.
+  for (uint32_t root = 0; root < ndef; ++root) {
+    if (!may_suspend_[root] || state[root]) continue;
+    std::vector<std::pair<uint32_t, size_t>> stack{{root, 0}};
+    state[root] = 1;
+    while (!stack.empty()) {
+      auto& [def, next] = stack.back();
+      const std::vector<DecodedOp>& ops = code_[def];
+      bool pushed = false;
+      while (next < ops.size() && !pushed) {
+        const DecodedOp& o = ops[next++];
+        std::vector<uint32_t> callees;
+        if (o.d.op == BcOp::Call && may_suspend_[o.d.i[0] - nimp_]) callees.push_back(o.d.i[0] - nimp_);
+        if (o.d.op == BcOp::CallIndirect)
+          for (uint32_t c = 0; c < ndef; ++c)
+            if (compiled_[c] && may_suspend_[c] && same_type(o.d.i[0], nimp_ + c)) callees.push_back(c);
+        for (uint32_t c : callees) {
+          if (state[c] == 1) cyclic = true;
+          else if (state[c] == 2) longest[def] = std::max(longest[def], longest[c]);
+          else if (!pushed) {
+            state[c] = 1;
+            --next;  // this op again once the callee is done
+            stack.push_back({c, 0});
+            pushed = true;
+          }
+        }
+      }
+      if (pushed) continue;
+      const uint32_t done = def;
+      const uint64_t own = slots_[done].size() + 1;
+      widest = std::max(widest, own);
+      longest[done] += own;
+      state[done] = 2;
+      stack.pop_back();
+      if (!stack.empty()) longest[stack.back().first] = std::max(longest[stack.back().first], longest[done]);
+    }
+  }
+  for (uint32_t def = 0; def < ndef; ++def) leave_words_ = std::max(leave_words_, longest[def]);
+  if (cyclic) leave_words_ += 8 * widest;
 }
 
 void Generator::emit_cpu_entries() {
@@ -440,6 +612,7 @@ void Generator::emit_gpu_kernel() {
           "  using namespace ww;\n  using namespace ww::gen;\n"
           "  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;\n"
           "  if (t >= W.n) return;\n"
+          "  if (W.hc.resuming && !W.hc.waiting[t]) return;  // finished in an earlier launch\n"
           "  if (W.trap[t] != 0) {  // failed before the call (memory input)\n"
           "    gpu::finish_instance(W, t, TrapCode::None, 0, 0, true);\n    return;\n  }\n"
           "  const uint64_t N = W.n;\n"
@@ -447,7 +620,9 @@ void Generator::emit_gpu_kernel() {
           "  I.mem = gpu::MemAccess<WW_LAYOUT>::make(W, t);\n"
           "  I.mem_size = " + std::string(uses_memory_ ? "uint64_t(W.mem_pages[t]) * gpu::kDevPageSize" : "0") + ";\n"
           "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n"
-          "  I.ticks = 0;\n  I.trap = 0;\n  I.trap_func = 0;\n  I.trap_pc = 0;\n  I.stopped = false;\n" +
+          "  I.ticks = 0;\n  I.trap = 0;\n  I.trap_func = 0;\n  I.trap_pc = 0;\n  I.stopped = false;\n"
+          "  I.leaving = false;\n  I.rewinding = W.hc.resuming;\n  I.chain = 0;\n  I.save_pos = 0;\n"
+          "  if (I.rewinding) {\n    I.fuel = W.hc.rs_fuel[t];\n    I.save_pos = W.hc.rs_frames[t];\n  }\n" +
           load_globals + "  switch (W.entry) {\n";
   for (uint32_t def : entries_) {
     const uint32_t f = nimp_ + def;
@@ -459,13 +634,15 @@ void Generator::emit_gpu_kernel() {
     for (uint32_t k = 0; k < np; ++k) call += ", gpu::wave_arg(W, " + std::to_string(k) + "u, t)";
     call += ")";
     out_ += nr ? "auto res_ = " + call + ";\n" : call + ";\n";
-    if (nr == 1) out_ += "      if (!I.trap) W.io[t] = res_;\n";
+    if (nr == 1) out_ += "      if (!I.trap && !I.leaving) W.io[t] = res_;\n";
     for (uint32_t k = 0; nr > 1 && k < nr; ++k)
-      out_ += "      if (!I.trap) W.io[" + std::to_string(k) + " * N + t] = res_.v[" + std::to_string(k) + "];\n";
+      out_ += "      if (!I.trap && !I.leaving) W.io[" + std::to_string(k) + " * N + t] = res_.v[" + std::to_string(k) + "];\n";
     out_ += "      break;\n    }\n";
   }
   out_ += "    default:\n      set_trap(I, TrapCode::HostError, 0, 0);\n  }\n";
   out_ += store_globals;
+  // Left for the host: not finished; the next launch rewinds from here.
+  out_ += "  if (I.leaving) {\n    W.hc.rs_frames[t] = I.save_pos;\n    W.hc.rs_fuel[t] = I.fuel;\n    return;\n  }\n";
   out_ += "  gpu::finish_instance(W, t, TrapCode(I.trap), I.trap_func, I.trap_pc, !I.stopped);\n}\n";
 }
 
@@ -481,6 +658,7 @@ Result<Generated> Generator::run() {
       for (const DecodedOp& o : code_[def]) g.recursive |= o.d.op == BcOp::CallIndirect;
     }
   g.entries = entries_;
+  g.leave_words = leave_words_;
 
   // Units of about ops_per_unit ops each, of consecutive functions (the
   // compiler inlines within a unit only). Units compile in parallel and

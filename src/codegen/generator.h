@@ -45,6 +45,9 @@ struct Generated {
   std::vector<uint32_t> compiled;  // defined-function indices, ascending
   std::vector<uint32_t> entries;   // defined functions with an entry point
   bool recursive = false;          // some compiled function may recurse (a call cycle, or call_indirect)
+  // GPU: words of saved frames an instance leaving for the host may need
+  // (an estimate when calls that may leave recurse); 0: nothing leaves.
+  uint64_t leave_words = 0;
 };
 
 // The name of the GPU kernel in generated code.

@@ -220,7 +220,7 @@ Result<std::shared_ptr<gpu::KernelLauncher>> compile_gpu(const Request& req, Out
   trace("gpu: cache or nvrtc");
   if (!req.load) return std::shared_ptr<gpu::KernelLauncher>();
   auto t = Clock::now();
-  auto launcher = gpu::load_compiled_kernel(cubin, codegen::kGpuKernelName, p.gen.recursive);
+  auto launcher = gpu::load_compiled_kernel(cubin, codegen::kGpuKernelName, p.gen.recursive, p.gen.leave_words);
   if (out) out->load_ms = ms_since(t);
   trace("gpu: load module");
   return launcher;

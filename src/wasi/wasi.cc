@@ -129,6 +129,17 @@ TrapCode Context::call(CallHandle h, GuestMemory* mem, uint64_t* slots) {
   return static_cast<const CallInfo*>(h.info)->handler(CallContext{*this, mem}, slots);
 }
 
+void Context::stdio_write(uint32_t fd, const uint8_t* p, size_t n) {
+  if (fd < 1 || fd > 2 || !fds_[fd]) return;
+  (void)write_capped(*fds_[fd], p, n, output_capped_);
+}
+
+void Context::stdio_taken(uint32_t fd, uint64_t n) {
+  if (fd < 1 || fd > 2 || !fds_[fd]) return;
+  Fd& f = *fds_[fd];
+  if (f.cap != ~uint64_t{0}) f.cap -= std::min(f.cap, n);
+}
+
 void Context::borrow_preopens(const Context& owner) {
   if (owns_preopens_)
     for (int fd : preopen_fds_) ::close(fd);

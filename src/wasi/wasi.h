@@ -98,6 +98,11 @@ class Context {
   // GPU batch keeps a context per waiting instance, far more than a
   // process may hold descriptors); `owner` outlives this context.
   void borrow_preopens(const Context& owner);
+  // Bytes the program wrote to fd 1 or 2 elsewhere (a GPU instance's
+  // writes collected on the device): stdio_write delivers them as fd_write
+  // would, stdio_taken only counts them against the cap.
+  void stdio_write(uint32_t fd, const uint8_t* p, size_t n);
+  void stdio_taken(uint32_t fd, uint64_t n);
   // proc_exit's code, once the program has called it.
   std::optional<uint32_t> exit_code() const { return exit_code_; }
   // Whether this input wrote more than its Stdio::cap.

@@ -146,6 +146,23 @@ ssize_t write_all(int fd, const uint8_t* p, size_t n) {
 
 }  // namespace
 
+ssize_t write_capped(Context::Fd& f, const uint8_t* p, size_t n, bool& capped) {
+  if (f.cap == 0) {
+    capped = true;
+    errno = EFBIG;
+    return -1;
+  }
+  if (n > f.cap) {
+    capped = true;
+    n = size_t(f.cap);
+  }
+  ssize_t w = ssize_t(n);
+  if (f.sink) f.sink->append(reinterpret_cast<const char*>(p), n);
+  else if (f.host >= 0) w = write_all(f.host, p, n);
+  if (w > 0 && f.cap != ~uint64_t{0}) f.cap -= uint64_t(w);
+  return w;
+}
+
 
 namespace {
 
@@ -200,22 +217,10 @@ TrapCode random_get(const CallContext& c, uint64_t* s) {
 TrapCode fd_write(const CallContext& c, uint64_t* s) {
   Context::Fd* f = c.fd(U32(0));
   if (!f || f->filetype == kFiletypeDirectory) RET(kBadf);
-  const int host = f->host;
-  std::string* sink = f->sink;
   RET(scatter(c, U32(1), U32(2), false, U32(3), [&](uint8_t* p, size_t n) -> ssize_t {
-    if (f->cap == 0) {
-      c.note_capped();
-      errno = EFBIG;
-      return -1;
-    }
-    if (n > f->cap) {
-      c.note_capped();
-      n = size_t(f->cap);
-    }
-    ssize_t w = ssize_t(n);
-    if (sink) sink->append(reinterpret_cast<const char*>(p), n);
-    else if (host >= 0) w = write_all(host, p, n);
-    if (w > 0 && f->cap != ~uint64_t{0}) f->cap -= uint64_t(w);
+    bool capped = false;
+    const ssize_t w = write_capped(*f, p, n, capped);
+    if (capped) c.note_capped();
     return w;
   }));
 }

@@ -120,6 +120,9 @@ struct CallInfo {
 
 // The call named `name`, or null when this layer lacks it.
 const CallInfo* find_call(const std::string& name);
+// fd_write's bytes to a descriptor with a cap (a batch's stdio): what
+// passes the cap is cut (EFBIG once nothing fits) and `capped` set.
+ssize_t write_capped(Context::Fd& f, const uint8_t* p, size_t n, bool& capped);
 
 uint8_t filetype_of(mode_t m);
 

@@ -3,11 +3,16 @@
 # tests/wasi/check.sh recorded on a machine with node and clang
 # (scripts/gpu-prepare.sh keeps its work directory in the bundle): the
 # single-instance cases, the batches (stdout in instance order, --stdout
-# files, exit codes) and the SQLite batch, on the GPU interpreter kernel.
+# files, exit codes) and the SQLite batch, on the GPU tier WW_TIER names
+# (interp, compiled; default auto). WW_ONLY=TAG,TAG,... runs only those
+# cases (compiled code takes minutes per program to build).
 # usage: tests/wasi/gpu-compare.sh WASMWARP WORKDIR   (prints "N passed, M failed")
 set -uo pipefail
 ww=$(realpath "$1")
 work=$(realpath "$2")
+tier=(--tier "${WW_TIER:-auto}")
+only=",${WW_ONLY:-},"
+wanted() { [[ $only == ",," || $only == *",$1,"* ]]; }
 cd "$work/fx"
 ok=0; bad=0
 fail() { echo "FAIL $*"; bad=$((bad + 1)); }
@@ -16,8 +21,8 @@ single() {  # TAG STDIN -- OPTIONS -- MODULE ARGS...
   local tag=$1 input=$2; shift 2
   local opts=(); while [[ $1 != -- ]]; do opts+=("$1"); shift; done; shift
   local wasm=$work/bin/$1.wasm; shift
-  [[ -f $wasm && -f $work/$tag.node.rc ]] || return 0
-  "$ww" run --backend gpu -n 1 -q --output "$work/$tag.gpu.csv" "${opts[@]}" "$wasm" "$@" <"$input" \
+  [[ -f $wasm && -f $work/$tag.node.rc ]] && wanted "$tag" || return 0
+  "$ww" run --backend gpu "${tier[@]}" -n 1 -q --output "$work/$tag.gpu.csv" "${opts[@]}" "$wasm" "$@" <"$input" \
     >"$work/$tag.gpu.out" 2>"$work/$tag.gpu.err"
   local rc=$? node_rc good=1
   node_rc=$(cat "$work/$tag.node.rc")
@@ -38,13 +43,13 @@ single rust "$work/fx/lines.txt" --stdin "$work/fx/lines.txt" --dir data::data -
 
 batch() {  # TAG N PROGRAM ARGS...
   local tag=$1 n=$2 prog=$3; shift 3
-  [[ -f $work/$tag.node.cat ]] || return 0
-  "$ww" run --backend gpu -q -n "$n" --output "$work/$tag.gpu.csv" --dir data::data --env GREETING=hi \
+  [[ -f $work/$tag.node.cat ]] && wanted "$tag" || return 0
+  "$ww" run --backend gpu "${tier[@]}" -q -n "$n" --output "$work/$tag.gpu.csv" --dir data::data --env GREETING=hi \
     "$work/bin/$prog.wasm" "$@" </dev/null >"$work/$tag.gpu.cat" 2>/dev/null
   local good=1
   tail -n +2 "$work/$tag.gpu.csv" | cmp -s - "$work/$tag.node.codes" || { good=0; fail "$tag: exit codes"; }
   cmp -s "$work/$tag.node.cat" "$work/$tag.gpu.cat" || { good=0; fail "$tag: stdout in instance order"; }
-  "$ww" run --backend gpu -q -n "$n" --stdout "$work/$tag.gpu.{i}" --dir data::data --env GREETING=hi \
+  "$ww" run --backend gpu "${tier[@]}" -q -n "$n" --stdout "$work/$tag.gpu.{i}" --dir data::data --env GREETING=hi \
     "$work/bin/$prog.wasm" "$@" </dev/null >/dev/null 2>&1
   for ((i = 0; i < n; ++i)); do
     cmp -s "$work/$tag.node.$i" "$work/$tag.gpu.$i" || { good=0; fail "$tag: --stdout file $i"; break; }
@@ -56,14 +61,14 @@ batch batch_exit 30 exit_code @index
 batch batch_files 20 files
 
 # random_get: the same counter-based bytes as the CPU backend for a seed.
-if [[ -f $work/bin/random.wasm ]]; then
-  "$ww" run --backend gpu -q -n 8 --seed 7 "$work/bin/random.wasm" >"$work/random.gpu" 2>&1
+if [[ -f $work/bin/random.wasm ]] && wanted random; then
+  "$ww" run --backend gpu "${tier[@]}" -q -n 8 --seed 7 "$work/bin/random.wasm" >"$work/random.gpu" 2>&1
   if cmp -s "$work/random.a" "$work/random.gpu"; then ok=$((ok + 1)); else fail "random_get: GPU bytes differ from the CPU's for --seed 7"; fi
 fi
 
-if [[ -f $work/bin/sqlite.wasm && -f $work/sqlite.node.cat ]]; then
+if [[ -f $work/bin/sqlite.wasm && -f $work/sqlite.node.cat ]] && wanted sqlite; then
   q="select id, name, v * 3, length(name) from t where id % 97 = @index order by v desc limit 5"
-  "$ww" run --backend gpu -q -n 25 --dir db::db "$work/bin/sqlite.wasm" db/t.db "$q" </dev/null >"$work/sqlite.gpu.cat" 2>&1
+  "$ww" run --backend gpu "${tier[@]}" -q -n 25 --dir db::db "$work/bin/sqlite.wasm" db/t.db "$q" </dev/null >"$work/sqlite.gpu.cat" 2>&1
   if cmp -s "$work/sqlite.node.cat" "$work/sqlite.gpu.cat"; then ok=$((ok + 1)); else fail "sqlite batch"; diff "$work/sqlite.node.cat" "$work/sqlite.gpu.cat" | head -5; fi
 fi
 echo "$ok passed, $bad failed"

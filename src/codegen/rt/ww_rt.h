@@ -21,6 +21,8 @@
 #include "semantics/traps.h"
 
 #if defined(__CUDACC__)
+#include "exec/gpu/device/dev_host_calls.cuh"
+#include "exec/gpu/device/dev_imports.cuh"
 #include "exec/gpu/device/dev_intrinsics.cuh"
 #include "exec/gpu/device/dev_memory.cuh"
 #include "exec/gpu/device/dev_state.cuh"
@@ -64,6 +66,12 @@ struct Inst {
   uint32_t ticks;
   uint32_t trap, trap_func, trap_pc;
   bool stopped;  // the timeout, not a trap: the instance did not finish
+  // Leaving for the host and coming back (generator.cc): `leaving` unwinds
+  // every function to the kernel, each saving its frame at save_pos;
+  // `rewinding` walks the saved chain back down to the call site. `chain`
+  // is the words the frames of the calls in progress would take.
+  bool leaving, rewinding;
+  uint64_t chain, save_pos;
   uint64_t g[WW_NUM_GLOBALS + 1];
 };
 

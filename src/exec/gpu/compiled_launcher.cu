@@ -66,8 +66,8 @@ constexpr uint64_t kKernelFrameBytes = 1024;
 
 class CompiledLauncher final : public KernelLauncher {
  public:
-  CompiledLauncher(const Driver& d, CUmodule mod, CUfunction fn, bool recursive, uint32_t frame)
-      : d_(d), mod_(mod), fn_(fn), recursive_(recursive),
+  CompiledLauncher(const Driver& d, CUmodule mod, CUfunction fn, bool recursive, uint32_t frame, uint64_t leave_words)
+      : d_(d), mod_(mod), fn_(fn), recursive_(recursive), leave_words_(leave_words),
         frame_(frame ? frame + 16 : kDefaultFrameBytes) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, 0) == cudaSuccess)
@@ -77,6 +77,7 @@ class CompiledLauncher final : public KernelLauncher {
 
   const char* tier_name() const override { return "compiled"; }
   bool needs_frames() const override { return false; }
+  uint64_t leave_words() const override { return leave_words_; }
   uint64_t reserved_bytes(uint32_t max_call_depth) const override {
     return recursive_ ? stack_bytes(max_call_depth) * resident_threads_ : 0;
   }
@@ -110,6 +111,7 @@ class CompiledLauncher final : public KernelLauncher {
   CUmodule mod_;
   CUfunction fn_;
   bool recursive_;
+  uint64_t leave_words_;
   uint64_t frame_;
   uint64_t resident_threads_ = 132 * 2048;
   uint64_t stack_set_ = 0;
@@ -118,7 +120,8 @@ class CompiledLauncher final : public KernelLauncher {
 }  // namespace
 
 Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>& payload,
-                                                              const std::string& kernel, bool recursive) {
+                                                              const std::string& kernel, bool recursive,
+                                                              uint64_t leave_words) {
   // The payload is nvrtc_compile's: the CUBIN, then 4 bytes of the largest
   // stack frame ptxas reported.
   if (payload.size() < 8) return err("compiled GPU code is truncated");
@@ -138,7 +141,7 @@ Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<u
     d->module_unload(mod);
     return err("compiled GPU code has no kernel " + kernel + ": " + cu_error(*d, r));
   }
-  return std::shared_ptr<KernelLauncher>(std::make_shared<CompiledLauncher>(*d, mod, fn, recursive, frame));
+  return std::shared_ptr<KernelLauncher>(std::make_shared<CompiledLauncher>(*d, mod, fn, recursive, frame, leave_words));
 }
 
 }  // namespace ww::gpu

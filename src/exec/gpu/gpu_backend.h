@@ -74,9 +74,35 @@ struct HostCall {
   TrapCode trap = TrapCode::None;  // set to end the instance with this trap
 };
 
+// The WASI calls a server lets the device serve itself (dev_wasi.cuh),
+// and what they need: so that an ordinary program's arguments, clock,
+// random bytes, exit and stdout cost no trip to the host.
+struct DeviceWasi {
+  // Per imported function: a DevWasiCall id (dev_wasi_ids.h), or 0xFF
+  // for the host.
+  std::vector<uint8_t> calls;
+  // argv (0xFF bytes stand for the instance's index in decimal) and the
+  // environment: the strings one after another, without their NULs.
+  std::vector<uint8_t> argv, env;
+  std::vector<uint32_t> argv_off, env_off;  // count + 1 offsets
+  uint64_t first = 0;  // the instance index of the request's instance 0
+  bool log_stdout = false, log_stderr = false;  // fd 1 / fd 2 writes collected on the device
+  uint64_t out_cap = ~uint64_t{0};              // bytes each of them may take
+  uint64_t seed = 0;                            // random_get: SplitMix64 of seed + instance
+  int64_t clock_base[4] = {};                   // the host's clocks (ns), taken with `clock_taken`
+  uint64_t clock_res[4] = {};
+};
+
 class HostCallServer {
  public:
   virtual ~HostCallServer() = default;
+  // The calls the device may serve (null: none); read once per batch.
+  virtual const DeviceWasi* device_wasi() { return nullptr; }
+  // What instance `instance` wrote to fd (1 or 2) on the device, in the
+  // order it wrote it; before any of its calls that follow the writes.
+  virtual void device_output(uint32_t instance, uint32_t fd, const uint8_t* bytes, size_t n) {}
+  // Instance `instance` called proc_exit(code) on the device.
+  virtual void device_exit(uint32_t instance, uint32_t code) {}
   // Instances [first, first + n) of the batch start from the beginning (a
   // wave, or one that runs again after the pool ran out): what was kept
   // for them goes.
@@ -219,6 +245,9 @@ struct BatchResult {
   // wave), memory rounds (fetches of guest bytes), and their wall time.
   uint64_t host_calls = 0, host_passes = 0, host_fetch_rounds = 0;
   double host_ms = 0;
+  // WASI output collected on the device: bytes, and the times the host
+  // took them (between launches).
+  uint64_t device_output_bytes = 0, device_log_drains = 0;
 };
 
 // ---------------------------------------------------------------- NVRTC
@@ -242,9 +271,11 @@ Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>
 // Loads a CUBIN through the driver API and returns the launcher of its
 // kernel `kernel` (which takes the interpreter kernel's parameters).
 // `recursive`: the code recurses, so the CUDA stack is sized for the
-// batch's call depth.
+// batch's call depth. `leave_words`: codegen::Generated's, for code whose
+// calls may leave for the host.
 Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>& cubin,
-                                                              const std::string& kernel, bool recursive);
+                                                              const std::string& kernel, bool recursive,
+                                                              uint64_t leave_words = 0);
 
 // Errors: no GPU / no CUDA, an import that cannot run on the GPU (only
 // `gpu.*` intrinsics can), a request that cannot fit the device memory, a

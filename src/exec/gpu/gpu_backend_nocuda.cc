@@ -26,7 +26,7 @@ Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>&, cons
   return no_cuda();
 }
 Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>&, int, int) { return no_cuda(); }
-Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>&, const std::string&, bool) {
+Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>&, const std::string&, bool, uint64_t) {
   return no_cuda();
 }
 

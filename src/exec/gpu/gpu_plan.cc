@@ -140,12 +140,12 @@ Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t bud
 }  // namespace
 
 Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes,
-                           bool frames, uint64_t reserved) {
+                           bool frames, uint64_t reserved, uint64_t host_call_bytes) {
   BatchPlan p;
   p.layout = req.layout;
   p.memory_pages = memory_pages_for(req, img);
   p.linear_bytes_per_instance = uint64_t(p.memory_pages) * kPageSize;
-  p.overhead_bytes_per_instance = overhead_bytes_per_instance(req, img, frames);
+  p.overhead_bytes_per_instance = overhead_bytes_per_instance(req, img, frames) + host_call_bytes;
   p.device_free_bytes = free_bytes;
   uint64_t module_bytes = img.code.size() * 4 + img.consts.size() * 8 + img.memory.size() +
                           img.data_bytes.size() + img.table_elems.size() * 8 + img.elem_refs.size() * 8;

@@ -48,8 +48,9 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
 
 // "this batch needs N bytes per instance but only M bytes of GPU memory are
 // free" when not even one wave of 32 instances fits.
-// `reserved`: device bytes the launcher needs besides the waves.
+// `reserved`: device bytes the launcher needs besides the waves;
+// `host_call_bytes`: per instance, for calls that leave for the host.
 Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes,
-                           bool frames = true, uint64_t reserved = 0);
+                           bool frames = true, uint64_t reserved = 0, uint64_t host_call_bytes = 0);
 
 }  // namespace ww::gpu

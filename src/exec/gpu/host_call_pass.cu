@@ -138,7 +138,97 @@ Status HostCallPass::ensure(T*& p, uint64_t& cap, uint64_t count) {
   return Status::Ok();
 }
 
-Status HostCallPass::alloc(DeviceArena& arena, DevWave& w, uint32_t wave, uint32_t width) {
+uint64_t HostCallPass::bytes_per_instance(uint32_t width, uint64_t leave_words) {
+  const uint64_t record = 3 * 4 + uint64_t(width) * 8 + 1 + 8 + 4;
+  return 2 * record + 4 + 1 + 5 * 4 + 8 + 8 + 2 * leave_words * 8;
+}
+
+// Below this, a half of the frame pool is not worth sizing to the wave.
+inline constexpr uint64_t kMinFrameHalfWords = uint64_t(1) << 20;
+
+// The device's stdout and stderr log: big enough that a wave of printing
+// programs rarely fills it, small beside the waves' memory.
+inline constexpr uint64_t kLogBytes = uint64_t(64) << 20;
+
+Status HostCallPass::alloc_wasi(DeviceArena& arena, const DeviceWasi& dw, DevWasi& d, uint32_t wave) {
+  d.on = true;
+  WW_TRY(arena.upload(&d.argv, dw.argv.empty() ? std::vector<uint8_t>{0} : dw.argv));
+  WW_TRY(arena.upload(&d.env, dw.env.empty() ? std::vector<uint8_t>{0} : dw.env));
+  WW_TRY(arena.upload(&d.argv_off, dw.argv_off));
+  WW_TRY(arena.upload(&d.env_off, dw.env_off));
+  d.argc = uint32_t(dw.argv_off.size() - 1);
+  d.envc = uint32_t(dw.env_off.size() - 1);
+  d.first = dw.first;
+  d.log_fd[0] = dw.log_stdout;
+  d.log_fd[1] = dw.log_stderr;
+  d.log_cap = kLogBytes;
+  WW_TRY(arena.alloc(&d.log, d.log_cap));
+  WW_TRY(arena.alloc(&d.log_used, 2));
+  d.log_limit = d.log_used + 1;
+  const unsigned long long empty[2] = {0, d.log_cap};
+  WW_CUDA(cudaMemcpy(d.log_used, empty, sizeof empty, cudaMemcpyHostToDevice));
+  d.out_cap = dw.out_cap;
+  WW_TRY(arena.alloc(&d.out_bytes, uint64_t(wave) * 2));
+  WW_TRY(arena.alloc(&d.stdio_host, wave));
+  d.seed = dw.seed;
+  WW_TRY(arena.alloc(&d.rand_count, wave));
+  WW_TRY(arena.alloc(&d.exit_code, wave));
+  for (int k = 0; k < 4; ++k) {
+    d.clock_base[k] = dw.clock_base[k];
+    d.clock_res[k] = dw.clock_res[k];
+  }
+  return Status::Ok();
+}
+
+Status HostCallPass::begin_wave(const DevWave& w, const DevIntrinsics& in) {
+  const DevWasi& d = in.wasi;
+  if (!d.on) return Status::Ok();
+  WW_CUDA(cudaMemset(d.out_bytes, 0, uint64_t(w.n) * 2 * sizeof(uint64_t)));
+  WW_CUDA(cudaMemset(d.stdio_host, 0, w.n));
+  WW_CUDA(cudaMemset(d.rand_count, 0, uint64_t(w.n) * sizeof(uint64_t)));
+  WW_CUDA(cudaMemset(d.exit_code, 0, uint64_t(w.n) * sizeof(uint64_t)));
+  return Status::Ok();
+}
+
+Status HostCallPass::drain_log(const DevIntrinsics& in, uint32_t first, BatchResult& out) {
+  const DevWasi& d = in.wasi;
+  if (!d.on) return Status::Ok();
+  unsigned long long used[2] = {0, 0};
+  WW_CUDA(cudaMemcpy(used, d.log_used, sizeof used, cudaMemcpyDeviceToHost));
+  const uint64_t n = std::min<uint64_t>({used[0], used[1], d.log_cap});
+  if (n == 0) return Status::Ok();
+  log_.resize(n);
+  WW_CUDA(cudaMemcpy(log_.data(), d.log, n, cudaMemcpyDeviceToHost));
+  const unsigned long long empty[2] = {0, d.log_cap};
+  WW_CUDA(cudaMemcpy(d.log_used, empty, sizeof empty, cudaMemcpyHostToDevice));
+  // Records are whole below the limit: each write reserved its own.
+  for (uint64_t at = 0; at + 8 <= n;) {
+    uint32_t t = 0, word = 0;
+    std::memcpy(&t, log_.data() + at, 4);
+    std::memcpy(&word, log_.data() + at + 4, 4);
+    const uint64_t len = word >> 1;
+    server_.device_output(first + t, 1 + (word & 1), log_.data() + at + 8, len);
+    at += 8 + ((len + 7) & ~uint64_t(7));
+  }
+  out.device_output_bytes += n;
+  ++out.device_log_drains;
+  return Status::Ok();
+}
+
+Status HostCallPass::end_wave(const DevWave& w, const DevIntrinsics& in, uint32_t first) {
+  const DevWasi& d = in.wasi;
+  if (!d.on) return Status::Ok();
+  std::vector<uint64_t> codes(w.n);
+  WW_CUDA(cudaMemcpy(codes.data(), d.exit_code, codes.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+  for (uint32_t t = 0; t < w.n; ++t)
+    if (codes[t] >> 32) server_.device_exit(first + t, uint32_t(codes[t]));
+  return Status::Ok();
+}
+
+Status HostCallPass::alloc(DeviceArena& arena, DevWave& w, DevIntrinsics& in, uint32_t wave, uint32_t width,
+                           uint64_t leave_words) {
+  in.wasi = DevWasi{};
+  if (const DeviceWasi* dw = server_.device_wasi()) WW_TRY(alloc_wasi(arena, *dw, in.wasi, wave));
   DevHostCalls& h = w.hc;
   h.enabled = true;
   h.resuming = false;
@@ -160,6 +250,17 @@ Status HostCallPass::alloc(DeviceArena& arena, DevWave& w, uint32_t wave, uint32
   WW_TRY(arena.alloc(&h.waiting, wave));
   for (uint32_t** a : {&h.rs_pc, &h.rs_func, &h.rs_fb, &h.rs_depth, &h.rs_base}) WW_TRY(arena.alloc(a, wave));
   WW_TRY(arena.alloc(&h.rs_fuel, wave));
+  h.frames = nullptr;
+  h.frames_half = 0;
+  if (leave_words) {
+    // Shared by the wave: an instance may take more than its share while
+    // others leave from shallower calls.
+    h.frames_half = std::max(kMinFrameHalfWords, leave_words * wave);
+    WW_TRY(arena.alloc(&h.frames, 2 * h.frames_half));
+    WW_TRY(arena.alloc(&h.rs_frames, wave));
+  }
+  WW_TRY(arena.alloc(&h.frames_used, 1));
+  WW_CUDA(cudaMemset(h.frames_used, 0, sizeof *h.frames_used));
   return Status::Ok();
 }
 
@@ -180,12 +281,16 @@ Status HostCallPass::fetch(const DevWave& w, const std::vector<uint64_t>& req, s
   return Status::Ok();
 }
 
-Status HostCallPass::serve(DevWave& w, uint32_t first, uint32_t* calls, BatchResult& out) {
+Status HostCallPass::serve(DevWave& w, const DevIntrinsics& in, uint32_t first, uint32_t* calls, BatchResult& out) {
   const auto t0 = std::chrono::steady_clock::now();
+  WW_TRY(drain_log(in, first, out));
   unsigned long long count = 0;
   WW_CUDA(cudaMemcpy(&count, w.hc.count, sizeof count, cudaMemcpyDeviceToHost));
   *calls = uint32_t(count);
-  if (count == 0) return Status::Ok();
+  if (count == 0) {
+    out.host_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return Status::Ok();
+  }
   const uint32_t n = uint32_t(count), width = w.hc.width;
   const uint64_t base = w.hc.out_base;
   std::vector<uint32_t> rec(uint64_t(n) * 3);
@@ -255,6 +360,7 @@ Status HostCallPass::serve(DevWave& w, uint32_t first, uint32_t* calls, BatchRes
   WW_CUDA(cudaMemcpy(w.hc.io + base * width, io.data(), io.size() * 8, cudaMemcpyHostToDevice));
   WW_CUDA(cudaMemcpy(w.hc.trap + base, traps.data(), n, cudaMemcpyHostToDevice));
   WW_CUDA(cudaMemset(w.hc.count, 0, sizeof(unsigned long long)));
+  WW_CUDA(cudaMemset(w.hc.frames_used, 0, sizeof(unsigned long long)));
   w.hc.patches = d_patches_;
   w.hc.out_base = base == 0 ? wave_ : 0;
   out.host_calls += n;

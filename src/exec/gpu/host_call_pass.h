@@ -23,17 +23,33 @@ class HostCallPass {
   HostCallPass(const HostCallPass&) = delete;
   HostCallPass& operator=(const HostCallPass&) = delete;
 
-  // The records and resume state for waves of up to `wave` instances.
-  Status alloc(DeviceArena& arena, DevWave& w, uint32_t wave, uint32_t width);
+  // Device bytes per instance of a wave: records, resume state and room
+  // for `leave_words` words of compiled code's saved frames.
+  static uint64_t bytes_per_instance(uint32_t width, uint64_t leave_words);
+  // The records and resume state for waves of up to `wave` instances, and
+  // the device's WASI state (`in.wasi`) when the server lets it serve
+  // WASI calls.
+  Status alloc(DeviceArena& arena, DevWave& w, DevIntrinsics& in, uint32_t wave, uint32_t width,
+               uint64_t leave_words);
+  // A wave's instances start afresh on the device.
+  Status begin_wave(const DevWave& w, const DevIntrinsics& in);
   // Serves what the last launch of wave `w` (the batch's instances from
-  // `first`) left; `*calls` is how many (0: nothing to resume).
-  Status serve(DevWave& w, uint32_t first, uint32_t* calls, BatchResult& out);
+  // `first`) left; `*calls` is how many (0: nothing to resume). What the
+  // launch wrote to stdout and stderr on the device reaches the server
+  // first.
+  Status serve(DevWave& w, const DevIntrinsics& in, uint32_t first, uint32_t* calls, BatchResult& out);
+  // The device's stdout and stderr log to the server, then empty (serve
+  // does this first; a stopped wave's finished instances keep theirs).
+  Status drain_log(const DevIntrinsics& in, uint32_t first, BatchResult& out);
+  // After a wave's last launch: its proc_exit codes to the server.
+  Status end_wave(const DevWave& w, const DevIntrinsics& in, uint32_t first);
 
  private:
   // Device buffers grown to the largest pass.
   template <class T>
   Status ensure(T*& p, uint64_t& cap, uint64_t count);
   Status fetch(const DevWave& w, const std::vector<uint64_t>& req, std::vector<uint8_t>& bytes);
+  Status alloc_wasi(DeviceArena& arena, const DeviceWasi& dw, DevWasi& d, uint32_t wave);
 
   HostCallServer& server_;
   const DevLayout layout_;
@@ -46,6 +62,7 @@ class HostCallPass {
   uint64_t patches_cap_ = 0;
   uint64_t* d_patch_off_ = nullptr;
   uint32_t* d_patch_bytes_ = nullptr;
+  std::vector<uint8_t> log_;  // the host's copy of the device's log
 };
 
 }  // namespace ww::gpu

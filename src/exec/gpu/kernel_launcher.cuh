@@ -26,6 +26,10 @@ class KernelLauncher {
   // to `max_call_depth` deep (the CUDA stack of recursive compiled code);
   // the plan leaves room for them.
   virtual uint64_t reserved_bytes(uint32_t max_call_depth) const { return 0; }
+  // Words of saved frames one instance may need to leave for the host
+  // (compiled code unwinds its calls; the interpreter's frames stay where
+  // they are): the wave loop sizes DevHostCalls::frames from it.
+  virtual uint64_t leave_words() const { return 0; }
   // Enqueues one wave's kernel on `stream`: `blocks` blocks of kBlock
   // threads, one thread per instance.
   virtual Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in,

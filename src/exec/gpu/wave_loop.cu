@@ -21,6 +21,7 @@
 #include "exec/gpu/host_call_pass.h"
 #include "exec/gpu/kernel_launcher.cuh"
 #include "exec/gpu/pinned_staging.cuh"
+#include "exec/gpu/device/dev_wasi_ids.h"
 
 namespace ww::gpu {
 
@@ -84,6 +85,13 @@ Result<std::vector<ExternVal>> link_for_batch(Store& store, const Module& m, Gpu
     out.push_back(*resolved[i]);
   }
   return out;
+}
+
+// Values per host-call record: the widest import's arguments or results.
+uint32_t host_call_width_of(const GpuImage& img) {
+  uint32_t w = 1;
+  for (size_t f = 0; f < img.import_nparams.size(); ++f) w = std::max({w, img.import_nparams[f], img.import_nresults[f]});
+  return w;
 }
 
 bool imports_host_functions(const Module& m) {
@@ -256,12 +264,7 @@ class WaveLoop {
   // Launches the wave, then again for the instances that left for a host
   // call, until none did.
   Status launch_until_done(uint32_t blocks, BatchResult& out);
-  uint32_t host_call_width() const {
-    uint32_t w = 1;
-    for (size_t f = 0; f < img_.import_nparams.size(); ++f)
-      w = std::max({w, img_.import_nparams[f], img_.import_nresults[f]});
-    return w;
-  }
+  uint32_t host_call_width() const { return host_call_width_of(img_); }
   Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
   // Results that are all i32 or f32: cut to 32 bits on the device, widened
   // on the host.
@@ -293,7 +296,8 @@ class WaveLoop {
   const bool sparse_ = plan_.layout == MemoryLayout::Sparse;
   // Present when some import is served by the host.
   const std::unique_ptr<HostCallPass> host_calls_ =
-      req_.host_calls && std::count(img_.import_intrinsic.begin(), img_.import_intrinsic.end(), kNoIntrinsic)
+      req_.host_calls && std::any_of(img_.import_intrinsic.begin(), img_.import_intrinsic.end(),
+                                     [](uint8_t id) { return id >= kDevWasiFirst; })
           ? std::make_unique<HostCallPass>(*req_.host_calls, DevLayout(plan_.layout))
           : nullptr;
   const bool ref_results_ = std::any_of(ftype_.results.begin(), ftype_.results.end(), is_ref);
@@ -388,7 +392,8 @@ Status WaveLoop::alloc_wave_buffers() {
   WW_TRY(arena_.alloc(&W_.trap_func, WV));
   WW_TRY(arena_.alloc(&W_.trap_pc, WV));
   WW_TRY(arena_.alloc(&W_.finished, WV));
-  if (host_calls_) WW_TRY(host_calls_->alloc(arena_, W_, uint32_t(WV), host_call_width()));
+  if (host_calls_)
+    WW_TRY(host_calls_->alloc(arena_, W_, I_, uint32_t(WV), host_call_width(), launcher_.leave_words()));
   // Values of the widest direction, then bytes for traps and flags and
   // words for where instances trapped.
   const uint64_t row_bytes = 8 * std::max<uint64_t>(std::max(nparams_, nres_), 1);
@@ -587,8 +592,11 @@ Status WaveLoop::launch_until_done(uint32_t blocks, BatchResult& out) {
   for (;;) {
     uint32_t calls = 0;
     // Stopped: the instances waiting for the host stay unfinished.
-    if (req_.cancel && req_.cancel->load()) break;
-    WW_TRY(host_calls_->serve(W_, W_.first, &calls, out));
+    if (req_.cancel && req_.cancel->load()) {
+      WW_TRY(host_calls_->drain_log(I_, W_.first, out));
+      break;
+    }
+    WW_TRY(host_calls_->serve(W_, I_, W_.first, &calls, out));
     if (calls == 0) break;
     W_.hc.resuming = true;
     WW_TRY(launch_and_wait(blocks));
@@ -774,7 +782,9 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   }
   if (req_.host_calls) req_.host_calls->begin(W_.first, n);
   WW_TRY(init_wave(first, n, blocks));
+  if (host_calls_) WW_TRY(host_calls_->begin_wave(W_, I_));
   WW_TRY(launch_until_done(blocks, out));
+  if (host_calls_) WW_TRY(host_calls_->end_wave(W_, I_, W_.first));
   WW_TRY(download_wave(first, n, blocks, out));
   if (req_.cancel && req_.cancel->load()) {
     // Instances the cancel stopped report so, not the deadline it moved.
@@ -873,11 +883,8 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   if (req.func_index < mod.num_imported_funcs || req.func_index >= mod.num_funcs())
     return make_error(kNoOffset, "GPU batch: the export is not a function defined by the module");
   if (req.instances == 0) return make_error(kNoOffset, "GPU batch: no instances");
-  // Compiled code does not leave for the host yet: a module whose imports
-  // the host serves runs on the interpreter kernel, which resumes at the
-  // call site.
   const bool host_imports = req.host_calls && imports_host_functions(mod);
-  KernelLauncher& launcher = req.launcher && !host_imports ? *req.launcher : interpreter_launcher();
+  KernelLauncher& launcher = req.launcher ? *req.launcher : interpreter_launcher();
 
   // The instances' initial state: a fresh CPU instantiation, or the
   // caller's instance.
@@ -898,6 +905,10 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   trace("instantiate on the host");
   WW_ASSIGN_OR_RETURN(GpuImage img, build_image(S, instance, import_intrinsics_of(S, instance),
                                                 req.max_table_size));
+  // WASI calls the device serves itself.
+  if (const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr)
+    for (size_t f = 0; f < img.import_intrinsic.size() && f < dw->calls.size(); ++f)
+      if (img.import_intrinsic[f] == kNoIntrinsic) img.import_intrinsic[f] = dw->calls[f];
   trace("build image");
   BatchRequest resolved;
   const BatchRequest* rq = &req;
@@ -908,8 +919,10 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     resolved.layout = choose_layout(mod, req.instances, memory_pages_for(req, img), dev.free_bytes);
     rq = &resolved;
   }
+  const uint64_t host_call_bytes =
+      host_imports ? HostCallPass::bytes_per_instance(host_call_width_of(img), launcher.leave_words()) : 0;
   WW_ASSIGN_OR_RETURN(BatchPlan plan, plan_for(*rq, img, dev.free_bytes, launcher.needs_frames(),
-                                               launcher.reserved_bytes(req.max_call_depth)));
+                                               launcher.reserved_bytes(req.max_call_depth), host_call_bytes));
   const double plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   if (req.on_plan) req.on_plan(plan, dev.name);
   const FuncType& ftype = mod.func_type(req.func_index);

@@ -22,6 +22,16 @@ __device__ inline void leave_for_host(const DevModule& m, const DevWave& w, uint
   w.hc.waiting[t] = 1;
 }
 
+// Compiled code: room for `words` words of saved frames in this launch's
+// half, at *pos; false when the half is full (the caller traps rather than
+// leave without a way back).
+__device__ inline bool reserve_frames(const DevWave& w, uint64_t words, uint64_t* pos) {
+  const uint64_t at = atomicAdd(w.hc.frames_used, (unsigned long long)words);
+  if (w.hc.frames == nullptr || at + words > w.hc.frames_half) return false;
+  *pos = (w.hc.out_base ? w.hc.frames_half : 0) + at;
+  return true;
+}
+
 // Back from the host: its writes go into memory, then its results (result
 // k into `result(k)`), or its trap.
 template <class MemV, class Result>

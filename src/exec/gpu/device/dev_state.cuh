@@ -52,6 +52,33 @@ struct DevModule {
   uint32_t num_tables;
 };
 
+// WASI calls served on the device (dev_wasi.cuh; gpu_backend.h's
+// DeviceWasi says what each field holds). Per-instance arrays are the
+// wave's, at [k * n + t].
+struct DevWasi {
+  bool on;
+  const uint8_t *argv, *env;
+  const uint32_t *argv_off, *env_off;
+  uint32_t argc, envc;
+  uint64_t first;
+  // fd 1 and fd 2 writes (log_fd[fd - 1]) become records in `log`: u32
+  // instance in the wave, u32 (fd - 1) | length << 1, the bytes padded to
+  // 8. A write that finds it full lowers *log_limit to where it would
+  // have gone and leaves for the host, which drains the log first.
+  bool log_fd[2];
+  uint8_t* log;
+  uint64_t log_cap;
+  unsigned long long *log_used, *log_limit;
+  uint64_t out_cap;
+  uint64_t* out_bytes;   // [(fd - 1) * n + t]: bytes written so far
+  uint8_t* stdio_host;   // [t]: fds 0-2 are the host's from now on
+  uint64_t seed;
+  uint64_t* rand_count;  // [t]: random_get's counter
+  uint64_t* exit_code;   // [t]: code | 1 << 32 once proc_exit ran here
+  int64_t clock_base[4];
+  uint64_t clock_res[4];
+};
+
 // The `gpu` intrinsics' device state.
 struct DevIntrinsics {
   uint32_t* image;  // packed RGBA8, row-major, or null
@@ -61,6 +88,7 @@ struct DevIntrinsics {
   uint32_t state_size;
   TextureView textures[kMaxTextureUnits];
   TextureFilter filter;
+  DevWasi wasi;
 };
 
 // Calls the host serves (dev_host_calls.cuh). An instance that calls such
@@ -95,6 +123,15 @@ struct DevHostCalls {
   // base, depth, the call's base slot | op words << 24, and fuel left.
   uint32_t *rs_pc, *rs_func, *rs_fb, *rs_depth, *rs_base;
   uint64_t* rs_fuel;
+  // Compiled code unwinds instead (codegen/generator.cc): each function on
+  // the way out saves its slots and where to resume into `frames`, in two
+  // halves of `frames_half` words that alternate as the records do; an
+  // instance reserves its whole chain at once (frames_used counts this
+  // launch's words) and keeps where it ends in rs_frames.
+  uint64_t* frames;
+  uint64_t frames_half;
+  unsigned long long* frames_used;
+  uint64_t* rs_frames;
 };
 
 // Per-wave mutable state.

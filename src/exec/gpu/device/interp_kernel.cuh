@@ -9,7 +9,7 @@
 
 #include "bytecode/ops.h"
 #include "exec/gpu/device/dev_host_calls.cuh"
-#include "exec/gpu/device/dev_intrinsics.cuh"
+#include "exec/gpu/device/dev_imports.cuh"
 #include "exec/gpu/device/dev_memory.cuh"
 #include "exec/gpu/device/dev_state.cuh"
 #include "exec/gpu/device/dev_tables.cuh"
@@ -120,12 +120,13 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
 #define CALL_IMPORT(base, f)                                              \
   do {                                                                    \
     if (--fuel == 0) TRAP(FuelExhausted);                                 \
-    if (M.import_intrinsic[f] == kDevHostImport && W.hc.enabled) {        \
+    bool leave_ = false;                                                  \
+    TRAP_IF(device_import(M, W, I, t, (f), memv, frame_io(fb + (base)), &leave_)); \
+    if (leave_) {                                                         \
       call_base = (base) | uint32_t(WW_WORDS_S1I) << 24;                  \
       call_target = (f);                                                  \
       goto leave;                                                         \
     }                                                                     \
-    TRAP_IF(call_intrinsic(M.import_intrinsic[f], frame_io(fb + (base)), W, I, t)); \
     pc += WW_WORDS_S1I;                                                   \
     goto dispatch;                                                        \
   } while (0)
@@ -136,12 +137,13 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
     uint32_t f_ = uint32_t(ref_ - 1);                                                   \
     if (f_ < nimp) {                                                                    \
       if (--fuel == 0) TRAP(FuelExhausted);                                             \
-      if (M.import_intrinsic[f_] == kDevHostImport && W.hc.enabled) {                   \
+      bool leave_ = false;                                                              \
+      TRAP_IF(device_import(M, W, I, t, f_, memv, frame_io(fb + (base)), &leave_));     \
+      if (leave_) {                                                                     \
         call_base = (base) | uint32_t(WW_WORDS_S2II) << 24;                             \
         call_target = f_;                                                               \
         goto leave;                                                                     \
       }                                                                                 \
-      TRAP_IF(call_intrinsic(M.import_intrinsic[f_], frame_io(fb + (base)), W, I, t));  \
       pc += WW_WORDS_S2II;                                                              \
       goto dispatch;                                                                    \
     }                                                                                   \

@@ -1,0 +1,29 @@
+// The WASI calls the device serves itself (dev_wasi.cuh), as ids in
+// DevModule::import_intrinsic next to the `gpu` intrinsics' (which stay
+// below kDevWasiFirst). Plain C++: the host maps import names to them.
+#pragma once
+
+#include <stdint.h>
+
+namespace ww::gpu {
+
+enum class DevWasiCall : uint8_t {
+  ArgsSizesGet = 0x80,
+  ArgsGet,
+  EnvironSizesGet,
+  EnvironGet,
+  ClockResGet,
+  ClockTimeGet,
+  RandomGet,
+  FdWrite,
+  ProcExit,
+  SchedYield,
+  // The host serves these, but they may change what fds 0-2 are: the
+  // instance's later writes to them go to the host too.
+  FdClose,
+  FdRenumber,
+  End,
+};
+inline constexpr uint8_t kDevWasiFirst = uint8_t(DevWasiCall::ArgsSizesGet);
+
+}  // namespace ww::gpu
