@@ -184,6 +184,7 @@ struct BatchResult {
   // GPU: calls served on the host, and the passes that served them (each
   // one more launch of its wave).
   uint64_t host_calls = 0, host_passes = 0;
+  uint64_t device_output_bytes = 0;  // WASI output collected on the GPU, not by host calls
   uint64_t first_output_capped = ~uint64_t{0};  // the first of them
   Column<uint64_t> results;  // instances x type.results.size()
   Column<uint8_t> traps;     // TrapCode per instance

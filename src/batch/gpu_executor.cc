@@ -154,6 +154,7 @@ class GpuExecutor final : public Executor {
     if (wasi) wasi->finish();
     out.host_calls += r.host_calls;
     out.host_passes += r.host_passes;
+    out.device_output_bytes += r.device_output_bytes;
     ph.host_calls += r.host_ms;
     out.kernel_ms += r.kernel_ms;
     ph.plan += r.plan_ms;
