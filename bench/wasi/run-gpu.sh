@@ -5,10 +5,12 @@
 # lines out) and an SQLite query per instance against a database in a
 # read-only preopen. Outputs must be identical to the CPU's. Figures:
 # instances/s, calls served on the host and host passes (round trips),
-# output bytes/s. Runs on the GPU machine from the bundle. The GPU runs use
-# the sparse layout, so that the compiled code cached by the first run is
-# the code every size uses. SQLite runs on the interpreter kernel only: its
-# compiled GPU code takes NVRTC too long to build here.
+# output bytes/s. Runs on the GPU machine from the bundle. greet's GPU runs
+# use the sparse layout, so that the compiled code cached by the first run
+# is the code every size uses; SQLite's the layout the plan picks (in the
+# sparse one its waves ran out of pool and ran again). SQLite runs on the
+# interpreter kernel only: its compiled GPU code takes NVRTC too long to
+# build here.
 # usage: bench/wasi/run-gpu.sh WASMWARP BUNDLE   env: SIZES (default "10000 100000 1000000"),
 #        SQL_SIZES (default "10000 100000")
 set -uo pipefail
@@ -19,9 +21,9 @@ mkdir -p "$work"
 js() { grep -oE "\"$1\": *[0-9.eE+]+" "$work/$2" | head -n 1 | grep -oE '[0-9.eE+]+$'; }
 printf '%-8s %-8s %9s %13s %13s %7s %9s %9s %12s  %s\n' program "gpu tier" instances "gpu inst/s" "cpu inst/s" "gpu/cpu" calls passes "gpu out MB/s" outputs
 fail=0
-row() {  # NAME N CPU_TIER GPU_TIER -- wasmwarp arguments
-  local name=$1 n=$2 cpu_tier=$3 gpu_tier=$4; shift 5
-  "$ww" run --backend gpu --tier "$gpu_tier" --gpu-layout sparse -q -n "$n" --stats "$work/gpu.json" "$@" </dev/null >"$work/gpu.out" 2>"$work/gpu.err"
+row() {  # NAME N CPU_TIER GPU_TIER GPU_LAYOUT -- wasmwarp arguments
+  local name=$1 n=$2 cpu_tier=$3 gpu_tier=$4 layout=$5; shift 6
+  "$ww" run --backend gpu --tier "$gpu_tier" --gpu-layout "$layout" -q -n "$n" --stats "$work/gpu.json" "$@" </dev/null >"$work/gpu.out" 2>"$work/gpu.err"
   "$ww" run --backend cpu --tier "$cpu_tier" -q -n "$n" --stats "$work/cpu.json" "$@" </dev/null >"$work/cpu.out" 2>/dev/null
   local g c same=identical bytes wall
   g=$(js completed_per_s gpu.json); c=$(js completed_per_s cpu.json); wall=$(js wall_s gpu.json)
@@ -40,10 +42,10 @@ row() {  # NAME N CPU_TIER GPU_TIER -- wasmwarp arguments
 "$ww" run --backend gpu --tier compiled --gpu-layout sparse -n 1 --stats "$work/compile.json" "$B/bench/greet.wasm" 0 >/dev/null 2>&1
 echo "greet: GPU compile $(js compile_ms compile.json) ms"
 for n in ${SIZES:-10000 100000 1000000}; do
-  row greet "$n" compiled interp -- "$B/bench/greet.wasm" @index
-  row greet "$n" compiled compiled -- "$B/bench/greet.wasm" @index
+  row greet "$n" compiled interp sparse -- "$B/bench/greet.wasm" @index
+  row greet "$n" compiled compiled sparse -- "$B/bench/greet.wasm" @index
 done
 cd "$B/wasi/fx"
 q="select id, name, v * 3, length(name) from t where id % 97 = @index % 97 order by v desc limit 5"
-for n in ${SQL_SIZES:-10000 100000}; do row sqlite "$n" interp interp -- --dir db::db "$B/wasi/bin/sqlite.wasm" db/t.db "$q"; done
+for n in ${SQL_SIZES:-10000 100000}; do row sqlite "$n" interp interp auto -- --dir db::db "$B/wasi/bin/sqlite.wasm" db/t.db "$q"; done
 exit $fail

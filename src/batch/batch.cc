@@ -390,9 +390,6 @@ Result<BatchResult> run(const BatchSpec& spec) {
   // WASI on the GPU: on request (its calls leave the kernel for the host).
   if (spec.wasi && spec.backend == Backend::Auto)
     out.backend_note = "WASI programs run on the CPU backend unless --backend gpu";
-  if (spec.wasi && spec.backend == Backend::Gpu)
-    for (const wasi::Preopen& p : spec.wasi->config.preopens)
-      if (p.writable) return err("--backend gpu: --dir-rw runs on the CPU backend for now");
   if (spec.backend == Backend::Gpu || (!spec.wasi && spec.backend == Backend::Auto)) {
     std::shared_future<Probe> probe;
     {

@@ -39,6 +39,7 @@ const std::vector<DeviceCall>& device_calls() {
       {"fd_write", DevWasiCall::FdWrite, {I, I, I, I}, true},
       {"proc_exit", DevWasiCall::ProcExit, {I}, false},
       {"sched_yield", DevWasiCall::SchedYield, {}, true},
+      {"fd_fdstat_get", DevWasiCall::FdFdstatGet, {I, I}, true},
       {"fd_close", DevWasiCall::FdClose, {I}, true},
       {"fd_renumber", DevWasiCall::FdRenumber, {I, I}, true},
   };
@@ -128,6 +129,14 @@ Status GpuWasiCalls::open() {
   // would be at its first call).
   try {
     WasiInput probe(w_, first_, nullptr, nullptr);
+    // Every instance's stdio is alike (blocks, or files the patterns
+    // name): the device answers fd_fdstat_get for fds 0-2 with these.
+    wasi::Config c = w_.config;
+    c.preopens.clear();
+    wasi::Context cx(c);
+    probe.start(cx, 0);
+    device_.stdio_fdstat_known = true;
+    for (uint32_t fd = 0; fd < 3; ++fd) device_.stdio_fdstat_known &= cx.fdstat(fd, device_.stdio_fdstat[fd]);
   } catch (const std::exception& e) {
     return make_error(kNoOffset, e.what());
   }

@@ -178,8 +178,18 @@ void Generator::emit_prelude() {
   out_ += "\n";
 }
 
+// GPU functions are not inlined above these sizes (ops), smaller for
+// functions that may leave for the host (I/O paths, rarely hot): NVVM
+// inlined wasi-libc's stdio and printf into every caller, the PTX of a
+// 144 KB module grew to 11 MB and ptxas took 5 minutes over it; with these
+// limits, under one (bench/RESULTS.md).
+constexpr size_t kGpuNoInlineOps = 100, kGpuNoInlineSuspendingOps = 20;
+
 void Generator::emit_declaration(uint32_t def, const char* end) {
   const uint32_t f = nimp_ + def;
+  const size_t ops = code_[def].size();
+  if (gpu_ && (ops > kGpuNoInlineOps || (may_suspend_[def] && ops > kGpuNoInlineSuspendingOps)))
+    out_ += "__noinline__ ";
   out_ += "WW_FN " + ret_type(nresults(f)) + " f" + std::to_string(def) + "(Inst& I, uint32_t depth";
   for (uint32_t k = 0; k < nparams(f); ++k) out_ += ", uint64_t a" + std::to_string(k);
   out_ += ")";
@@ -277,13 +287,11 @@ void Generator::emit_call_import(uint32_t func, uint32_t base) {
     // else leaves for the host and resumes here (emit_rewind_prologue).
     const std::string fu = std::to_string(func) + "u";
     const std::string own = std::to_string(slots_[cur_def_].size() + 1);
-    const std::string ref = "[&](uint32_t k) -> uint64_t& { return io_[k]; }";
-    out_ += " " + io + "\n    if (WW_UNLIKELY(I.rewinding)) { I.rewinding = false; TRAP_IF(gpu::resume_from_host(*I.M, *I.W, I.t, MEMV, " +
-            ref + ")); }\n    else { WW_FUEL_TICK(); bool leave_ = false; TRAP_IF(gpu::device_import(*I.M, *I.W, *I.In, I.t, " +
-            fu + ", MEMV, " + ref + ", &leave_));\n      if (leave_) { if (!gpu::reserve_frames(*I.W, I.chain + " + own +
-            ", &I.save_pos)) TRAP(CallStackExhausted); gpu::leave_for_host(*I.M, *I.W, I.t, " + fu +
-            ", [&](uint32_t k) { return io_[k]; }); I.leaving = true; resume_id_ = " + std::to_string(cur_resume_) +
-            "; goto leave_save_; } }\n   ";
+    out_ += " " + io + "\n    if (WW_UNLIKELY(I.rewinding)) { I.rewinding = false; TRAP_IF(gpu::resume_slots(*I.M, *I.W, I.t, MEMV, io_)); }" +
+            "\n    else { WW_FUEL_TICK(); bool leave_ = false; TRAP_IF(gpu::device_import_slots(*I.M, *I.W, *I.In, I.t, " + fu +
+            ", MEMV, io_, &leave_));\n      if (leave_) { if (!gpu::reserve_frames(*I.W, I.chain + " + own +
+            ", &I.save_pos)) TRAP(CallStackExhausted); gpu::leave_slots(*I.M, *I.W, I.t, " + fu +
+            ", io_); I.leaving = true; resume_id_ = " + std::to_string(cur_resume_) + "; goto leave_save_; } }\n   ";
   } else {
     // The host counts fuel and depth for calls that leave compiled code.
     out_ += " " + io + " TRAP_IF(TrapCode(I.api->call_import(&I, " + std::to_string(func) +

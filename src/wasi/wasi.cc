@@ -72,6 +72,8 @@ Context::~Context() {
   fds_.clear();
   if (owns_preopens_)
     for (int fd : preopen_fds_) ::close(fd);
+  for (int fd : input_dirs_)
+    if (fd >= 0) ::close(fd);
 }
 
 
@@ -97,15 +99,18 @@ void Context::start_input(std::vector<std::string> args, const Stdio& stdio, uin
   fds_[2] = stdio_fd(stdio.err ? -1 : stdio.err_fd, stdio.err);
   fds_[1]->cap = fds_[2]->cap = stdio.cap;
   output_capped_ = false;
+  input_dirs_.resize(preopen_fds_.size(), -1);
   for (size_t k = 0; k < preopen_fds_.size(); ++k) {
     const Preopen& p = config_.preopens[k];
     if (per_instance(p)) {
+      // The input's own directory, kept apart from the preopens (which a
+      // GPU batch's contexts share).
       std::string error;
       int fd = open_writable(p, stdio.index, error);
       if (fd < 0) throw std::runtime_error(error);  // the batch's error: every instance would fail alike
-      ::close(preopen_fds_[k]);
-      preopen_fds_[k] = fd;
-      fds_[3 + k].reset();
+      if (input_dirs_[k] >= 0) ::close(input_dirs_[k]);
+      input_dirs_[k] = fd;
+      fds_[3 + k] = preopen_fd(fd, p);
     }
     if (!fds_[3 + k]) fds_[3 + k] = preopen_fd(preopen_fds_[k], p);
   }

@@ -103,6 +103,8 @@ class Context {
   // would, stdio_taken only counts them against the cap.
   void stdio_write(uint32_t fd, const uint8_t* p, size_t n);
   void stdio_taken(uint32_t fd, uint64_t n);
+  // fd_fdstat_get's 24 bytes for `fd`; false when it is not open.
+  bool fdstat(uint32_t fd, uint8_t out[24]) const;
   // proc_exit's code, once the program has called it.
   std::optional<uint32_t> exit_code() const { return exit_code_; }
   // Whether this input wrote more than its Stdio::cap.
@@ -116,6 +118,7 @@ class Context {
   std::vector<std::unique_ptr<Fd>> fds_;  // by WASI fd; null = closed
   std::vector<int> preopen_fds_;          // the host's, open for the context's life
   bool owns_preopens_ = true;
+  std::vector<int> input_dirs_;           // per preopen: the input's own writable directory, or -1
   uint32_t instance_ = 0;
   std::optional<uint32_t> exit_code_;
   bool output_capped_ = false;

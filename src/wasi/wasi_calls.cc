@@ -146,6 +146,20 @@ ssize_t write_all(int fd, const uint8_t* p, size_t n) {
 
 }  // namespace
 
+bool Context::fdstat(uint32_t fd, uint8_t out[24]) const {
+  const Fd* f = fd < fds_.size() ? fds_[fd].get() : nullptr;
+  if (!f) return false;
+  std::memset(out, 0, kFdstatSize);
+  out[0] = f->filetype;
+  const int fl = ::fcntl(f->host, F_GETFL);
+  const uint16_t flags = fl >= 0 && (fl & O_APPEND) ? uint16_t(kFdflagAppend) : 0;
+  std::memcpy(out + 2, &flags, 2);
+  // Every right: what a read-only preopen refuses, path_open refuses.
+  std::memcpy(out + 8, &kRightsAll, 8);
+  std::memcpy(out + 16, &kRightsAll, 8);
+  return true;
+}
+
 ssize_t write_capped(Context::Fd& f, const uint8_t* p, size_t n, bool& capped) {
   if (f.cap == 0) {
     capped = true;
@@ -278,16 +292,8 @@ TrapCode fd_close(const CallContext& c, uint64_t* s) {
 }
 
 TrapCode fd_fdstat_get(const CallContext& c, uint64_t* s) {
-  Context::Fd* f = c.fd(U32(0));
-  if (!f) RET(kBadf);
   uint8_t b[kFdstatSize] = {};
-  b[0] = f->filetype;
-  const int fl = ::fcntl(f->host, F_GETFL);
-  const uint16_t flags = fl >= 0 && (fl & O_APPEND) ? uint16_t(kFdflagAppend) : 0;
-  std::memcpy(b + 2, &flags, 2);
-  // Every right: what a read-only preopen refuses, path_open refuses.
-  std::memcpy(b + 8, &kRightsAll, 8);
-  std::memcpy(b + 16, &kRightsAll, 8);
+  if (!c.cx.fdstat(U32(0), b)) RET(kBadf);
   RET(c.put(U32(1), b, sizeof b) ? kSuccess : kFault);
 }
 

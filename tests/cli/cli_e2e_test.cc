@@ -497,8 +497,6 @@ TEST_F(Cli, WasiCommandsAndTheirBadInput) {
   EXPECT_NE(capped.err.find("2 instance(s) wrote more than --output-cap allows"), std::string::npos) << capped.err;
   expect_error({"run", "--backend", "cpu", "-n", "2", "--stdout", path("no-such-dir") + "/out{i}.txt", m},
                "cannot open stdout file");
-  expect_error({"run", "--backend", "gpu", "-n", "2", "--dir-rw", path("w") + "/{i}::out", m},
-               "--backend gpu: --dir-rw runs on the CPU backend for now");
   expect_error({"run", "--backend", "cpu", "-n", "2", "--dir-rw", path("w") + "::out", m},
                "a batch's writable directory needs {i} in its host path");
   expect_error({"run", "--backend", "cpu", "--env", "NOEQUALS", m}, "--env 'NOEQUALS': expected NAME=VALUE");

@@ -60,6 +60,19 @@ batch batch_args 40 args_env @index "arg @index"
 batch batch_exit 30 exit_code @index
 batch batch_files 20 files
 
+# Writable directories (--dir-rw): instance i writes beneath w/gpu/i only,
+# and leaves node's tree.
+if [[ -f $work/bin/writes.wasm && -d $work/w/node ]] && wanted writes; then
+  rm -rf "$work/w/gpu"
+  "$ww" run --backend gpu "${tier[@]}" -q -n 3 --dir-rw "$work/w/gpu/{i}::out" "$work/bin/writes.wasm" @index \
+    </dev/null >"$work/w/gpu.out" 2>&1
+  if cmp -s "$work/w/node.out" "$work/w/gpu.out" && diff -r "$work/w/node" "$work/w/gpu" >/dev/null; then
+    ok=$((ok + 1))
+  else
+    fail "writes: stdout or the written trees differ from node's"
+  fi
+fi
+
 # random_get: the same counter-based bytes as the CPU backend for a seed.
 if [[ -f $work/bin/random.wasm ]] && wanted random; then
   "$ww" run --backend gpu "${tier[@]}" -q -n 8 --seed 7 "$work/bin/random.wasm" >"$work/random.gpu" 2>&1

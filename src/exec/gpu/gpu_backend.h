@@ -89,8 +89,12 @@ struct DeviceWasi {
   bool log_stdout = false, log_stderr = false;  // fd 1 / fd 2 writes collected on the device
   uint64_t out_cap = ~uint64_t{0};              // bytes each of them may take
   uint64_t seed = 0;                            // random_get: SplitMix64 of seed + instance
-  int64_t clock_base[4] = {};                   // the host's clocks (ns), taken with `clock_taken`
+  int64_t clock_base[4] = {};                   // the host's clocks (ns) when the batch starts
   uint64_t clock_res[4] = {};
+  // fd_fdstat_get of fds 0-2, the same for every instance of the batch
+  // (valid when stdio_fdstat_known).
+  bool stdio_fdstat_known = false;
+  uint8_t stdio_fdstat[3][24] = {};
 };
 
 class HostCallServer {

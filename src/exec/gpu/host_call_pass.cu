@@ -177,6 +177,8 @@ Status HostCallPass::alloc_wasi(DeviceArena& arena, const DeviceWasi& dw, DevWas
     d.clock_base[k] = dw.clock_base[k];
     d.clock_res[k] = dw.clock_res[k];
   }
+  d.stdio_fdstat_known = dw.stdio_fdstat_known;
+  std::memcpy(d.stdio_fdstat, dw.stdio_fdstat, sizeof d.stdio_fdstat);
   return Status::Ok();
 }
 

@@ -6,7 +6,9 @@
 
 #include <stdint.h>
 
+#include "exec/gpu/device/dev_host_calls.cuh"
 #include "exec/gpu/device/dev_intrinsics.cuh"
+#include "exec/gpu/device/dev_memory.cuh"
 #include "exec/gpu/device/dev_state.cuh"
 #include "exec/gpu/device/dev_wasi.cuh"
 
@@ -25,6 +27,26 @@ __device__ inline TrapCode device_import(const DevModule& m, const DevWave& w, c
   else *leave = true;
   if (*leave && !w.hc.enabled) return TrapCode::HostError;
   return trap;
+}
+
+// Compiled code's way to the above, out of line and over slot arrays: one
+// copy per module rather than one per call site. Inlined, every host
+// import's call site carried all of dev_wasi.cuh, and the PTX of a
+// wasi-libc program grew to 11 MB (bench/RESULTS.md).
+template <DevLayout L>
+__device__ __noinline__ TrapCode device_import_slots(const DevModule& m, const DevWave& w, const DevIntrinsics& in,
+                                                     uint32_t t, uint32_t f, DevMemView<L> memv, uint64_t* io,
+                                                     bool* leave) {
+  return device_import(m, w, in, t, f, memv, [io](uint32_t k) -> uint64_t& { return io[k]; }, leave);
+}
+template <DevLayout L>
+__device__ __noinline__ TrapCode resume_slots(const DevModule& m, const DevWave& w, uint32_t t, DevMemView<L> memv,
+                                              uint64_t* io) {
+  return resume_from_host(m, w, t, memv, [io](uint32_t k) -> uint64_t& { return io[k]; });
+}
+__device__ __noinline__ inline void leave_slots(const DevModule& m, const DevWave& w, uint32_t t, uint32_t func,
+                                                const uint64_t* io) {
+  leave_for_host(m, w, t, func, [io](uint32_t k) { return io[k]; });
 }
 
 }  // namespace ww::gpu

@@ -206,9 +206,7 @@ struct MemAccess : Mem<L> {
       if (n == 4) return lo;
       return lo | (uint64_t(*this->read_word(a + 4)) << 32);
     }
-    uint64_t v = 0;
-    for (int i = 0; i < n; ++i) v |= uint64_t(load8(a + i)) << (8 * i);
-    return v;
+    return load_bytes(a, n);
   }
   __device__ __forceinline__ void store(uint64_t a, uint64_t v, int n) const {
     if ((a & 3) == 0 && n >= 4) {
@@ -216,6 +214,17 @@ struct MemAccess : Mem<L> {
       if (n == 8) *this->write_word(a + 4) = uint32_t(v >> 32);
       return;
     }
+    store_bytes(a, v, n);
+  }
+  // Byte by byte, out of line: inlined at every access of compiled code,
+  // the sparse layout's copies made wasi-libc's PTX three times larger
+  // (15 MB) and its compile minutes longer (bench/RESULTS.md).
+  __device__ __noinline__ uint64_t load_bytes(uint64_t a, int n) const {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= uint64_t(load8(a + i)) << (8 * i);
+    return v;
+  }
+  __device__ __noinline__ void store_bytes(uint64_t a, uint64_t v, int n) const {
     for (int i = 0; i < n; ++i) store8(a + i, uint8_t(v >> (8 * i)));
   }
 };

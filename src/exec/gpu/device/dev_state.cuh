@@ -77,6 +77,8 @@ struct DevWasi {
   uint64_t* exit_code;   // [t]: code | 1 << 32 once proc_exit ran here
   int64_t clock_base[4];
   uint64_t clock_res[4];
+  bool stdio_fdstat_known;
+  uint8_t stdio_fdstat[3][24];
 };
 
 // The `gpu` intrinsics' device state.

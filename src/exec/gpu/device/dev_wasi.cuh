@@ -189,6 +189,20 @@ __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWa
     case DevWasiCall::SchedYield:
       io(0) = kSuccess;
       return TrapCode::None;
+    case DevWasiCall::FdFdstatGet: {
+      const uint64_t fd = u32(0), ptr = u32(1);
+      if (fd > 2 || !d.stdio_fdstat_known || d.stdio_host[t]) {
+        *leave = true;
+        return TrapCode::None;
+      }
+      if (!in(mv, ptr, 24)) {
+        io(0) = kFault;
+        return TrapCode::None;
+      }
+      for (uint32_t k = 0; k < 24; ++k) mv.m.store8(ptr + k, d.stdio_fdstat[fd][k]);
+      io(0) = kSuccess;
+      return TrapCode::None;
+    }
     case DevWasiCall::FdClose:
       if (u32(0) <= 2) d.stdio_host[t] = 1;
       *leave = true;

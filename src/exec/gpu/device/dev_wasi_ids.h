@@ -18,6 +18,7 @@ enum class DevWasiCall : uint8_t {
   FdWrite,
   ProcExit,
   SchedYield,
+  FdFdstatGet,
   // The host serves these, but they may change what fds 0-2 are: the
   // instance's later writes to them go to the host too.
   FdClose,
