@@ -106,6 +106,10 @@ if [[ -d $B/wasi/bin ]]; then
   WW_TIER=compiled WW_ONLY=${WW_WASI_COMPILED:-args,exit42,batch_exit,random} \
     bash "$root/tests/wasi/gpu-compare.sh" "$W" "$B/wasi" >"$O/wasi-gpu-compiled.log" 2>&1
   row "wasi on compiled gpu = node" "$(tail -n 1 "$O/wasi-gpu-compiled.log")"
+  for t in interp compiled; do
+    bash "$root/tests/wasi/gpu-files.sh" "$W" "$t" >"$O/gpu-files-$t.log" 2>&1
+    row "gpu.read/write_file ($t)" "$(tail -n 1 "$O/gpu-files-$t.log")"
+  done
 else
   row "wasi programs on gpu = node" "not in the bundle"
 fi

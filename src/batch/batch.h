@@ -100,6 +100,9 @@ struct WasiBatch {
 struct BatchSpec {
   std::shared_ptr<const CompiledModule> module;
   std::shared_ptr<const WasiBatch> wasi;  // set: the module is a WASI command
+  // For a module that is no WASI command: the directories its gpu.read_file
+  // and gpu.write_file reach (config.preopens; argv and stdio unused).
+  std::shared_ptr<const WasiBatch> files;
   std::string export_name;  // empty: _start
   uint64_t instances = 1;
   std::vector<ArgSource> args;  // one per parameter of the export

@@ -187,8 +187,8 @@ class WorkerInstances {
                   gpu::GpuContext* ctx)
       : job_(job), limits_(limits), native_(std::move(native)), ctx_(ctx) {
     if (job.image) image_ = &job.image->snapshot;
-    if (job.spec->wasi) {
-      wasi_ = std::make_unique<wasi::Context>(job.spec->wasi->config);
+    if (const WasiBatch* w = job.spec->wasi ? job.spec->wasi.get() : job.spec->files.get()) {
+      wasi_ = std::make_unique<wasi::Context>(w->config);
       if (Status s = wasi_->open_preopens(); !s.ok()) throw std::runtime_error(s.error().message);
     }
   }
@@ -398,6 +398,10 @@ class CpuExecutor final : public Executor {
           wasi_input.emplace(*spec.wasi, i, out.stdout_blocks.empty() ? nullptr : &out.stdout_blocks[i],
                              out.stderr_blocks.empty() ? nullptr : &out.stderr_blocks[i]);
           wasi_input->start(*instances.wasi(), spec.wasi->seed + i);
+        } else if (spec.files && t == TrapCode::None) {
+          // The instance's own writable directories ({i}).
+          wasi_input.emplace(*spec.files, i, nullptr, nullptr);
+          wasi_input->start(*instances.wasi(), spec.files->seed + i);
         }
         if (t == TrapCode::None) t = run_one(store, *b, job, i, io.data(), out, clock);
         if (wasi_input && instances.wasi()->output_capped()) {

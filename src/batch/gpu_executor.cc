@@ -135,9 +135,10 @@ class GpuExecutor final : public Executor {
       plan_shown_ = true;
     }
 
+    // WASI calls, and the gpu file intrinsics, are served on the host.
     std::unique_ptr<GpuWasiCalls> wasi;
-    if (spec.wasi) {
-      wasi = std::make_unique<GpuWasiCalls>(*spec.wasi, spec.module->module, out, first, count);
+    if (const WasiBatch* w = spec.wasi ? spec.wasi.get() : spec.files.get()) {
+      wasi = std::make_unique<GpuWasiCalls>(*w, spec.module->module, out, first, count);
       WW_TRY(wasi->open());
       req.host_calls = wasi.get();
       if (uint32_t cap = wasi->max_wave()) req.max_wave = req.max_wave ? std::min(req.max_wave, cap) : cap;

@@ -90,9 +90,12 @@ uint64_t resolution_ns(clockid_t id) {
 GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out, uint64_t first, uint64_t count)
     : w_(w), out_(out), first_(first), count_(count), owner_(w.config) {
   for (const Import& im : m.imports)
-    if (im.kind == ExternKind::Func)
+    if (im.kind == ExternKind::Func) {
       handles_.push_back(im.module == wasi::kModuleName ? wasi::Context::handle(im.field, m.types[im.func_type])
                                                         : wasi::Context::CallHandle{});
+      const bool gpu = im.module == gpu::kModuleName;
+      file_call_.push_back(gpu && im.field == "read_file" ? 1 : gpu && im.field == "write_file" ? 2 : 0);
+    }
   live_.resize(count);
   exited_.assign(count, 0);
   capped_.assign(count, 0);
@@ -222,6 +225,14 @@ void GpuWasiCalls::serve(gpu::HostCall& c) {
     return;
   }
   const uint64_t k = c.instance - first_;
+  if (file_call_[c.func]) {
+    const uint32_t a = uint32_t(c.io[0]), b = uint32_t(c.io[1]), n = uint32_t(c.io[2]);
+    const int32_t r = !c.memory              ? -21  // EFAULT: no memory
+                      : file_call_[c.func] == 1 ? l->cx->read_file(c.memory, a, b, n)
+                                                : l->cx->write_file(c.memory, a, b, n);
+    c.io[0] = uint32_t(r);
+    return;
+  }
   c.trap = l->cx->call(handles_[c.func], c.memory, c.io);
   if (c.trap == TrapCode::Exit && l->cx->exit_code()) {
     exited_[k] = 1;

@@ -46,6 +46,7 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   BatchResult& out_;
   const uint64_t first_, count_;
   std::vector<wasi::Context::CallHandle> handles_;  // by imported function index
+  std::vector<uint8_t> file_call_;                  // likewise: 1 gpu.read_file, 2 gpu.write_file
   wasi::Context owner_;                             // holds the shared preopens
   std::vector<std::unique_ptr<Live>> live_;         // by instance - first_
   std::vector<uint8_t> exited_, capped_;            // by instance - first_

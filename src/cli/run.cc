@@ -236,6 +236,11 @@ Result<int> run_impl(const RunSpec& spec) {
   const Module& m = b.module->module;
   if (is_wasi) {
     WW_ASSIGN_OR_RETURN(b.wasi, wasi_batch_of(spec));
+  } else if (!spec.dirs.empty() || !spec.dirs_rw.empty()) {
+    // The directories gpu.read_file and gpu.write_file reach.
+    auto files = std::make_shared<batch::WasiBatch>();
+    WW_ASSIGN_OR_RETURN(files->config, wasi_config_of(spec));
+    b.files = std::move(files);
   }
   b.export_name = spec.invoke.empty() ? "_start" : spec.invoke;
   b.instances = spec.instances;

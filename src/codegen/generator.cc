@@ -266,6 +266,8 @@ int Generator::intrinsic_of(uint32_t import_func) const {
     if (k++ != import_func) continue;
     if (im.module != gpu::kModuleName) return -1;
     const gpu::IntrinsicInfo* info = gpu::find_intrinsic(im.field);
+    // The file intrinsics are the host's: on the GPU their calls leave.
+    if (info && gpu::intrinsic_on_host(info->id)) return -1;
     return info && info->type == m_.types[im.func_type] ? int(info->id) : -1;
   }
   return -1;

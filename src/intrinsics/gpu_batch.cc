@@ -15,6 +15,8 @@ const std::vector<IntrinsicInfo>& intrinsics() {
       {Intrinsic::WriteState, "write_state", {{I32, I32}, {}}},
       {Intrinsic::AtomicAdd, "atomic_add", {{I32, I32}, {I32}}},
       {Intrinsic::TextureSample, "texture_sample", {{I32, F32, F32}, {F32, F32, F32, F32}}},
+      {Intrinsic::ReadFile, "read_file", {{I32, I32, I32}, {I32}}},
+      {Intrinsic::WriteFile, "write_file", {{I32, I32, I32}, {I32}}},
   };
   return table;
 }

@@ -71,6 +71,14 @@ HostFunc make_host_func(Intrinsic id, GpuContext* ctx) {
           for (int i = 0; i < 4; ++i) put_f32(s, i, c[i]);
         return t;
       };
+    case Intrinsic::ReadFile:
+    case Intrinsic::WriteFile:
+      // Without directories (--dir, --dir-rw) no path is reachable; the
+      // WASI layer links these over its preopens (wasi::Context::link).
+      return [](Store&, uint64_t* s) {
+        put_i32(s, 0, -76);  // ENOTCAPABLE
+        return TrapCode::None;
+      };
     case Intrinsic::Count_:
       break;
   }

@@ -27,8 +27,15 @@ enum class Intrinsic : uint8_t {
   WriteState,
   AtomicAdd,
   TextureSample,
+  // Files beneath the preopened directories (common/guest_files.h): the
+  // host serves these, on the GPU too (the instance leaves its kernel).
+  ReadFile,
+  WriteFile,
   Count_,
 };
+
+// Whether the host, not the device, serves intrinsic `id`.
+constexpr bool intrinsic_on_host(Intrinsic id) { return id == Intrinsic::ReadFile || id == Intrinsic::WriteFile; }
 
 enum class TextureFilter : uint8_t { Nearest = 0, Bilinear = 1 };
 

@@ -164,6 +164,21 @@ Status Context::link(Store& store, const Module& m, std::vector<std::optional<Ex
       continue;
     }
     const FuncType& type = m.types[imp.func_type];
+    if (imp.module == "gpu" && (imp.field == "read_file" || imp.field == "write_file")) {
+      // The `gpu` file intrinsics, over this context's preopens (their
+      // type was checked with the other gpu imports).
+      const bool read = imp.field == "read_file";
+      resolved[i] = ExternVal{ExternKind::Func, store.add_host_func(type, [this, read](Store& s, uint64_t* slots) {
+        const InstanceRec& inst = s.impl().instances[instance_];
+        std::optional<StoreGuestMemory> mem;
+        if (!inst.memories.empty()) mem.emplace(&s.impl().memories[inst.memories[0]]);
+        GuestMemory* g = mem ? &*mem : nullptr;
+        const uint32_t a = uint32_t(slots[0]), b = uint32_t(slots[1]), n = uint32_t(slots[2]);
+        slots[0] = uint32_t(g ? (read ? read_file(g, a, b, n) : write_file(g, a, b, n)) : -int32_t(kFault));
+        return TrapCode::None;
+      })};
+      continue;
+    }
     if (imp.module != kModuleName) continue;
     const CallInfo* call = find_call(imp.field);
     if (call && !(call->type == type))

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/guest_files.h"
 #include "common/guest_memory.h"
 #include "common/result.h"
 #include "store/store.h"
@@ -64,10 +65,10 @@ struct Stdio {
 // descriptors (0-2 the host's stdio, then the preopens, then what the
 // program opens). A batch worker keeps one context for all its inputs
 // (start_input).
-class Context {
+class Context final : public GuestFiles {
  public:
   explicit Context(Config config);
-  ~Context();  // closes the preopens
+  ~Context() override;  // closes the preopens
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
@@ -103,6 +104,9 @@ class Context {
   // would, stdio_taken only counts them against the cap.
   void stdio_write(uint32_t fd, const uint8_t* p, size_t n);
   void stdio_taken(uint32_t fd, uint64_t n);
+  // gpu.read_file / gpu.write_file over this context's preopens.
+  int32_t read_file(GuestMemory* mem, uint32_t path, uint32_t buf, uint32_t len) override;
+  int32_t write_file(GuestMemory* mem, uint32_t path, uint32_t buf, uint32_t len) override;
   // fd_fdstat_get's 24 bytes for `fd`; false when it is not open.
   bool fdstat(uint32_t fd, uint8_t out[24]) const;
   // proc_exit's code, once the program has called it.

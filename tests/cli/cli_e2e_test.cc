@@ -471,6 +471,31 @@ const char* kWasiWat = R"((module
     (call $exit (call $write (i32.const 1) (i32.const 65534) (i32.const 1) (i32.const 32)))))
 )";
 
+// gpu.read_file / gpu.write_file reach the --dir and --dir-rw directories
+// through the WASI layer's sandbox, on both CPU tiers.
+TEST_F(Cli, GpuFileIntrinsicsReadAndWriteBeneathThePreopens) {
+  const std::string m = std::string(WW_SOURCE_DIR) + "/tests/wasi/files/copy.wat";
+  fs::create_directories(path("in"));
+  write("in/data.txt", "hello");
+  for (const char* tier : {"interp", "compiled"}) {
+    const std::string out = path(std::string("out-") + tier), csv = path("r.csv");
+    Proc r = run({"run", "--backend", "cpu", "--tier", tier, "-q", "-n", "3", "--invoke", "copy", "--dir",
+                  path("in") + "::in", "--dir-rw", out + "/{i}::out", "--output", csv, m});
+    ASSERT_EQ(r.rc, 0) << tier << ": " << r.err;
+    EXPECT_EQ(slurp(csv), "instance,result0,trap\n0,5,\n1,5,\n2,5,\n") << tier;
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(slurp(out + "/" + std::to_string(i) + "/copy.txt"), "hello" + std::to_string(i));
+  }
+  // A path out of its preopen, a write beneath a read-only one, and no
+  // directories at all: ENOTCAPABLE (-76).
+  for (const char* fn : {"escape", "readonly"}) {
+    Proc r = run({"run", "--backend", "cpu", "-q", "-n", "2", "--invoke", fn, "--dir", path("in") + "::in", "--output",
+                  path("e.csv"), m});
+    EXPECT_EQ(slurp(path("e.csv")), "instance,result0,trap\n0,-76,\n1,-76,\n") << fn << ": " << r.err;
+  }
+  Proc none = run({"run", "--backend", "cpu", "-q", "-n", "1", "--invoke", "escape", "--output", path("n.csv"), m});
+  EXPECT_EQ(slurp(path("n.csv")), "instance,result0,trap\n0,-76,\n") << none.err;
+}
+
 TEST_F(Cli, WasiCommandsAndTheirBadInput) {
   std::string m = write("wasi.wat", kWasiWat);
   for (const char* tier : {"interp", "compiled"}) {

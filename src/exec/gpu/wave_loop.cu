@@ -94,9 +94,15 @@ uint32_t host_call_width_of(const GpuImage& img) {
   return w;
 }
 
+// The device's intrinsic for a function import, or null: the host's.
+const IntrinsicInfo* device_intrinsic(const Import& im) {
+  const IntrinsicInfo* info = im.module == kModuleName ? find_intrinsic(im.field) : nullptr;
+  return info && !intrinsic_on_host(info->id) ? info : nullptr;
+}
+
 bool imports_host_functions(const Module& m) {
   for (const Import& im : m.imports)
-    if (im.kind == ExternKind::Func && !(im.module == kModuleName && find_intrinsic(im.field))) return true;
+    if (im.kind == ExternKind::Func && !device_intrinsic(im)) return true;
   return false;
 }
 
@@ -106,7 +112,7 @@ std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance)
   std::vector<uint8_t> ids;
   for (const Import& im : m.imports) {
     if (im.kind != ExternKind::Func) continue;
-    const IntrinsicInfo* info = im.module == kModuleName ? find_intrinsic(im.field) : nullptr;
+    const IntrinsicInfo* info = device_intrinsic(im);
     ids.push_back(info ? uint8_t(info->id) : kNoIntrinsic);
   }
   return ids;
