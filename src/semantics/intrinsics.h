@@ -35,7 +35,7 @@ enum class Intrinsic : uint8_t {
 };
 
 // Whether the host, not the device, serves intrinsic `id`.
-constexpr bool intrinsic_on_host(Intrinsic id) { return id == Intrinsic::ReadFile || id == Intrinsic::WriteFile; }
+WW_HD constexpr bool intrinsic_on_host(Intrinsic id) { return id == Intrinsic::ReadFile || id == Intrinsic::WriteFile; }
 
 enum class TextureFilter : uint8_t { Nearest = 0, Bilinear = 1 };
 

@@ -813,6 +813,19 @@ TEST_F(Cli, CompileCommandFillsTheCacheAndEmitsSource) {
   expect_error({"run", "--tier", "fast", "--invoke", "fib", mod("basic"), "1"}, "--tier must be interp, compiled or auto");
 }
 
+// NVRTC needs no GPU: generated GPU code (here with calls that leave for
+// the host, whose leave and resume paths and the device headers come
+// along) must compile wherever NVRTC loads, so CI catches what only the
+// GPU machine ran before.
+TEST_F(Cli, GeneratedGpuCodeCompilesWithNvrtc) {
+  const std::string m = std::string(WW_SOURCE_DIR) + "/tests/wasi/files/copy.wat";
+  Proc r = run({"compile", "--backend", "gpu", "--gpu-arch", "sm_90", "--no-cache", "--invoke", "copy", m});
+  if (r.rc != 0 && r.err.find("NVRTC") != std::string::npos && r.err.find("NVRTC failed") == std::string::npos)
+    GTEST_SKIP() << "NVRTC not loadable here: " << r.err;
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("compiled for the GPU"), std::string::npos) << r.out << r.err;
+}
+
 TEST_F(Cli, CompilerTroubleFallsBackToTheInterpreter) {
   // A missing compiler, and one that fails: one line says why, the results
   // are the interpreter's.

@@ -22,9 +22,14 @@ single() {  # TAG STDIN -- OPTIONS -- MODULE ARGS...
   local opts=(); while [[ $1 != -- ]]; do opts+=("$1"); shift; done; shift
   local wasm=$work/bin/$1.wasm; shift
   [[ -f $wasm && -f $work/$tag.node.rc ]] && wanted "$tag" || return 0
-  "$ww" run --backend gpu "${tier[@]}" -n 1 -q --output "$work/$tag.gpu.csv" "${opts[@]}" "$wasm" "$@" <"$input" \
-    >"$work/$tag.gpu.out" 2>"$work/$tag.gpu.err"
+  "$ww" run --backend gpu "${tier[@]}" -n 1 -q --output "$work/$tag.gpu.csv" --stats "$work/$tag.gpu.json" "${opts[@]}" \
+    "$wasm" "$@" <"$input" >"$work/$tag.gpu.out" 2>"$work/$tag.gpu.err"
   local rc=$? node_rc good=1
+  # --tier compiled falls back to the interpreter when compiling fails.
+  if [[ ${WW_TIER:-auto} == compiled ]] && ! grep -q '"tier": "compiled"' "$work/$tag.gpu.json"; then
+    fail "$tag: did not run compiled code"
+    return 0
+  fi
   node_rc=$(cat "$work/$tag.node.rc")
   cmp -s "$work/$tag.node.out" "$work/$tag.gpu.out" || { good=0; fail "$tag: stdout differs from node's"; diff "$work/$tag.node.out" "$work/$tag.gpu.out" | head -5; }
   [[ $(tail -n 1 "$work/$tag.gpu.csv") == "0,$node_rc," ]] || { good=0; fail "$tag: exit code $(tail -n 1 "$work/$tag.gpu.csv"), node's $node_rc"; }
