@@ -108,7 +108,6 @@ GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out
                        pack(w.config.env, false, device_.env, device_.env_off);
   for (const Import& im : m.imports)
     if (im.kind == ExternKind::Func) device_.calls.push_back(device_call_of(im, m.types[im.func_type], args_ok));
-  device_.first = first;
   device_.log_stdout = device_.log_stderr = true;
   device_.out_cap = w.output_cap;
   device_.seed = w.seed;

@@ -85,7 +85,6 @@ struct DeviceWasi {
   // environment: the strings one after another, without their NULs.
   std::vector<uint8_t> argv, env;
   std::vector<uint32_t> argv_off, env_off;  // count + 1 offsets
-  uint64_t first = 0;  // the instance index of the request's instance 0
   bool log_stdout = false, log_stderr = false;  // fd 1 / fd 2 writes collected on the device
   uint64_t out_cap = ~uint64_t{0};              // bytes each of them may take
   uint64_t seed = 0;                            // random_get: SplitMix64 of seed + instance

@@ -158,7 +158,6 @@ Status HostCallPass::alloc_wasi(DeviceArena& arena, const DeviceWasi& dw, DevWas
   WW_TRY(arena.upload(&d.env_off, dw.env_off));
   d.argc = uint32_t(dw.argv_off.size() - 1);
   d.envc = uint32_t(dw.env_off.size() - 1);
-  d.first = dw.first;
   d.log_fd[0] = dw.log_stdout;
   d.log_fd[1] = dw.log_stderr;
   d.log_cap = kLogBytes;

@@ -60,7 +60,6 @@ struct DevWasi {
   const uint8_t *argv, *env;
   const uint32_t *argv_off, *env_off;
   uint32_t argc, envc;
-  uint64_t first;
   // fd 1 and fd 2 writes (log_fd[fd - 1]) become records in `log`: u32
   // instance in the wave, u32 (fd - 1) | length << 1, the bytes padded to
   // 8. A write that finds it full lowers *log_limit to where it would

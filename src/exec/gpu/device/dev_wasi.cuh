@@ -124,7 +124,7 @@ template <class MemV>
 __device__ inline uint32_t random_get(const DevWave& w, const DevWasi& d, uint32_t t, const MemV& mv, uint64_t buf,
                                       uint64_t len) {
   if (!in(mv, buf, len)) return kFault;
-  const uint64_t seed = d.seed + d.first + w.first + t;
+  const uint64_t seed = d.seed + w.first + t;  // w.first: the batch's index
   uint64_t& count = d.rand_count[t];
   for (uint64_t k = 0; k < len; k += 8) {
     uint64_t z = seed + 0x9e3779b97f4a7c15ull * ++count;
@@ -144,7 +144,7 @@ template <class MemV, class IO>
 __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWasi& d, uint32_t t, const MemV& mv,
                                        IO&& io, bool* leave) {
   using namespace wasi_dev;
-  const uint64_t index = d.first + w.first + t;
+  const uint64_t index = uint64_t(w.first) + t;  // the instance's index in the batch
   auto u32 = [&](uint32_t k) { return uint64_t(uint32_t(io(k))); };
   switch (static_cast<DevWasiCall>(id)) {
     case DevWasiCall::ArgsSizesGet:
