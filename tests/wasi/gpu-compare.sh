@@ -78,6 +78,25 @@ if [[ -f $work/bin/writes.wasm && -d $work/w/node ]] && wanted writes; then
   fi
 fi
 
+# Output the device cannot take whole: a log that fills (40 instances of
+# bigprint, 2.4 MB each, past the 64 MiB device log) and the output cap
+# (the host cuts the write where the CPU does). Both must leave for the
+# host at least once and end as the CPU backend's output.
+if [[ -f $work/bin/bigprint.wasm ]] && wanted bigbatch; then
+  for opts in "-n 40" "-n 4 --output-cap 100000"; do
+    # shellcheck disable=SC2086
+    "$ww" run --backend gpu "${tier[@]}" -q $opts --stats "$work/big.json" "$work/bin/bigprint.wasm" >"$work/big.gpu" 2>/dev/null
+    # shellcheck disable=SC2086
+    "$ww" run --backend cpu -q $opts "$work/bin/bigprint.wasm" >"$work/big.cpu" 2>/dev/null
+    calls=$(grep -oE '"calls": *[0-9]+' "$work/big.json" | grep -oE '[0-9]+$')
+    if [[ ${calls:-0} -gt 0 ]] && cmp -s "$work/big.gpu" "$work/big.cpu"; then
+      ok=$((ok + 1))
+    else
+      fail "bigprint $opts: $(stat -c %s "$work/big.gpu") bytes against the CPU's $(stat -c %s "$work/big.cpu"), ${calls:-0} host calls"
+    fi
+  done
+fi
+
 # random_get: the same counter-based bytes as the CPU backend for a seed.
 if [[ -f $work/bin/random.wasm ]] && wanted random; then
   "$ww" run --backend gpu "${tier[@]}" -q -n 8 --seed 7 "$work/bin/random.wasm" >"$work/random.gpu" 2>&1

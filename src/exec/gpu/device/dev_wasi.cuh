@@ -78,33 +78,39 @@ __device__ inline uint32_t strings_get(const MemV& mv, const uint8_t* b, const u
   return kSuccess;
 }
 
-// fd_write to fd 1 or 2 into the log. False: the host must serve it.
+// What became of a device fd_write.
+enum class Write { Done, LogFull, HostsStdio };
+
+// fd_write to fd 1 or 2 into the log. LogFull: the host serves this write
+// (counted here already, as it will write it whole: it is within the cap);
+// HostsStdio: the host serves it and every later one of fds 0-2.
 template <class MemV>
-__device__ inline bool fd_write(const DevWave& w, const DevWasi& d, uint32_t t, const MemV& mv, uint32_t fd,
-                                uint64_t iovs, uint64_t count, uint64_t done_ptr, uint32_t* err) {
-  if ((fd != 1 && fd != 2) || !d.log_fd[fd - 1] || d.stdio_host[t]) return false;
+__device__ inline Write fd_write(const DevWave& w, const DevWasi& d, uint32_t t, const MemV& mv, uint32_t fd,
+                                 uint64_t iovs, uint64_t count, uint64_t done_ptr, uint32_t* err) {
+  if ((fd != 1 && fd != 2) || !d.log_fd[fd - 1] || d.stdio_host[t]) return Write::HostsStdio;
   if (!in(mv, iovs, count * 8)) {
     *err = kFault;
-    return true;
+    return Write::Done;
   }
   uint64_t total = 0;
   for (uint64_t k = 0; k < count; ++k) {
     const uint64_t buf = mv.m.load(iovs + k * 8, 4), len = mv.m.load(iovs + k * 8 + 4, 4);
     if (!in(mv, buf, len)) {
       *err = kFault;
-      return true;
+      return Write::Done;
     }
     total += len;
   }
   uint64_t& written = d.out_bytes[uint64_t(fd - 1) * w.n + t];
   // Past the cap the host cuts the write exactly where the CPU would.
-  if (written + total > d.out_cap || total >= (uint64_t(1) << 31)) return false;
+  if (written + total > d.out_cap || total >= (uint64_t(1) << 31)) return Write::HostsStdio;
   if (total > 0) {
     const uint64_t need = 8 + ((total + 7) & ~uint64_t(7));
     const uint64_t at = atomicAdd(d.log_used, (unsigned long long)need);
     if (at + need > d.log_cap) {
       atomicMin(d.log_limit, (unsigned long long)at);
-      return false;
+      written += total;
+      return Write::LogFull;
     }
     uint8_t* rec = d.log + at;
     *reinterpret_cast<uint32_t*>(rec) = t;
@@ -117,7 +123,7 @@ __device__ inline bool fd_write(const DevWave& w, const DevWasi& d, uint32_t t, 
     written += total;
   }
   *err = put(mv, done_ptr, uint32_t(total), 4) ? kSuccess : kFault;
-  return true;
+  return Write::Done;
 }
 
 template <class MemV>
@@ -175,12 +181,13 @@ __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWa
       return TrapCode::None;
     case DevWasiCall::FdWrite: {
       uint32_t err = 0;
-      if (!fd_write(w, d, t, mv, uint32_t(u32(0)), u32(1), u32(2), u32(3), &err)) {
-        if (u32(0) <= 2) d.stdio_host[t] = 1;
-        *leave = true;
+      const Write r = fd_write(w, d, t, mv, uint32_t(u32(0)), u32(1), u32(2), u32(3), &err);
+      if (r == Write::Done) {
+        io(0) = err;
         return TrapCode::None;
       }
-      io(0) = err;
+      if (r == Write::HostsStdio && u32(0) <= 2) d.stdio_host[t] = 1;
+      *leave = true;
       return TrapCode::None;
     }
     case DevWasiCall::ProcExit:
