@@ -60,13 +60,14 @@ uint8_t device_call_of(const Import& im, const FuncType& type, bool args_on_devi
   return kHostCall;
 }
 
-// Strings one after another, "@index" as a 0xFF byte in argv. False when a
-// string holds a 0xFF byte of its own.
+// Strings one after another, "@index" as a 0xFF byte in argv's ARGS (as
+// WasiInput substitutes them: not in argv[0]). False when a string holds a
+// 0xFF byte of its own.
 bool pack(const std::vector<std::string>& v, bool index, std::vector<uint8_t>& bytes, std::vector<uint32_t>& off) {
   off.assign(1, 0);
   for (const std::string& s : v) {
     if (s.find('\xff') != std::string::npos) return false;
-    const std::string t = index ? replace_all(s, "@index", "\xff") : s;
+    const std::string t = index && off.size() > 1 ? replace_all(s, "@index", "\xff") : s;
     bytes.insert(bytes.end(), t.begin(), t.end());
     off.push_back(uint32_t(bytes.size()));
   }
