@@ -8,56 +8,40 @@
 #include <stdexcept>
 
 #include "exec/gpu/device/dev_wasi_ids.h"
+#include "wasi/wasi_numbers.h"
 
 namespace ww::batch {
 namespace {
 
 using gpu::DevWasiCall;
 
-// DeviceWasi::calls of an import the host serves.
-constexpr uint8_t kHostCall = 0xFF;
-
-// The WASI calls the device serves, with the types they must be imported
-// with (any other type leaves them to the host, which answers as on the
-// CPU).
+// The WASI calls the device serves. An import of another type than WASI's
+// (wasi::call_type) stays the host's, which answers as on the CPU.
 struct DeviceCall {
   const char* name;
   DevWasiCall id;
-  std::vector<ValType> params;
-  bool errno_result;
 };
-const std::vector<DeviceCall>& device_calls() {
-  constexpr ValType I = ValType::I32, L = ValType::I64;
-  static const std::vector<DeviceCall> calls = {
-      {"args_sizes_get", DevWasiCall::ArgsSizesGet, {I, I}, true},
-      {"args_get", DevWasiCall::ArgsGet, {I, I}, true},
-      {"environ_sizes_get", DevWasiCall::EnvironSizesGet, {I, I}, true},
-      {"environ_get", DevWasiCall::EnvironGet, {I, I}, true},
-      {"clock_res_get", DevWasiCall::ClockResGet, {I, I}, true},
-      {"clock_time_get", DevWasiCall::ClockTimeGet, {I, L, I}, true},
-      {"random_get", DevWasiCall::RandomGet, {I, I}, true},
-      {"fd_write", DevWasiCall::FdWrite, {I, I, I, I}, true},
-      {"proc_exit", DevWasiCall::ProcExit, {I}, false},
-      {"sched_yield", DevWasiCall::SchedYield, {}, true},
-      {"fd_fdstat_get", DevWasiCall::FdFdstatGet, {I, I}, true},
-      {"fd_close", DevWasiCall::FdClose, {I}, true},
-      {"fd_renumber", DevWasiCall::FdRenumber, {I, I}, true},
-  };
-  return calls;
-}
+constexpr DeviceCall kDeviceCalls[] = {
+    {"args_sizes_get", DevWasiCall::ArgsSizesGet}, {"args_get", DevWasiCall::ArgsGet},
+    {"environ_sizes_get", DevWasiCall::EnvironSizesGet}, {"environ_get", DevWasiCall::EnvironGet},
+    {"clock_res_get", DevWasiCall::ClockResGet}, {"clock_time_get", DevWasiCall::ClockTimeGet},
+    {"random_get", DevWasiCall::RandomGet}, {"fd_write", DevWasiCall::FdWrite},
+    {"proc_exit", DevWasiCall::ProcExit}, {"sched_yield", DevWasiCall::SchedYield},
+    {"fd_fdstat_get", DevWasiCall::FdFdstatGet}, {"fd_close", DevWasiCall::FdClose},
+    {"fd_renumber", DevWasiCall::FdRenumber},
+};
 
 uint8_t device_call_of(const Import& im, const FuncType& type, bool args_on_device) {
-  if (im.module != wasi::kModuleName) return kHostCall;
-  for (const DeviceCall& c : device_calls()) {
+  if (im.module != wasi::kModuleName) return gpu::kDevHostImport;
+  const FuncType* want = wasi::call_type(im.field);
+  if (!want || !(*want == type)) return gpu::kDevHostImport;
+  for (const DeviceCall& c : kDeviceCalls) {
     if (im.field != c.name) continue;
-    if (type.params != c.params || type.results.size() != (c.errno_result ? 1u : 0u)) break;
-    if (c.errno_result && type.results[0] != ValType::I32) break;
     const bool args = c.id == DevWasiCall::ArgsSizesGet || c.id == DevWasiCall::ArgsGet ||
                       c.id == DevWasiCall::EnvironSizesGet || c.id == DevWasiCall::EnvironGet;
-    if (args && !args_on_device) break;
-    return uint8_t(c.id);
+    return args && !args_on_device ? gpu::kDevHostImport : uint8_t(c.id);
   }
-  return kHostCall;
+  return gpu::kDevHostImport;
 }
 
 // Strings one after another, "@index" as a 0xFF byte in argv's ARGS (as
@@ -94,8 +78,8 @@ GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out
     if (im.kind == ExternKind::Func) {
       handles_.push_back(im.module == wasi::kModuleName ? wasi::Context::handle(im.field, m.types[im.func_type])
                                                         : wasi::Context::CallHandle{});
-      const bool gpu = im.module == gpu::kModuleName;
-      file_call_.push_back(gpu && im.field == "read_file" ? 1 : gpu && im.field == "write_file" ? 2 : 0);
+      const gpu::IntrinsicInfo* info = im.module == gpu::kModuleName ? gpu::find_intrinsic(im.field) : nullptr;
+      file_call_.push_back(!info ? 0 : info->id == gpu::Intrinsic::ReadFile ? 1 : info->id == gpu::Intrinsic::WriteFile ? 2 : 0);
     }
   live_.resize(count);
   exited_.assign(count, 0);
@@ -227,7 +211,7 @@ void GpuWasiCalls::serve(gpu::HostCall& c) {
   const uint64_t k = c.instance - first_;
   if (file_call_[c.func]) {
     const uint32_t a = uint32_t(c.io[0]), b = uint32_t(c.io[1]), n = uint32_t(c.io[2]);
-    const int32_t r = !c.memory              ? -21  // EFAULT: no memory
+    const int32_t r = !c.memory              ? -int32_t(wasi::kFault)  // no memory
                       : file_call_[c.func] == 1 ? l->cx->read_file(c.memory, a, b, n)
                                                 : l->cx->write_file(c.memory, a, b, n);
     c.io[0] = uint32_t(r);

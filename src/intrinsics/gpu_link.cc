@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "intrinsics/gpu_batch.h"
+#include "wasi/wasi_numbers.h"
 
 namespace ww::gpu {
 namespace {
@@ -76,7 +77,7 @@ HostFunc make_host_func(Intrinsic id, GpuContext* ctx) {
       // Without directories (--dir, --dir-rw) no path is reachable; the
       // WASI layer links these over its preopens (wasi::Context::link).
       return [](Store&, uint64_t* s) {
-        put_i32(s, 0, -76);  // ENOTCAPABLE
+        put_i32(s, 0, -int32_t(wasi::kNotcapable));
         return TrapCode::None;
       };
     case Intrinsic::Count_:

@@ -21,6 +21,11 @@ bool imports_wasi(const Module& m) {
 
 bool implemented(const std::string& name) { return find_call(name) != nullptr; }
 
+const FuncType* call_type(const std::string& name) {
+  const CallInfo* c = find_call(name);
+  return c ? &c->type : nullptr;
+}
+
 namespace {
 
 std::unique_ptr<Context::Fd> preopen_fd(int host, const Preopen& p) {

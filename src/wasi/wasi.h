@@ -46,6 +46,8 @@ bool imports_wasi(const Module& m);
 
 // Whether this layer implements the call (the others return ENOSYS).
 bool implemented(const std::string& name);
+// The call's WASI type, or null when this layer lacks it.
+const FuncType* call_type(const std::string& name);
 
 // Where one batch input's stdio goes: stdin from a host fd (or empty),
 // stdout and stderr into buffers that collect what the program writes (or

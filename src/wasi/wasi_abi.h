@@ -1,27 +1,20 @@
 // WASI preview1's numbers and layouts (the witx of wasi_snapshot_preview1):
 // errno values, file types, clocks, and the sizes of the structs the calls
-// write into guest memory.
+// write into guest memory (those the device shares: wasi_numbers.h).
 #pragma once
 
 #include <cerrno>
 #include <cstdint>
 
-namespace ww::wasi {
+#include "wasi/wasi_numbers.h"
 
-enum Errno : uint32_t {
-  kSuccess = 0, k2Big = 1, kAcces = 2, kAgain = 6, kBadf = 8, kBusy = 10, kExist = 20, kFault = 21,
-  kFbig = 22, kIntr = 27, kInval = 28, kIo = 29, kIsdir = 31, kLoop = 32, kMfile = 33, kNametoolong = 37,
-  kNoent = 44, kNomem = 48, kNospc = 51, kNosys = 52, kNotdir = 54, kNotempty = 55, kNotsup = 58,
-  kNotty = 59, kOverflow = 61, kPerm = 63, kPipe = 64, kRange = 68, kRofs = 69, kSpipe = 70,
-  kXdev = 75, kNotcapable = 76,
-};
+namespace ww::wasi {
 
 enum Filetype : uint8_t {
   kFiletypeUnknown = 0, kFiletypeBlockDevice = 1, kFiletypeCharacterDevice = 2, kFiletypeDirectory = 3,
   kFiletypeRegularFile = 4, kFiletypeSocketDgram = 5, kFiletypeSocketStream = 6, kFiletypeSymbolicLink = 7,
 };
 
-enum Clock : uint32_t { kClockRealtime = 0, kClockMonotonic = 1, kClockProcessCputime = 2, kClockThreadCputime = 3 };
 enum Whence : uint32_t { kWhenceSet = 0, kWhenceCur = 1, kWhenceEnd = 2 };
 enum Oflags : uint32_t { kOflagCreat = 1, kOflagDirectory = 2, kOflagExcl = 4, kOflagTrunc = 8 };
 enum Fdflags : uint32_t { kFdflagAppend = 1 };
@@ -30,7 +23,6 @@ inline constexpr uint64_t kRightFdRead = 1ull << 1;
 inline constexpr uint64_t kRightFdWrite = 1ull << 6;
 inline constexpr uint64_t kRightsAll = (1ull << 29) - 1;
 
-inline constexpr uint32_t kFdstatSize = 24;    // filetype u8, flags u16 @2, rights u64 @8, @16
 inline constexpr uint32_t kFilestatSize = 64;  // dev, ino, filetype @16, nlink, size, atim, mtim, ctim
 inline constexpr uint32_t kDirentSize = 24;    // next u64, ino u64, namlen u32 @16, type u8 @20
 inline constexpr uint32_t kSubscriptionSize = 48;

@@ -81,14 +81,11 @@ struct CallContext {
   }
   void close_fd(uint64_t n) const { cx.fds_[n].reset(); }
   void note_capped() const { cx.output_capped_ = true; }
-  // random_get's bytes: with a seed, SplitMix64 of seed and a counter.
+  // random_get's bytes: with a seed, seeded_random_word of a counter.
   bool seeded_random(uint8_t* p, uint64_t n) const {
     if (!cx.seed_) return false;
     for (uint64_t k = 0; k < n; k += 8) {
-      uint64_t z = *cx.seed_ + 0x9e3779b97f4a7c15ull * ++cx.random_counter_;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      z ^= z >> 31;
+      const uint64_t z = seeded_random_word(*cx.seed_, ++cx.random_counter_);
       std::memcpy(p + k, &z, std::min<uint64_t>(8, n - k));
     }
     return true;

@@ -21,7 +21,6 @@
 #include "semantics/traps.h"
 
 #if defined(__CUDACC__)
-#include "exec/gpu/device/dev_host_calls.cuh"
 #include "exec/gpu/device/dev_imports.cuh"
 #include "exec/gpu/device/dev_intrinsics.cuh"
 #include "exec/gpu/device/dev_memory.cuh"

@@ -59,7 +59,7 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
   img.func_canon.resize(inst.funcs.size());
   for (size_t i = 0; i < inst.funcs.size(); ++i) img.func_canon[i] = store.funcs[inst.funcs[i]].type_id;
   img.import_intrinsic = import_intrinsics;
-  img.import_intrinsic.resize(m.num_imported_funcs, kNoIntrinsic);
+  img.import_intrinsic.resize(m.num_imported_funcs, kDevHostImport);
   for (uint32_t f = 0; f < m.num_imported_funcs; ++f) {
     img.import_nparams.push_back(uint32_t(m.func_type(f).params.size()));
     img.import_nresults.push_back(uint32_t(m.func_type(f).results.size()));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "exec/gpu/device/dev_wasi_ids.h"
 #include "store/store.h"
 
 namespace ww::gpu {
@@ -19,7 +20,6 @@ namespace ww::gpu {
 // instance, an externref) keeps its store value with kForeignRef set, and
 // calling it traps.
 inline constexpr uint64_t kForeignRef = uint64_t{1} << 63;
-inline constexpr uint8_t kNoIntrinsic = 0xFF;
 
 struct GpuImage {
   // Bytecode, as translated.
@@ -30,7 +30,7 @@ struct GpuImage {
   uint32_t num_imported_funcs = 0;
   std::vector<uint32_t> func_canon;  // per function of the index space: canonical type id
   std::vector<uint32_t> type_canon;  // per type index
-  std::vector<uint8_t> import_intrinsic;  // per imported function: Intrinsic or kNoIntrinsic
+  std::vector<uint8_t> import_intrinsic;  // per imported function: Intrinsic or kDevHostImport
   std::vector<uint32_t> import_nparams, import_nresults;  // per imported function
 
   // Segments.
@@ -65,7 +65,7 @@ struct GpuImage {
 };
 
 // Builds the image of `instance` of `store`. `intrinsic_of` maps each
-// imported function's store address to an Intrinsic id, or kNoIntrinsic
+// imported function's store address to an Intrinsic id, or kDevHostImport
 // (calling such an import on the GPU traps). Fails with a clear message for
 // what the GPU cannot run (a function import from another module that the
 // batch would call is allowed to exist; it traps only if called).

@@ -100,10 +100,12 @@ const IntrinsicInfo* device_intrinsic(const Import& im) {
   return info && !intrinsic_on_host(info->id) ? info : nullptr;
 }
 
-bool imports_host_functions(const Module& m) {
-  for (const Import& im : m.imports)
-    if (im.kind == ExternKind::Func && !device_intrinsic(im)) return true;
-  return false;
+// Whether a call may leave the kernel for the request's server: some
+// import is not a device intrinsic (a WASI call the device serves may
+// still need the host).
+bool uses_host_calls(const BatchRequest& req, const GpuImage& img) {
+  return req.host_calls && std::any_of(img.import_intrinsic.begin(), img.import_intrinsic.end(),
+                                       [](uint8_t id) { return id >= kDevWasiFirst; });
 }
 
 std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance) {
@@ -113,7 +115,7 @@ std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance)
   for (const Import& im : m.imports) {
     if (im.kind != ExternKind::Func) continue;
     const IntrinsicInfo* info = device_intrinsic(im);
-    ids.push_back(info ? uint8_t(info->id) : kNoIntrinsic);
+    ids.push_back(info ? uint8_t(info->id) : kDevHostImport);
   }
   return ids;
 }
@@ -300,12 +302,9 @@ class WaveLoop {
   const uint32_t nparams_, nres_;
   const DevLayout layout_ = DevLayout(plan_.layout);
   const bool sparse_ = plan_.layout == MemoryLayout::Sparse;
-  // Present when some import is served by the host.
   const std::unique_ptr<HostCallPass> host_calls_ =
-      req_.host_calls && std::any_of(img_.import_intrinsic.begin(), img_.import_intrinsic.end(),
-                                     [](uint8_t id) { return id >= kDevWasiFirst; })
-          ? std::make_unique<HostCallPass>(*req_.host_calls, DevLayout(plan_.layout))
-          : nullptr;
+      uses_host_calls(req_, img_) ? std::make_unique<HostCallPass>(*req_.host_calls, DevLayout(plan_.layout))
+                                  : nullptr;
   const bool ref_results_ = std::any_of(ftype_.results.begin(), ftype_.results.end(), is_ref);
   const bool results32_ = !ftype_.results.empty() &&
                           std::all_of(ftype_.results.begin(), ftype_.results.end(),
@@ -889,7 +888,6 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   if (req.func_index < mod.num_imported_funcs || req.func_index >= mod.num_funcs())
     return make_error(kNoOffset, "GPU batch: the export is not a function defined by the module");
   if (req.instances == 0) return make_error(kNoOffset, "GPU batch: no instances");
-  const bool host_imports = req.host_calls && imports_host_functions(mod);
   KernelLauncher& launcher = req.launcher ? *req.launcher : interpreter_launcher();
 
   // The instances' initial state: a fresh CPU instantiation, or the
@@ -914,7 +912,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   // WASI calls the device serves itself.
   if (const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr)
     for (size_t f = 0; f < img.import_intrinsic.size() && f < dw->calls.size(); ++f)
-      if (img.import_intrinsic[f] == kNoIntrinsic) img.import_intrinsic[f] = dw->calls[f];
+      if (img.import_intrinsic[f] == kDevHostImport) img.import_intrinsic[f] = dw->calls[f];
   trace("build image");
   BatchRequest resolved;
   const BatchRequest* rq = &req;
@@ -926,7 +924,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     rq = &resolved;
   }
   const uint64_t host_call_bytes =
-      host_imports ? HostCallPass::bytes_per_instance(host_call_width_of(img), launcher.leave_words()) : 0;
+      uses_host_calls(req, img) ? HostCallPass::bytes_per_instance(host_call_width_of(img), launcher.leave_words()) : 0;
   WW_ASSIGN_OR_RETURN(BatchPlan plan, plan_for(*rq, img, dev.free_bytes, launcher.needs_frames(),
                                                launcher.reserved_bytes(req.max_call_depth), host_call_bytes));
   const double plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();

@@ -14,15 +14,13 @@
 #include <stdint.h>
 
 #include "bytecode/function_code.h"
+#include "exec/gpu/device/dev_wasi_ids.h"
 #include "semantics/intrinsics.h"
 #include "semantics/traps.h"
 
 namespace ww::gpu {
 
 inline constexpr uint64_t kDevForeignRef = uint64_t{1} << 63;
-// import_intrinsic of an import that is no `gpu` intrinsic: the host
-// serves it (dev_host_calls.cuh), or without a server calling it traps.
-inline constexpr uint8_t kDevHostImport = 0xFF;
 
 // Threads per block of every batch kernel.
 inline constexpr uint32_t kBlock = 128;

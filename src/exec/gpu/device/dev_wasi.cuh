@@ -11,12 +11,15 @@
 
 #include "exec/gpu/device/dev_state.cuh"
 #include "exec/gpu/device/dev_wasi_ids.h"
+#include "wasi/wasi_numbers.h"
 
 namespace ww::gpu {
 
 namespace wasi_dev {
 
-inline constexpr uint32_t kSuccess = 0, kFault = 21, kInval = 28;
+using wasi::kFault;
+using wasi::kInval;
+using wasi::kSuccess;
 
 template <class MemV>
 __device__ inline bool in(const MemV& mv, uint64_t p, uint64_t n) {
@@ -133,10 +136,7 @@ __device__ inline uint32_t random_get(const DevWave& w, const DevWasi& d, uint32
   const uint64_t seed = d.seed + w.first + t;  // w.first: the batch's index
   uint64_t& count = d.rand_count[t];
   for (uint64_t k = 0; k < len; k += 8) {
-    uint64_t z = seed + 0x9e3779b97f4a7c15ull * ++count;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
+    const uint64_t z = wasi::seeded_random_word(seed, ++count);
     for (uint64_t j = 0; j < 8 && k + j < len; ++j) mv.m.store8(buf + k + j, uint8_t(z >> (8 * j)));
   }
   return kSuccess;
@@ -167,13 +167,17 @@ __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWa
       return TrapCode::None;
     case DevWasiCall::ClockResGet: {
       const uint32_t c = uint32_t(u32(0));
-      io(0) = c > 3 ? kInval : put(mv, u32(1), d.clock_res[c], 8) ? kSuccess : kFault;
+      io(0) = c >= wasi::kClockCount ? kInval : put(mv, u32(1), d.clock_res[c], 8) ? kSuccess : kFault;
       return TrapCode::None;
     }
     case DevWasiCall::ClockTimeGet: {
       const uint32_t c = uint32_t(u32(0));
-      const uint64_t now = uint64_t(d.clock_base[c & 3]) + (global_timer_ns() - w.start_ns);
-      io(0) = c > 3 ? kInval : put(mv, u32(2), now, 8) ? kSuccess : kFault;
+      if (c >= wasi::kClockCount) {
+        io(0) = kInval;
+        return TrapCode::None;
+      }
+      const uint64_t now = uint64_t(d.clock_base[c]) + (global_timer_ns() - w.start_ns);
+      io(0) = put(mv, u32(2), now, 8) ? kSuccess : kFault;
       return TrapCode::None;
     }
     case DevWasiCall::RandomGet:
@@ -202,11 +206,11 @@ __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWa
         *leave = true;
         return TrapCode::None;
       }
-      if (!in(mv, ptr, 24)) {
+      if (!in(mv, ptr, wasi::kFdstatSize)) {
         io(0) = kFault;
         return TrapCode::None;
       }
-      for (uint32_t k = 0; k < 24; ++k) mv.m.store8(ptr + k, d.stdio_fdstat[fd][k]);
+      for (uint32_t k = 0; k < wasi::kFdstatSize; ++k) mv.m.store8(ptr + k, d.stdio_fdstat[fd][k]);
       io(0) = kSuccess;
       return TrapCode::None;
     }

@@ -1,6 +1,7 @@
-// The WASI calls the device serves itself (dev_wasi.cuh), as ids in
-// DevModule::import_intrinsic next to the `gpu` intrinsics' (which stay
-// below kDevWasiFirst). Plain C++: the host maps import names to them.
+// What DevModule::import_intrinsic says of each imported function: a `gpu`
+// intrinsic (its Intrinsic id, below kDevWasiFirst), a WASI call the
+// device serves itself (dev_wasi.cuh), or kDevHostImport. Plain C++: the
+// host maps import names to them.
 #pragma once
 
 #include <stdint.h>
@@ -26,5 +27,8 @@ enum class DevWasiCall : uint8_t {
   End,
 };
 inline constexpr uint8_t kDevWasiFirst = uint8_t(DevWasiCall::ArgsSizesGet);
+// An import only the host serves (dev_host_calls.cuh); without a server
+// calling it traps (HostError).
+inline constexpr uint8_t kDevHostImport = 0xFF;
 
 }  // namespace ww::gpu
