@@ -188,6 +188,7 @@ struct BatchResult {
   // one more launch of its wave).
   uint64_t host_calls = 0, host_passes = 0;
   uint64_t device_output_bytes = 0;  // WASI output collected on the GPU, not by host calls
+  uint64_t device_files = 0, device_file_bytes = 0;  // read-only files whose reads the GPU served
   uint64_t first_output_capped = ~uint64_t{0};  // the first of them
   Column<uint64_t> results;  // instances x type.results.size()
   Column<uint8_t> traps;     // TrapCode per instance

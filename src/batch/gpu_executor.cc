@@ -152,10 +152,17 @@ class GpuExecutor final : public Executor {
                 out.trap_pc.data() + first, out.finished.data() + first, true};
     WW_ASSIGN_OR_RETURN(gpu::BatchResult r, gpu::run_batch(req));
     PhaseTimes& ph = out.phases;
-    if (wasi) wasi->finish();
+    if (wasi) {
+      wasi->finish();
+      if (const uint64_t n = wasi->out_of_descriptors(); n && spec.note)
+        spec.note("gpu: the host ran out of file descriptors for " + std::to_string(n) +
+                  " instance(s), which end in \"host function failed\"; a smaller --gpu-max-wave holds fewer files open at once");
+    }
     out.host_calls += r.host_calls;
     out.host_passes += r.host_passes;
     out.device_output_bytes += r.device_output_bytes;
+    out.device_files += r.device_files;
+    out.device_file_bytes += r.device_file_bytes;
     ph.host_calls += r.host_ms;
     out.kernel_ms += r.kernel_ms;
     ph.plan += r.plan_ms;

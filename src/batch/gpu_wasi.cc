@@ -1,8 +1,10 @@
 #include "batch/gpu_wasi.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
-
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -28,8 +30,41 @@ constexpr DeviceCall kDeviceCalls[] = {
     {"random_get", DevWasiCall::RandomGet}, {"fd_write", DevWasiCall::FdWrite},
     {"proc_exit", DevWasiCall::ProcExit}, {"sched_yield", DevWasiCall::SchedYield},
     {"fd_fdstat_get", DevWasiCall::FdFdstatGet}, {"fd_close", DevWasiCall::FdClose},
-    {"fd_renumber", DevWasiCall::FdRenumber},
+    {"fd_renumber", DevWasiCall::FdRenumber}, {"fd_read", DevWasiCall::FdRead},
+    {"fd_pread", DevWasiCall::FdPread}, {"fd_seek", DevWasiCall::FdSeek}, {"fd_tell", DevWasiCall::FdTell},
+    {"fd_filestat_get", DevWasiCall::FdFilestatGet}, {"fd_prestat_get", DevWasiCall::FdPrestatGet},
+    {"fd_prestat_dir_name", DevWasiCall::FdPrestatDirName},
 };
+
+// Device memory for copies of read-only files: SQLite databases and the
+// like fit many times over; a batch reading more has the rest served by
+// the host.
+inline constexpr uint64_t kDeviceFileBudget = uint64_t(1) << 30;
+
+// The largest offset lseek allows on `fd`'s file system (its s_maxbytes);
+// `fd` is left at offset 0.
+uint64_t max_seek_of(int fd) {
+  uint64_t lo = 0, hi = uint64_t(INT64_MAX);
+  if (::lseek(fd, off_t(hi), SEEK_SET) >= 0) lo = hi;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (::lseek(fd, off_t(mid), SEEK_SET) >= 0) lo = mid;
+    else hi = mid - 1;
+  }
+  (void)::lseek(fd, 0, SEEK_SET);
+  return lo;
+}
+
+bool read_whole(int fd, uint64_t size, std::vector<uint8_t>& out) {
+  out.resize(size);
+  for (uint64_t done = 0; done < size;) {
+    const ssize_t r = ::pread(fd, out.data() + done, size - done, off_t(done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;  // an error, or the file shrank
+    done += uint64_t(r);
+  }
+  return true;
+}
 
 uint8_t device_call_of(const Import& im, const FuncType& type, bool args_on_device) {
   if (im.module != wasi::kModuleName) return gpu::kDevHostImport;
@@ -80,6 +115,8 @@ GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out
                                                         : wasi::Context::CallHandle{});
       const gpu::IntrinsicInfo* info = im.module == gpu::kModuleName ? gpu::find_intrinsic(im.field) : nullptr;
       file_call_.push_back(!info ? 0 : info->id == gpu::Intrinsic::ReadFile ? 1 : info->id == gpu::Intrinsic::WriteFile ? 2 : 0);
+      const bool wasi = im.module == wasi::kModuleName;
+      call_kind_.push_back(wasi && im.field == "path_open" ? 1 : wasi && im.field == "fd_close" ? 2 : 0);
     }
   live_.resize(count);
   exited_.assign(count, 0);
@@ -93,6 +130,11 @@ GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out
                        pack(w.config.env, false, device_.env, device_.env_off);
   for (const Import& im : m.imports)
     if (im.kind == ExternKind::Func) device_.calls.push_back(device_call_of(im, m.types[im.func_type], args_ok));
+  for (const wasi::Preopen& p : w.config.preopens) {
+    device_.preopen_names.insert(device_.preopen_names.end(), p.guest.begin(), p.guest.end());
+    device_.preopen_off.push_back(uint32_t(device_.preopen_names.size()));
+    if (!p.writable) device_.file_budget = kDeviceFileBudget;
+  }
   device_.log_stdout = device_.log_stderr = true;
   device_.out_cap = w.output_cap;
   device_.seed = w.seed;
@@ -130,13 +172,32 @@ Status GpuWasiCalls::open() {
   return owner_.open_preopens();
 }
 
+GpuWasiCalls::~GpuWasiCalls() {
+  live_.clear();
+  for (auto& [key, f] : files_)
+    if (f.fd >= 0) ::close(f.fd);
+}
+
 uint32_t GpuWasiCalls::max_wave() const {
   if (w_.config.preopens.empty()) return 0;
   rlimit lim{};
   if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return 0;
-  // About four descriptors per instance (SQLite: its database and a
-  // journal), with room for the process's own.
-  return uint32_t(std::max<uint64_t>(32, (uint64_t(lim.rlim_cur) > 512 ? lim.rlim_cur - 512 : 0) / 4));
+  // Descriptors an instance holds while it waits, in quarters: about four
+  // (SQLite: its database and a journal); when the device holds the
+  // read-only files (their descriptors are the batch's), one for each
+  // stdio pattern's file and a quarter for the directories and files a
+  // program keeps open (writable ones: four). Too low an estimate ends in
+  // HostError, never in an errno the program would take for its own.
+  uint64_t quarters = 16;
+  if (device_.file_budget) {
+    quarters = 1;
+    for (const std::string* p : {&w_.stdout_pattern, &w_.stderr_pattern, &w_.stdin_pattern})
+      if (!p->empty()) quarters += 4;
+    for (const wasi::Preopen& p : w_.config.preopens)
+      if (p.writable) quarters = std::max<uint64_t>(quarters, 16);
+  }
+  const uint64_t room = uint64_t(lim.rlim_cur) > 512 ? lim.rlim_cur - 512 : 0;
+  return uint32_t(std::min<uint64_t>(UINT32_MAX, std::max<uint64_t>(32, room * 4 / quarters)));
 }
 
 void GpuWasiCalls::begin(uint32_t first, uint32_t n) {
@@ -217,12 +278,73 @@ void GpuWasiCalls::serve(gpu::HostCall& c) {
     c.io[0] = uint32_t(r);
     return;
   }
+  const uint64_t closing = call_kind_[c.func] == 2 ? uint32_t(c.io[0]) : ~uint64_t{0};
   c.trap = l->cx->call(handles_[c.func], c.memory, c.io);
+  if (c.trap == TrapCode::None && handles_[c.func].has_errno &&
+      (uint32_t(c.io[0]) == wasi::kMfile || uint32_t(c.io[0]) == wasi::kNfile)) {
+    c.trap = TrapCode::HostError;
+    ++out_of_fds_;
+    return;
+  }
+  if (c.trap == TrapCode::None && uint32_t(c.io[0]) == wasi::kSuccess) {
+    // The device dropped its side of a closed descriptor before it left.
+    for (uint32_t& d : l->device_fds)
+      if (d == closing + 1) d = 0;
+    if (call_kind_[c.func] == 1 && c.files && l->cx->opened()) give_to_device(*l, c, *l->cx->opened());
+  }
   if (c.trap == TrapCode::Exit && l->cx->exit_code()) {
     exited_[k] = 1;
     exit_code_[k] = *l->cx->exit_code();
   }
   if (l->cx->output_capped()) capped_[k] = 1;
+}
+
+void GpuWasiCalls::give_to_device(Live& l, gpu::HostCall& c, uint32_t fd) {
+  const int host = l.cx->read_only_file(fd);
+  if (host < 0) return;
+  uint32_t slot = 0;
+  while (slot < gpu::kDevFdSlots && l.device_fds[slot]) ++slot;
+  if (slot == gpu::kDevFdSlots) return;
+  int shared = -1;
+  const int32_t id = device_file(*c.files, *l.cx, fd, host, &shared);
+  if (id < 0) return;
+  // From here the device keeps the offset: the host never reads through
+  // this descriptor again.
+  l.cx->share_descriptor(fd, shared);
+  l.device_fds[slot] = fd + 1;
+  c.fd_slot = int32_t(slot);
+  c.fd = fd;
+  c.file = uint32_t(id);
+}
+
+int32_t GpuWasiCalls::device_file(gpu::DeviceFiles& files, wasi::Context& cx, uint32_t fd, int host, int* shared) {
+  struct stat st {};
+  if (::fstat(host, &st) != 0) return -1;
+  std::lock_guard<std::mutex> lock(files_mu_);
+  SharedFile& f = files_[{uint64_t(st.st_dev), uint64_t(st.st_ino)}];
+  if (!f.tried) {
+    // First sight of the file: its bytes, then its metadata (after the
+    // read, as a CPU run's fd_filestat_get would see it), once.
+    f.tried = true;
+    std::vector<uint8_t> bytes;
+    gpu::DeviceFile d;
+    if (uint64_t(st.st_size) > kDeviceFileBudget || !read_whole(host, uint64_t(st.st_size), bytes) ||
+        !cx.filestat(fd, d.filestat) || !cx.fdstat(fd, d.fdstat))
+      return -1;
+    d.bytes = bytes.data();
+    d.size = bytes.size();
+    d.max_seek = max_seek_of(host);
+    const int dup = ::fcntl(host, F_DUPFD_CLOEXEC, 0);
+    if (dup < 0) return -1;
+    f.id = files.upload(d);
+    if (f.id < 0) {
+      ::close(dup);
+      return -1;
+    }
+    f.fd = dup;
+  }
+  *shared = f.fd;
+  return f.id;
 }
 
 void GpuWasiCalls::finish() {

@@ -6,11 +6,15 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "batch/batch.h"
 #include "batch/wasi_input.h"
+#include "exec/gpu/device/dev_wasi_ids.h"
 #include "exec/gpu/gpu_backend.h"
 #include "wasi/wasi.h"
 
@@ -21,6 +25,7 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   // `out` receives stdout and stderr blocks (its columns sized for the
   // whole batch); instances [first, first + count) are this range's.
   GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out, uint64_t first, uint64_t count);
+  ~GpuWasiCalls() override;
   // Opens the preopens: "cannot open --dir DIR: reason".
   Status open();
   // The largest wave whose instances may all hold files open at once
@@ -34,19 +39,32 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   // After the batch: exit codes into the result column, proc_exit no
   // longer a trap, and the instances whose output was cut.
   void finish();
+  // Instances whose call found the process out of descriptors (too many
+  // instances of a wave holding files open): they trap (HostError), as
+  // an errno the CPU would not have given must not pass for the program's.
+  uint64_t out_of_descriptors() const { return out_of_fds_.load(); }
 
  private:
   struct Live {
     std::unique_ptr<wasi::Context> cx;
     std::unique_ptr<WasiInput> input;
+    uint32_t device_fds[gpu::kDevFdSlots] = {};  // as the device's slots: fd + 1, 0 free
   };
   Live& live(uint32_t instance);
+  // After a path_open that gave `fd`: the device serves its reads when it
+  // is a read-only file and the instance has a free slot.
+  void give_to_device(Live& l, gpu::HostCall& c, uint32_t fd);
+  // A read-only file's id in the device's table (-1: the host serves
+  // it), loaded once for the batch from `host`, the first instance's
+  // descriptor; *shared: the batch's descriptor of it.
+  int32_t device_file(gpu::DeviceFiles& files, wasi::Context& cx, uint32_t fd, int host, int* shared);
 
   const WasiBatch& w_;
   BatchResult& out_;
   const uint64_t first_, count_;
   std::vector<wasi::Context::CallHandle> handles_;  // by imported function index
   std::vector<uint8_t> file_call_;                  // likewise: 1 gpu.read_file, 2 gpu.write_file
+  std::vector<uint8_t> call_kind_;                  // likewise: 1 path_open, 2 fd_close
   wasi::Context owner_;                             // holds the shared preopens
   std::vector<std::unique_ptr<Live>> live_;         // by instance - first_
   std::vector<uint8_t> exited_, capped_;            // by instance - first_
@@ -56,6 +74,16 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   // and 2 straight into the output blocks, before the instance had a
   // context (which then counts them against its cap).
   std::vector<uint64_t> direct_;
+  // The device's files by (st_dev, st_ino): id (-1: the host's) and the
+  // batch's descriptor every instance's fd of the file shares.
+  struct SharedFile {
+    bool tried = false;
+    int32_t id = -1;
+    int fd = -1;
+  };
+  std::atomic<uint64_t> out_of_fds_{0};
+  std::mutex files_mu_;
+  std::map<std::pair<uint64_t, uint64_t>, SharedFile> files_;
 };
 
 }  // namespace ww::batch

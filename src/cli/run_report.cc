@@ -99,6 +99,9 @@ std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64
          " pass(es) between launches, " + fmt_ms(r.phases.host_calls) + " of the kernel time\n";
   if (r.device_output_bytes)
     s += "device output: " + std::to_string(r.device_output_bytes) + " bytes of stdout/stderr records collected on the GPU\n";
+  if (r.device_files)
+    s += "device files: " + std::to_string(r.device_files) + " read-only file(s), " + std::to_string(r.device_file_bytes) +
+         " bytes, read on the GPU\n";
   if (r.backend == batch::Backend::Gpu && r.device_bytes_per_instance) {
     s += "gpu memory: " + std::to_string(r.device_bytes_per_instance) + " B per instance (linear memory " +
          std::to_string(r.linear_bytes_per_instance) + " B";
@@ -148,7 +151,11 @@ Status write_stats(const std::string& path, const RunCounts& c, const batch::Bat
   phases["host calls"] = r.phases.host_calls;
   j["phases_ms"] = phases;
   if (r.host_calls || r.device_output_bytes)
-    j["host_calls"] = {{"calls", r.host_calls}, {"passes", r.host_passes}, {"device_output_bytes", r.device_output_bytes}};
+    j["host_calls"] = {{"calls", r.host_calls},
+                       {"passes", r.host_passes},
+                       {"device_output_bytes", r.device_output_bytes},
+                       {"device_files", r.device_files},
+                       {"device_file_bytes", r.device_file_bytes}};
   ordered_json segs = ordered_json::array();
   for (const batch::Segment& g : r.segments)
     segs.push_back({{"first", g.first}, {"count", g.count}, {"tier", batch::tier_name(g.tier)}, {"seconds", g.seconds}});

@@ -136,7 +136,20 @@ TrapCode Context::call(CallHandle h, GuestMemory* mem, uint64_t* slots) {
     if (h.has_errno) slots[0] = kNosys;
     return TrapCode::None;
   }
+  opened_.reset();
   return static_cast<const CallInfo*>(h.info)->handler(CallContext{*this, mem}, slots);
+}
+
+int Context::read_only_file(uint32_t fd) const {
+  const Fd* f = fd < fds_.size() ? fds_[fd].get() : nullptr;
+  return f && f->owned && !f->writable && !f->sink && f->filetype == kFiletypeRegularFile ? f->host : -1;
+}
+
+void Context::share_descriptor(uint32_t fd, int host) {
+  Fd& f = *fds_.at(fd);
+  if (f.owned && f.host >= 0) ::close(f.host);
+  f.host = host;
+  f.owned = false;
 }
 
 void Context::stdio_write(uint32_t fd, const uint8_t* p, size_t n) {

@@ -111,6 +111,17 @@ class Context final : public GuestFiles {
   int32_t write_file(GuestMemory* mem, uint32_t path, uint32_t buf, uint32_t len) override;
   // fd_fdstat_get's 24 bytes for `fd`; false when it is not open.
   bool fdstat(uint32_t fd, uint8_t out[24]) const;
+  // fd_filestat_get's 64 bytes for `fd`; false when it is not open or
+  // its file cannot be read.
+  bool filestat(uint32_t fd, uint8_t out[64]) const;
+  // The descriptor the last call() opened (path_open), if any.
+  std::optional<uint32_t> opened() const { return opened_; }
+  // `fd`'s host descriptor when it is a regular file opened beneath a
+  // read-only preopen (nothing in a batch can change it), else -1.
+  int read_only_file(uint32_t fd) const;
+  // `fd` refers to `host` from now on, a descriptor of the same file that
+  // the caller keeps open (a GPU batch's shared copy); its own is closed.
+  void share_descriptor(uint32_t fd, int host);
   // proc_exit's code, once the program has called it.
   std::optional<uint32_t> exit_code() const { return exit_code_; }
   // Whether this input wrote more than its Stdio::cap.
@@ -127,6 +138,7 @@ class Context final : public GuestFiles {
   std::vector<int> input_dirs_;           // per preopen: the input's own writable directory, or -1
   uint32_t instance_ = 0;
   std::optional<uint32_t> exit_code_;
+  std::optional<uint32_t> opened_;
   bool output_capped_ = false;
   // random_get: the OS's bytes, or with a seed (batches) a counter-based
   // generator, so that a batch with --seed is reproducible.

@@ -15,7 +15,6 @@ enum Filetype : uint8_t {
   kFiletypeRegularFile = 4, kFiletypeSocketDgram = 5, kFiletypeSocketStream = 6, kFiletypeSymbolicLink = 7,
 };
 
-enum Whence : uint32_t { kWhenceSet = 0, kWhenceCur = 1, kWhenceEnd = 2 };
 enum Oflags : uint32_t { kOflagCreat = 1, kOflagDirectory = 2, kOflagExcl = 4, kOflagTrunc = 8 };
 enum Fdflags : uint32_t { kFdflagAppend = 1 };
 // Rights: reading, and writing (refused beneath read-only preopens).
@@ -23,7 +22,6 @@ inline constexpr uint64_t kRightFdRead = 1ull << 1;
 inline constexpr uint64_t kRightFdWrite = 1ull << 6;
 inline constexpr uint64_t kRightsAll = (1ull << 29) - 1;
 
-inline constexpr uint32_t kFilestatSize = 64;  // dev, ino, filetype @16, nlink, size, atim, mtim, ctim
 inline constexpr uint32_t kDirentSize = 24;    // next u64, ino u64, namlen u32 @16, type u8 @20
 inline constexpr uint32_t kSubscriptionSize = 48;
 inline constexpr uint32_t kEventSize = 32;
@@ -44,6 +42,7 @@ inline uint32_t errno_from_host(int e) {
     case EISDIR: return kIsdir;
     case ELOOP: return kLoop;
     case EMFILE: return kMfile;
+    case ENFILE: return kNfile;
     case ENAMETOOLONG: return kNametoolong;
     case ENOENT: return kNoent;
     case ENOMEM: return kNomem;

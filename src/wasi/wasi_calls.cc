@@ -32,8 +32,8 @@ namespace {
 uint64_t ns_of(const timespec& t) { return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec); }
 
 // filestat: dev, ino, filetype, nlink, size, atim, mtim, ctim.
-uint32_t put_filestat(const CallContext& c, uint64_t ptr, const struct stat& st) {
-  uint8_t b[kFilestatSize] = {};
+void filestat_bytes(const struct stat& st, uint8_t b[kFilestatSize]) {
+  std::memset(b, 0, kFilestatSize);
   auto u64 = [&](size_t off, uint64_t v) { std::memcpy(b + off, &v, 8); };
   u64(0, st.st_dev);
   u64(8, st.st_ino);
@@ -43,6 +43,11 @@ uint32_t put_filestat(const CallContext& c, uint64_t ptr, const struct stat& st)
   u64(40, ns_of(st.st_atim));
   u64(48, ns_of(st.st_mtim));
   u64(56, ns_of(st.st_ctim));
+}
+
+uint32_t put_filestat(const CallContext& c, uint64_t ptr, const struct stat& st) {
+  uint8_t b[kFilestatSize];
+  filestat_bytes(st, b);
   return c.put(ptr, b, sizeof b) ? kSuccess : kFault;
 }
 
@@ -233,6 +238,14 @@ int32_t Context::write_file(GuestMemory* mem, uint32_t path_ptr, uint32_t buf, u
   ::close(host);
   if (w < 0) return -int32_t(errno_from_host(e));
   return int32_t(std::min<uint64_t>(uint64_t(w), INT32_MAX));
+}
+
+bool Context::filestat(uint32_t fd, uint8_t out[64]) const {
+  const Fd* f = fd < fds_.size() ? fds_[fd].get() : nullptr;
+  struct stat st {};
+  if (!f || ::fstat(f->host, &st) != 0) return false;
+  filestat_bytes(st, out);
+  return true;
 }
 
 bool Context::fdstat(uint32_t fd, uint8_t out[24]) const {

@@ -71,13 +71,12 @@ struct CallContext {
     return n < cx.fds_.size() ? cx.fds_[n].get() : nullptr;
   }
   uint32_t add_fd(std::unique_ptr<Context::Fd> f) const {
-    for (uint32_t k = 0; k < cx.fds_.size(); ++k)
-      if (!cx.fds_[k]) {
-        cx.fds_[k] = std::move(f);
-        return k;
-      }
-    cx.fds_.push_back(std::move(f));
-    return uint32_t(cx.fds_.size() - 1);
+    uint32_t k = 0;
+    while (k < cx.fds_.size() && cx.fds_[k]) ++k;
+    if (k == cx.fds_.size()) cx.fds_.emplace_back();
+    cx.fds_[k] = std::move(f);
+    cx.opened_ = k;
+    return k;
   }
   void close_fd(uint64_t n) const { cx.fds_[n].reset(); }
   void note_capped() const { cx.output_capped_ = true; }

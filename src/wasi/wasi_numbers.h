@@ -1,7 +1,7 @@
 // The part of WASI preview1's numbers that the device serves too
-// (exec/gpu/device/dev_wasi.cuh): errno values, clocks, fd_fdstat_get's
-// size, and random_get's seeded generator, so that the host's calls and
-// the GPU's give the same numbers and the same bytes. Compiles with nvcc
+// (exec/gpu/device/dev_wasi.cuh): errno values, clocks, seek's whence,
+// the sizes of fdstat and filestat, and random_get's seeded generator, so
+// that the host's calls and the GPU's give the same numbers and bytes. Compiles with nvcc
 // and NVRTC: no host headers beyond <stdint.h>.
 #pragma once
 
@@ -13,7 +13,7 @@ namespace ww::wasi {
 
 enum Errno : uint32_t {
   kSuccess = 0, k2Big = 1, kAcces = 2, kAgain = 6, kBadf = 8, kBusy = 10, kExist = 20, kFault = 21,
-  kFbig = 22, kIntr = 27, kInval = 28, kIo = 29, kIsdir = 31, kLoop = 32, kMfile = 33, kNametoolong = 37,
+  kFbig = 22, kIntr = 27, kInval = 28, kIo = 29, kIsdir = 31, kLoop = 32, kMfile = 33, kNametoolong = 37, kNfile = 41,
   kNoent = 44, kNomem = 48, kNospc = 51, kNosys = 52, kNotdir = 54, kNotempty = 55, kNotsup = 58,
   kNotty = 59, kOverflow = 61, kPerm = 63, kPipe = 64, kRange = 68, kRofs = 69, kSpipe = 70,
   kXdev = 75, kNotcapable = 76,
@@ -22,7 +22,10 @@ enum Errno : uint32_t {
 enum Clock : uint32_t { kClockRealtime = 0, kClockMonotonic = 1, kClockProcessCputime = 2, kClockThreadCputime = 3 };
 inline constexpr uint32_t kClockCount = 4;
 
-inline constexpr uint32_t kFdstatSize = 24;  // filetype u8, flags u16 @2, rights u64 @8, @16
+enum Whence : uint32_t { kWhenceSet = 0, kWhenceCur = 1, kWhenceEnd = 2 };
+
+inline constexpr uint32_t kFdstatSize = 24;    // filetype u8, flags u16 @2, rights u64 @8, @16
+inline constexpr uint32_t kFilestatSize = 64;  // dev, ino, filetype @16, nlink, size, atim, mtim, ctim
 
 // random_get with a seed (batches): word `counter` (1, 2, ...) of
 // SplitMix64 over seed; the bytes are its little-endian bytes, 8 a word.

@@ -77,6 +77,7 @@ run_case() {
 run_case args /dev/null --env GREETING=hello --env EMPTY= -- args_env one "two words" "" -3
 run_case stdio lines.txt -- stdio
 run_case files /dev/null --dir data::data -- files
+run_case fileio /dev/null --dir data::data -- fileio 3
 run_case exit0 /dev/null -- exit_code 0
 run_case exit42 /dev/null -- exit_code 42
 run_case bigprint /dev/null -- bigprint
@@ -113,6 +114,7 @@ rm -f "$work"/*.codes
 batch_case batch_args 40 args_env @index "arg @index"
 batch_case batch_exit 30 exit_code @index
 batch_case batch_files 20 files
+batch_case batch_fileio 24 fileio @index
 
 # Writable directories: what the program prints and the tree it leaves
 # must be node's (its preopens are writable); in a batch, instance i

@@ -41,6 +41,7 @@ single() {  # TAG STDIN -- OPTIONS -- MODULE ARGS...
 single args /dev/null --env GREETING=hello --env EMPTY= -- args_env one "two words" "" -3
 single stdio "$work/fx/lines.txt" --stdin "$work/fx/lines.txt" -- stdio
 single files /dev/null --dir data::data -- files
+single fileio /dev/null --dir data::data -- fileio 3
 single exit0 /dev/null -- exit_code 0
 single exit42 /dev/null -- exit_code 42
 single bigprint /dev/null -- bigprint
@@ -64,6 +65,23 @@ batch() {  # TAG N PROGRAM ARGS...
 batch batch_args 40 args_env @index "arg @index"
 batch batch_exit 30 exit_code @index
 batch batch_files 20 files
+batch batch_fileio 24 fileio @index
+
+# Reads the device served (read-only files it holds) against the CPU
+# backend's, errno for errno ("raw" shows the two node answers
+# differently), and the device really held the files.
+if [[ -f $work/bin/fileio.wasm ]] && wanted fileio_raw; then
+  "$ww" run --backend gpu "${tier[@]}" -q -n 24 --dir data::data --stats "$work/fileio.json" "$work/bin/fileio.wasm" \
+    @index raw </dev/null >"$work/fileio.gpu.raw" 2>&1
+  "$ww" run --backend cpu -q -n 24 --dir data::data "$work/bin/fileio.wasm" @index raw </dev/null >"$work/fileio.cpu.raw" 2>&1
+  held=$(grep -oE '"device_files": *[0-9]+' "$work/fileio.json" | grep -oE '[0-9]+$')
+  if [[ ${held:-0} == 2 ]] && cmp -s "$work/fileio.cpu.raw" "$work/fileio.gpu.raw"; then
+    ok=$((ok + 1))
+  else
+    fail "fileio raw: device held ${held:-0} files (want 2), outputs $(cmp -s "$work/fileio.cpu.raw" "$work/fileio.gpu.raw" && echo equal || echo differ)"
+    diff "$work/fileio.cpu.raw" "$work/fileio.gpu.raw" | head -5
+  fi
+fi
 
 # Writable directories (--dir-rw): instance i writes beneath w/gpu/i only,
 # and leaves node's tree.
@@ -105,8 +123,15 @@ fi
 
 if [[ -f $work/bin/sqlite.wasm && -f $work/sqlite.node.cat ]] && wanted sqlite; then
   q="select id, name, v * 3, length(name) from t where id % 97 = @index order by v desc limit 5"
-  "$ww" run --backend gpu "${tier[@]}" -q -n 25 --dir db::db "$work/bin/sqlite.wasm" db/t.db "$q" </dev/null >"$work/sqlite.gpu.cat" 2>&1
-  if cmp -s "$work/sqlite.node.cat" "$work/sqlite.gpu.cat"; then ok=$((ok + 1)); else fail "sqlite batch"; diff "$work/sqlite.node.cat" "$work/sqlite.gpu.cat" | head -5; fi
+  "$ww" run --backend gpu "${tier[@]}" -q -n 25 --dir db::db --stats "$work/sqlite.json" "$work/bin/sqlite.wasm" db/t.db "$q" \
+    </dev/null >"$work/sqlite.gpu.cat" 2>&1
+  held=$(grep -oE '"device_files": *[0-9]+' "$work/sqlite.json" | grep -oE '[0-9]+$')
+  if cmp -s "$work/sqlite.node.cat" "$work/sqlite.gpu.cat" && [[ ${held:-0} == 1 ]]; then
+    ok=$((ok + 1))
+  else
+    fail "sqlite batch (the device held ${held:-0} files, want the database)"
+    diff "$work/sqlite.node.cat" "$work/sqlite.gpu.cat" | head -5
+  fi
 fi
 echo "$ok passed, $bad failed"
 [[ $bad == 0 ]]

@@ -64,6 +64,25 @@ struct MemOut {
   uint8_t* data = nullptr;
 };
 
+// A read-only file whose reads the device serves (dev_wasi_files.cuh).
+struct DeviceFile {
+  const uint8_t* bytes = nullptr;
+  uint64_t size = 0;
+  uint64_t max_seek = 0;  // the largest offset lseek allows on its file system
+  uint8_t filestat[64] = {};  // fd_filestat_get's bytes
+  uint8_t fdstat[24] = {};    // fd_fdstat_get's
+};
+
+// The device's file table, filled as the host's calls open files.
+class DeviceFiles {
+ public:
+  virtual ~DeviceFiles() = default;
+  // Copies `f` to the device once for the batch: its id, or -1 when the
+  // device has no room left (the host keeps serving that file). Safe to
+  // call from the host's workers.
+  virtual int32_t upload(const DeviceFile& f) = 0;
+};
+
 // A call of an import the host serves (BatchRequest::host_calls): the
 // instance left its kernel at the call and resumes there once served.
 struct HostCall {
@@ -72,6 +91,12 @@ struct HostCall {
   uint64_t* io = nullptr;  // arguments in, results out
   GuestMemory* memory = nullptr;  // the instance's memory 0, or null
   TrapCode trap = TrapCode::None;  // set to end the instance with this trap
+  // When the device may hold files (DeviceWasi::file_budget): the table,
+  // and what the call gave the device, descriptor `fd` of file `file` in
+  // the instance's slot `fd_slot` (< kDevFdSlots; -1: nothing).
+  DeviceFiles* files = nullptr;
+  int32_t fd_slot = -1;
+  uint32_t fd = 0, file = 0;
 };
 
 // The WASI calls a server lets the device serve itself (dev_wasi.cuh),
@@ -94,6 +119,11 @@ struct DeviceWasi {
   // (valid when stdio_fdstat_known).
   bool stdio_fdstat_known = false;
   uint8_t stdio_fdstat[3][24] = {};
+  // The preopens' guest names (fd_prestat_*), as argv.
+  std::vector<uint8_t> preopen_names;
+  std::vector<uint32_t> preopen_off{0};
+  // Device memory the server's files may take (0: the device holds none).
+  uint64_t file_budget = 0;
 };
 
 class HostCallServer {
@@ -251,6 +281,8 @@ struct BatchResult {
   // WASI output collected on the device: bytes, and the times the host
   // took them (between launches).
   uint64_t device_output_bytes = 0, device_log_drains = 0;
+  // Read-only files the device held for the batch, and their bytes.
+  uint64_t device_files = 0, device_file_bytes = 0;
 };
 
 // ---------------------------------------------------------------- NVRTC

@@ -120,12 +120,25 @@ class FetchedMemory final : public GuestMemory {
   std::deque<std::vector<uint8_t>> scratch_;
 };
 
+// Descriptor k of the list (instance in the wave, slot, fd, file: four
+// words each) into its instance's slot, at offset 0.
+__global__ void install_fds_kernel(DevWasi d, uint32_t n, const uint32_t* fds, uint32_t count) {
+  const uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const uint64_t at = uint64_t(fds[4 * k + 1]) * n + fds[4 * k];
+  d.fd_of[at] = fds[4 * k + 2] + 1;
+  d.file_of[at] = fds[4 * k + 3];
+  d.fd_pos[at] = 0;
+}
+
 }  // namespace
 
 HostCallPass::~HostCallPass() {
   cudaFree(d_req_);
   cudaFree(d_granules_);
   cudaFree(d_patches_);
+  cudaFree(d_installs_);
+  for (uint8_t* b : file_buffers_) cudaFree(b);
 }
 
 template <class T>
@@ -138,9 +151,10 @@ Status HostCallPass::ensure(T*& p, uint64_t& cap, uint64_t count) {
   return Status::Ok();
 }
 
-uint64_t HostCallPass::bytes_per_instance(uint32_t width, uint64_t leave_words) {
+uint64_t HostCallPass::bytes_per_instance(uint32_t width, uint64_t leave_words, bool device_fds) {
   const uint64_t record = 3 * 4 + uint64_t(width) * 8 + 1 + 8 + 4;
-  return 2 * record + 4 + 1 + 5 * 4 + 8 + 8 + 2 * leave_words * 8;
+  const uint64_t fds = device_fds ? kDevFdSlots * (4 + 4 + 8) : 0;
+  return 2 * record + 4 + 1 + 5 * 4 + 8 + 8 + 2 * leave_words * 8 + 1 + fds;
 }
 
 // Below this, a half of the frame pool is not worth sizing to the wave.
@@ -178,6 +192,72 @@ Status HostCallPass::alloc_wasi(DeviceArena& arena, const DeviceWasi& dw, DevWas
   }
   d.stdio_fdstat_known = dw.stdio_fdstat_known;
   std::memcpy(d.stdio_fdstat, dw.stdio_fdstat, sizeof d.stdio_fdstat);
+  d.npreopens = uint32_t(dw.preopen_off.size() - 1);
+  WW_TRY(arena.upload(&d.preopen_names, dw.preopen_names.empty() ? std::vector<uint8_t>{0} : dw.preopen_names));
+  WW_TRY(arena.upload(&d.preopen_off, dw.preopen_off));
+  WW_TRY(arena.alloc(&d.preopen_host, wave));
+  if (dw.file_budget) WW_TRY(alloc_files(arena, dw, d, wave));
+  return Status::Ok();
+}
+
+Status HostCallPass::alloc_files(DeviceArena& arena, const DeviceWasi& dw, DevWasi& d, uint32_t wave) {
+  files_budget_ = dw.file_budget;
+  uint8_t** data = nullptr;
+  uint64_t *size = nullptr, *max_seek = nullptr;
+  uint8_t* meta = nullptr;
+  WW_TRY(arena.alloc(&data, kMaxDeviceFiles));
+  WW_TRY(arena.alloc(&size, kMaxDeviceFiles));
+  WW_TRY(arena.alloc(&max_seek, kMaxDeviceFiles));
+  WW_TRY(arena.alloc(&meta, uint64_t(kMaxDeviceFiles) * kDevFileMetaBytes));
+  d.file_data = data;
+  d.file_size = size;
+  d.file_max_seek = max_seek;
+  d.file_meta = meta;
+  WW_TRY(arena.alloc(&d.fd_of, uint64_t(wave) * kDevFdSlots));
+  WW_TRY(arena.alloc(&d.file_of, uint64_t(wave) * kDevFdSlots));
+  WW_TRY(arena.alloc(&d.fd_pos, uint64_t(wave) * kDevFdSlots));
+  files_ = d;
+  return Status::Ok();
+}
+
+int32_t HostCallPass::upload(const DeviceFile& f) {
+  std::lock_guard<std::mutex> lock(files_mu_);
+  if (files_count_ >= kMaxDeviceFiles || files_bytes_ + f.size > files_budget_) return -1;
+  uint8_t* buf = nullptr;
+  if (cudaMalloc(&buf, std::max<uint64_t>(f.size, 1)) != cudaSuccess) {
+    (void)cudaGetLastError();  // out of memory: the host serves the file
+    return -1;
+  }
+  const uint32_t id = files_count_;
+  uint8_t meta[kDevFileMetaBytes];
+  std::memcpy(meta, f.filestat, sizeof f.filestat);
+  std::memcpy(meta + sizeof f.filestat, f.fdstat, sizeof f.fdstat);
+  static_assert(sizeof f.filestat + sizeof f.fdstat == kDevFileMetaBytes);
+  const bool ok =
+      cudaMemcpy(buf, f.bytes, f.size, cudaMemcpyHostToDevice) == cudaSuccess &&
+      cudaMemcpy(const_cast<uint8_t**>(files_.file_data) + id, &buf, sizeof buf, cudaMemcpyHostToDevice) == cudaSuccess &&
+      cudaMemcpy(const_cast<uint64_t*>(files_.file_size) + id, &f.size, 8, cudaMemcpyHostToDevice) == cudaSuccess &&
+      cudaMemcpy(const_cast<uint64_t*>(files_.file_max_seek) + id, &f.max_seek, 8, cudaMemcpyHostToDevice) == cudaSuccess &&
+      cudaMemcpy(const_cast<uint8_t*>(files_.file_meta) + uint64_t(id) * kDevFileMetaBytes, meta, sizeof meta,
+                 cudaMemcpyHostToDevice) == cudaSuccess;
+  if (!ok) {
+    (void)cudaGetLastError();
+    cudaFree(buf);
+    return -1;
+  }
+  file_buffers_.push_back(buf);
+  files_bytes_ += f.size;
+  ++files_count_;
+  return int32_t(id);
+}
+
+Status HostCallPass::install_fds(const DevWave& w, const DevIntrinsics& in, const std::vector<uint32_t>& fds) {
+  const uint32_t count = uint32_t(fds.size() / 4);
+  if (count == 0) return Status::Ok();
+  WW_TRY(ensure(d_installs_, installs_cap_, fds.size()));
+  WW_CUDA(cudaMemcpy(d_installs_, fds.data(), fds.size() * 4, cudaMemcpyHostToDevice));
+  install_fds_kernel<<<(count + 255) / 256, 256>>>(in.wasi, w.n, d_installs_, count);
+  WW_CUDA(cudaGetLastError());
   return Status::Ok();
 }
 
@@ -188,6 +268,8 @@ Status HostCallPass::begin_wave(const DevWave& w, const DevIntrinsics& in) {
   WW_CUDA(cudaMemset(d.stdio_host, 0, w.n));
   WW_CUDA(cudaMemset(d.rand_count, 0, uint64_t(w.n) * sizeof(uint64_t)));
   WW_CUDA(cudaMemset(d.exit_code, 0, uint64_t(w.n) * sizeof(uint64_t)));
+  WW_CUDA(cudaMemset(d.preopen_host, 0, w.n));
+  if (d.fd_of) WW_CUDA(cudaMemset(d.fd_of, 0, uint64_t(w.n) * kDevFdSlots * sizeof(uint32_t)));
   return Status::Ok();
 }
 
@@ -307,6 +389,8 @@ Status HostCallPass::serve(DevWave& w, const DevIntrinsics& in, uint32_t first, 
   // fetched run again once they are (each round one fetch for them all).
   std::vector<uint32_t> pending(n);
   for (uint32_t r = 0; r < n; ++r) pending[r] = r;
+  // Per record: the descriptor its call gave the device (slot, fd, file).
+  std::vector<uint32_t> gave(files_budget_ ? uint64_t(n) * 3 : 0, ~0u);
   auto serve_one = [&](size_t k) {
     const uint32_t r = pending[k];
     FetchedMemory& m = mems[r];
@@ -317,8 +401,14 @@ Status HostCallPass::serve(DevWave& w, const DevIntrinsics& in, uint32_t first, 
     c.func = rec[3 * r + 1];
     c.io = io.data() + uint64_t(r) * width;
     c.memory = m.size() ? &m : nullptr;
+    c.files = files_budget_ ? this : nullptr;
     server_.serve(c);
     traps[r] = uint8_t(c.trap);
+    if (c.fd_slot >= 0) {
+      gave[3 * r] = uint32_t(c.fd_slot);
+      gave[3 * r + 1] = c.fd;
+      gave[3 * r + 2] = c.file;
+    }
   };
   while (!pending.empty()) {
     if (server_.parallel()) run_on_host_workers(pending.size(), serve_one);
@@ -344,6 +434,11 @@ Status HostCallPass::serve(DevWave& w, const DevIntrinsics& in, uint32_t first, 
     pending = std::move(again);
   }
 
+  std::vector<uint32_t> fds;
+  for (uint32_t r = 0; r < uint32_t(gave.size() / 3); ++r)
+    if (gave[3 * r] != ~0u) fds.insert(fds.end(), {rec[3 * r], gave[3 * r], gave[3 * r + 1], gave[3 * r + 2]});
+  WW_TRY(install_fds(w, in, fds));
+
   std::vector<uint64_t> off(n);
   std::vector<uint32_t> len(n);
   uint64_t total = 0;
@@ -366,6 +461,8 @@ Status HostCallPass::serve(DevWave& w, const DevIntrinsics& in, uint32_t first, 
   w.hc.out_base = base == 0 ? wave_ : 0;
   out.host_calls += n;
   ++out.host_passes;
+  out.device_files = files_count_;
+  out.device_file_bytes = files_bytes_;
   out.host_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return Status::Ok();
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "common/result.h"
@@ -16,16 +17,17 @@
 
 namespace ww::gpu {
 
-class HostCallPass {
+class HostCallPass final : public DeviceFiles {
  public:
   HostCallPass(HostCallServer& server, DevLayout layout) : server_(server), layout_(layout) {}
-  ~HostCallPass();
+  ~HostCallPass() override;
   HostCallPass(const HostCallPass&) = delete;
   HostCallPass& operator=(const HostCallPass&) = delete;
 
-  // Device bytes per instance of a wave: records, resume state and room
-  // for `leave_words` words of compiled code's saved frames.
-  static uint64_t bytes_per_instance(uint32_t width, uint64_t leave_words);
+  // Device bytes per instance of a wave: records, resume state, room for
+  // `leave_words` words of compiled code's saved frames, and the slots of
+  // the descriptors whose reads the device serves (`device_fds`).
+  static uint64_t bytes_per_instance(uint32_t width, uint64_t leave_words, bool device_fds);
   // The records and resume state for waves of up to `wave` instances, and
   // the device's WASI state (`in.wasi`) when the server lets it serve
   // WASI calls.
@@ -43,6 +45,7 @@ class HostCallPass {
   Status drain_log(const DevIntrinsics& in, uint32_t first, BatchResult& out);
   // After a wave's last launch: its proc_exit codes to the server.
   Status end_wave(const DevWave& w, const DevIntrinsics& in, uint32_t first);
+  int32_t upload(const DeviceFile& f) override;
 
  private:
   // Device buffers grown to the largest pass.
@@ -50,6 +53,9 @@ class HostCallPass {
   Status ensure(T*& p, uint64_t& cap, uint64_t count);
   Status fetch(const DevWave& w, const std::vector<uint64_t>& req, std::vector<uint8_t>& bytes);
   Status alloc_wasi(DeviceArena& arena, const DeviceWasi& dw, DevWasi& d, uint32_t wave);
+  Status alloc_files(DeviceArena& arena, const DeviceWasi& dw, DevWasi& d, uint32_t wave);
+  // The descriptors the pass's calls gave the device, into their slots.
+  Status install_fds(const DevWave& w, const DevIntrinsics& in, const std::vector<uint32_t>& fds);
 
   HostCallServer& server_;
   const DevLayout layout_;
@@ -63,6 +69,14 @@ class HostCallPass {
   uint64_t* d_patch_off_ = nullptr;
   uint32_t* d_patch_bytes_ = nullptr;
   std::vector<uint8_t> log_;  // the host's copy of the device's log
+  // The device's files (DevWasi::file_*): `upload` runs on the workers.
+  std::mutex files_mu_;
+  DevWasi files_{};  // the table's pointers
+  uint32_t files_count_ = 0;
+  uint64_t files_bytes_ = 0, files_budget_ = 0;
+  std::vector<uint8_t*> file_buffers_;
+  uint32_t* d_installs_ = nullptr;
+  uint64_t installs_cap_ = 0;
 };
 
 }  // namespace ww::gpu

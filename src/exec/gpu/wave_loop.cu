@@ -923,10 +923,16 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     resolved.layout = choose_layout(mod, req.instances, memory_pages_for(req, img), dev.free_bytes);
     rq = &resolved;
   }
+  // The device's copies of read-only files come out of the reserve.
+  const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr;
+  const uint64_t file_budget = dw ? dw->file_budget : 0;
   const uint64_t host_call_bytes =
-      uses_host_calls(req, img) ? HostCallPass::bytes_per_instance(host_call_width_of(img), launcher.leave_words()) : 0;
-  WW_ASSIGN_OR_RETURN(BatchPlan plan, plan_for(*rq, img, dev.free_bytes, launcher.needs_frames(),
-                                               launcher.reserved_bytes(req.max_call_depth), host_call_bytes));
+      uses_host_calls(req, img)
+          ? HostCallPass::bytes_per_instance(host_call_width_of(img), launcher.leave_words(), file_budget != 0)
+          : 0;
+  WW_ASSIGN_OR_RETURN(BatchPlan plan,
+                      plan_for(*rq, img, dev.free_bytes, launcher.needs_frames(),
+                               launcher.reserved_bytes(req.max_call_depth) + file_budget, host_call_bytes));
   const double plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   if (req.on_plan) req.on_plan(plan, dev.name);
   const FuncType& ftype = mod.func_type(req.func_index);

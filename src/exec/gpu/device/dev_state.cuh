@@ -76,6 +76,24 @@ struct DevWasi {
   uint64_t clock_res[4];
   bool stdio_fdstat_known;
   uint8_t stdio_fdstat[3][24];
+  // Preopens (fds 3 ..): their names one after another; preopen_host[t]
+  // once the instance closed one (the host answers for them from then on).
+  uint32_t npreopens;
+  const uint8_t* preopen_names;
+  const uint32_t* preopen_off;
+  uint8_t* preopen_host;
+  // Read-only files the device holds (null when none may be): file k's
+  // bytes, size, largest seek offset the host's file system allows, and
+  // kDevFileMetaBytes of metadata. An instance's descriptor j of them at
+  // [j * n + t]: fd + 1 (0: free), the file, the offset; the host sets
+  // fd_of/file_of between launches, the device moves fd_pos.
+  const uint8_t* const* file_data;
+  const uint64_t* file_size;
+  const uint64_t* file_max_seek;
+  const uint8_t* file_meta;
+  uint32_t* fd_of;
+  uint32_t* file_of;
+  uint64_t* fd_pos;
 };
 
 // The `gpu` intrinsics' device state.

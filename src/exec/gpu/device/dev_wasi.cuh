@@ -10,27 +10,13 @@
 #include <stdint.h>
 
 #include "exec/gpu/device/dev_state.cuh"
+#include "exec/gpu/device/dev_wasi_files.cuh"
 #include "exec/gpu/device/dev_wasi_ids.h"
 #include "wasi/wasi_numbers.h"
 
 namespace ww::gpu {
 
 namespace wasi_dev {
-
-using wasi::kFault;
-using wasi::kInval;
-using wasi::kSuccess;
-
-template <class MemV>
-__device__ inline bool in(const MemV& mv, uint64_t p, uint64_t n) {
-  return p + n >= p && p + n <= mv.size();
-}
-template <class MemV>
-__device__ inline bool put(const MemV& mv, uint64_t p, uint64_t v, uint32_t bytes) {
-  if (!in(mv, p, bytes)) return false;
-  for (uint32_t k = 0; k < bytes; ++k) mv.m.store8(p + k, uint8_t(v >> (8 * k)));
-  return true;
-}
 
 __device__ inline uint32_t decimal_digits(uint64_t v) {
   uint32_t d = 1;
@@ -202,6 +188,7 @@ __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWa
       return TrapCode::None;
     case DevWasiCall::FdFdstatGet: {
       const uint64_t fd = u32(0), ptr = u32(1);
+      if (fd > 2 && device_file_call(DevWasiCall::FdFdstatGet, w, d, t, mv, io)) return TrapCode::None;
       if (fd > 2 || !d.stdio_fdstat_known || d.stdio_host[t]) {
         *leave = true;
         return TrapCode::None;
@@ -216,11 +203,22 @@ __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWa
     }
     case DevWasiCall::FdClose:
       if (u32(0) <= 2) d.stdio_host[t] = 1;
+      device_fd_closing(w, d, t, u32(0));
       *leave = true;
       return TrapCode::None;
     case DevWasiCall::FdRenumber:
+      // The host's fd_renumber is ENOSYS: the device's descriptors stay.
       if (u32(0) <= 2 || u32(1) <= 2) d.stdio_host[t] = 1;
       *leave = true;
+      return TrapCode::None;
+    case DevWasiCall::FdRead:
+    case DevWasiCall::FdPread:
+    case DevWasiCall::FdSeek:
+    case DevWasiCall::FdTell:
+    case DevWasiCall::FdFilestatGet:
+    case DevWasiCall::FdPrestatGet:
+    case DevWasiCall::FdPrestatDirName:
+      *leave = !device_file_call(static_cast<DevWasiCall>(id), w, d, t, mv, io);
       return TrapCode::None;
     default:
       *leave = true;

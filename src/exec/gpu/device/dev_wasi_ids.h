@@ -20,6 +20,15 @@ enum class DevWasiCall : uint8_t {
   ProcExit,
   SchedYield,
   FdFdstatGet,
+  // Reads of files the device holds (dev_wasi_files.cuh), and the
+  // preopens' names; other descriptors leave for the host.
+  FdRead,
+  FdPread,
+  FdSeek,
+  FdTell,
+  FdFilestatGet,
+  FdPrestatGet,
+  FdPrestatDirName,
   // The host serves these, but they may change what fds 0-2 are: the
   // instance's later writes to them go to the host too.
   FdClose,
@@ -30,5 +39,14 @@ inline constexpr uint8_t kDevWasiFirst = uint8_t(DevWasiCall::ArgsSizesGet);
 // An import only the host serves (dev_host_calls.cuh); without a server
 // calling it traps (HostError).
 inline constexpr uint8_t kDevHostImport = 0xFF;
+
+// Descriptors per instance whose reads the device serves (DevWasi::fd_of),
+// and files per batch it holds: SQLite keeps one database open, and a
+// program that opens more has the rest served by the host.
+inline constexpr uint32_t kDevFdSlots = 4;
+inline constexpr uint32_t kMaxDeviceFiles = 4096;
+// What the device keeps of a file it holds for fd_filestat_get and
+// fd_fdstat_get: WASI's filestat (64 bytes), then fdstat (24).
+inline constexpr uint32_t kDevFileMetaBytes = 88;
 
 }  // namespace ww::gpu
