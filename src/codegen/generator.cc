@@ -65,6 +65,15 @@ class Generator {
   void emit_results(const std::string& value, uint32_t base, uint32_t n);
   void emit_direct_call(uint32_t callee_def, uint32_t base, bool indirect, const char* indent);
   void emit_call_import(uint32_t func, uint32_t base);
+  // `uint64_t io_[...] = {arguments};` for a call out of np arguments at base.
+  std::string io_array(uint32_t np, uint32_t nr, uint32_t base) const;
+  // A call the device serves or leaves for the host: import slot `slot`
+  // (an expression), np arguments and nr results at `base`.
+  void emit_call_leaving(const std::string& slot, uint32_t np, uint32_t nr, uint32_t base);
+  // Whether a table may hold another instance's function (the module
+  // shares a table, or takes funcref values from outside): a
+  // call_indirect may then leave for the host (GPU).
+  bool foreign_refs_possible() const;
   // Leaving for the host from compiled GPU code (see emit_function).
   bool host_import(uint32_t func) const { return gpu_ && func < nimp_ && intrinsic_of(func) < 0; }
   bool indirect_may_suspend(uint32_t type) const;
@@ -91,6 +100,7 @@ class Generator {
   std::vector<bool> compiled_;
   std::vector<bool> global_read_, global_written_;  // by compiled code
   bool uses_memory_ = false;                        // compiled code touches memory 0
+  bool foreign_refs_ = false;                       // foreign_refs_possible()
   std::vector<bool> may_trap_;
   std::vector<bool> recursive_;
   std::vector<uint32_t> entries_;  // defined indices
@@ -145,6 +155,7 @@ Status Generator::analyse() {
   slots_.assign(ndef, {});
   for (uint32_t def = 0; def < ndef; ++def)
     if (compiled_[def]) slots_[def] = named_slots(m_, bc_, def, code_[def]);
+  foreign_refs_ = foreign_refs_possible();
   analyse_suspension();
   // Entry points: the requested functions, the start function, and every
   // compiled function a reference can reach (the store may call those).
@@ -273,27 +284,21 @@ int Generator::intrinsic_of(uint32_t import_func) const {
   return -1;
 }
 
+std::string Generator::io_array(uint32_t np, uint32_t nr, uint32_t base) const {
+  std::string io = "uint64_t io_[" + std::to_string(std::max<uint32_t>(std::max(np, nr), 1)) + "] = {";
+  for (uint32_t k = 0; k < np; ++k) io += (k ? ", r" : "r") + std::to_string(base + k);
+  return io + "};";
+}
+
 void Generator::emit_call_import(uint32_t func, uint32_t base) {
   const uint32_t np = nparams(func), nr = nresults(func);
-  const uint32_t n = std::max<uint32_t>(std::max(np, nr), 1);
-  std::string io = "uint64_t io_[" + std::to_string(n) + "] = {";
-  for (uint32_t k = 0; k < np; ++k) io += (k ? ", r" : "r") + std::to_string(base + k);
-  io += "};";
-  if (gpu_ && !host_import(func)) {
+  if (host_import(func)) return emit_call_leaving(std::to_string(func) + "u", np, nr, base);
+  const std::string io = io_array(np, nr, base);
+  if (gpu_) {
     // The `gpu` intrinsics run inline.
     out_ += " WW_FUEL_TICK();";
     out_ += " " + io + " TRAP_IF(gpu::call_intrinsic(" + std::to_string(intrinsic_of(func)) +
             ", [&](uint32_t k) -> uint64_t& { return io_[k]; }, *I.W, *I.In, I.t));";
-  } else if (gpu_) {
-    // Any other import runs on the device if it can (dev_imports.cuh),
-    // else leaves for the host and resumes here (emit_rewind_prologue).
-    const std::string fu = std::to_string(func) + "u";
-    const std::string own = std::to_string(slots_[cur_def_].size() + 1);
-    out_ += " " + io + "\n    if (WW_UNLIKELY(I.rewinding)) { I.rewinding = false; TRAP_IF(gpu::resume_slots(*I.M, *I.W, I.t, MEMV, io_)); }" +
-            "\n    else { WW_FUEL_TICK(); bool leave_ = false; TRAP_IF(gpu::device_import_slots(*I.M, *I.W, *I.In, I.t, " + fu +
-            ", MEMV, io_, &leave_));\n      if (leave_) { if (!gpu::reserve_frames(*I.W, I.chain + " + own +
-            ", &I.save_pos)) TRAP(CallStackExhausted); gpu::leave_slots(*I.M, *I.W, I.t, " + fu +
-            ", io_); I.leaving = true; resume_id_ = " + std::to_string(cur_resume_) + "; goto leave_save_; } }\n   ";
   } else {
     // The host counts fuel and depth for calls that leave compiled code.
     out_ += " " + io + " TRAP_IF(TrapCode(I.api->call_import(&I, " + std::to_string(func) +
@@ -301,6 +306,33 @@ void Generator::emit_call_import(uint32_t func, uint32_t base) {
     if (memory_locals()) out_ += " MEM_REFRESH();";
   }
   for (uint32_t k = 0; k < nr; ++k) out_ += " r" + std::to_string(base + k) + " = io_[" + std::to_string(k) + "];";
+}
+
+void Generator::emit_call_leaving(const std::string& slot, uint32_t np, uint32_t nr, uint32_t base) {
+  // Runs on the device if it can (dev_imports.cuh), else leaves for the
+  // host and resumes here (emit_rewind_prologue).
+  const std::string io = io_array(np, nr, base);
+  const std::string own = std::to_string(slots_[cur_def_].size() + 1);
+  out_ += " " + io + "\n    if (WW_UNLIKELY(I.rewinding)) { I.rewinding = false; TRAP_IF(gpu::resume_slots(*I.M, *I.W, I.t, MEMV, io_)); }" +
+          "\n    else { WW_FUEL_TICK(); bool leave_ = false; TRAP_IF(gpu::device_import_slots(*I.M, *I.W, *I.In, I.t, " + slot +
+          ", MEMV, io_, &leave_));\n      if (leave_) { if (!gpu::reserve_frames(*I.W, I.chain + " + own +
+          ", &I.save_pos)) TRAP(CallStackExhausted); gpu::leave_slots(*I.M, *I.W, I.t, " + slot +
+          ", io_); I.leaving = true; resume_id_ = " + std::to_string(cur_resume_) + "; goto leave_save_; } }\n   ";
+  for (uint32_t k = 0; k < nr; ++k) out_ += " r" + std::to_string(base + k) + " = io_[" + std::to_string(k) + "];";
+}
+
+bool Generator::foreign_refs_possible() const {
+  if (!gpu_) return false;
+  for (const Import& im : m_.imports) {
+    if (im.kind == ExternKind::Table) return true;
+    if (im.kind == ExternKind::Global && im.global.type == ValType::FuncRef) return true;
+    if (im.kind == ExternKind::Func)
+      for (ValType r : m_.types[im.func_type].results)
+        if (r == ValType::FuncRef) return true;
+  }
+  for (const Export& ex : m_.exports)
+    if (ex.kind == ExternKind::Table) return true;
+  return false;
 }
 
 void Generator::emit_call_indirect(const DecodedOp& o, uint32_t caller_def) {
@@ -327,7 +359,15 @@ void Generator::emit_call_indirect(const DecodedOp& o, uint32_t caller_def) {
       emit_call_import(f, base);
       out_ += " break; }\n";
     }
-    // Another instance's function is not this module's to call on the GPU.
+    if (foreign_refs_) {
+      // Past the index space: another instance's function, which the host
+      // calls (import slot num_imported_funcs + k).
+      out_ += "    default: { if (uint32_t(ref_ - 1) < I.M->num_funcs) TRAP(HostError); const uint32_t slot_ = uint32_t(ref_ - 1) - I.M->num_funcs + " +
+              std::to_string(nimp_) + "u;";
+      emit_call_leaving("slot_", np, nr, base);
+      out_ += " break; }\n  }\n";
+      return;
+    }
     out_ += "    default: TRAP(HostError);\n  }\n";
     return;
   }
@@ -500,6 +540,7 @@ void Generator::emit_save_frame(uint32_t def) {
 }
 
 bool Generator::indirect_may_suspend(uint32_t type) const {
+  if (foreign_refs_) return true;
   for (uint32_t f = 0; f < nimp_; ++f)
     if (host_import(f) && same_type(type, f)) return true;
   for (uint32_t def = 0; def < compiled_.size(); ++def)

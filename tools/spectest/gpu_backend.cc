@@ -5,14 +5,15 @@
 // instance's current state; instance 0's final state is written back, so
 // later commands (and `get`) see the GPU's effects.
 //
-// Calls of imports leave the GPU instance and run in the CPU store
+// Calls of imports, and calls through a table of another instance's
+// function, leave the GPU instance and run in the CPU store
 // (gpu::HostCallServer), the instance resuming at the call site. What
 // cannot run on the GPU runs on the CPU, marked so that the runner counts
-// it apart: exports that are another instance's or a host's function, and
-// calls that end in HostError on the GPU (a call through a table of
-// another instance's function). For the latter the instance's state is
-// restored to what it was before the GPU run, so the CPU re-run starts
-// from the same state the script expects.
+// it apart: exports that are another instance's or a host's function (no
+// code of this instance to run), and any call that still ends in HostError
+// on the GPU. For the latter the instance's state is restored to what it
+// was before the GPU run, so the CPU re-run starts from the same state the
+// script expects.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -125,7 +126,8 @@ class StoreCalls final : public gpu::HostCallServer {
   StoreCalls(Store& store, uint32_t instance) : store_(store), instance_(instance) {}
   bool parallel() const override { return false; }
   void serve(gpu::HostCall& c) override {
-    const uint32_t addr = store_.impl().instances[instance_].funcs[c.func];
+    const uint32_t addr =
+        c.foreign_func >= 0 ? uint32_t(c.foreign_func) : store_.impl().instances[instance_].funcs[c.func];
     c.trap = store_.invoke_slots(addr, c.io);
   }
 

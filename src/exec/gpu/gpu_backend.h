@@ -87,7 +87,10 @@ class DeviceFiles {
 // instance left its kernel at the call and resumes there once served.
 struct HostCall {
   uint32_t instance = 0;  // in the batch
-  uint32_t func = 0;      // the import's function index
+  uint32_t func = 0;      // the import's function index (past them: foreign_func's)
+  // A call through a table of another instance's function: its store
+  // address (its type matched the call's on the device); else -1.
+  int64_t foreign_func = -1;
   uint64_t* io = nullptr;  // arguments in, results out
   GuestMemory* memory = nullptr;  // the instance's memory 0, or null
   TrapCode trap = TrapCode::None;  // set to end the instance with this trap

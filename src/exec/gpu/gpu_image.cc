@@ -23,20 +23,31 @@ uint32_t GpuImage::total_table_cap() const {
   return n;
 }
 
-uint64_t to_gpu_ref(const StoreImpl& store, const InstanceRec& inst, ValType t, uint64_t v) {
+uint64_t to_gpu_ref(const StoreImpl& store, const InstanceRec& inst, GpuImage& img, ValType t, uint64_t v) {
   if (v == 0) return 0;
-  if (t == ValType::FuncRef) {
-    uint32_t addr = uint32_t(v - 1);
-    for (size_t i = 0; i < inst.funcs.size(); ++i)
-      if (inst.funcs[i] == addr) return uint64_t(i) + 1;
-  }
-  return kForeignRef | v;
+  if (t != ValType::FuncRef) return kForeignRef | v;
+  const uint32_t addr = uint32_t(v - 1);
+  for (size_t i = 0; i < inst.funcs.size(); ++i)
+    if (inst.funcs[i] == addr) return uint64_t(i) + 1;
+  for (size_t k = 0; k < img.foreign_funcs.size(); ++k)
+    if (img.foreign_funcs[k] == addr) return uint64_t(img.num_funcs) + k + 1;
+  // Another instance's function: called like an import the host serves.
+  const FuncInst& f = store.funcs[addr];
+  img.foreign_funcs.push_back(addr);
+  img.func_canon.push_back(f.type_id);
+  img.import_intrinsic.push_back(kDevHostImport);
+  const FuncType& type = store.types[f.type_id];
+  img.import_nparams.push_back(uint32_t(type.params.size()));
+  img.import_nresults.push_back(uint32_t(type.results.size()));
+  return uint64_t(img.num_funcs) + img.foreign_funcs.size();
 }
 
-uint64_t from_gpu_ref(const StoreImpl& store, const InstanceRec& inst, ValType t, uint64_t v) {
+uint64_t from_gpu_ref(const InstanceRec& inst, const GpuImage& img, ValType t, uint64_t v) {
   if (v == 0) return 0;
   if (v & kForeignRef) return v & ~kForeignRef;
-  if (t == ValType::FuncRef && v - 1 < inst.funcs.size()) return uint64_t(inst.funcs[v - 1]) + 1;
+  if (t != ValType::FuncRef) return v;
+  if (v - 1 < inst.funcs.size()) return uint64_t(inst.funcs[v - 1]) + 1;
+  if (v - 1 - img.num_funcs < img.foreign_funcs.size()) return uint64_t(img.foreign_funcs[v - 1 - img.num_funcs]) + 1;
   return v;
 }
 
@@ -52,6 +63,7 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
   img.br_tables = bc.br_tables;
   img.funcs = bc.funcs;
   img.num_imported_funcs = m.num_imported_funcs;
+  img.num_funcs = uint32_t(inst.funcs.size());
 
   // Canonical type ids: the store's, so that structurally equal types of
   // different indices match in call_indirect exactly as on the CPU.
@@ -78,7 +90,7 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
     img.elem_offset.push_back(uint32_t(img.elem_refs.size()));
     img.elem_size.push_back(uint32_t(refs.size()));
     ValType t = m.elems[i].type;
-    for (uint64_t r : refs) img.elem_refs.push_back(to_gpu_ref(store, inst, t, r));
+    for (uint64_t r : refs) img.elem_refs.push_back(to_gpu_ref(store, inst, img, t, r));
     img.elem_dropped.push_back(refs.empty() ? 1 : 0);
   }
 
@@ -103,7 +115,7 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
   for (size_t g = 0; g < inst.globals.size(); ++g) {
     const GlobalInst& gi = store.globals[inst.globals[g]];
     img.global_types.push_back(gi.type.type);
-    img.globals.push_back(is_ref(gi.type.type) ? to_gpu_ref(store, inst, gi.type.type, gi.bits)
+    img.globals.push_back(is_ref(gi.type.type) ? to_gpu_ref(store, inst, img, gi.type.type, gi.bits)
                                                : gi.bits);
   }
 
@@ -120,7 +132,7 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
     img.table_cap.push_back(cap);
     img.table_offset.push_back(uint32_t(img.table_elems.size()));
     for (uint32_t i = 0; i < cap; ++i)
-      img.table_elems.push_back(i < size ? to_gpu_ref(store, inst, ti.type.elem, ti.elems[i]) : 0);
+      img.table_elems.push_back(i < size ? to_gpu_ref(store, inst, img, ti.type.elem, ti.elems[i]) : 0);
   }
   return img;
 }
@@ -134,14 +146,14 @@ void write_back(StoreImpl& store, uint32_t instance, const GpuImage& img, const 
   }
   for (size_t g = 0; g < inst.globals.size() && g < st.globals.size(); ++g) {
     GlobalInst& gi = store.globals[inst.globals[g]];
-    gi.bits = is_ref(gi.type.type) ? from_gpu_ref(store, inst, gi.type.type, st.globals[g])
+    gi.bits = is_ref(gi.type.type) ? from_gpu_ref(inst, img, gi.type.type, st.globals[g])
                                    : st.globals[g];
   }
   for (size_t t = 0; t < inst.tables.size() && t < st.table_size.size(); ++t) {
     TableInst& ti = store.tables[inst.tables[t]];
     ti.elems.resize(st.table_size[t]);
     for (uint32_t i = 0; i < st.table_size[t]; ++i)
-      ti.elems[i] = from_gpu_ref(store, inst, ti.type.elem, st.table_elems[img.table_offset[t] + i]);
+      ti.elems[i] = from_gpu_ref(inst, img, ti.type.elem, st.table_elems[img.table_offset[t] + i]);
   }
   for (size_t i = 0; i < inst.data_dropped.size() && i < st.data_dropped.size(); ++i)
     inst.data_dropped[i] = st.data_dropped[i];

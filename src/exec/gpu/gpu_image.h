@@ -16,9 +16,11 @@
 namespace ww::gpu {
 
 // References inside the GPU image: 0 is null; a function of this instance's
-// index space is (function index + 1); anything else (a function of another
-// instance, an externref) keeps its store value with kForeignRef set, and
-// calling it traps.
+// index space is (function index + 1); another instance's function that a
+// table or global holds is (num_funcs + k + 1), foreign_funcs[k], which the
+// device calls as an import the host serves (import slot
+// num_imported_funcs + k); an externref keeps its store value with
+// kForeignRef set.
 inline constexpr uint64_t kForeignRef = uint64_t{1} << 63;
 
 struct GpuImage {
@@ -28,10 +30,14 @@ struct GpuImage {
   std::vector<uint32_t> br_tables;
   std::vector<FunctionCode> funcs;  // defined functions
   uint32_t num_imported_funcs = 0;
-  std::vector<uint32_t> func_canon;  // per function of the index space: canonical type id
+  uint32_t num_funcs = 0;  // the module's function index space
+  // Per function of the index space, then per foreign function: canonical type id.
+  std::vector<uint32_t> func_canon;
   std::vector<uint32_t> type_canon;  // per type index
-  std::vector<uint8_t> import_intrinsic;  // per imported function: Intrinsic or kDevHostImport
-  std::vector<uint32_t> import_nparams, import_nresults;  // per imported function
+  // Per imported function, then per foreign function (the host's).
+  std::vector<uint8_t> import_intrinsic;  // Intrinsic, DevWasiCall or kDevHostImport
+  std::vector<uint32_t> import_nparams, import_nresults;
+  std::vector<uint32_t> foreign_funcs;  // store addresses of other instances' functions
 
   // Segments.
   std::vector<uint8_t> data_bytes;
@@ -76,9 +82,10 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
                              const std::vector<uint8_t>& import_intrinsics,
                              uint32_t max_table_size = 0);
 
-// Converts between store references and GPU references of `instance`.
-uint64_t to_gpu_ref(const StoreImpl& store, const InstanceRec& inst, ValType t, uint64_t v);
-uint64_t from_gpu_ref(const StoreImpl& store, const InstanceRec& inst, ValType t, uint64_t v);
+// Converts between store references and GPU references of `instance`;
+// to_gpu_ref gives another instance's function its place in img.
+uint64_t to_gpu_ref(const StoreImpl& store, const InstanceRec& inst, GpuImage& img, ValType t, uint64_t v);
+uint64_t from_gpu_ref(const InstanceRec& inst, const GpuImage& img, ValType t, uint64_t v);
 
 // Writes one instance's final state back into the store: memory (pages and
 // bytes), globals, tables, dropped segments.

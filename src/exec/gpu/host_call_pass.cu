@@ -399,6 +399,7 @@ Status HostCallPass::serve(DevWave& w, const DevIntrinsics& in, uint32_t first, 
     HostCall c;
     c.instance = first + rec[3 * r];
     c.func = rec[3 * r + 1];
+    if (c.func >= img_.num_imported_funcs) c.foreign_func = int64_t(img_.foreign_funcs[c.func - img_.num_imported_funcs]);
     c.io = io.data() + uint64_t(r) * width;
     c.memory = m.size() ? &m : nullptr;
     c.files = files_budget_ ? this : nullptr;

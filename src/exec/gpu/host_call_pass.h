@@ -14,12 +14,16 @@
 #include "exec/gpu/device/dev_memory.cuh"
 #include "exec/gpu/device/dev_state.cuh"
 #include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/gpu_image.h"
 
 namespace ww::gpu {
 
 class HostCallPass final : public DeviceFiles {
  public:
-  HostCallPass(HostCallServer& server, DevLayout layout) : server_(server), layout_(layout) {}
+  // `img` names the imports and the other instances' functions the
+  // records' calls go to.
+  HostCallPass(HostCallServer& server, DevLayout layout, const GpuImage& img)
+      : server_(server), layout_(layout), img_(img) {}
   ~HostCallPass() override;
   HostCallPass(const HostCallPass&) = delete;
   HostCallPass& operator=(const HostCallPass&) = delete;
@@ -59,6 +63,7 @@ class HostCallPass final : public DeviceFiles {
 
   HostCallServer& server_;
   const DevLayout layout_;
+  const GpuImage& img_;
   uint32_t wave_ = 0;
   uint64_t* d_req_ = nullptr;
   uint64_t req_cap_ = 0;

@@ -148,6 +148,7 @@ Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& ou
   WW_TRY(arena.upload(&M.br_tables, img.br_tables));
   WW_TRY(arena.upload(&M.funcs, img.funcs));
   M.num_imported_funcs = img.num_imported_funcs;
+  M.num_funcs = img.num_funcs;
   WW_TRY(arena.upload(&M.func_canon, img.func_canon));
   WW_TRY(arena.upload(&M.type_canon, img.type_canon));
   WW_TRY(arena.upload(&M.import_intrinsic, img.import_intrinsic));
@@ -303,7 +304,7 @@ class WaveLoop {
   const DevLayout layout_ = DevLayout(plan_.layout);
   const bool sparse_ = plan_.layout == MemoryLayout::Sparse;
   const std::unique_ptr<HostCallPass> host_calls_ =
-      uses_host_calls(req_, img_) ? std::make_unique<HostCallPass>(*req_.host_calls, DevLayout(plan_.layout))
+      uses_host_calls(req_, img_) ? std::make_unique<HostCallPass>(*req_.host_calls, DevLayout(plan_.layout), img_)
                                   : nullptr;
   const bool ref_results_ = std::any_of(ftype_.results.begin(), ftype_.results.end(), is_ref);
   const bool results32_ = !ftype_.results.empty() &&
@@ -650,7 +651,7 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
             for (uint32_t t = t0; t < t1; ++t)
               for (uint32_t k = 0; k < nres_; ++k) {
                 uint64_t v = io[uint64_t(k) * m + t];
-                if (is_ref(ftype_.results[k])) v = from_gpu_ref(S_, irec, ftype_.results[k], v);
+                if (is_ref(ftype_.results[k])) v = from_gpu_ref(irec, img_, ftype_.results[k], v);
                 to[uint64_t(t) * nres_ + k] = v;
               }
           });

@@ -32,6 +32,10 @@ struct DevModule {
   const uint32_t* br_tables;
   const FunctionCode* funcs;
   uint32_t num_imported_funcs;
+  // References past the index space (num_funcs + k + 1) are other
+  // instances' functions: calls to them leave for the host as import slot
+  // num_imported_funcs + k (import_* arrays cover them).
+  uint32_t num_funcs;
   const uint32_t* func_canon;
   const uint32_t* type_canon;
   const uint8_t* import_intrinsic;

@@ -61,8 +61,8 @@ struct DevDataView {
 };
 
 // call_indirect's signature test on the device: references are function
-// index + 1; anything else (another instance's function, an externref)
-// cannot be called on the GPU.
+// index + 1, other instances' functions past the index space (DevModule::
+// num_funcs); a kDevForeignRef value (a store's externref) is no function.
 struct DevSigCheck {
   const DevModule* M;
   uint32_t want;  // canonical type id

@@ -135,7 +135,8 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
     uint64_t ref_ = 0;                                                                  \
     TRAP_IF(sem::call_indirect_ref(TABLEV(tbl), (idx), DevSigCheck{&M, M.type_canon[type]}, &ref_)); \
     uint32_t f_ = uint32_t(ref_ - 1);                                                   \
-    if (f_ < nimp) {                                                                    \
+    if (f_ < nimp || f_ >= M.num_funcs) {                                               \
+      if (f_ >= nimp) f_ = f_ - M.num_funcs + nimp; /* another instance's: the host's */ \
       if (--fuel == 0) TRAP(FuelExhausted);                                             \
       bool leave_ = false;                                                              \
       TRAP_IF(device_import(M, W, I, t, f_, memv, frame_io(fb + (base)), &leave_));     \
