@@ -1,0 +1,211 @@
+// The host's half of read-only files on the device (batch/gpu_wasi.cc):
+// after serving path_open, GpuWasiCalls hands a regular file beneath a
+// read-only preopen to the device (one upload per file for the batch, a
+// slot per instance), and keeps everything else. No GPU needed: the
+// device's table is a fake that records what it was given.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "batch/gpu_wasi.h"
+#include "wasi/wasi_abi.h"
+#include "wasmwarp/runtime.h"
+
+namespace ww::batch {
+namespace {
+
+/* wat2wasm of:
+(module
+  (import "wasi_snapshot_preview1" "path_open"
+    (func (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_close" (func (param i32) (result i32)))
+  (memory 1)
+  (func (export "_start")))
+*/
+const std::vector<uint8_t> kModule = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x16, 0x03, 0x60, 0x09, 0x7f, 0x7f, 0x7f, 0x7f,
+    0x7f, 0x7e, 0x7e, 0x7f, 0x7f, 0x01, 0x7f, 0x60, 0x01, 0x7f, 0x01, 0x7f, 0x60, 0x00, 0x00, 0x02, 0x46,
+    0x02, 0x16, 0x77, 0x61, 0x73, 0x69, 0x5f, 0x73, 0x6e, 0x61, 0x70, 0x73, 0x68, 0x6f, 0x74, 0x5f, 0x70,
+    0x72, 0x65, 0x76, 0x69, 0x65, 0x77, 0x31, 0x09, 0x70, 0x61, 0x74, 0x68, 0x5f, 0x6f, 0x70, 0x65, 0x6e,
+    0x00, 0x00, 0x16, 0x77, 0x61, 0x73, 0x69, 0x5f, 0x73, 0x6e, 0x61, 0x70, 0x73, 0x68, 0x6f, 0x74, 0x5f,
+    0x70, 0x72, 0x65, 0x76, 0x69, 0x65, 0x77, 0x31, 0x08, 0x66, 0x64, 0x5f, 0x63, 0x6c, 0x6f, 0x73, 0x65,
+    0x00, 0x01, 0x03, 0x02, 0x01, 0x02, 0x05, 0x03, 0x01, 0x00, 0x01, 0x07, 0x0a, 0x01, 0x06, 0x5f, 0x73,
+    0x74, 0x61, 0x72, 0x74, 0x00, 0x02, 0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b};
+constexpr uint32_t kPathOpen = 0, kFdClose = 1;
+
+// What the device's file table was given.
+class RecordedFiles final : public gpu::DeviceFiles {
+ public:
+  int32_t upload(const gpu::DeviceFile& f) override {
+    if (files.size() == room) return -1;
+    files.push_back({std::string(reinterpret_cast<const char*>(f.bytes), f.size), f.max_seek, {}, {}});
+    std::memcpy(files.back().filestat, f.filestat, sizeof f.filestat);
+    std::memcpy(files.back().fdstat, f.fdstat, sizeof f.fdstat);
+    return int32_t(files.size() - 1);
+  }
+  struct File {
+    std::string bytes;
+    uint64_t max_seek;
+    uint8_t filestat[64];
+    uint8_t fdstat[24];
+  };
+  std::vector<File> files;
+  size_t room = 100;
+};
+
+class VectorMemory final : public GuestMemory {
+ public:
+  uint64_t size() const override { return bytes.size(); }
+  const uint8_t* read(uint64_t p, uint64_t) override { return bytes.data() + p; }
+  uint8_t* window(uint64_t p, uint64_t) override { return bytes.data() + p; }
+  void written(uint64_t, uint64_t) override {}
+  std::vector<uint8_t> bytes = std::vector<uint8_t>(65536);
+};
+
+struct Opened {
+  uint32_t err, fd;
+  int32_t slot;
+  uint32_t file;
+};
+
+class GpuWasiFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("ww-gpu-wasi-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_ / "ro");
+    std::filesystem::create_directories(dir_ / "rw");
+    std::ofstream(dir_ / "ro" / "a.txt") << "hello";
+    std::ofstream(dir_ / "ro" / "b.txt") << "world!!";
+    auto cm = compile_module(kModule);
+    ASSERT_TRUE(cm.ok()) << cm.error().to_string();
+    cm_ = *cm;
+    w_.argv0 = "t.wasm";
+    w_.config.preopens = {{(dir_ / "ro").string(), "ro", false}, {(dir_ / "rw").string(), "rw", true}};
+    calls_ = std::make_unique<GpuWasiCalls>(w_, cm_->module, out_, 0, 3);
+    ASSERT_TRUE(calls_->open().ok());
+  }
+  void TearDown() override {
+    calls_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  // path_open(dirfd, path) for instance i: fds 3 and 4 are ro and rw.
+  Opened open(uint32_t i, uint32_t dirfd, const std::string& path, uint64_t rights, uint32_t oflags = 0) {
+    std::memcpy(mem_.bytes.data() + 100, path.data(), path.size());
+    uint64_t io[9] = {dirfd, 1, 100, path.size(), oflags, rights, 0, 0, 200};
+    gpu::HostCall c;
+    c.instance = i;
+    c.func = kPathOpen;
+    c.io = io;
+    c.memory = &mem_;
+    c.files = &files_;
+    calls_->serve(c);
+    EXPECT_EQ(c.trap, TrapCode::None);
+    uint32_t fd = 0;
+    std::memcpy(&fd, mem_.bytes.data() + 200, 4);
+    return {uint32_t(io[0]), fd, c.fd_slot, c.file};
+  }
+  uint32_t close(uint32_t i, uint32_t fd) {
+    uint64_t io[1] = {fd};
+    gpu::HostCall c;
+    c.instance = i;
+    c.func = kFdClose;
+    c.io = io;
+    c.memory = &mem_;
+    c.files = &files_;
+    calls_->serve(c);
+    EXPECT_EQ(c.fd_slot, -1);
+    return uint32_t(io[0]);
+  }
+
+  std::filesystem::path dir_;
+  std::shared_ptr<const CompiledModule> cm_;
+  WasiBatch w_;
+  BatchResult out_;
+  std::unique_ptr<GpuWasiCalls> calls_;
+  RecordedFiles files_;
+  VectorMemory mem_;
+};
+
+constexpr uint64_t kRead = wasi::kRightFdRead;
+
+TEST_F(GpuWasiFiles, ABudgetOnlyWithAReadOnlyPreopen) {
+  EXPECT_GT(calls_->device_wasi()->file_budget, 0u);
+  EXPECT_EQ(calls_->device_wasi()->preopen_off, (std::vector<uint32_t>{0, 2, 4}));
+  WasiBatch rw_only = w_;
+  rw_only.config.preopens.erase(rw_only.config.preopens.begin());
+  GpuWasiCalls other(rw_only, cm_->module, out_, 0, 1);
+  EXPECT_EQ(other.device_wasi()->file_budget, 0u);
+}
+
+TEST_F(GpuWasiFiles, AReadOnlyFileGoesToTheDeviceOnceForTheBatch) {
+  const Opened a0 = open(0, 3, "a.txt", kRead);
+  EXPECT_EQ(a0.err, wasi::kSuccess);
+  EXPECT_EQ(a0.fd, 5u);  // after stdio and the two preopens
+  EXPECT_EQ(a0.slot, 0);
+  EXPECT_EQ(a0.file, 0u);
+  ASSERT_EQ(files_.files.size(), 1u);
+  const RecordedFiles::File& f = files_.files[0];
+  EXPECT_EQ(f.bytes, "hello");
+  EXPECT_GT(f.max_seek, uint64_t(1) << 30);  // any file system allows more
+  EXPECT_EQ(f.filestat[16], wasi::kFiletypeRegularFile);
+  uint64_t size = 0;
+  std::memcpy(&size, f.filestat + 32, 8);
+  EXPECT_EQ(size, 5u);
+  EXPECT_EQ(f.fdstat[0], wasi::kFiletypeRegularFile);
+
+  // Another instance, the same file: its own slot, the same copy.
+  const Opened a1 = open(1, 3, "a.txt", kRead);
+  EXPECT_EQ(a1.slot, 0);
+  EXPECT_EQ(a1.file, 0u);
+  EXPECT_EQ(files_.files.size(), 1u);
+  const Opened b0 = open(0, 3, "b.txt", kRead);
+  EXPECT_EQ(b0.fd, 6u);
+  EXPECT_EQ(b0.slot, 1);
+  EXPECT_EQ(b0.file, 1u);
+  EXPECT_EQ(files_.files[1].bytes, "world!!");
+}
+
+TEST_F(GpuWasiFiles, SlotsRunOutThenCloseFreesOne) {
+  for (int32_t k = 0; k < int32_t(gpu::kDevFdSlots); ++k) EXPECT_EQ(open(0, 3, "a.txt", kRead).slot, k);
+  const Opened extra = open(0, 3, "a.txt", kRead);
+  EXPECT_EQ(extra.err, wasi::kSuccess);  // the host keeps serving it
+  EXPECT_EQ(extra.slot, -1);
+  EXPECT_EQ(close(0, 5), wasi::kSuccess);
+  const Opened again = open(0, 3, "b.txt", kRead);
+  EXPECT_EQ(again.fd, 5u);
+  EXPECT_EQ(again.slot, 0);
+  // Other instances' slots are their own.
+  EXPECT_EQ(open(2, 3, "a.txt", kRead).slot, 0);
+}
+
+TEST_F(GpuWasiFiles, WritableOrRefusedOpensStayWithTheHost) {
+  std::ofstream(dir_ / "rw" / "c.txt") << "data";
+  const Opened rw = open(0, 4, "c.txt", kRead);  // beneath a writable preopen
+  EXPECT_EQ(rw.err, wasi::kSuccess);
+  EXPECT_EQ(rw.slot, -1);
+  const Opened dir = open(0, 3, ".", kRead, wasi::kOflagDirectory);
+  EXPECT_EQ(dir.err, wasi::kSuccess);
+  EXPECT_EQ(dir.slot, -1);
+  EXPECT_EQ(open(0, 3, "missing.txt", kRead).slot, -1);
+  EXPECT_EQ(open(0, 3, "a.txt", kRead | wasi::kRightFdWrite).err, wasi::kNotcapable);
+  EXPECT_TRUE(files_.files.empty());
+}
+
+TEST_F(GpuWasiFiles, ADeviceWithoutRoomLeavesTheFileToTheHost) {
+  files_.room = 0;
+  const Opened a = open(0, 3, "a.txt", kRead);
+  EXPECT_EQ(a.err, wasi::kSuccess);
+  EXPECT_EQ(a.slot, -1);
+  // Tried once for the batch.
+  files_.room = 100;
+  EXPECT_EQ(open(1, 3, "a.txt", kRead).slot, -1);
+}
+
+}  // namespace
+}  // namespace ww::batch
