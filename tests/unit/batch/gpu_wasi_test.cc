@@ -98,29 +98,26 @@ class GpuWasiFiles : public ::testing::Test {
   Opened open(uint32_t i, uint32_t dirfd, const std::string& path, uint64_t rights, uint32_t oflags = 0) {
     std::memcpy(mem_.bytes.data() + 100, path.data(), path.size());
     uint64_t io[9] = {dirfd, 1, 100, path.size(), oflags, rights, 0, 0, 200};
-    gpu::HostCall c;
-    c.instance = i;
-    c.func = kPathOpen;
-    c.io = io;
-    c.memory = &mem_;
-    c.files = &files_;
-    calls_->serve(c);
-    EXPECT_EQ(c.trap, TrapCode::None);
+    const gpu::HostCall c = serve(i, kPathOpen, io);
     uint32_t fd = 0;
     std::memcpy(&fd, mem_.bytes.data() + 200, 4);
     return {uint32_t(io[0]), fd, c.fd_slot, c.file};
   }
   uint32_t close(uint32_t i, uint32_t fd) {
     uint64_t io[1] = {fd};
+    EXPECT_EQ(serve(i, kFdClose, io).fd_slot, -1);
+    return uint32_t(io[0]);
+  }
+  gpu::HostCall serve(uint32_t i, uint32_t func, uint64_t* io) {
     gpu::HostCall c;
     c.instance = i;
-    c.func = kFdClose;
+    c.func = func;
     c.io = io;
     c.memory = &mem_;
     c.files = &files_;
     calls_->serve(c);
-    EXPECT_EQ(c.fd_slot, -1);
-    return uint32_t(io[0]);
+    EXPECT_EQ(c.trap, TrapCode::None);
+    return c;
   }
 
   std::filesystem::path dir_;
