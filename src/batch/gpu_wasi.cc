@@ -288,8 +288,9 @@ void GpuWasiCalls::serve(gpu::HostCall& c) {
   }
   if (c.trap == TrapCode::None && uint32_t(c.io[0]) == wasi::kSuccess) {
     // The device dropped its side of a closed descriptor before it left.
-    for (uint32_t& d : l->device_fds)
-      if (d == closing + 1) d = 0;
+    if (call_kind_[c.func] == 2)
+      for (uint32_t& d : l->device_fds)
+        if (d == closing + 1) d = 0;
     if (call_kind_[c.func] == 1 && c.files && l->cx->opened()) give_to_device(*l, c, *l->cx->opened());
   }
   if (c.trap == TrapCode::Exit && l->cx->exit_code()) {
