@@ -716,11 +716,10 @@ Result<Generated> Generator::run() {
   // link into one shared object (CPU) or one CUBIN (GPU, nvJitLink).
   uint64_t total_ops = 0;
   for (uint32_t def : g.compiled) total_ops += code_[def].size();
-  auto units_of = [&](uint32_t ops) {
-    return uint32_t(std::min<uint64_t>(opts_.max_units, (total_ops + ops - 1) / std::max(ops, 1u)));
-  };
-  uint32_t units = opts_.max_units > 1 ? units_of(opts_.ops_per_unit) : 1;
-  if (units > 1 && opts_.ops_per_split_unit) units = units_of(opts_.ops_per_split_unit);
+  uint32_t units = 1;
+  if (opts_.max_units > 1)
+    units = uint32_t(std::min<uint64_t>(
+        opts_.max_units, (total_ops + opts_.ops_per_unit - 1) / std::max(opts_.ops_per_unit, 1u)));
   units = std::max<uint32_t>(units, 1);
   split_ = units > 1;
   const uint64_t per_unit = (total_ops + units - 1) / std::max<uint32_t>(units, 1);

@@ -34,8 +34,6 @@ struct Options {
   // parallel and linked (1: always one unit).
   uint32_t max_units = 1;
   uint32_t ops_per_unit = 20000;  // about what g++ -O2 compiles in seconds
-  // Once a module is split, units of about this many ops (0: ops_per_unit).
-  uint32_t ops_per_split_unit = 0;
 };
 
 struct Generated {

@@ -87,11 +87,6 @@ Result<Prepared> prepare_gpu(const Request& req, Outcome* out) {
   trace("gpu: nvrtc version");
   codegen::Options o = codegen_options(req);
   o.max_units = 64;  // fixed, as for the CPU: the same key on every machine
-  // NVVM and ptxas take minutes where g++ takes seconds (SQLite: 58 s and
-  // 83 s for a unit of 1/12 of it, bench/RESULTS.md): a module too large
-  // for one unit goes in units a quarter of the CPU's, so that a machine's
-  // cores share the work more evenly.
-  o.ops_per_split_unit = o.ops_per_unit / 4;
   WW_ASSIGN_OR_RETURN(p.gen, codegen::generate(*req.module, o));
   trace("gpu: generate");
   for (const std::string& u : p.gen.units) {
