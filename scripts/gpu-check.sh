@@ -121,6 +121,9 @@ if want spec; then
 row "spec suite, gpu interpreter" "$(tail -n 1 "$O/spec-gpu.log")"
 "$B/ww-spectest" --backend gpu --tier compiled --expected-failures "$B/expected-failures-gpu.txt" "$B"/spec/*.json >"$O/spec-gpu-compiled.log" 2>&1
 row "spec suite, gpu compiled" "$(tail -n 1 "$O/spec-gpu-compiled.log")"
+# Invokes that ran on the CPU instead (re-exports only, when every call
+# out of an instance runs on the GPU).
+row "spec suite, run on the CPU" "$(grep -m1 -oE 'ran on CPU \(not GPU-runnable\): [0-9]+ invokes' "$O/spec-gpu.log")"
 fi
 
 if want diff; then

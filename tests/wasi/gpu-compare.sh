@@ -67,6 +67,22 @@ batch batch_exit 30 exit_code @index
 batch batch_files 20 files
 batch batch_fileio 24 fileio @index
 
+# A process out of descriptors: a wave whose instances hold more files
+# open than the limit allows (24 each, 4 of them the device's). Those that
+# meet EMFILE on the host trap ("host function failed", never an errno the
+# CPU would not have given) and the summary says so.
+if [[ -f $work/bin/holdfiles.wasm ]] && wanted fds; then
+  (ulimit -n 300 && "$ww" run --backend gpu "${tier[@]}" -n 200 --output "$work/fds.csv" --dir data::data \
+    "$work/bin/holdfiles.wasm" 24 </dev/null >"$work/fds.out" 2>"$work/fds.err")
+  rc=$?
+  trapped=$(grep -c 'host function failed' "$work/fds.csv" 2>/dev/null)
+  if [[ $rc != 0 ]] && grep -q "ran out of file descriptors" "$work/fds.err" && [[ ${trapped:-0} -gt 0 ]]; then
+    ok=$((ok + 1))
+  else
+    fail "fds: exit $rc, ${trapped:-0} trapped, $(grep -c 'ran out of file descriptors' "$work/fds.err") notes"
+  fi
+fi
+
 # Reads the device served (read-only files it holds) against the CPU
 # backend's, errno for errno ("raw" shows the two node answers
 # differently), and the device really held the files.
