@@ -323,23 +323,26 @@ int32_t GpuWasiCalls::device_file(gpu::DeviceFiles& files, wasi::Context& cx, ui
   if (::fstat(host, &st) != 0) return -1;
   std::lock_guard<std::mutex> lock(files_mu_);
   SharedFile& f = files_[{uint64_t(st.st_dev), uint64_t(st.st_ino)}];
-  if (!f.tried) {
-    // First sight of the file: its bytes, then its metadata (after the
-    // read, as a CPU run's fd_filestat_get would see it), once.
-    f.tried = true;
+  if (f.table != files.table_id()) {
+    // First sight of the file in this table: its bytes, then its
+    // metadata (after the read, as a CPU run's fd_filestat_get would see
+    // it), once. The first table's upload keeps a descriptor for all.
+    f.table = files.table_id();
+    f.id = -1;
+    const int src = f.fd >= 0 ? f.fd : host;
     std::vector<uint8_t> bytes;
     gpu::DeviceFile d;
-    if (uint64_t(st.st_size) > kDeviceFileBudget || !read_whole(host, uint64_t(st.st_size), bytes) ||
+    if (uint64_t(st.st_size) > kDeviceFileBudget || !read_whole(src, uint64_t(st.st_size), bytes) ||
         !cx.filestat(fd, d.filestat) || !cx.fdstat(fd, d.fdstat))
       return -1;
     d.bytes = bytes.data();
     d.size = bytes.size();
-    d.max_seek = max_seek_of(host);
-    const int dup = ::fcntl(host, F_DUPFD_CLOEXEC, 0);
+    d.max_seek = max_seek_of(src);
+    const int dup = f.fd >= 0 ? f.fd : ::fcntl(host, F_DUPFD_CLOEXEC, 0);
     if (dup < 0) return -1;
     f.id = files.upload(d);
     if (f.id < 0) {
-      ::close(dup);
+      if (dup != f.fd) ::close(dup);
       return -1;
     }
     f.fd = dup;

@@ -74,12 +74,13 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   // and 2 straight into the output blocks, before the instance had a
   // context (which then counts them against its cap).
   std::vector<uint64_t> direct_;
-  // The device's files by (st_dev, st_ino): id (-1: the host's) and the
-  // batch's descriptor every instance's fd of the file shares.
+  // The device's files by (st_dev, st_ino): the batch's descriptor every
+  // instance's fd of the file shares, and its id in the table `table`
+  // (-1: the host's).
   struct SharedFile {
-    bool tried = false;
-    int32_t id = -1;
     int fd = -1;
+    uint64_t table = 0;
+    int32_t id = -1;
   };
   std::atomic<uint64_t> out_of_fds_{0};
   std::mutex files_mu_;

@@ -73,10 +73,15 @@ struct DeviceFile {
   uint8_t fdstat[24] = {};    // fd_fdstat_get's
 };
 
-// The device's file table, filled as the host's calls open files.
+// The device's file table, filled as the host's calls open files. A batch
+// may run in several launches of the wave loop (instances run again with
+// larger stacks), each with a table of its own.
 class DeviceFiles {
  public:
   virtual ~DeviceFiles() = default;
+  // Unique to this table in the process: a server remembers what it
+  // uploaded to which table.
+  virtual uint64_t table_id() const = 0;
   // Copies `f` to the device once for the batch: its id, or -1 when the
   // device has no room left (the host keeps serving that file). Safe to
   // call from the host's workers.

@@ -1,6 +1,7 @@
 #include "exec/gpu/host_call_pass.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <deque>
@@ -218,6 +219,11 @@ Status HostCallPass::alloc_files(DeviceArena& arena, const DeviceWasi& dw, DevWa
   WW_TRY(arena.alloc(&d.fd_pos, uint64_t(wave) * kDevFdSlots));
   files_ = d;
   return Status::Ok();
+}
+
+uint64_t HostCallPass::next_table_id() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
 }
 
 int32_t HostCallPass::upload(const DeviceFile& f) {

@@ -50,6 +50,7 @@ class HostCallPass final : public DeviceFiles {
   // After a wave's last launch: its proc_exit codes to the server.
   Status end_wave(const DevWave& w, const DevIntrinsics& in, uint32_t first);
   int32_t upload(const DeviceFile& f) override;
+  uint64_t table_id() const override { return table_id_; }
 
  private:
   // Device buffers grown to the largest pass.
@@ -76,6 +77,8 @@ class HostCallPass final : public DeviceFiles {
   std::vector<uint8_t> log_;  // the host's copy of the device's log
   // The device's files (DevWasi::file_*): `upload` runs on the workers.
   std::mutex files_mu_;
+  const uint64_t table_id_ = next_table_id();
+  static uint64_t next_table_id();
   DevWasi files_{};  // the table's pointers
   uint32_t files_count_ = 0;
   uint64_t files_bytes_ = 0, files_budget_ = 0;

@@ -42,6 +42,8 @@ constexpr uint32_t kPathOpen = 0, kFdClose = 1;
 // What the device's file table was given.
 class RecordedFiles final : public gpu::DeviceFiles {
  public:
+  explicit RecordedFiles(uint64_t id) : id_(id) {}
+  uint64_t table_id() const override { return id_; }
   int32_t upload(const gpu::DeviceFile& f) override {
     if (files.size() == room) return -1;
     files.push_back({std::string(reinterpret_cast<const char*>(f.bytes), f.size), f.max_seek, {}, {}});
@@ -57,6 +59,9 @@ class RecordedFiles final : public gpu::DeviceFiles {
   };
   std::vector<File> files;
   size_t room = 100;
+
+ private:
+  const uint64_t id_;
 };
 
 class VectorMemory final : public GuestMemory {
@@ -114,7 +119,7 @@ class GpuWasiFiles : public ::testing::Test {
     c.func = func;
     c.io = io;
     c.memory = &mem_;
-    c.files = &files_;
+    c.files = table_;
     calls_->serve(c);
     EXPECT_EQ(c.trap, TrapCode::None);
     return c;
@@ -125,7 +130,8 @@ class GpuWasiFiles : public ::testing::Test {
   WasiBatch w_;
   BatchResult out_;
   std::unique_ptr<GpuWasiCalls> calls_;
-  RecordedFiles files_;
+  RecordedFiles files_{1};
+  RecordedFiles* table_ = &files_;  // the table the calls see
   VectorMemory mem_;
 };
 
@@ -192,6 +198,24 @@ TEST_F(GpuWasiFiles, WritableOrRefusedOpensStayWithTheHost) {
   EXPECT_EQ(open(0, 3, "missing.txt", kRead).slot, -1);
   EXPECT_EQ(open(0, 3, "a.txt", kRead | wasi::kRightFdWrite).err, wasi::kNotcapable);
   EXPECT_TRUE(files_.files.empty());
+}
+
+// Instances run again with larger stacks go through a new wave loop, with
+// a table of its own: the file goes to that table too, from the batch's
+// descriptor, the same bytes.
+TEST_F(GpuWasiFiles, ANewTableGetsTheFileAgain) {
+  EXPECT_EQ(open(0, 3, "a.txt", kRead).file, 0u);
+  RecordedFiles second(2);
+  table_ = &second;
+  calls_->begin(0, 3);
+  const Opened again = open(0, 3, "b.txt", kRead);
+  EXPECT_EQ(again.slot, 0);
+  EXPECT_EQ(again.file, 0u);
+  const Opened a = open(1, 3, "a.txt", kRead);
+  EXPECT_EQ(a.file, 1u);
+  ASSERT_EQ(second.files.size(), 2u);
+  EXPECT_EQ(second.files[1].bytes, "hello");
+  EXPECT_EQ(files_.files.size(), 1u);
 }
 
 TEST_F(GpuWasiFiles, ADeviceWithoutRoomLeavesTheFileToTheHost) {
