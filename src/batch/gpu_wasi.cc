@@ -114,9 +114,12 @@ GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out
       handles_.push_back(im.module == wasi::kModuleName ? wasi::Context::handle(im.field, m.types[im.func_type])
                                                         : wasi::Context::CallHandle{});
       const gpu::IntrinsicInfo* info = im.module == gpu::kModuleName ? gpu::find_intrinsic(im.field) : nullptr;
-      file_call_.push_back(!info ? 0 : info->id == gpu::Intrinsic::ReadFile ? 1 : info->id == gpu::Intrinsic::WriteFile ? 2 : 0);
       const bool wasi = im.module == wasi::kModuleName;
-      call_kind_.push_back(wasi && im.field == "path_open" ? 1 : wasi && im.field == "fd_close" ? 2 : 0);
+      kind_.push_back(info && info->id == gpu::Intrinsic::ReadFile    ? Kind::ReadFile
+                      : info && info->id == gpu::Intrinsic::WriteFile ? Kind::WriteFile
+                      : wasi && im.field == "path_open"               ? Kind::PathOpen
+                      : wasi && im.field == "fd_close"                ? Kind::FdClose
+                                                                      : Kind::Other);
     }
   live_.resize(count);
   exited_.assign(count, 0);
@@ -270,15 +273,15 @@ void GpuWasiCalls::serve(gpu::HostCall& c) {
     return;
   }
   const uint64_t k = c.instance - first_;
-  if (file_call_[c.func]) {
+  if (kind_[c.func] == Kind::ReadFile || kind_[c.func] == Kind::WriteFile) {
     const uint32_t a = uint32_t(c.io[0]), b = uint32_t(c.io[1]), n = uint32_t(c.io[2]);
     const int32_t r = !c.memory              ? -int32_t(wasi::kFault)  // no memory
-                      : file_call_[c.func] == 1 ? l->cx->read_file(c.memory, a, b, n)
+                      : kind_[c.func] == Kind::ReadFile ? l->cx->read_file(c.memory, a, b, n)
                                                 : l->cx->write_file(c.memory, a, b, n);
     c.io[0] = uint32_t(r);
     return;
   }
-  const uint64_t closing = call_kind_[c.func] == 2 ? uint32_t(c.io[0]) : ~uint64_t{0};
+  const uint32_t closing = uint32_t(c.io[0]);  // fd_close's descriptor
   c.trap = l->cx->call(handles_[c.func], c.memory, c.io);
   if (c.trap == TrapCode::None && handles_[c.func].has_errno &&
       (uint32_t(c.io[0]) == wasi::kMfile || uint32_t(c.io[0]) == wasi::kNfile)) {
@@ -288,10 +291,10 @@ void GpuWasiCalls::serve(gpu::HostCall& c) {
   }
   if (c.trap == TrapCode::None && uint32_t(c.io[0]) == wasi::kSuccess) {
     // The device dropped its side of a closed descriptor before it left.
-    if (call_kind_[c.func] == 2)
+    if (kind_[c.func] == Kind::FdClose)
       for (uint32_t& d : l->device_fds)
-        if (d == closing + 1) d = 0;
-    if (call_kind_[c.func] == 1 && c.files && l->cx->opened()) give_to_device(*l, c, *l->cx->opened());
+        if (d == uint64_t(closing) + 1) d = 0;
+    if (kind_[c.func] == Kind::PathOpen && c.files && l->cx->opened()) give_to_device(*l, c, *l->cx->opened());
   }
   if (c.trap == TrapCode::Exit && l->cx->exit_code()) {
     exited_[k] = 1;

@@ -63,8 +63,9 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   BatchResult& out_;
   const uint64_t first_, count_;
   std::vector<wasi::Context::CallHandle> handles_;  // by imported function index
-  std::vector<uint8_t> file_call_;                  // likewise: 1 gpu.read_file, 2 gpu.write_file
-  std::vector<uint8_t> call_kind_;                  // likewise: 1 path_open, 2 fd_close
+  // Imports the server treats apart from the WASI calls' handles.
+  enum class Kind : uint8_t { Other, ReadFile, WriteFile, PathOpen, FdClose };
+  std::vector<Kind> kind_;                          // likewise
   wasi::Context owner_;                             // holds the shared preopens
   std::vector<std::unique_ptr<Live>> live_;         // by instance - first_
   std::vector<uint8_t> exited_, capped_;            // by instance - first_

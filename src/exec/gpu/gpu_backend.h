@@ -18,6 +18,7 @@
 #include "common/guest_memory.h"
 #include "common/result.h"
 #include "exec/gpu/memory_layout.h"
+#include "wasi/wasi_numbers.h"
 #include "intrinsics/gpu_batch.h"
 #include "wasmwarp/runtime.h"
 
@@ -69,8 +70,8 @@ struct DeviceFile {
   const uint8_t* bytes = nullptr;
   uint64_t size = 0;
   uint64_t max_seek = 0;  // the largest offset lseek allows on its file system
-  uint8_t filestat[64] = {};  // fd_filestat_get's bytes
-  uint8_t fdstat[24] = {};    // fd_fdstat_get's
+  uint8_t filestat[wasi::kFilestatSize] = {};  // fd_filestat_get's bytes
+  uint8_t fdstat[wasi::kFdstatSize] = {};      // fd_fdstat_get's
 };
 
 // The device's file table, filled as the host's calls open files. A batch
@@ -126,7 +127,7 @@ struct DeviceWasi {
   // fd_fdstat_get of fds 0-2, the same for every instance of the batch
   // (valid when stdio_fdstat_known).
   bool stdio_fdstat_known = false;
-  uint8_t stdio_fdstat[3][24] = {};
+  uint8_t stdio_fdstat[3][wasi::kFdstatSize] = {};
   // The preopens' guest names (fd_prestat_*), as argv.
   std::vector<uint8_t> preopen_names;
   std::vector<uint32_t> preopen_off{0};

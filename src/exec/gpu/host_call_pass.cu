@@ -238,7 +238,6 @@ int32_t HostCallPass::upload(const DeviceFile& f) {
   uint8_t meta[kDevFileMetaBytes];
   std::memcpy(meta, f.filestat, sizeof f.filestat);
   std::memcpy(meta + sizeof f.filestat, f.fdstat, sizeof f.fdstat);
-  static_assert(sizeof f.filestat + sizeof f.fdstat == kDevFileMetaBytes);
   const bool ok =
       cudaMemcpy(buf, f.bytes, f.size, cudaMemcpyHostToDevice) == cudaSuccess &&
       cudaMemcpy(const_cast<uint8_t**>(files_.file_data) + id, &buf, sizeof buf, cudaMemcpyHostToDevice) == cudaSuccess &&

@@ -79,7 +79,7 @@ struct DevWasi {
   int64_t clock_base[4];
   uint64_t clock_res[4];
   bool stdio_fdstat_known;
-  uint8_t stdio_fdstat[3][24];
+  uint8_t stdio_fdstat[3][wasi::kFdstatSize];
   // Preopens (fds 3 ..): their names one after another; preopen_host[t]
   // once the instance closed one (the host answers for them from then on).
   uint32_t npreopens;

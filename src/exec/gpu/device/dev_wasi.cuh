@@ -193,12 +193,7 @@ __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWa
         *leave = true;
         return TrapCode::None;
       }
-      if (!in(mv, ptr, wasi::kFdstatSize)) {
-        io(0) = kFault;
-        return TrapCode::None;
-      }
-      for (uint32_t k = 0; k < wasi::kFdstatSize; ++k) mv.m.store8(ptr + k, d.stdio_fdstat[fd][k]);
-      io(0) = kSuccess;
+      io(0) = put_bytes(mv, ptr, d.stdio_fdstat[fd], wasi::kFdstatSize);
       return TrapCode::None;
     }
     case DevWasiCall::FdClose:

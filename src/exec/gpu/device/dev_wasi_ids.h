@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "wasi/wasi_numbers.h"
+
 namespace ww::gpu {
 
 enum class DevWasiCall : uint8_t {
@@ -46,7 +48,7 @@ inline constexpr uint8_t kDevHostImport = 0xFF;
 inline constexpr uint32_t kDevFdSlots = 4;
 inline constexpr uint32_t kMaxDeviceFiles = 4096;
 // What the device keeps of a file it holds for fd_filestat_get and
-// fd_fdstat_get: WASI's filestat (64 bytes), then fdstat (24).
-inline constexpr uint32_t kDevFileMetaBytes = 88;
+// fd_fdstat_get: WASI's filestat, then fdstat.
+inline constexpr uint32_t kDevFileMetaBytes = wasi::kFilestatSize + wasi::kFdstatSize;
 
 }  // namespace ww::gpu
