@@ -72,8 +72,9 @@ struct MemOutput {
 
 struct GpuOptions {
   gpu::MemoryLayout layout = gpu::MemoryLayout::Auto;
-  // Frames and slots every instance starts with; instances that run out
-  // run again with more, up to the limits (by default the CPU backend's).
+  // Frames and slots every instance starts with; past them the GPU
+  // interpreter takes stack segments from a pool, up to the limits (by
+  // default the CPU backend's).
   uint32_t stack_slots = 384;  // interpreter frame slots per instance
   uint32_t call_depth = 64;    // frames per instance
   uint32_t stack_slots_limit = StoreLimits{}.stack_slots;
@@ -213,6 +214,7 @@ struct BatchResult {
   uint64_t linear_bytes_per_instance = 0;
   uint64_t reserved_bytes_per_instance = 0;
   uint64_t pool_reruns = 0;  // instances that ran out of the pool and ran again
+  uint64_t stack_pool_bytes = 0;  // the GPU interpreter's call stack segments, at the most
   uint32_t wave_size = 0, waves = 0;
   std::string memory_layout;
   std::vector<Segment> segments;

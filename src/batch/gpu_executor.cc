@@ -93,7 +93,7 @@ class GpuExecutor final : public Executor {
       req.timeout_s = job.seconds_left();
       if (req.timeout_s <= 0) return Status::Ok();  // every instance stays unfinished
     }
-    // Small stacks for every instance; those that run out get more
+    // Small stacks for every instance; past them, stack segments
     // (gpu::BatchRequest::*_limit), up to the CPU backend's limits.
     req.stack_slots = std::min(spec.gpu.stack_slots, spec.gpu.stack_slots_limit);
     req.max_call_depth = std::min(spec.gpu.call_depth, spec.gpu.call_depth_limit);
@@ -178,6 +178,7 @@ class GpuExecutor final : public Executor {
     out.device_bytes_per_instance = out.linear_bytes_per_instance + r.plan.overhead_bytes_per_instance;
     out.reserved_bytes_per_instance = uint64_t(r.plan.memory_pages) * kPageSize;
     out.pool_reruns += r.pool_reruns;
+    out.stack_pool_bytes = std::max(out.stack_pool_bytes, r.stack_pool_bytes);
     out.wave_size = std::max(out.wave_size, r.plan.wave_size);
     out.waves += r.plan.waves;
     out.memory_layout = gpu::layout_name(r.plan.layout);

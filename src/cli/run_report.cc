@@ -111,6 +111,8 @@ std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64
       s += ", " + r.memory_layout + " dense";
     s += "), " + std::to_string(r.waves) + " wave(s) of up to " + std::to_string(r.wave_size);
     if (r.pool_reruns) s += "; " + std::to_string(r.pool_reruns) + " instance(s) ran again after the pool ran out";
+    if (r.stack_pool_bytes)
+      s += "; call stack segments: a pool of " + std::to_string((r.stack_pool_bytes + 1023) / 1024) + " KiB";
     s += "\n";
   }
   return s;
@@ -166,6 +168,7 @@ Status write_stats(const std::string& path, const RunCounts& c, const batch::Bat
                        {"reserved_bytes_per_instance", r.reserved_bytes_per_instance},
                        {"layout", r.memory_layout},
                        {"pool_reruns", r.pool_reruns},
+                       {"stack_pool_bytes", r.stack_pool_bytes},
                        {"wave_size", r.wave_size},
                        {"waves", r.waves}};
   const batch::CompileReport& cr = r.compile;

@@ -28,9 +28,10 @@
 namespace ww::spectest {
 namespace {
 
-// Frames for the spec's deep recursions (call.wast's even/odd, fac.wast)
+// Limits for the spec's deep recursions (call.wast's even/odd, fac.wast)
 // with room to spare; runaway recursion still ends in "call stack
-// exhausted", as on the CPU with the same depth limit.
+// exhausted", as on the CPU with the same depth limit. Instances own the
+// batch engine's small stacks, so the deep ones run on stack segments.
 constexpr uint32_t kGpuStackSlots = 1u << 16;
 constexpr uint32_t kGpuCallDepth = 20000;
 // Linear memory of all K instances of a module that grows its memory:
@@ -178,8 +179,10 @@ class GpuBackend final : public CpuBackend {
     req.host_calls = &calls;
     for (const Value& a : args) req.args.push_back(a.bits);
     req.fuel = o.fuel;
-    req.stack_slots = o.stack_slots ? o.stack_slots : kGpuStackSlots;
-    req.max_call_depth = o.max_call_depth ? o.max_call_depth : kGpuCallDepth;
+    req.stack_slots_limit = o.stack_slots ? o.stack_slots : kGpuStackSlots;
+    req.call_depth_limit = o.max_call_depth ? o.max_call_depth : kGpuCallDepth;
+    req.stack_slots = std::min(req.stack_slots, req.stack_slots_limit);
+    req.max_call_depth = std::min(req.max_call_depth, req.call_depth_limit);
     req.memory_pages = memory_pages(S, inst);
     req.layout = o.gpu_layout;
     req.max_table_size = o.max_table_size;

@@ -200,14 +200,16 @@ struct BatchRequest {
 
   uint64_t fuel = 0;       // instructions per instance (back-edges and calls); 0 = unlimited
   double timeout_s = 0;    // stop the batch after this long; 0 = none
-  uint32_t stack_slots = 384;    // 64-bit frame slots per instance
-  uint32_t max_call_depth = 64;  // frames per instance
-  // Instances that exhaust their call stack run again on the interpreter
-  // kernel (compiled code's CUDA stack is capped below what the request may
-  // ask), with four times the slots and frames up to these limits; 0 = the
-  // sizes above, so only the interpreter's rerun.
+  uint32_t stack_slots = 384;    // 64-bit frame slots each instance owns
+  uint32_t max_call_depth = 64;  // calls each instance owns records for
+  // The whole stack's limits ("call stack exhausted" past them, as on the
+  // CPU): the interpreter takes segments from a pool past what an instance
+  // owns; compiled code's instances that run out of its CUDA stack run
+  // again on the interpreter. 0 = the sizes above.
   uint32_t stack_slots_limit = 0;
   uint32_t call_depth_limit = 0;
+  // The most device memory for stack segments; 0 = kStackPoolMaxBytes.
+  uint64_t max_stack_pool_bytes = 0;
   uint32_t memory_pages = 0;     // linear-memory capacity per instance; 0 = automatic
   // Largest size a table may grow to (as StoreLimits::max_table_size on the
   // CPU: give both the same value for identical table.grow results);
@@ -281,6 +283,9 @@ struct BatchResult {
   uint64_t pool_bytes_used = 0;
   uint32_t pool_wave_instances = 0;
   uint64_t pool_reruns = 0;
+  // The interpreter's pool of call stack segments at its largest (0: none
+  // was needed).
+  uint64_t stack_pool_bytes = 0;
   // Wall time per phase, the device synchronised at each phase's end.
   double plan_ms = 0, upload_ms = 0, memory_setup_ms = 0, download_ms = 0;
   // Host calls: served, passes that served them (each a relaunch of its

@@ -21,6 +21,7 @@
 #include "exec/gpu/host_call_pass.h"
 #include "exec/gpu/kernel_launcher.cuh"
 #include "exec/gpu/pinned_staging.cuh"
+#include "exec/gpu/stack_pool.h"
 #include "exec/gpu/device/dev_wasi_ids.h"
 
 namespace ww::gpu {
@@ -248,7 +249,10 @@ class WaveLoop {
   Status run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t* redo);
   // The size of the next wave: the plan's, or for sparse memory what the
   // pool holds at the last wave's use per group.
-  uint32_t next_wave_size() const { return next_wave_; }
+  uint32_t next_wave_size() const { return stack_wave_cap_ ? std::min(next_wave_, stack_wave_cap_) : next_wave_; }
+  // The last wave's rerun is owed even to a lone instance: the pool it ran
+  // out of grew.
+  bool rerun_owed() const { return stack_pool_grew_; }
   // The intrinsics' buffers back to the host; the device memory goes to
   // the background releaser, the staging pieces to the next batch.
   Status finish() {
@@ -264,6 +268,7 @@ class WaveLoop {
     out.download_ms = download_ms_;
     out.pool_bytes_used = pool_bytes_used_;
     out.pool_wave_instances = pool_wave_instances_;
+    out.stack_pool_bytes = stack_pool_bytes_;
   }
 
  private:
@@ -338,6 +343,10 @@ class WaveLoop {
   uint64_t pool_chunks_ = 0;
   uint64_t pool_bytes_used_ = 0;
   uint32_t pool_wave_instances_ = 0;
+  StackPool stack_pool_;
+  bool stack_pool_grew_ = false;
+  uint32_t stack_wave_cap_ = 0;
+  uint64_t stack_pool_bytes_ = 0;
   uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
   bool memory_ready_ = false;  // the memory buffer holds the image, but for dirty pages
   Clock::time_point phase_t_ = Clock::now();
@@ -354,6 +363,8 @@ Status WaveLoop::alloc_wave_buffers() {
   W_.entry = req_.func_index - req_.module->module.num_imported_funcs;
   W_.stack_slots = frames ? req_.stack_slots : 0;
   W_.max_depth = req_.max_call_depth;
+  W_.slots_limit = std::max(req_.stack_slots_limit, W_.stack_slots);
+  W_.depth_limit = std::max(req_.call_depth_limit, req_.max_call_depth);
   W_.mem_cap = uint64_t(plan_.memory_pages) * kPageSize;
   W_.mem_max_pages = img_.has_memory ? std::min(img_.max_pages, plan_.memory_pages) : 0;
   W_.fuel = req_.fuel;
@@ -398,6 +409,8 @@ Status WaveLoop::alloc_wave_buffers() {
   WW_TRY(arena_.alloc(&W_.trap_func, WV));
   WW_TRY(arena_.alloc(&W_.trap_pc, WV));
   WW_TRY(arena_.alloc(&W_.finished, WV));
+  WW_TRY(stack_pool_.setup(arena_, W_, img_, uint32_t(WV), frames, imports_atomic_add(req_.module->module),
+                           req_.max_stack_pool_bytes));
   if (host_calls_)
     WW_TRY(host_calls_->alloc(arena_, W_, I_, uint32_t(WV), host_call_width(), launcher_.leave_words()));
   // Values of the widest direction, then bytes for traps and flags and
@@ -539,6 +552,7 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   WW_TRY(end_phase(upload_ms_));
   trace_("wave: arguments, inputs");
   WW_CUDA(cudaMemsetAsync(W_.trapped, 0, sizeof(unsigned long long)));
+  WW_TRY(stack_pool_.begin_wave(W_, n));
   init_state_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init);
   WW_CUDA(cudaGetLastError());
   trace_("wave: init state kernel");
@@ -798,6 +812,11 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
       if (!dest_.finished[first + t]) dest_.traps[first + t] = uint8_t(TrapCode::Interrupted);
   }
   if (sparse_ && W_.mem_cap) WW_TRY(account_pool(first, n, redo));
+  WW_ASSIGN_OR_RETURN(StackPool::Outcome stack, stack_pool_.account(arena_, W_, dest_.traps + first, n));
+  *redo = std::max(*redo, stack.redo);
+  stack_pool_grew_ = stack.grew;
+  if (stack.wave_cap) stack_wave_cap_ = stack_wave_cap_ ? std::min(stack_wave_cap_, stack.wave_cap) : stack.wave_cap;
+  stack_pool_bytes_ = std::max(stack_pool_bytes_, stack_pool_.bytes());
   trace_("wave: pool accounting");
   if (req_.write_back && first == 0) WW_TRY(write_back_first(n));
   if (req_.progress) req_.progress(first + n, req_.instances, seconds_since(t_start_));
@@ -805,13 +824,10 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
 }
 
 // Instances [i, end) of `req` as a request of their own, on the
-// interpreter kernel with the given stack sizes (and no further growth).
-BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination& d, uint32_t i, uint32_t end,
-                        uint32_t slots, uint32_t depth) {
+// interpreter kernel.
+BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination& d, uint32_t i, uint32_t end) {
   BatchRequest sub = req;
   sub.launcher = nullptr;
-  sub.stack_slots = sub.stack_slots_limit = slots;
-  sub.max_call_depth = sub.call_depth_limit = depth;
   sub.instances = end - i;
   sub.index_base = req.index_base + i;
   sub.total_instances = req.total_instances ? req.total_instances : req.instances;
@@ -829,48 +845,33 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
   return sub;
 }
 
-// Stacks that grow: the stretches of instances that ran out of call stack
-// run again, on the interpreter kernel, with four times the frames and
-// slots each round until they finish or the limits stop the growth. A
-// module that can add to shared state (gpu.atomic_add) must not run twice:
-// its instances keep the trap.
+// Compiled code's frames live in the CUDA stack, capped below what the
+// limits may allow: the stretches of instances that ran out of it run
+// again on the interpreter kernel, whose stacks grow in segments up to the
+// limits. A module that can add to shared state (gpu.atomic_add) must not
+// run twice: its instances keep the trap.
 void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d, BatchResult& out) {
   const uint8_t exhausted = uint8_t(TrapCode::CallStackExhausted);
-  if (imports_atomic_add(req.module->module) || parallel_find_byte(d.traps, exhausted, req.instances) == req.instances)
+  if (!req.launcher || imports_atomic_add(req.module->module) ||
+      parallel_find_byte(d.traps, exhausted, req.instances) == req.instances)
     return;
-  uint32_t slots = req.stack_slots, depth = req.max_call_depth;
-  const uint32_t slots_limit = std::max(req.stack_slots_limit, slots);
-  const uint32_t depth_limit = std::max(req.call_depth_limit, depth);
-  bool on_interpreter = !req.launcher;
-  for (;;) {
-    if (on_interpreter) {
-      const uint32_t s2 = uint32_t(std::min<uint64_t>(uint64_t(slots) * 4, slots_limit));
-      const uint32_t d2 = uint32_t(std::min<uint64_t>(uint64_t(depth) * 4, depth_limit));
-      if (s2 == slots && d2 == depth) return;
-      slots = s2;
-      depth = d2;
+  for (uint32_t i = 0; i < req.instances;) {
+    if (!(d.finished[i] && d.traps[i] == exhausted)) {
+      ++i;
+      continue;
     }
-    on_interpreter = true;
-    bool any = false;
-    for (uint32_t i = 0; i < req.instances;) {
-      if (!(d.finished[i] && d.traps[i] == exhausted)) {
-        ++i;
-        continue;
-      }
-      uint32_t end = i;
-      while (end < req.instances && d.finished[end] && d.traps[end] == exhausted) ++end;
-      any = true;
-      auto r = run_batch(stretch_of(req, d, i, end, slots, depth));
-      // A plan that cannot hold the larger stacks leaves the trap.
-      if (!r.ok()) return;
-      out.kernel_ms += r->kernel_ms;
-      out.upload_ms += r->upload_ms;
-      out.memory_setup_ms += r->memory_setup_ms;
-      out.download_ms += r->download_ms;
-      out.plan.waves += r->plan.waves;
-      i = end;
-    }
-    if (!any) return;
+    uint32_t end = i;
+    while (end < req.instances && d.finished[end] && d.traps[end] == exhausted) ++end;
+    auto r = run_batch(stretch_of(req, d, i, end));
+    // A plan that cannot hold the interpreter's stacks leaves the trap.
+    if (!r.ok()) return;
+    out.kernel_ms += r->kernel_ms;
+    out.upload_ms += r->upload_ms;
+    out.memory_setup_ms += r->memory_setup_ms;
+    out.download_ms += r->download_ms;
+    out.plan.waves += r->plan.waves;
+    out.stack_pool_bytes = std::max(out.stack_pool_bytes, r->stack_pool_bytes);
+    i = end;
   }
 }
 
@@ -924,6 +925,15 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     resolved.layout = choose_layout(mod, req.instances, memory_pages_for(req, img), dev.free_bytes);
     rq = &resolved;
   }
+  // The entry frame always starts in the instance's own stack: give it room
+  // there when the limits allow it.
+  const uint32_t entry_slots = img.funcs[req.func_index - mod.num_imported_funcs].frame_slots;
+  if (launcher.needs_frames() && entry_slots > rq->stack_slots &&
+      entry_slots <= std::max(rq->stack_slots_limit, rq->stack_slots)) {
+    if (rq != &resolved) resolved = req;
+    resolved.stack_slots = entry_slots;
+    rq = &resolved;
+  }
   // The device's copies of read-only files come out of the reserve.
   const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr;
   const uint64_t file_budget = dw ? dw->file_budget : 0;
@@ -960,7 +970,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
       uint32_t redo = 0;
       WW_TRY(loop.run_wave(first, n, out, &redo));
       ++out.plan.waves;
-      if (!may_rerun || (redo == 1 && n == 1)) redo = 0;
+      if (!may_rerun || (redo == 1 && n == 1 && !loop.rerun_owed())) redo = 0;
       out.pool_reruns += redo;
       first += n - redo;
     }

@@ -152,6 +152,21 @@ TEST_P(HostCallTest, ACallAtTheBottomOfARecursionResumesEveryFrame) {
   for (uint32_t i = 0; i < 500; ++i) ASSERT_EQ(uint32_t(r->results[i]), 40 * 41 / 2 + i + 1) << i;
 }
 
+// 400 calls deep, past the instance's own 64 call records: the call
+// leaves from a stack segment, resumes there and returns through them all.
+TEST_P(HostCallTest, ACallFromStackSegmentsResumesThere) {
+  BatchRequest q = request("deep", 700, {400, kIndex});
+  q.call_depth_limit = 20000;
+  q.stack_slots_limit = 1u << 20;
+  auto r = run(q);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  for (uint32_t i = 0; i < 700; ++i) {
+    ASSERT_EQ(r->traps[i], 0) << i;
+    ASSERT_EQ(uint32_t(r->results[i]), 400 * 401 / 2 + i + 1) << i;
+  }
+  EXPECT_GT(r->stack_pool_bytes, 0u);
+}
+
 TEST_P(HostCallTest, TheHostReadsAndWritesTheInstancesMemory) {
   const uint32_t n = 2000;
   auto r = run(request("mem", n, {kIndex}));
@@ -171,7 +186,9 @@ TEST_P(HostCallTest, AHostTrapEndsOnlyItsInstance) {
   for (uint32_t i = 0; i < n; ++i) {
     ASSERT_EQ(r->traps[i], i & 1 ? uint8_t(TrapCode::Unreachable) : 0) << i;
     ASSERT_TRUE(r->finished[i]);
-    if (!(i & 1)) ASSERT_EQ(uint32_t(r->results[i]), 7u);
+    if (!(i & 1)) {
+      ASSERT_EQ(uint32_t(r->results[i]), 7u);
+    }
   }
 }
 

@@ -168,6 +168,17 @@ struct DevWave {
   // slots in shared memory measured slower: bench/RESULTS.md.) Compiled
   // code keeps its frames in registers and leaves these unallocated.
   uint64_t* slots;
+  // Past them, segments of seg_slots slots from stack_pool (dev_stack.cuh):
+  // stack_per_lane for each lane t % 32, stack_used[lane] taken this wave.
+  // Per instance, stack_seg[t] is the place of the segment it runs in and
+  // stack_next[t] that of its first once taken (0: none). slots_limit and
+  // depth_limit are the CPU backend's (or the user's) limits on the whole
+  // stack, which the segments make reachable.
+  uint64_t* stack_pool;
+  uint32_t seg_slots, stack_per_lane;
+  unsigned int* stack_used;
+  uint32_t *stack_seg, *stack_next;
+  uint32_t slots_limit, depth_limit;
   uint64_t* io;  // arguments in, results out: value k of instance t at io[k * n + t]
   // Arguments every instance shares: value k at args[k], and io only holds
   // results (reading one broadcast value beats n copies of it).

@@ -11,6 +11,7 @@
 #include "exec/gpu/device/dev_host_calls.cuh"
 #include "exec/gpu/device/dev_imports.cuh"
 #include "exec/gpu/device/dev_memory.cuh"
+#include "exec/gpu/device/dev_stack.cuh"
 #include "exec/gpu/device/dev_state.cuh"
 #include "exec/gpu/device/dev_tables.cuh"
 #include "semantics/memory_ops.h"
@@ -31,12 +32,6 @@ struct CodePtr {
   }
   __device__ __forceinline__ int64_t operator-(CodePtr o) const { return p - o.p; }
   __device__ __forceinline__ bool operator<=(CodePtr o) const { return p <= o.p; }
-};
-
-// One thread's frame stack (see DevWave::slots): slot a at gm[a * 32].
-struct Frames {
-  uint64_t* gm;
-  __device__ __forceinline__ uint64_t& at(uint32_t a) const { return gm[uint64_t(a) * 32]; }
 };
 
 // ------------------------------------------------------------ the kernel
@@ -179,7 +174,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   }
   {
     const FunctionCode& fc = M.funcs[cur];
-    if (fc.frame_slots > W.stack_slots || W.max_depth == 0) {
+    if (fc.frame_slots > W.stack_slots || W.max_depth == 0 || W.depth_limit == 0) {
       trap = TrapCode::CallStackExhausted;
       goto trapped;
     }
@@ -203,9 +198,11 @@ dispatch:
   }
 
 do_call : {
+  // A frame base above the instance's own stack is in a segment: those
+  // calls, and calls that do not fit, take the longer way.
   const FunctionCode& fc = M.funcs[call_target];
-  if (depth + 1 >= W.max_depth || fb + call_base + fc.frame_slots > W.stack_slots)
-    TRAP(CallStackExhausted);
+  if (depth + 1 >= W.max_depth || fb + call_base + fc.frame_slots > W.stack_slots || fb > W.stack_slots)
+    goto segment_call;
   if (--fuel == 0) TRAP(FuelExhausted);
   const uint64_t rec = uint64_t(depth) * N + t;
   W.call_pc[rec] = uint32_t(ret_pc - code);
@@ -219,8 +216,25 @@ do_call : {
   goto dispatch;
 }
 
+segment_call : {
+  const FunctionCode& fc = M.funcs[call_target];
+  const SegmentMove mv = segment_call(W, t, fr, fb, call_base, fc, depth, cur, uint32_t(ret_pc - code));
+  if (mv.trap != TrapCode::None) {
+    trap = mv.trap;
+    goto trapped;
+  }
+  if (--fuel == 0) TRAP(FuelExhausted);
+  ++depth;
+  fb = mv.fb;
+  cur = call_target;
+  for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(fb + s) = 0;
+  cb = pc = code + fc.code_begin;
+  goto dispatch;
+}
+
 do_return:
   if (depth == 0) goto finished;
+  if (fb > W.stack_slots) goto segment_return;
   {
     --depth;
     const uint64_t rec = uint64_t(depth) * N + t;
@@ -230,6 +244,16 @@ do_return:
     cb = code + M.funcs[cur].code_begin;
   }
   goto dispatch;
+
+segment_return : {
+  const SegmentReturn r = segment_return(W, t, fr, fb, depth, M.funcs[cur].num_results);
+  --depth;
+  fb = r.fb;
+  pc = code + r.ret_off;
+  cur = r.func;
+  cb = code + M.funcs[cur].code_begin;
+  goto dispatch;
+}
 
 leave:
   // Everything else of the instance is in device memory already: frames,
