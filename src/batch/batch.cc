@@ -183,11 +183,18 @@ class Driver {
 
   Status run_segment(Executor& ex, uint64_t first, uint64_t count) {
     auto t = std::chrono::steady_clock::now();
-    WW_TRY(ex.run(job_, first, count, out_, [&](uint64_t done) {
-      if (spec_.progress)
-        spec_.progress(first + done, spec_.instances,
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - job_.t0).count());
-    }));
+    auto ready = [&](uint64_t upto) {
+      if (spec_.on_ready) spec_.on_ready(out_, first + upto);
+    };
+    WW_TRY(ex.run(
+        job_, first, count, out_,
+        [&](uint64_t done) {
+          if (spec_.progress)
+            spec_.progress(first + done, spec_.instances,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - job_.t0).count());
+        },
+        ready));
+    ready(count);
     Segment s;
     s.first = first;
     s.count = count;
@@ -444,14 +451,15 @@ Result<BatchResult> run(const BatchSpec& spec) {
   trace("run");
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.t0).count();
   // Instances the timeout stopped, or that never started, say so as their
-  // trap, so every output row tells what became of its instance.
+  // trap, so every output row tells what became of its instance (those an
+  // executor already marked keep their mark: their rows may be written).
   const uint8_t why = uint8_t(job.cancelled() ? TrapCode::Interrupted : TrapCode::Timeout);
   const uint8_t* fin = out.finished.data();
   const size_t first_unfinished = parallel_find_byte(fin, 0, spec.instances);
   for (const uint8_t* z = fin + first_unfinished;
        z < fin + spec.instances && (z = static_cast<const uint8_t*>(std::memchr(z, 0, fin + spec.instances - z)));
        ++z)
-    out.traps[z - fin] = why;
+    if (!out.traps[z - fin]) out.traps[z - fin] = why;
   if (out.backend == Backend::Cpu) {
     unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     unsigned t = spec.threads ? spec.threads : hw;

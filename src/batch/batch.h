@@ -98,6 +98,8 @@ struct WasiBatch {
   uint64_t output_cap = uint64_t(64) << 20;  // bytes of stdout, and of stderr, per instance
 };
 
+struct BatchResult;
+
 struct BatchSpec {
   std::shared_ptr<const CompiledModule> module;
   std::shared_ptr<const WasiBatch> wasi;  // set: the module is a WASI command
@@ -133,6 +135,12 @@ struct BatchSpec {
 
   // About twice a second while instances run: done of total, seconds.
   std::function<void(uint64_t done, uint64_t total, double seconds)> progress;
+  // While the batch runs: the rows (results, traps, memory outputs) of
+  // instances [0, ready) of `r` will not change again, so they may be
+  // written out. `r` is the batch's result, its columns sized before the
+  // first call and never moved; called from the batch's own threads with
+  // `ready` only growing.
+  std::function<void(const BatchResult& r, uint64_t ready)> on_ready;
   // Lines worth showing before the run (the GPU memory plan).
   std::function<void(const std::string& line)> note;
 };

@@ -304,7 +304,8 @@ class CpuExecutor final : public Executor {
   // and to turn the deadline or a cancellation into the interrupt byte that
   // running instances read at back-edges.
   Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
-             const std::function<void(uint64_t)>& progress) override {
+             const std::function<void(uint64_t)>& progress,
+             const std::function<void(uint64_t)>& ready) override {
     const BatchSpec& spec = *job.spec;
     unsigned threads = spec.threads ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
     if (uint64_t(threads) > count) threads = unsigned(std::max<uint64_t>(count, 1));
@@ -312,6 +313,15 @@ class CpuExecutor final : public Executor {
 
     Shared sh;
     sh.chunk = std::clamp<uint64_t>(count / (uint64_t(threads) * 16), 1, 256);
+    // A flag per chunk, so that the waiting thread can tell how far the
+    // range is done without gaps (workers finish chunks out of order).
+    std::unique_ptr<std::atomic<uint8_t>[]> chunk_done;
+    uint64_t ready_chunks = 0;
+    const uint64_t nchunks = (count + sh.chunk - 1) / sh.chunk;
+    if (ready) {
+      chunk_done = std::make_unique<std::atomic<uint8_t>[]>(nchunks);
+      sh.chunk_done = chunk_done.get();
+    }
     sh.running = threads;
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::thread> pool;
@@ -337,6 +347,11 @@ class CpuExecutor final : public Executor {
         if (TrapCode why = job.stop_reason(); why != TrapCode::None && !sh.interrupt.load())
           sh.interrupt.store(uint8_t(why));
         if (progress) progress(sh.done.load());
+        if (ready) {
+          const uint64_t before = ready_chunks;
+          while (ready_chunks < nchunks && chunk_done[ready_chunks].load(std::memory_order_acquire)) ++ready_chunks;
+          if (ready_chunks > before) ready(std::min(count, ready_chunks * sh.chunk));
+        }
       }
     }
     for (auto& t : pool) t.join();
@@ -367,6 +382,7 @@ class CpuExecutor final : public Executor {
     std::atomic<uint8_t> interrupt{0};  // TrapCode that stops running code
     std::atomic<uint64_t> setup_ns{0}, run_ns{0}, copy_ns{0};
     std::atomic<uint64_t> capped{0}, first_capped{~uint64_t{0}};  // WASI output cut at the cap
+    std::atomic<uint8_t>* chunk_done = nullptr;  // set per chunk once its rows are final
   };
 
   void work(const Job& job, uint64_t first, uint64_t count, Shared& sh, BatchResult& out) const {
@@ -387,7 +403,12 @@ class CpuExecutor final : public Executor {
       // worker writes cost more than resetting a small instance.
       uint64_t finished = 0;
       for (uint64_t i = first + begin; i < first + end; ++i) {
-        if (sh.interrupt.load(std::memory_order_relaxed)) continue;  // reported as not finished
+        // Not finished: the row says why at once (it may be written out
+        // before the batch ends).
+        if (const uint8_t why = sh.interrupt.load(std::memory_order_relaxed)) {
+          out.traps[i] = why;
+          continue;
+        }
         ctx.instance_index = uint32_t(i);
         clock.start(i);
         const BoundInstance* b = nullptr;
@@ -414,7 +435,10 @@ class CpuExecutor final : public Executor {
         instances.release();
         clock.lap(clock.setup_ns);  // the reset belongs to the next input's set-up
         // An instance the interrupt stopped did not finish.
-        if (t == TrapCode::Timeout || t == TrapCode::Interrupted) continue;
+        if (t == TrapCode::Timeout || t == TrapCode::Interrupted) {
+          out.traps[i] = uint8_t(t);
+          continue;
+        }
         out.traps[i] = uint8_t(t);
         out.trap_func[i] = where.func_index;
         out.trap_pc[i] = where.code != TrapCode::None ? where.pc : gpu::kNoTrapPc;
@@ -422,6 +446,7 @@ class CpuExecutor final : public Executor {
         ++finished;
       }
       sh.done.fetch_add(finished, std::memory_order_relaxed);
+      if (sh.chunk_done) sh.chunk_done[begin / sh.chunk].store(1, std::memory_order_release);
     }
     sh.setup_ns += clock.setup_ns;
     sh.run_ns += clock.run_ns;

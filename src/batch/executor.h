@@ -53,9 +53,12 @@ class Executor {
   virtual Tier tier() const = 0;
   // Runs instances [first, first + count) into `out`, whose arrays are
   // sized for the whole batch. `progress(done)` counts instances of this
-  // range that have finished.
+  // range that have finished; `ready(upto)`, when given, says that the rows
+  // of instances [first, first + upto) will not change again (upto only
+  // grows; the whole range is ready when run returns).
   virtual Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
-                     const std::function<void(uint64_t done)>& progress) = 0;
+                     const std::function<void(uint64_t done)>& progress,
+                     const std::function<void(uint64_t upto)>& ready) = 0;
   // What the summary shows: "threads=16", a GPU's name.
   virtual std::string where() const = 0;
 };

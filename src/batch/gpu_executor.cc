@@ -41,7 +41,8 @@ class GpuExecutor final : public Executor {
   std::string where() const override { return device_; }
 
   Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
-             const std::function<void(uint64_t)>& progress) override {
+             const std::function<void(uint64_t)>& progress,
+             const std::function<void(uint64_t)>& ready) override {
     const BatchSpec& spec = *job.spec;
     const Module& m = spec.module->module;
     if (job.func_index < m.num_imported_funcs)
@@ -49,13 +50,14 @@ class GpuExecutor final : public Executor {
                                        "' is an imported function; the GPU runs functions the module defines");
     if (spec.instances > 0xffffffffu)
       return make_error(kNoOffset, "the GPU backend runs at most 2^32-1 instances per batch");
-    return run_stretch(job, first, count, out, launcher_, progress);
+    return run_stretch(job, first, count, out, launcher_, progress, ready);
   }
 
  private:
   Status run_stretch(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
                      const std::shared_ptr<gpu::KernelLauncher>& launcher,
-                     const std::function<void(uint64_t)>& progress) {
+                     const std::function<void(uint64_t)>& progress,
+                     const std::function<void(uint64_t)>& ready) {
     const BatchSpec& spec = *job.spec;
     gpu::BatchRequest req;
     req.module = spec.module;
@@ -128,6 +130,9 @@ class GpuExecutor final : public Executor {
     req.progress = [&](uint64_t done, uint64_t, double) {
       if (progress) progress(done);
     };
+    // A WASI command's exit codes and output are the host's, settled when
+    // the stretch ends.
+    if (ready && !spec.wasi) req.final_rows = [&](uint32_t upto) { ready(upto); };
     if (spec.note && !plan_shown_) {
       req.on_plan = [&](const gpu::BatchPlan& plan, const std::string& device) {
         spec.note("gpu plan (" + device + "): " + plan.to_string());

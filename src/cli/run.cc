@@ -311,6 +311,20 @@ Result<int> run_impl(const RunSpec& spec) {
   // waves says so up front.
   if (spec.batch && !spec.quiet) b.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
 
+  // --output rows and --mem-out records are written while the batch runs,
+  // as they become final.
+  std::unique_ptr<OutputStream> stream;
+  if (spec.batch && (outputs.fmt != OutFormat::None || !outputs.mem_out.empty())) {
+    std::vector<AtomicFile*> mem_files;
+    std::vector<uint64_t> mem_len;
+    for (size_t k = 0; k < outputs.mem_out.size(); ++k) {
+      mem_files.push_back(outputs.mem_out[k].get());
+      mem_len.push_back(b.mem_out[k].length);
+    }
+    stream = std::make_unique<OutputStream>(m, outputs.fmt, outputs.fmt != OutFormat::None ? &outputs.out : nullptr,
+                                            std::move(mem_files), std::move(mem_len));
+    b.on_ready = [s = stream.get()](const batch::BatchResult& r, uint64_t upto) { s->ready(r, upto); };
+  }
   WW_ASSIGN_OR_RETURN(batch::BatchResult r, batch::run(b));
   progress.finish();
   t_phase = Clock::now();
@@ -347,8 +361,9 @@ Result<int> run_impl(const RunSpec& spec) {
   for (const std::string& block : r.stderr_blocks) std::fwrite(block.data(), 1, block.size(), stderr);
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) return err("cannot write the results to stdout");
 
+  if (stream) WW_TRY(stream->finish(r, outputs.trap_path.empty() ? nullptr : &outputs.trap_out));
   for (size_t k = 0; k < outputs.mem_out.size(); ++k) {
-    WW_TRY(outputs.mem_out[k]->write(r.mem_out[k].data(), r.mem_out[k].size()));
+    if (!stream) WW_TRY(outputs.mem_out[k]->write(r.mem_out[k].data(), r.mem_out[k].size()));
     WW_TRY(outputs.mem_out[k]->commit());
   }
   std::string output_error;
@@ -361,8 +376,8 @@ Result<int> run_impl(const RunSpec& spec) {
                      " not written: .npy cannot record traps (use --allow-traps for zero rows "
                      "plus a trap-code file, or .csv/.json)";
     } else {
-      WW_TRY(write_results(r, m, outputs.fmt, outputs.out,
-                           outputs.trap_path.empty() ? nullptr : &outputs.trap_out));
+      if (!stream)
+        WW_TRY(write_results(r, m, outputs.fmt, outputs.out, outputs.trap_path.empty() ? nullptr : &outputs.trap_out));
       WW_TRY(outputs.out.commit());
       if (!outputs.trap_path.empty()) WW_TRY(outputs.trap_out.commit());
     }

@@ -29,10 +29,10 @@ namespace {
 constexpr uint64_t kRowsPerBlock = 1 << 16;
 
 template <class Format>  // format(first, end, std::string& into)
-Status write_in_blocks(uint64_t n, AtomicFile& out, Format&& format) {
+Status write_in_blocks(uint64_t from, uint64_t n, AtomicFile& out, Format&& format) {
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> blocks(cores);
-  for (uint64_t base = 0; base < n; base += kRowsPerBlock * cores) {
+  for (uint64_t base = from; base < n; base += kRowsPerBlock * cores) {
     const size_t jobs = size_t(std::min<uint64_t>(cores, (n - base + kRowsPerBlock - 1) / kRowsPerBlock));
     parallel_for(jobs, [&](size_t j) {
       const uint64_t first = base + j * kRowsPerBlock;
@@ -86,24 +86,58 @@ void append_value(std::string& s, const Value& v, bool json) {
   else s += csv_escape(format_value(v));
 }
 
-std::string result_name(const batch::BatchResult& r, size_t k) {
-  return k < r.result_names.size() ? r.result_names[k] : "result" + std::to_string(k);
+std::string result_name(const ResultRows& r, size_t k) {
+  return k < r.names.size() ? r.names[k] : "result" + std::to_string(k);
 }
 
 }  // namespace
 
-Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt, AtomicFile& out,
-                     AtomicFile* trap_file) {
-  const uint64_t n = r.traps.size();
-  const auto& rt = r.type.results;
+ResultRows ResultRows::of(const batch::BatchResult& r) {
+  ResultRows v;
+  v.types = r.type.results;
+  v.names = r.result_names;
+  v.n = r.traps.size();
+  v.results = r.results.data();
+  v.traps = r.traps.data();
+  v.trap_func = r.trap_func.data();
+  v.trap_pc = r.trap_pc.data();
+  for (const auto& c : r.mem_out) v.mem_out.push_back(c.data());
+  return v;
+}
+
+Status ResultWriter::begin() {
+  const auto& rt = r_.types;
+  const size_t nr = rt.size();
+  if (fmt_ == OutFormat::Csv) {
+    std::string head = "instance";
+    for (size_t k = 0; k < nr; ++k) head += "," + result_name(r_, k);
+    return out_.write(head + ",trap\n");
+  }
+  if (fmt_ == OutFormat::Json) return out_.write("[\n");
+  bool same = std::all_of(rt.begin(), rt.end(), [&](ValType t) { return t == rt[0]; });
+  std::string descr;
+  std::vector<uint64_t> shape{r_.n};
+  if (same) {
+    descr = npy_descr(rt[0]);
+    if (nr > 1) shape.push_back(nr);
+  } else {
+    descr = "[";
+    for (size_t k = 0; k < nr; ++k)
+      descr += "('" + result_name(r_, k) + "', " + npy_descr(rt[k]) + ")" + (k + 1 < nr ? ", " : "");
+    descr += "]";
+  }
+  return out_.write(npy_header(descr, false, shape));
+}
+
+Status ResultWriter::rows(uint64_t first, uint64_t end) {
+  const ResultRows& r = r_;
+  const uint64_t n = r.n;
+  const auto& rt = r.types;
   const size_t nr = rt.size();
   auto value = [&](uint64_t i, size_t k) { return Value{rt[k], r.results[i * nr + k]}; };
-  if (fmt == OutFormat::Csv) {
-    std::string head = "instance";
-    for (size_t k = 0; k < nr; ++k) head += "," + result_name(r, k);
-    WW_TRY(out.write(head + ",trap\n"));
-    return write_in_blocks(n, out, [&](uint64_t first, uint64_t end, std::string& s) {
-      for (uint64_t i = first; i < end; ++i) {
+  if (fmt_ == OutFormat::Csv) {
+    return write_in_blocks(first, end, out_, [&](uint64_t from, uint64_t to, std::string& s) {
+      for (uint64_t i = from; i < to; ++i) {
         append_int(s, i);
         const TrapCode t = TrapCode(r.traps[i]);
         for (size_t k = 0; k < nr; ++k) {
@@ -116,10 +150,9 @@ Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt
       }
     });
   }
-  if (fmt == OutFormat::Json) {
-    WW_TRY(out.write("[\n"));
-    WW_TRY(write_in_blocks(n, out, [&](uint64_t first, uint64_t end, std::string& s) {
-      for (uint64_t i = first; i < end; ++i) {
+  if (fmt_ == OutFormat::Json) {
+    return write_in_blocks(first, end, out_, [&](uint64_t from, uint64_t to, std::string& s) {
+      for (uint64_t i = from; i < to; ++i) {
         s += "  {\"instance\":";
         append_int(s, i);
         const TrapCode t = TrapCode(r.traps[i]);
@@ -138,31 +171,17 @@ Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt
           // Traps raised by the instance's code say where.
           if (t != TrapCode::Timeout && r.trap_pc[i] != gpu::kNoTrapPc) {
             s += ",\"trap_function\":";
-            append_json_string(s, m.func_display_name(r.trap_func[i]));
+            append_json_string(s, m_.func_display_name(r.trap_func[i]));
             s += ",\"trap_offset\":";
             append_int(s, r.trap_pc[i]);
           }
         }
         s += i + 1 < n ? "},\n" : "}\n";
       }
-    }));
-    return out.write("]\n");
+    });
   }
-  bool same = std::all_of(rt.begin(), rt.end(), [&](ValType t) { return t == rt[0]; });
-  std::string descr;
-  std::vector<uint64_t> shape{n};
-  if (same) {
-    descr = npy_descr(rt[0]);
-    if (nr > 1) shape.push_back(nr);
-  } else {
-    descr = "[";
-    for (size_t k = 0; k < nr; ++k)
-      descr += "('" + result_name(r, k) + "', " + npy_descr(rt[k]) + ")" + (k + 1 < nr ? ", " : "");
-    descr += "]";
-  }
-  WW_TRY(out.write(npy_header(descr, false, shape)));
-  WW_TRY(write_in_blocks(n, out, [&](uint64_t first, uint64_t end, std::string& s) {
-    for (uint64_t i = first; i < end; ++i) {
+  return write_in_blocks(first, end, out_, [&](uint64_t from, uint64_t to, std::string& s) {
+    for (uint64_t i = from; i < to; ++i) {
       const bool trapped = r.traps[i] != 0;
       for (size_t k = 0; k < nr; ++k) {
         const uint64_t b = trapped ? 0 : r.results[i * nr + k];
@@ -170,10 +189,95 @@ Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt
         s.append(reinterpret_cast<const char*>(&b), w);  // little-endian hosts
       }
     }
-  }));
-  if (trap_file) {
-    WW_TRY(trap_file->write(npy_header("'|u1'", false, {n})));
-    WW_TRY(trap_file->write(r.traps.data(), r.traps.size()));
+  });
+}
+
+Status ResultWriter::finish(AtomicFile* trap_file) {
+  if (fmt_ == OutFormat::Json) WW_TRY(out_.write("]\n"));
+  if (fmt_ == OutFormat::Npy && trap_file) {
+    WW_TRY(trap_file->write(npy_header("'|u1'", false, {r_.n})));
+    WW_TRY(trap_file->write(r_.traps, r_.n));
+  }
+  return Status::Ok();
+}
+
+Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt, AtomicFile& out,
+                     AtomicFile* trap_file) {
+  ResultWriter w(ResultRows::of(r), m, fmt, out);
+  WW_TRY(w.begin());
+  WW_TRY(w.rows(0, r.traps.size()));
+  return w.finish(trap_file);
+}
+
+OutputStream::OutputStream(const Module& m, OutFormat fmt, AtomicFile* out, std::vector<AtomicFile*> mem_out,
+                           std::vector<uint64_t> mem_len)
+    : m_(m), fmt_(fmt), out_(out), mem_out_(std::move(mem_out)), mem_len_(std::move(mem_len)),
+      thread_([this] { write_loop(); }) {}
+
+OutputStream::~OutputStream() {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    done_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void OutputStream::ready(const batch::BatchResult& r, uint64_t upto) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!r_) r_ = std::make_unique<ResultRows>(ResultRows::of(r));
+    ready_ = std::max(ready_, upto);
+  }
+  cv_.notify_all();
+}
+
+Status OutputStream::write_upto(const ResultRows& r, uint64_t upto) {
+  if (upto <= written_) return Status::Ok();
+  if (out_ && fmt_ != OutFormat::None) {
+    if (!rows_) {
+      rows_ = std::make_unique<ResultWriter>(r, m_, fmt_, *out_);
+      WW_TRY(rows_->begin());
+    }
+    WW_TRY(rows_->rows(written_, upto));
+  }
+  for (size_t k = 0; k < mem_out_.size(); ++k)
+    WW_TRY(mem_out_[k]->write(r.mem_out[k] + written_ * mem_len_[k], (upto - written_) * mem_len_[k]));
+  written_ = upto;
+  return Status::Ok();
+}
+
+void OutputStream::write_loop() {
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    cv_.wait(lk, [&] { return done_ || ready_ > written_; });
+    if (done_) return;  // finish() writes the rest
+    const ResultRows* r = r_.get();
+    const uint64_t upto = ready_;
+    lk.unlock();
+    // After a failed write the rest is not written; finish() reports it.
+    if (status_.ok()) status_ = write_upto(*r, upto);
+    else written_ = upto;
+    lk.lock();
+  }
+}
+
+Status OutputStream::finish(const batch::BatchResult& r, AtomicFile* trap_file) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    done_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+  WW_TRY(status_);
+  const ResultRows rows = ResultRows::of(r);
+  WW_TRY(write_upto(rows, rows.n));
+  if (out_ && fmt_ != OutFormat::None) {
+    if (!rows_) {
+      rows_ = std::make_unique<ResultWriter>(rows, m_, fmt_, *out_);
+      WW_TRY(rows_->begin());
+    }
+    WW_TRY(rows_->finish(trap_file));
   }
   return Status::Ok();
 }

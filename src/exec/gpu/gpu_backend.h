@@ -208,6 +208,9 @@ struct BatchRequest {
   // again on the interpreter. 0 = the sizes above.
   uint32_t stack_slots_limit = 0;
   uint32_t call_depth_limit = 0;
+  // While the batch runs: instances [0, upto) of this request will not
+  // change again (their results, traps and memory outputs are in `dest`).
+  std::function<void(uint32_t upto)> final_rows;
   // The most device memory for stack segments; 0 = kStackPoolMaxBytes.
   uint64_t max_stack_pool_bytes = 0;
   uint32_t memory_pages = 0;     // linear-memory capacity per instance; 0 = automatic

@@ -964,6 +964,10 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     // of them, in a smaller wave; one that alone does not fit keeps its
     // trap. A module that adds to shared state must not run twice.
     const bool may_rerun = !imports_atomic_add(mod);
+    // Compiled code's instances that run out of stack run again after the
+    // waves (rerun_exhausted): rows from the first of them on are not final.
+    const uint8_t* traps = req.dest.traps ? req.dest.traps : out.traps.data();
+    uint32_t first_exhausted = req.instances;
     out.plan.waves = 0;
     for (uint32_t first = 0; first < req.instances;) {
       const uint32_t n = std::min(loop.next_wave_size(), req.instances - first);
@@ -972,6 +976,12 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
       ++out.plan.waves;
       if (!may_rerun || (redo == 1 && n == 1 && !loop.rerun_owed())) redo = 0;
       out.pool_reruns += redo;
+      if (req.final_rows) {
+        if (req.launcher && first_exhausted == req.instances)
+          first_exhausted = first + uint32_t(parallel_find_byte(traps + first, uint8_t(TrapCode::CallStackExhausted),
+                                                                n - redo));
+        req.final_rows(std::min(first + n - redo, first_exhausted));
+      }
       first += n - redo;
     }
     WW_TRY(loop.finish());
