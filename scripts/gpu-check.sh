@@ -33,6 +33,9 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 if want unit; then
   "$B/ww_test_gpu" >"$O/gpu-unit.log" 2>&1
   row "gpu unit tests" "$(grep -E '^\[  (PASSED|FAILED) ' "$O/gpu-unit.log" | tr '\n' ' ')"
+  # The batch engine's tests, its GPU cases included (rows streamed wave by wave).
+  "$B/ww_test_batch" >"$O/batch-unit.log" 2>&1
+  row "batch unit tests" "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$O/batch-unit.log" | tr '\n' ' ')"
 fi
 
 if want programs; then
