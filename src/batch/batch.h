@@ -25,7 +25,7 @@
 #include "exec/gpu/gpu_plan.h"
 #include "intrinsics/gpu_batch.h"
 #include "wasi/wasi.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::batch {
 

@@ -8,7 +8,7 @@
 #include "common/result.h"
 #include "intrinsics/gpu_batch.h"
 #include "wasi/wasi.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::batch {
 

@@ -12,7 +12,7 @@
 #include "cli/module_source.h"
 #include "decode/decoder.h"
 #include "validate/validator.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::cli {
 namespace {

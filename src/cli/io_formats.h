@@ -12,7 +12,7 @@
 
 #include "common/host_column.h"
 #include "common/result.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::cli {
 

@@ -10,7 +10,7 @@
 #include "cli/batch.h"
 #include "wasi/wasi.h"
 #include "common/result.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::cli {
 

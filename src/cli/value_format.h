@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "common/result.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::cli {
 

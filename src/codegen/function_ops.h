@@ -7,7 +7,7 @@
 
 #include "bytecode/ops.h"
 #include "common/result.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::codegen {
 

@@ -16,7 +16,7 @@
 
 #include "common/result.h"
 #include "exec/gpu/memory_layout.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::codegen {
 

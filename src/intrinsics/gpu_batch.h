@@ -22,7 +22,7 @@
 #include "decode/module.h"
 #include "intrinsics/image_io.h"
 #include "semantics/intrinsics.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::gpu {
 

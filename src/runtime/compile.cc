@@ -6,7 +6,7 @@
 #include "decode/decoder.h"
 #include "translate/translator.h"
 #include "validate/validator.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "semantics/memory_ops.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww {
 

@@ -20,7 +20,7 @@
 #include "exec/gpu/memory_layout.h"
 #include "wasi/wasi_numbers.h"
 #include "intrinsics/gpu_batch.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::gpu {
 

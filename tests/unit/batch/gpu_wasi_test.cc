@@ -15,7 +15,7 @@
 
 #include "batch/gpu_wasi.h"
 #include "wasi/wasi_abi.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::batch {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "batch/batch.h"
 #include "exec/gpu/gpu_backend.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::batch {
 namespace {

@@ -23,7 +23,7 @@
 #include "compiled/host_compiler.h"
 #include "exec/gpu/gpu_backend.h"
 #include "store/store.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww {
 namespace {

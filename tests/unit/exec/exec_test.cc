@@ -14,7 +14,7 @@
 
 #include "compiled/compiled_tier.h"
 #include "store/store.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "decode/decoder.h"
 #include "intrinsics/gpu_batch.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::gpu {
 namespace {

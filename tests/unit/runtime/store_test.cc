@@ -10,7 +10,7 @@
 #include <string>
 
 #include "store/store.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww {
 namespace {

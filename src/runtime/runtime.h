@@ -1,7 +1,7 @@
-// wasmwarp's public C++ API: compile a module once, instantiate it in a
-// Store as often as needed, invoke exports. This is what the CLI, the spec
-// test runner and embedders use; the GPU backend (issue 3) reuses the same
-// CompiledModule.
+// The runtime's own interface: compile a module once, instantiate it in a
+// Store as often as needed, invoke exports. The CLI, the batch engine, the
+// spec test runner and the public API (include/wasmwarp/wasmwarp.h) are
+// built on it; it is internal (it hands out the store's internals).
 #pragma once
 
 #include <atomic>

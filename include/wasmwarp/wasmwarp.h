@@ -1,0 +1,221 @@
+// wasmwarp's public C++ API: load a WebAssembly module once, then call one
+// of its exports on many instances at once (one instance per argument row),
+// on the CPU or the GPU, and get every instance's results and traps back as
+// arrays. Errors are values carrying the message the command line tool
+// prints; nothing here exits or throws.
+//
+// This header includes only the standard library (C++20).
+//
+//   auto m = wasmwarp::Module::from_file("collatz.wasm");
+//   if (!m) { std::cerr << m.error().message << "\n"; return 1; }
+//   wasmwarp::Engine engine({.backend = wasmwarp::Backend::Cpu});
+//   std::vector<int64_t> start = ...;  // one row per instance
+//   auto r = engine.call(*m, "collatz_steps", start.size(), {wasmwarp::Arg::column(start)});
+//   for (uint64_t i = 0; i < r->instances(); ++i)
+//     if (!r->trapped(i)) use(r->i64(i));
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace wasmwarp {
+
+enum class ValueType : uint8_t { I32, I64, F32, F64, V128, FuncRef, ExternRef };
+// "i32", "funcref", ...
+const char* type_name(ValueType t);
+
+// What went wrong, in the words the command line tool prints.
+struct Error {
+  std::string message;
+};
+
+// A value or the Error that stands in its place.
+template <class T>
+class [[nodiscard]] Expected {
+ public:
+  Expected(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Expected(Error e) : v_(std::move(e)) {}      // NOLINT: implicit by design
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  // The value; only when ok().
+  T& value() { return std::get<0>(v_); }
+  const T& value() const { return std::get<0>(v_); }
+  T& operator*() { return value(); }
+  const T& operator*() const { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  // The error; only when !ok().
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+struct FunctionType {
+  std::vector<ValueType> params, results;
+};
+
+enum class ExternKind : uint8_t { Function, Table, Memory, Global };
+
+struct Export {
+  std::string name;
+  ExternKind kind = ExternKind::Function;
+  FunctionType type;  // functions only
+};
+
+struct Import {
+  std::string module, name;
+  ExternKind kind = ExternKind::Function;
+  FunctionType type;  // functions only
+};
+
+// A decoded, validated and translated module, shared by every call that
+// runs it (copies share it too).
+class Module {
+ public:
+  // A binary module (.wasm).
+  static Expected<Module> from_file(const std::string& path);
+  static Expected<Module> from_bytes(std::vector<uint8_t> wasm);
+
+  const std::vector<Export>& exports() const;
+  const std::vector<Import>& imports() const;
+  // The export's type, or "unknown export 'f' (exported functions: a, b)".
+  Expected<FunctionType> function_type(const std::string& export_name) const;
+
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  explicit Module(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+// One parameter's value for every instance of a call: the same for all, each
+// instance's own (a column with a row per instance), or each instance's
+// index converted to the parameter's type.
+class Arg {
+ public:
+  static Arg i32(int32_t v);
+  static Arg i64(int64_t v);
+  static Arg f32(float v);
+  static Arg f64(double v);
+  static Arg column(std::span<const int32_t> rows);
+  static Arg column(std::span<const int64_t> rows);
+  static Arg column(std::span<const float> rows);
+  static Arg column(std::span<const double> rows);
+  static Arg index();
+
+  enum class Kind : uint8_t { Scalar, Column, Index };
+  Kind kind() const { return kind_; }
+  ValueType type() const { return type_; }
+  // Raw bits, one per row (one for a scalar): i32 and f32 in the low half.
+  const std::vector<uint64_t>& bits() const { return bits_; }
+
+ private:
+  Arg(Kind k, ValueType t, std::vector<uint64_t> bits) : kind_(k), type_(t), bits_(std::move(bits)) {}
+  Kind kind_;
+  ValueType type_;
+  std::vector<uint64_t> bits_;
+};
+
+// Bytes written into each instance's memory 0 at `address` before the
+// call: record i (record_size bytes) of `bytes` goes to instance i.
+struct MemoryIn {
+  uint64_t address = 0;
+  uint64_t record_size = 0;
+  std::span<const uint8_t> bytes;
+};
+
+// `length` bytes read from each instance's memory 0 at `address` after the
+// call (zeros for an instance that trapped).
+struct MemoryOut {
+  uint64_t address = 0;
+  uint64_t length = 0;
+};
+
+enum class Backend : uint8_t { Auto, Cpu, Gpu };
+enum class Tier : uint8_t { Auto, Interpreter, Compiled };
+
+struct EngineOptions {
+  Backend backend = Backend::Auto;  // Auto: the GPU when one is usable
+  Tier tier = Tier::Auto;           // Auto: compiled code once it is ready
+  unsigned threads = 0;             // CPU workers; 0 = every core
+  bool cache = true;                // the compiled-code cache
+  std::string cache_dir;            // empty: $WW_CACHE_DIR, else ~/.cache/wasmwarp
+};
+
+struct CallOptions {
+  uint64_t fuel = 0;      // per instance: back-edges and calls; 0 = unlimited
+  double timeout_s = 0;   // stop running instances after this long; 0 = none
+  std::vector<MemoryIn> memory_in;
+  std::vector<MemoryOut> memory_out;
+  // Set it (from another thread, a signal handler) to stop the call:
+  // instances still running end as "not finished: interrupted".
+  const std::atomic<bool>* cancel = nullptr;
+  // About twice a second while instances run.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+// Every instance's outcome of one call.
+class CallResult {
+ public:
+  uint64_t instances() const;
+  const std::vector<ValueType>& result_types() const;
+  // Result k of instance i (valid when it did not trap). Raw bits: i32 and
+  // f32 in the low half.
+  uint64_t bits(uint64_t instance, size_t k = 0) const;
+  int32_t i32(uint64_t instance, size_t k = 0) const { return int32_t(uint32_t(bits(instance, k))); }
+  int64_t i64(uint64_t instance, size_t k = 0) const { return int64_t(bits(instance, k)); }
+  float f32(uint64_t instance, size_t k = 0) const;
+  double f64(uint64_t instance, size_t k = 0) const;
+  // All results, instance-major: instances() x result_types().size().
+  std::span<const uint64_t> all_bits() const;
+
+  // 0 for an instance that returned; else its trap code.
+  std::span<const uint8_t> trap_codes() const;
+  bool trapped(uint64_t instance) const { return trap_codes()[instance] != 0; }
+  uint64_t trap_count() const;
+  // "integer divide by zero", "not finished: timeout", ...; "" when none.
+  std::string trap_message(uint64_t instance) const;
+
+  // Memory read after the call, per CallOptions::memory_out entry:
+  // instances() x length bytes.
+  std::span<const uint8_t> memory_out(size_t k) const;
+
+  Backend backend() const;  // where the call ran
+  std::string device() const;  // the GPU's name, or "threads=N"
+
+  struct Impl;
+  explicit CallResult(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Runs calls: which backend and tier, and the compiled-code cache.
+class Engine {
+ public:
+  explicit Engine(EngineOptions options = {}) : options_(std::move(options)) {}
+  const EngineOptions& options() const { return options_; }
+
+  // Calls export `export_name` of `m` on `instances` fresh instances, with
+  // one Arg per parameter. A trap is an instance's outcome, never an
+  // error; errors are bad input (an unknown export, arguments that do not
+  // fit it) or a backend that cannot run (Backend::Gpu without a GPU).
+  Expected<CallResult> call(const Module& m, const std::string& export_name, uint64_t instances,
+                            const std::vector<Arg>& args, const CallOptions& options = {}) const;
+
+ private:
+  EngineOptions options_;
+};
+
+// The message of trap code `code` (CallResult::trap_codes).
+std::string trap_message(uint8_t code);
+
+}  // namespace wasmwarp

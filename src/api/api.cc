@@ -1,0 +1,259 @@
+// The public API (include/wasmwarp/wasmwarp.h) over the batch engine: a
+// call is one batch::run of fresh instances.
+#include <cstring>
+
+#include "batch/batch.h"
+#include "runtime/runtime.h"
+#include "wasmwarp/wasmwarp.h"
+
+namespace wasmwarp {
+
+struct Module::Impl {
+  std::shared_ptr<const ww::CompiledModule> cm;
+  std::vector<Export> exports;
+  std::vector<Import> imports;
+  static Module make(std::shared_ptr<const Impl> impl) { return Module(std::move(impl)); }
+};
+
+struct CallResult::Impl {
+  ww::batch::BatchResult r;
+  std::vector<ValueType> types;
+  Backend backend = Backend::Cpu;
+};
+
+namespace {
+
+ValueType public_type(ww::ValType t) {
+  switch (t) {
+    case ww::ValType::I32: return ValueType::I32;
+    case ww::ValType::I64: return ValueType::I64;
+    case ww::ValType::F32: return ValueType::F32;
+    case ww::ValType::F64: return ValueType::F64;
+    case ww::ValType::V128: return ValueType::V128;
+    case ww::ValType::FuncRef: return ValueType::FuncRef;
+    case ww::ValType::ExternRef: return ValueType::ExternRef;
+  }
+  return ValueType::I32;
+}
+
+ww::ValType internal_type(ValueType t) {
+  switch (t) {
+    case ValueType::I32: return ww::ValType::I32;
+    case ValueType::I64: return ww::ValType::I64;
+    case ValueType::F32: return ww::ValType::F32;
+    case ValueType::F64: return ww::ValType::F64;
+    case ValueType::V128: return ww::ValType::V128;
+    case ValueType::FuncRef: return ww::ValType::FuncRef;
+    case ValueType::ExternRef: return ww::ValType::ExternRef;
+  }
+  return ww::ValType::I32;
+}
+
+FunctionType public_type(const ww::FuncType& f) {
+  FunctionType t;
+  for (ww::ValType v : f.params) t.params.push_back(public_type(v));
+  for (ww::ValType v : f.results) t.results.push_back(public_type(v));
+  return t;
+}
+
+ExternKind public_kind(ww::ExternKind k) {
+  switch (k) {
+    case ww::ExternKind::Func: return ExternKind::Function;
+    case ww::ExternKind::Table: return ExternKind::Table;
+    case ww::ExternKind::Memory: return ExternKind::Memory;
+    case ww::ExternKind::Global: return ExternKind::Global;
+  }
+  return ExternKind::Function;
+}
+
+Expected<Module> from_compiled(ww::Result<std::shared_ptr<const ww::CompiledModule>> r) {
+  if (!r.ok()) return Error{r.error().to_string()};
+  auto impl = std::make_shared<Module::Impl>();
+  impl->cm = *r;
+  const ww::Module& m = impl->cm->module;
+  for (const ww::Export& e : m.exports) {
+    Export x{e.name, public_kind(e.kind), {}};
+    if (e.kind == ww::ExternKind::Func) x.type = public_type(m.func_type(e.index));
+    impl->exports.push_back(std::move(x));
+  }
+  for (const ww::Import& i : m.imports) {
+    Import x{i.module, i.field, public_kind(i.kind), {}};
+    if (i.kind == ww::ExternKind::Func) x.type = public_type(m.types[i.func_type]);
+    impl->imports.push_back(std::move(x));
+  }
+  return Module::Impl::make(std::move(impl));
+}
+
+template <class T>
+std::vector<uint64_t> bits_of(std::span<const T> rows) {
+  std::vector<uint64_t> b(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if constexpr (sizeof(T) == 4) {
+      uint32_t u;
+      std::memcpy(&u, &rows[i], 4);
+      b[i] = u;
+    } else {
+      std::memcpy(&b[i], &rows[i], 8);
+    }
+  }
+  return b;
+}
+
+ww::batch::Backend internal_backend(Backend b) {
+  return b == Backend::Cpu ? ww::batch::Backend::Cpu : b == Backend::Gpu ? ww::batch::Backend::Gpu
+                                                                         : ww::batch::Backend::Auto;
+}
+
+ww::batch::Tier internal_tier(Tier t) {
+  return t == Tier::Interpreter ? ww::batch::Tier::Interp : t == Tier::Compiled ? ww::batch::Tier::Compiled
+                                                                                 : ww::batch::Tier::Auto;
+}
+
+// Arguments that fit the export's parameters, as the batch engine takes them.
+Expected<std::vector<ww::batch::ArgSource>> arg_sources(const std::string& name, const ww::FuncType& type,
+                                                        uint64_t instances, const std::vector<Arg>& args) {
+  if (args.size() != type.params.size())
+    return Error{"'" + name + "' takes " + std::to_string(type.params.size()) + " argument(s), given " +
+                 std::to_string(args.size())};
+  std::vector<ww::batch::ArgSource> out(args.size());
+  for (size_t k = 0; k < args.size(); ++k) {
+    const Arg& a = args[k];
+    const ww::ValType want = type.params[k];
+    const std::string which = "argument " + std::to_string(k + 1) + " of '" + name + "'";
+    if (a.kind() == Arg::Kind::Index) {
+      if (want != ww::ValType::I32 && want != ww::ValType::I64 && want != ww::ValType::F32 &&
+          want != ww::ValType::F64)
+        return Error{which + " is " + ww::valtype_name(want) + ", which an instance index cannot be"};
+      out[k].kind = ww::batch::ArgSource::Index;
+      continue;
+    }
+    if (internal_type(a.type()) != want)
+      return Error{which + " is " + ww::valtype_name(want) + ", given " + type_name(a.type())};
+    if (a.kind() == Arg::Kind::Scalar) {
+      out[k].kind = ww::batch::ArgSource::Const;
+      out[k].value = ww::Value{want, a.bits()[0]};
+      continue;
+    }
+    if (a.bits().size() < instances)
+      return Error{which + " has " + std::to_string(a.bits().size()) + " rows for " + std::to_string(instances) +
+                   " instances"};
+    out[k].kind = ww::batch::ArgSource::Column;
+    out[k].column.reserve(instances);
+    for (uint64_t i = 0; i < instances; ++i) out[k].column.push_back(ww::Value{want, a.bits()[i]});
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* type_name(ValueType t) { return ww::valtype_name(internal_type(t)); }
+
+Expected<Module> Module::from_file(const std::string& path) { return from_compiled(ww::compile_file(path)); }
+
+Expected<Module> Module::from_bytes(std::vector<uint8_t> wasm) {
+  return from_compiled(ww::compile_module(std::move(wasm)));
+}
+
+const std::vector<Export>& Module::exports() const { return impl_->exports; }
+const std::vector<Import>& Module::imports() const { return impl_->imports; }
+
+Expected<FunctionType> Module::function_type(const std::string& export_name) const {
+  auto t = ww::batch::export_function_type(impl_->cm->module, export_name);
+  if (!t.ok()) return Error{t.error().message};
+  return public_type(*t);
+}
+
+Arg Arg::i32(int32_t v) { return Arg(Kind::Scalar, ValueType::I32, {uint32_t(v)}); }
+Arg Arg::i64(int64_t v) { return Arg(Kind::Scalar, ValueType::I64, {uint64_t(v)}); }
+Arg Arg::f32(float v) { return Arg(Kind::Scalar, ValueType::F32, bits_of(std::span<const float>(&v, 1))); }
+Arg Arg::f64(double v) { return Arg(Kind::Scalar, ValueType::F64, bits_of(std::span<const double>(&v, 1))); }
+Arg Arg::column(std::span<const int32_t> rows) { return Arg(Kind::Column, ValueType::I32, bits_of(rows)); }
+Arg Arg::column(std::span<const int64_t> rows) { return Arg(Kind::Column, ValueType::I64, bits_of(rows)); }
+Arg Arg::column(std::span<const float> rows) { return Arg(Kind::Column, ValueType::F32, bits_of(rows)); }
+Arg Arg::column(std::span<const double> rows) { return Arg(Kind::Column, ValueType::F64, bits_of(rows)); }
+Arg Arg::index() { return Arg(Kind::Index, ValueType::I64, {}); }
+
+uint64_t CallResult::instances() const { return impl_->r.traps.size(); }
+const std::vector<ValueType>& CallResult::result_types() const { return impl_->types; }
+uint64_t CallResult::bits(uint64_t instance, size_t k) const {
+  return impl_->r.results[instance * impl_->types.size() + k];
+}
+float CallResult::f32(uint64_t instance, size_t k) const {
+  const uint32_t b = uint32_t(bits(instance, k));
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+double CallResult::f64(uint64_t instance, size_t k) const {
+  const uint64_t b = bits(instance, k);
+  double d;
+  std::memcpy(&d, &b, 8);
+  return d;
+}
+std::span<const uint64_t> CallResult::all_bits() const { return {impl_->r.results.data(), impl_->r.results.size()}; }
+std::span<const uint8_t> CallResult::trap_codes() const { return {impl_->r.traps.data(), impl_->r.traps.size()}; }
+uint64_t CallResult::trap_count() const {
+  uint64_t n = 0;
+  for (uint8_t t : trap_codes()) n += t != 0;
+  return n;
+}
+std::string CallResult::trap_message(uint64_t instance) const {
+  const uint8_t t = trap_codes()[instance];
+  return t ? wasmwarp::trap_message(t) : std::string();
+}
+std::span<const uint8_t> CallResult::memory_out(size_t k) const {
+  return {impl_->r.mem_out[k].data(), impl_->r.mem_out[k].size()};
+}
+Backend CallResult::backend() const { return impl_->backend; }
+std::string CallResult::device() const {
+  return impl_->backend == Backend::Gpu ? impl_->r.device : "threads=" + std::to_string(impl_->r.threads);
+}
+
+std::string trap_message(uint8_t code) { return ww::trap_message(ww::TrapCode(code)); }
+
+Expected<CallResult> Engine::call(const Module& m, const std::string& export_name, uint64_t instances,
+                                  const std::vector<Arg>& args, const CallOptions& o) const {
+  const ww::CompiledModule& cm = *m.impl().cm;
+  auto type = ww::batch::export_function_type(cm.module, export_name);
+  if (!type.ok()) return Error{type.error().message};
+  if (instances == 0) return Error{"a call needs at least one instance"};
+  auto sources = arg_sources(export_name, *type, instances, args);
+  if (!sources) return sources.error();
+
+  ww::batch::BatchSpec spec;
+  spec.module = m.impl().cm;
+  spec.export_name = export_name;
+  spec.instances = instances;
+  spec.args = std::move(*sources);
+  for (const MemoryIn& mi : o.memory_in) {
+    if (mi.record_size == 0 || mi.bytes.size() / mi.record_size < instances)
+      return Error{"memory input at " + std::to_string(mi.address) + " holds " +
+                   std::to_string(mi.record_size ? mi.bytes.size() / mi.record_size : 0) + " records for " +
+                   std::to_string(instances) + " instances"};
+    ww::batch::MemInput in;
+    in.addr.addr = mi.address;
+    in.record = mi.record_size;
+    in.data.assign(mi.bytes.begin(), mi.bytes.begin() + ptrdiff_t(mi.record_size * instances));
+    spec.mem_in.push_back(std::move(in));
+  }
+  for (const MemoryOut& mo : o.memory_out) spec.mem_out.push_back({ww::batch::Address{mo.address, {}, false}, mo.length});
+  spec.fuel = o.fuel;
+  spec.timeout_s = o.timeout_s;
+  spec.threads = options_.threads;
+  spec.backend = internal_backend(options_.backend);
+  spec.tier = internal_tier(options_.tier);
+  spec.cache.enabled = options_.cache;
+  spec.cache.dir = options_.cache_dir;
+  spec.cancel = o.cancel;
+  if (o.progress) spec.progress = [p = o.progress](uint64_t done, uint64_t total, double) { p(done, total); };
+
+  auto r = ww::batch::run(spec);
+  if (!r.ok()) return Error{r.error().to_string()};
+  auto impl = std::make_shared<CallResult::Impl>();
+  impl->r = std::move(*r);
+  for (ww::ValType t : impl->r.type.results) impl->types.push_back(public_type(t));
+  impl->backend = impl->r.backend == ww::batch::Backend::Gpu ? Backend::Gpu : Backend::Cpu;
+  return CallResult(std::move(impl));
+}
+
+}  // namespace wasmwarp
