@@ -17,7 +17,7 @@ jobs=${WW_JOBS:-$(nproc)}
 # compiler-rt builtins to build the C guests in examples/ and bench/; rustc
 # with the wasm32 standard library for the Rust test guests (tests/guests);
 # clang's compiler-rt for the libFuzzer target.
-packages=(build-essential cmake ninja-build g++ clang lld wabt
+packages=(build-essential cmake ninja-build g++ clang lld wabt pkg-config
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev libxxhash-dev
   wasi-libc libclang-rt-14-dev libclang-rt-14-dev-wasm32 rustc libstd-rust-dev-wasm32)
 
