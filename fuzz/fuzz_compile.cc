@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 
 #include "cache/code_cache.h"
 #include "exec/gpu/memory_layout.h"
-#include "wasmwarp/runtime.h"
+#include "runtime/runtime.h"
 
 namespace ww::spectest {
 
