@@ -36,6 +36,9 @@ if want unit; then
   # The batch engine's tests, its GPU cases included (rows streamed wave by wave).
   "$B/ww_test_batch" >"$O/batch-unit.log" 2>&1
   row "batch unit tests" "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$O/batch-unit.log" | tr '\n' ' ')"
+  # The public C++ API, its GPU call included.
+  "$B/ww_test_api" >"$O/api-unit.log" 2>&1
+  row "api unit tests" "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$O/api-unit.log" | tr '\n' ' ')"
 fi
 
 if want programs; then

@@ -15,12 +15,12 @@ build=${WW_BUILD_DIR:-$root/build}
 suite=${WW_SPEC_SUITE:-$root/../shared/wasm-testsuite}
 
 cmake -S "$root" -B "$build" -G Ninja >/dev/null
-ninja -C "$build" -j"$(nproc)" wasmwarp ww_test_gpu ww_test_batch ww-spectest ww-difftest
+ninja -C "$build" -j"$(nproc)" wasmwarp ww_test_gpu ww_test_batch ww_test_api ww-spectest ww-difftest
 rm -rf "$bundle"
 mkdir -p "$bundle/lib" "$bundle/spec"
-cp "$build/wasmwarp" "$build/ww-spectest" "$build/ww-difftest" "$build/tests/ww_test_gpu" "$build/tests/ww_test_batch" "$bundle/"
+cp "$build/wasmwarp" "$build/ww-spectest" "$build/ww-difftest" "$build/tests/ww_test_gpu" "$build/tests/ww_test_batch" "$build/tests/ww_test_api" "$bundle/"
 # The bundle travels to the GPU machine under a size limit: no debug info.
-strip "$bundle/wasmwarp" "$bundle/ww-spectest" "$bundle/ww-difftest" "$bundle/ww_test_gpu" "$bundle/ww_test_batch"
+strip "$bundle/wasmwarp" "$bundle/ww-spectest" "$bundle/ww-difftest" "$bundle/ww_test_gpu" "$bundle/ww_test_batch" "$bundle/ww_test_api"
 cp "$root/tests/spec/expected-failures.txt" "$root/tests/spec/expected-failures-gpu.txt" "$bundle/"
 # The GPU machine's image may lack libpng; carry the one we link.
 cp "$(ldd "$build/wasmwarp" | awk '/libpng/ {print $3}')" "$bundle/lib/"

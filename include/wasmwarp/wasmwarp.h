@@ -21,6 +21,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -162,6 +163,28 @@ struct CallOptions {
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
+// A WASI command's world (a module importing wasi_snapshot_preview1, run
+// through _start), the same for every instance but where "@index" (in
+// args) and "{i}" (in paths) stand for the instance's index.
+struct WasiOptions {
+  std::string program = "main.wasm";  // argv[0]
+  std::vector<std::string> args;      // argv[1..]
+  std::vector<std::string> env;       // NAME=VALUE
+  struct Dir {
+    std::string host;   // a directory here
+    std::string guest;  // its name in the program (empty: the same as host)
+    // The program may create and change files beneath it; with more than
+    // one instance, `host` needs "{i}" (a directory per instance).
+    bool writable = false;
+  };
+  std::vector<Dir> dirs;  // read-only unless writable
+  // Files per instance ("{i}"); empty stdout/stderr: collected per
+  // instance (CallResult::stdout_of); empty stdin: nothing to read.
+  std::string stdin_pattern, stdout_pattern, stderr_pattern;
+  uint64_t seed = 0;  // random_get: instance i draws from seed + i
+  uint64_t output_cap = uint64_t(64) << 20;  // bytes of stdout, and of stderr, per instance
+};
+
 // Every instance's outcome of one call.
 class CallResult {
  public:
@@ -188,6 +211,12 @@ class CallResult {
   // instances() x length bytes.
   std::span<const uint8_t> memory_out(size_t k) const;
 
+  // A WASI command's exit code (proc_exit's, or 0 when _start returned),
+  // and its stdout and stderr when they were collected.
+  int32_t exit_code(uint64_t instance) const { return i32(instance, 0); }
+  std::string_view stdout_of(uint64_t instance) const;
+  std::string_view stderr_of(uint64_t instance) const;
+
   Backend backend() const;  // where the call ran
   std::string device() const;  // the GPU's name, or "threads=N"
 
@@ -210,6 +239,10 @@ class Engine {
   // fit it) or a backend that cannot run (Backend::Gpu without a GPU).
   Expected<CallResult> call(const Module& m, const std::string& export_name, uint64_t instances,
                             const std::vector<Arg>& args, const CallOptions& options = {}) const;
+  // Runs a WASI command's _start on `instances` instances. Its exit code is
+  // each instance's result; a trap other than proc_exit is its trap.
+  Expected<CallResult> run_command(const Module& m, uint64_t instances, const WasiOptions& wasi,
+                                   const CallOptions& options = {}) const;
 
  private:
   EngineOptions options_;

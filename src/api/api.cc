@@ -204,12 +204,25 @@ std::string CallResult::trap_message(uint64_t instance) const {
 std::span<const uint8_t> CallResult::memory_out(size_t k) const {
   return {impl_->r.mem_out[k].data(), impl_->r.mem_out[k].size()};
 }
+std::string_view CallResult::stdout_of(uint64_t instance) const {
+  const auto& b = impl_->r.stdout_blocks;
+  return instance < b.size() ? std::string_view(b[instance]) : std::string_view();
+}
+std::string_view CallResult::stderr_of(uint64_t instance) const {
+  const auto& b = impl_->r.stderr_blocks;
+  return instance < b.size() ? std::string_view(b[instance]) : std::string_view();
+}
 Backend CallResult::backend() const { return impl_->backend; }
 std::string CallResult::device() const {
   return impl_->backend == Backend::Gpu ? impl_->r.device : "threads=" + std::to_string(impl_->r.threads);
 }
 
 std::string trap_message(uint8_t code) { return ww::trap_message(ww::TrapCode(code)); }
+
+namespace {
+// Runs `spec` with the engine's and the call's options.
+Expected<CallResult> run_batch(ww::batch::BatchSpec& spec, const EngineOptions& e, const CallOptions& o);
+}  // namespace
 
 Expected<CallResult> Engine::call(const Module& m, const std::string& export_name, uint64_t instances,
                                   const std::vector<Arg>& args, const CallOptions& o) const {
@@ -237,13 +250,51 @@ Expected<CallResult> Engine::call(const Module& m, const std::string& export_nam
     spec.mem_in.push_back(std::move(in));
   }
   for (const MemoryOut& mo : o.memory_out) spec.mem_out.push_back({ww::batch::Address{mo.address, {}, false}, mo.length});
+  return run_batch(spec, options_, o);
+}
+
+Expected<CallResult> Engine::run_command(const Module& m, uint64_t instances, const WasiOptions& w,
+                                         const CallOptions& o) const {
+  if (instances == 0) return Error{"a call needs at least one instance"};
+  if (!o.memory_in.empty() || !o.memory_out.empty())
+    return Error{"memory inputs and outputs are not supported for WASI programs yet"};
+  auto wasi = std::make_shared<ww::batch::WasiBatch>();
+  wasi->config.args.push_back(w.program);
+  wasi->config.args.insert(wasi->config.args.end(), w.args.begin(), w.args.end());
+  for (const std::string& e : w.env) {
+    if (e.find('=') == std::string::npos || e[0] == '=') return Error{"environment '" + e + "': expected NAME=VALUE"};
+    wasi->config.env.push_back(e);
+  }
+  for (const WasiOptions::Dir& d : w.dirs) {
+    if (d.writable && instances > 1 && d.host.find("{i}") == std::string::npos)
+      return Error{"writable directory '" + d.host + "': a batch's needs {i} in its host path (one per instance)"};
+    wasi->config.preopens.push_back({d.host, d.guest.empty() ? d.host : d.guest, d.writable});
+  }
+  wasi->argv0 = w.program;
+  wasi->args = w.args;
+  wasi->stdin_pattern = w.stdin_pattern;
+  wasi->stdout_pattern = w.stdout_pattern;
+  wasi->stderr_pattern = w.stderr_pattern;
+  wasi->seed = w.seed;
+  wasi->output_cap = w.output_cap;
+  ww::batch::BatchSpec spec;
+  spec.module = m.impl().cm;
+  spec.wasi = std::move(wasi);
+  spec.export_name = "_start";
+  spec.instances = instances;
+  return run_batch(spec, options_, o);
+}
+
+namespace {
+
+Expected<CallResult> run_batch(ww::batch::BatchSpec& spec, const EngineOptions& e, const CallOptions& o) {
   spec.fuel = o.fuel;
   spec.timeout_s = o.timeout_s;
-  spec.threads = options_.threads;
-  spec.backend = internal_backend(options_.backend);
-  spec.tier = internal_tier(options_.tier);
-  spec.cache.enabled = options_.cache;
-  spec.cache.dir = options_.cache_dir;
+  spec.threads = e.threads;
+  spec.backend = internal_backend(e.backend);
+  spec.tier = internal_tier(e.tier);
+  spec.cache.enabled = e.cache;
+  spec.cache.dir = e.cache_dir;
   spec.cancel = o.cancel;
   if (o.progress) spec.progress = [p = o.progress](uint64_t done, uint64_t total, double) { p(done, total); };
 
@@ -255,5 +306,7 @@ Expected<CallResult> Engine::call(const Module& m, const std::string& export_nam
   impl->backend = impl->r.backend == ww::batch::Backend::Gpu ? Backend::Gpu : Backend::Cpu;
   return CallResult(std::move(impl));
 }
+
+}  // namespace
 
 }  // namespace wasmwarp
