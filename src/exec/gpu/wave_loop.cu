@@ -842,6 +842,7 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
   sub.write_back = req.write_back && i == 0;
   sub.on_plan = nullptr;
   sub.progress = nullptr;
+  sub.final_rows = nullptr;  // the stretch's rows are final when the whole request is
   return sub;
 }
 
