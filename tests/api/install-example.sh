@@ -40,4 +40,16 @@ c++ -O1 "$root/examples/api/sweep.cc" $(pkg-config --cflags --libs wasmwarp) -o 
   { tail -n 30 "$work/pc.log" >&2; exit 1; }
 check pkg-config "$work/sweep-pc"
 [[ ! -e $work/prefix/include/wasmwarp/runtime.h ]] || { echo "an internal header was installed" >&2; exit 1; }
+
+# The Python package, when the build has it: importable from the prefix.
+ext=$(find "$work/prefix" -name '_wasmwarp*.so' | head -n 1)
+py=${PYTHON:-/usr/bin/python3}
+if [[ -n $ext ]] && "$py" -c 'import numpy' 2>/dev/null; then
+  got=$(PYTHONPATH=$(dirname "$(dirname "$ext")") "$py" -c "
+import wasmwarp
+r, trapped = wasmwarp.Module('$work/sq.wasm').run('sq', wasmwarp.INDEX, n=5, backend='cpu', traps='mask')
+print(list(r), list(trapped))")
+  [[ $got == "[0, 1, 4, 0, 16] [False, False, False, True, False]" ]] || { echo "python: got $got" >&2; exit 1; }
+  echo "python: ok"
+fi
 ls "$work/prefix/include/wasmwarp" | grep -qx wasmwarp.h

@@ -49,7 +49,14 @@ wasmwarp::Module module() {
   return *m;
 }
 
-wasmwarp::Engine cpu() { return wasmwarp::Engine({.backend = wasmwarp::Backend::Cpu, .threads = 2}); }
+wasmwarp::Engine engine_on(wasmwarp::Backend b) {
+  wasmwarp::EngineOptions o;
+  o.backend = b;
+  o.threads = 2;
+  return wasmwarp::Engine(o);
+}
+
+wasmwarp::Engine cpu() { return engine_on(wasmwarp::Backend::Cpu); }
 
 TEST(Api, ExportsAndTheirTypes) {
   wasmwarp::Module m = module();
@@ -164,7 +171,7 @@ TEST(Api, BadInputIsAnErrorValue) {
 // On the GPU the same answers; without one, an error that says so.
 TEST(Api, GpuCallOrAClearError) {
   const uint64_t n = 5000;
-  auto r = wasmwarp::Engine({.backend = wasmwarp::Backend::Gpu})
+  auto r = engine_on(wasmwarp::Backend::Gpu)
                .call(module(), "axpy", n, {wasmwarp::Arg::i64(2), wasmwarp::Arg::index(), wasmwarp::Arg::i32(1)});
   if (!r.ok()) {
     const std::string& e = r.error().message;

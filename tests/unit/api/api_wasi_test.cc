@@ -7,6 +7,13 @@
 
 namespace {
 
+wasmwarp::Engine cpu() {
+  wasmwarp::EngineOptions o;
+  o.backend = wasmwarp::Backend::Cpu;
+  o.threads = 2;
+  return wasmwarp::Engine(o);
+}
+
 /* wat2wasm of:
 (module
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
@@ -59,7 +66,7 @@ TEST(ApiWasi, ArgsOutputAndExitCodesPerInstance) {
   wasmwarp::WasiOptions w;
   w.program = "prog";
   w.args = {"@index"};
-  auto r = wasmwarp::Engine({.backend = wasmwarp::Backend::Cpu, .threads = 2}).run_command(*m, 20, w);
+  auto r = cpu().run_command(*m, 20, w);
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->instances(), 20u);
   for (uint64_t i = 0; i < 20; ++i) {
@@ -74,23 +81,23 @@ TEST(ApiWasi, ArgsOutputAndExitCodesPerInstance) {
 TEST(ApiWasi, BadOptionsAreErrorValues) {
   auto m = wasmwarp::Module::from_bytes(kCommand);
   ASSERT_TRUE(m.ok());
-  wasmwarp::Engine cpu({.backend = wasmwarp::Backend::Cpu});
+  wasmwarp::Engine engine = cpu();
   wasmwarp::WasiOptions env;
   env.env = {"NOVALUE"};
-  auto e = cpu.run_command(*m, 1, env);
+  auto e = engine.run_command(*m, 1, env);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().message.find("expected NAME=VALUE"), std::string::npos) << e.error().message;
 
   wasmwarp::WasiOptions shared;
   shared.dirs = {{"/tmp", "out", true}};
-  auto d = cpu.run_command(*m, 2, shared);
+  auto d = engine.run_command(*m, 2, shared);
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.error().message.find("{i}"), std::string::npos) << d.error().message;
 
   // A module that is no WASI command: no _start.
   auto plain = wasmwarp::Module::from_bytes({0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00});
   ASSERT_TRUE(plain.ok());
-  auto s = cpu.run_command(*plain, 1, {});
+  auto s = engine.run_command(*plain, 1, {});
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("_start"), std::string::npos) << s.error().message;
 }

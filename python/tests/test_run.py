@@ -1,0 +1,133 @@
+"""wasmwarp's Python API against answers NumPy computes."""
+import numpy as np
+import pytest
+
+import wasmwarp
+
+
+def collatz_ref(n):
+    steps = np.zeros(len(n), dtype=np.int32)
+    for k, v in enumerate(n.tolist()):
+        s = 0
+        while v > 1:
+            v = v // 2 if v % 2 == 0 else 3 * v + 1
+            s += 1
+        steps[k] = s
+    return steps
+
+
+def test_columns_in_arrays_out(wasm):
+    m = wasmwarp.Module(wasm["calc"])
+    n = np.arange(1, 5001, dtype=np.int64)
+    steps = m.run("collatz_steps", n, backend="cpu")
+    assert steps.dtype == np.int32 and steps.shape == (5000,)
+    np.testing.assert_array_equal(steps, collatz_ref(n))
+
+
+def test_scalars_broadcast_index_and_lists(wasm):
+    m = wasmwarp.Module(wasm["calc"].read_bytes())
+    x = np.linspace(-2, 2, 1000, dtype=np.float32)
+    r = m.run("affine", 0.5, x, wasmwarp.INDEX, backend="cpu")
+    np.testing.assert_array_equal(r, 0.5 * x.astype(np.float64) + np.arange(1000))
+    r2 = m.run("affine", 2.0, [1.0, 2.0], [10, 20], backend="cpu")
+    np.testing.assert_array_equal(r2, [12.0, 24.0])
+    same = m.run("affine", 1.0, 3.0, 7, n=4, backend="cpu")
+    np.testing.assert_array_equal(same, [10.0] * 4)
+
+
+def test_several_results_and_traps(wasm):
+    m = wasmwarp.Module(wasm["calc"])
+    num = np.array([7, 7, -2**31, 9], dtype=np.int32)
+    den = np.array([2, 0, -1, -4], dtype=np.int32)
+    (q, r), trapped = m.run("divmod", num, den, backend="cpu", traps="mask")
+    np.testing.assert_array_equal(trapped, [False, True, True, False])
+    np.testing.assert_array_equal(q, [3, 0, 0, -2])
+    np.testing.assert_array_equal(r, [1, 0, 0, 1])
+    with pytest.raises(wasmwarp.Trap) as e:
+        m.run("divmod", num, den, backend="cpu")
+    assert list(e.value.instances) == [1, 2]
+    assert e.value.messages == ["integer divide by zero", "integer overflow"]
+    assert "2 of 4 instance(s) trapped" in str(e.value)
+    assert m.run("nothing", n=3, backend="cpu") is None
+
+
+def test_fuel_and_timeout_end_instances(wasm):
+    m = wasmwarp.Module(wasm["calc"])
+    _, trapped = m.run("spin", wasmwarp.INDEX, n=4, backend="cpu", fuel=1000, traps="mask")
+    assert trapped.all()
+    with pytest.raises(wasmwarp.Trap) as e:
+        m.run("spin", wasmwarp.INDEX, n=2, backend="cpu", timeout=0.2)
+    assert e.value.messages == ["not finished: timeout"] * 2
+
+
+def test_bad_input_says_what_the_cli_says(wasm):
+    m = wasmwarp.Module(wasm["calc"])
+    with pytest.raises(ValueError, match="unknown export 'nope'"):
+        m.run("nope", n=1)
+    with pytest.raises(TypeError, match=r"argument 1 of 'collatz_steps' is i64 \(dtype int64\), given dtype int32"):
+        m.run("collatz_steps", np.arange(3, dtype=np.int32))
+    with pytest.raises(TypeError, match="takes 3 argument"):
+        m.run("affine", 1.0, n=1)
+    with pytest.raises(ValueError, match="differ in length"):
+        m.run("affine", 1.0, np.zeros(3, np.float32), np.zeros(4, np.int32))
+    with pytest.raises(ValueError, match="give n="):
+        m.run("affine", 1.0, 2.0, 3)
+    with pytest.raises(ValueError, match="must be 1-D"):
+        m.run("collatz_steps", np.zeros((2, 2), np.int64))
+    with pytest.raises(ValueError, match="backend must be"):
+        m.run("nothing", n=1, backend="tpu")
+    with pytest.raises(ValueError, match="cannot open"):
+        wasmwarp.Module("/nonexistent.wasm")
+    with pytest.raises(ValueError, match="magic"):
+        wasmwarp.Module(b"not wasm")
+
+
+def test_exports_listed(wasm):
+    m = wasmwarp.Module(wasm["calc"])
+    names = [e.name for e in m.exports]
+    assert names == ["collatz_steps", "affine", "divmod", "spin", "nothing"]
+    assert m.exports[1].params == ["f64", "f32", "i32"] and m.exports[1].results == ["f64"]
+
+
+def test_gpu_or_a_clear_error(wasm):
+    m = wasmwarp.Module(wasm["calc"])
+    n = np.arange(1, 20001, dtype=np.int64)
+    try:
+        steps = m.run("collatz_steps", n, backend="gpu")
+    except ValueError as e:
+        assert "GPU" in str(e) or "CUDA" in str(e)
+        pytest.skip(f"no GPU: {e}")
+    np.testing.assert_array_equal(steps, collatz_ref(n))
+
+
+def test_ctrl_c_stops_a_running_call(wasm):
+    """SIGINT while instances spin: KeyboardInterrupt, not a wait for the timeout."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = (
+        "import wasmwarp, sys\n"
+        f"m = wasmwarp.Module({str(wasm['calc'])!r})\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        "    m.run('spin', wasmwarp.INDEX, n=2, backend='cpu', timeout=60)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+        "    sys.exit(3)\n"
+    )
+    env = dict(os.environ)
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        out, _ = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    assert p.returncode == 3, out
+    assert "interrupted" in out
+    assert time.monotonic() - t0 < 30

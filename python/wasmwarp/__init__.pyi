@@ -1,0 +1,27 @@
+from typing import Any, NamedTuple, Sequence, Tuple, Union
+import os
+import numpy as np
+
+class Export(NamedTuple):
+    name: str
+    kind: str
+    params: Sequence[str]
+    results: Sequence[str]
+
+INDEX: Any
+
+def trap_message(code: int) -> str: ...
+
+class Trap(Exception):
+    mask: np.ndarray
+    instances: np.ndarray
+    codes: np.ndarray
+    messages: list[str]
+    results: Union[None, np.ndarray, Tuple[np.ndarray, ...]]
+
+class Module:
+    def __init__(self, source: Union[str, os.PathLike, bytes, bytearray, memoryview]) -> None: ...
+    @property
+    def exports(self) -> list[Export]: ...
+    def run(self, export: str, *args: Any, n: int | None = ..., backend: str = ..., tier: str = ...,
+            threads: int = ..., fuel: int = ..., timeout: float = ..., traps: str = ...) -> Any: ...
