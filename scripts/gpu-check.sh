@@ -9,8 +9,8 @@
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
-#              [unit programs examples auto wasi spec diff sparse startup bench ncu scale
-#               interrupt; also layout, deadline, transfers]
+#              [unit python programs examples auto wasi spec diff sparse startup bench ncu
+#               scale interrupt; also layout, deadline, transfers]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$root/.device-build}")
@@ -24,7 +24,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit programs examples auto wasi spec diff sparse startup bench ncu scale interrupt} "
+parts=" ${PARTS:-unit python programs examples auto wasi spec diff sparse startup bench ncu scale interrupt} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -39,6 +39,38 @@ if want unit; then
   # The public C++ API, its GPU call included.
   "$B/ww_test_api" >"$O/api-unit.log" 2>&1
   row "api unit tests" "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$O/api-unit.log" | tr '\n' ' ')"
+fi
+
+# 1b. The Python extension, built here for this machine's python3 (its
+# NumPy and pybind11 from pip) from the bundle's static libraries, and its
+# tests, the GPU's included.
+if want python; then
+  P=$O/python
+  mkdir -p "$P/wasmwarp"
+  ext=$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+  libs=()
+  for l in api batch compiled cache gpu intrinsics wasi runtime exec_cpu store translate validate decode common; do
+    libs+=("$B/pylibs/libww_$l.a")
+  done
+  # shellcheck disable=SC2046
+  if c++ -O2 -shared -fPIC -std=c++20 $(python3 -m pybind11 --includes) -I"$root/include" "$root/python/src/module.cc" \
+      -o "$P/wasmwarp/_wasmwarp$ext" -Wl,--start-group "${libs[@]}" -Wl,--end-group "$B"/lib/libpng*.so* \
+      -L"${CUDA_HOME:-/usr/local/cuda}/lib64" -lcudart_static -lrt -ldl -lpthread >"$P/build.log" 2>&1; then
+    cp "$root"/python/wasmwarp/*.py "$P/wasmwarp/"
+    PYTHONPATH=$P WW_TEST_WASM_DIR=$B/pywasm python3 -m pytest -q -p no:cacheprovider -rs "$root/python/tests" \
+      >"$P/pytest.log" 2>&1
+    row "python (pytest)" "$(tail -n 1 "$P/pytest.log")"
+    # The example's million instances on the GPU and on the CPU backend.
+    for be in gpu cpu; do
+      t0=$(date +%s.%N)
+      PYTHONPATH=$P python3 "$root/examples/python/option_sweep.py" "$B/pywasm/option.wasm" --backend $be \
+        --png "$P/option_sweep-$be.png" >"$P/option_sweep-$be.txt" 2>&1
+      echo "  option_sweep $be: rc=$? $(echo "$(date +%s.%N) - $t0" | awk '{printf "%.2f", $1 - $3}') s (process)" >>"$P/summary.txt"
+    done
+    row "python example" "$(tr '\n' ';' <"$P/summary.txt")"
+  else
+    row "python (pytest)" "extension did not build: $(tail -n 1 "$P/build.log")"
+  fi
 fi
 
 if want programs; then

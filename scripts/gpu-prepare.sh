@@ -22,6 +22,17 @@ cp "$build/wasmwarp" "$build/ww-spectest" "$build/ww-difftest" "$build/tests/ww_
 # The bundle travels to the GPU machine under a size limit: no debug info.
 strip "$bundle/wasmwarp" "$bundle/ww-spectest" "$bundle/ww-difftest" "$bundle/ww_test_gpu" "$bundle/ww_test_batch" "$bundle/ww_test_api"
 cp "$root/tests/spec/expected-failures.txt" "$root/tests/spec/expected-failures-gpu.txt" "$bundle/"
+# The static libraries behind the public API (position-independent, no
+# debug info), from which gpu-check builds the Python extension for the GPU
+# machine's own python3, and the Python tests' modules (it has no wabt).
+mkdir -p "$bundle/pylibs" "$bundle/pywasm"
+for l in api batch compiled cache gpu intrinsics wasi runtime exec_cpu store translate validate decode common; do
+  cp "$build/libww_$l.a" "$bundle/pylibs/"
+done
+strip -g "$bundle"/pylibs/*.a
+for w in "$root"/python/tests/*.wat; do wat2wasm "$w" -o "$bundle/pywasm/$(basename "${w%.wat}").wasm"; done
+clang --target=wasm32-wasi -O2 -nostartfiles -Wl,--no-entry "$root/examples/python/option.c" -lm \
+  -o "$bundle/pywasm/option.wasm"
 # The GPU machine's image may lack libpng; carry the one we link.
 cp "$(ldd "$build/wasmwarp" | awk '/libpng/ {print $3}')" "$bundle/lib/"
 for f in "$suite"/*.wast; do

@@ -2,6 +2,7 @@
 against Black-Scholes and against NumPy computing the same paths, and its
 plot written (the numbers, not the pixels)."""
 import math
+import os
 import pathlib
 import shutil
 import subprocess
@@ -19,6 +20,9 @@ import option_sweep  # noqa: E402
 
 @pytest.fixture(scope="module")
 def option_wasm(tmp_path_factory):
+    prebuilt = os.environ.get("WW_TEST_WASM_DIR")
+    if prebuilt and (pathlib.Path(prebuilt) / "option.wasm").exists():
+        return pathlib.Path(prebuilt) / "option.wasm"
     if not shutil.which("clang"):
         pytest.skip("no clang")
     out = tmp_path_factory.mktemp("option") / "option.wasm"
