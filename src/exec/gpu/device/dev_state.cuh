@@ -155,6 +155,20 @@ struct DevHostCalls {
   uint64_t* rs_frames;
 };
 
+// The initial per-instance state besides memory, from the image
+// (wave_kernels.cuh's init_state_kernel copies it into every instance).
+struct InitState {
+  const uint64_t* globals;
+  uint32_t nglobals;
+  const uint8_t* data_dropped;
+  uint32_t ndatas;
+  const uint8_t* elem_dropped;
+  uint32_t nelems;
+  uint32_t init_pages;
+  const uint32_t* table_init_size;
+  uint32_t total_table_cap;
+};
+
 // Per-wave mutable state.
 struct DevWave {
   uint32_t n;      // instances in this wave (the interleave stride)

@@ -52,19 +52,6 @@ __global__ void restore_dirty_pages_kernel(DevWave W, const uint32_t* image, uin
   if (threadIdx.x == 0) W.mem_dirty[b] = 0;
 }
 
-// The initial per-instance state besides memory, from the image.
-struct InitState {
-  const uint64_t* globals;
-  uint32_t nglobals;
-  const uint8_t* data_dropped;
-  uint32_t ndatas;
-  const uint8_t* elem_dropped;
-  uint32_t nelems;
-  uint32_t init_pages;
-  const uint32_t* table_init_size;
-  uint32_t total_table_cap;
-};
-
 __global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= W.n) return;

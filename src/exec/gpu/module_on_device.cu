@@ -1,0 +1,164 @@
+#include "exec/gpu/module_on_device.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+#include "exec/gpu/device/dev_wasi_ids.h"
+#include "intrinsics/gpu_batch.h"
+
+namespace ww::gpu {
+
+namespace {
+
+// The device's intrinsic for a function import, or null: the host's.
+const IntrinsicInfo* device_intrinsic(const Import& im) {
+  const IntrinsicInfo* info = im.module == kModuleName ? find_intrinsic(im.field) : nullptr;
+  return info && !intrinsic_on_host(info->id) ? info : nullptr;
+}
+
+}  // namespace
+
+Result<std::vector<ExternVal>> link_for_batch(Store& store, const Module& m, GpuContext* ctx, bool served) {
+  if (!served) return link_gpu_imports(store, m, ctx);
+  std::vector<std::optional<ExternVal>> resolved;
+  WW_TRY(resolve_gpu_imports(store, m, ctx, resolved));
+  std::vector<ExternVal> out;
+  for (size_t i = 0; i < m.imports.size(); ++i) {
+    const Import& im = m.imports[i];
+    if (!resolved[i] && im.kind == ExternKind::Func)
+      resolved[i] = ExternVal{ExternKind::Func, store.add_host_func(m.types[im.func_type], [](Store&, uint64_t*) {
+                                return TrapCode::HostError;
+                              })};
+    if (!resolved[i]) return make_error(im.offset, "unknown import " + im.module + "." + im.field);
+    out.push_back(*resolved[i]);
+  }
+  return out;
+}
+
+uint32_t host_call_width_of(const GpuImage& img) {
+  uint32_t w = 1;
+  for (size_t f = 0; f < img.import_nparams.size(); ++f) w = std::max({w, img.import_nparams[f], img.import_nresults[f]});
+  return w;
+}
+
+bool uses_host_calls(const BatchRequest& req, const GpuImage& img) {
+  return req.host_calls && std::any_of(img.import_intrinsic.begin(), img.import_intrinsic.end(),
+                                       [](uint8_t id) { return id >= kDevWasiFirst; });
+}
+
+std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance) {
+  const InstanceRec& inst = s.instances[instance];
+  const Module& m = inst.module->module;
+  std::vector<uint8_t> ids;
+  for (const Import& im : m.imports) {
+    if (im.kind != ExternKind::Func) continue;
+    const IntrinsicInfo* info = device_intrinsic(im);
+    ids.push_back(info ? uint8_t(info->id) : kDevHostImport);
+  }
+  return ids;
+}
+
+Status upload_sparse_image(DeviceArena& arena, const GpuImage& img, uint32_t shift, ModuleOnDevice& out) {
+  uint64_t used = img.memory.size();
+  while (used > 0 && img.memory[used - 1] == 0) --used;
+  const uint64_t part = uint64_t(1) << shift;
+  out.num_image_chunks = uint32_t((used + part - 1) / part);
+  std::vector<uint8_t> bytes((uint64_t(out.num_image_chunks) + 1) * part, 0);
+  std::memcpy(bytes.data(), img.memory.data(), used);
+  return arena.upload(&out.image_chunks, bytes);
+}
+
+Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& out) {
+  DevModule& M = out.M;
+  WW_TRY(arena.upload(&M.code, img.code));
+  WW_TRY(arena.upload(&M.consts, img.consts));
+  WW_TRY(arena.upload(&M.br_tables, img.br_tables));
+  WW_TRY(arena.upload(&M.funcs, img.funcs));
+  M.num_imported_funcs = img.num_imported_funcs;
+  M.num_funcs = img.num_funcs;
+  WW_TRY(arena.upload(&M.func_canon, img.func_canon));
+  WW_TRY(arena.upload(&M.type_canon, img.type_canon));
+  WW_TRY(arena.upload(&M.import_intrinsic, img.import_intrinsic));
+  WW_TRY(arena.upload(&M.import_nparams, img.import_nparams));
+  WW_TRY(arena.upload(&M.import_nresults, img.import_nresults));
+  WW_TRY(arena.upload(&M.data_bytes, img.data_bytes));
+  WW_TRY(arena.upload(&M.data_offset, img.data_offset));
+  WW_TRY(arena.upload(&M.data_size, img.data_size));
+  WW_TRY(arena.upload(&M.elem_refs, img.elem_refs));
+  WW_TRY(arena.upload(&M.elem_offset, img.elem_offset));
+  WW_TRY(arena.upload(&M.elem_size, img.elem_size));
+  WW_TRY(arena.upload(&M.table_offset, img.table_offset));
+  WW_TRY(arena.upload(&M.table_cap, img.table_cap));
+  WW_TRY(arena.upload(&M.shared_tables, img.table_elems));
+  WW_TRY(arena.upload(&M.shared_table_size, img.table_init_size));
+  M.num_tables = uint32_t(img.table_cap.size());
+
+  InitState& S = out.init;
+  WW_TRY(arena.upload(&S.globals, img.globals));
+  S.nglobals = uint32_t(img.globals.size());
+  WW_TRY(arena.upload(&S.data_dropped, img.data_dropped));
+  S.ndatas = uint32_t(img.data_size.size());
+  WW_TRY(arena.upload(&S.elem_dropped, img.elem_dropped));
+  S.nelems = uint32_t(img.elem_size.size());
+  S.init_pages = img.init_pages;
+  WW_TRY(arena.upload(&S.table_init_size, img.table_init_size));
+  S.total_table_cap = img.total_table_cap();
+
+  std::vector<uint32_t> words((img.memory.size() + 3) / 4, 0);
+  if (!img.memory.empty()) std::memcpy(words.data(), img.memory.data(), img.memory.size());
+  // Past its last non-zero word the image is the zeros cudaMemset writes.
+  while (!words.empty() && words.back() == 0) words.pop_back();
+  WW_TRY(arena.upload(&out.image_words, words));
+  out.num_image_words = words.size();
+  return Status::Ok();
+}
+
+Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I) {
+  I.filter = gb ? gb->filter : TextureFilter::Nearest;
+  WW_TRY(arena.alloc(&I.ignored_pixels, 1));
+  WW_CUDA(cudaMemset(I.ignored_pixels, 0, sizeof(unsigned long long)));
+  if (!gb) return Status::Ok();
+  if (gb->image) {
+    I.image_w = gb->image->width;
+    I.image_h = gb->image->height;
+    if (gb->image->blank) {
+      WW_TRY(arena.alloc(&I.image, gb->image->pixels.size()));
+      WW_CUDA(cudaMemset(I.image, 0, gb->image->pixels.size() * 4));
+    } else {
+      const uint32_t* p;
+      WW_TRY(arena.upload(&p, gb->image->pixels));
+      I.image = const_cast<uint32_t*>(p);
+    }
+  }
+  if (!gb->state.empty()) {
+    const int32_t* p;
+    WW_TRY(arena.upload(&p, gb->state));
+    I.state = const_cast<int32_t*>(p);
+    I.state_size = uint32_t(gb->state.size());
+  }
+  for (int u = 0; u < kMaxTextureUnits; ++u) {
+    if (!gb->texture_bound(u)) continue;
+    const Image& tex = gb->textures[u];
+    const uint8_t* p;
+    WW_TRY(arena.upload(&p, tex.rgba));
+    I.textures[u] = TextureView{p, tex.width, tex.height};
+  }
+  return Status::Ok();
+}
+
+Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging) {
+  if (!gb) return Status::Ok();
+  if (gb->image && I.image) {
+    WW_TRY(staging.fetch(gb->image->pixels.data(), I.image, gb->image->pixels.size() * 4));
+    gb->image->blank = false;
+  }
+  if (I.state)
+    WW_CUDA(cudaMemcpy(gb->state.data(), I.state, gb->state.size() * 4, cudaMemcpyDeviceToHost));
+  unsigned long long ignored = 0;
+  WW_CUDA(cudaMemcpy(&ignored, I.ignored_pixels, sizeof ignored, cudaMemcpyDeviceToHost));
+  gb->ignored_pixels += ignored;
+  return Status::Ok();
+}
+
+}  // namespace ww::gpu

@@ -1,0 +1,52 @@
+// What a GPU batch takes to the device once, before its waves: the
+// module's image (code, tables, segments, initial memory) and the `gpu`
+// intrinsics' buffers; and how the batch's instance links its imports.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "exec/gpu/cuda_check.cuh"
+#include "exec/gpu/device/dev_state.cuh"
+#include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/gpu_image.h"
+#include "exec/gpu/pinned_staging.cuh"
+#include "store/store.h"
+
+namespace ww::gpu {
+
+// The `gpu` intrinsics, and with a host-call server a stand-in for every
+// other function import: the instances call the server instead (the
+// stand-in would only run if instantiation called it, and traps).
+Result<std::vector<ExternVal>> link_for_batch(Store& store, const Module& m, GpuContext* ctx, bool served);
+
+// Values per host-call record: the widest import's arguments or results.
+uint32_t host_call_width_of(const GpuImage& img);
+
+// Whether a call may leave the kernel for the request's server: some
+// import is not a device intrinsic (a WASI call the device serves may
+// still need the host).
+bool uses_host_calls(const BatchRequest& req, const GpuImage& img);
+
+// Per function import of the instance: the device intrinsic that serves
+// it, or kDevHostImport.
+std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance);
+
+// The read-only module data and the initial per-instance state, on the device.
+struct ModuleOnDevice {
+  DevModule M{};
+  InitState init{};
+  const uint32_t* image_words = nullptr;
+  uint64_t num_image_words = 0;
+  // Sparse: the image padded to whole chunks, then one chunk of zeros.
+  const uint8_t* image_chunks = nullptr;
+  uint32_t num_image_chunks = 0;
+};
+
+[[nodiscard]] Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& out);
+[[nodiscard]] Status upload_sparse_image(DeviceArena& arena, const GpuImage& img, uint32_t shift, ModuleOnDevice& out);
+[[nodiscard]] Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I);
+// The image, the state array and the ignored-pixel count back to the host.
+[[nodiscard]] Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging);
+
+}  // namespace ww::gpu
