@@ -1,6 +1,7 @@
 // The public API (include/wasmwarp/wasmwarp.h) over the batch engine: a
 // call is one batch::run of fresh instances.
 #include <cstring>
+#include <utility>
 
 #include "batch/batch.h"
 #include "runtime/runtime.h"
@@ -23,29 +24,23 @@ struct CallResult::Impl {
 
 namespace {
 
+// The API's value types and the engine's, one row each.
+constexpr std::pair<ValueType, ww::ValType> kTypes[] = {
+    {ValueType::I32, ww::ValType::I32},         {ValueType::I64, ww::ValType::I64},
+    {ValueType::F32, ww::ValType::F32},         {ValueType::F64, ww::ValType::F64},
+    {ValueType::V128, ww::ValType::V128},       {ValueType::FuncRef, ww::ValType::FuncRef},
+    {ValueType::ExternRef, ww::ValType::ExternRef},
+};
+
 ValueType public_type(ww::ValType t) {
-  switch (t) {
-    case ww::ValType::I32: return ValueType::I32;
-    case ww::ValType::I64: return ValueType::I64;
-    case ww::ValType::F32: return ValueType::F32;
-    case ww::ValType::F64: return ValueType::F64;
-    case ww::ValType::V128: return ValueType::V128;
-    case ww::ValType::FuncRef: return ValueType::FuncRef;
-    case ww::ValType::ExternRef: return ValueType::ExternRef;
-  }
-  return ValueType::I32;
+  for (const auto& [pub, own] : kTypes)
+    if (own == t) return pub;
+  return ValueType::I32;  // validated modules have no other types
 }
 
 ww::ValType internal_type(ValueType t) {
-  switch (t) {
-    case ValueType::I32: return ww::ValType::I32;
-    case ValueType::I64: return ww::ValType::I64;
-    case ValueType::F32: return ww::ValType::F32;
-    case ValueType::F64: return ww::ValType::F64;
-    case ValueType::V128: return ww::ValType::V128;
-    case ValueType::FuncRef: return ww::ValType::FuncRef;
-    case ValueType::ExternRef: return ww::ValType::ExternRef;
-  }
+  for (const auto& [pub, own] : kTypes)
+    if (pub == t) return own;
   return ww::ValType::I32;
 }
 

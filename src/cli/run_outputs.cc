@@ -214,7 +214,9 @@ OutputStream::OutputStream(const Module& m, OutFormat fmt, AtomicFile* out, std:
     : m_(m), fmt_(fmt), out_(out), mem_out_(std::move(mem_out)), mem_len_(std::move(mem_len)),
       thread_([this] { write_loop(); }) {}
 
-OutputStream::~OutputStream() {
+OutputStream::~OutputStream() { stop(); }
+
+void OutputStream::stop() {
   {
     std::lock_guard<std::mutex> g(mu_);
     done_ = true;
@@ -232,14 +234,19 @@ void OutputStream::ready(const batch::BatchResult& r, uint64_t upto) {
   cv_.notify_all();
 }
 
+Result<ResultWriter*> OutputStream::rows_writer(const ResultRows& r) {
+  if (!rows_) {
+    rows_ = std::make_unique<ResultWriter>(r, m_, fmt_, *out_);
+    WW_TRY(rows_->begin());
+  }
+  return rows_.get();
+}
+
 Status OutputStream::write_upto(const ResultRows& r, uint64_t upto) {
   if (upto <= written_) return Status::Ok();
-  if (out_ && fmt_ != OutFormat::None) {
-    if (!rows_) {
-      rows_ = std::make_unique<ResultWriter>(r, m_, fmt_, *out_);
-      WW_TRY(rows_->begin());
-    }
-    WW_TRY(rows_->rows(written_, upto));
+  if (out_) {
+    WW_ASSIGN_OR_RETURN(ResultWriter * w, rows_writer(r));
+    WW_TRY(w->rows(written_, upto));
   }
   for (size_t k = 0; k < mem_out_.size(); ++k)
     WW_TRY(mem_out_[k]->write(r.mem_out[k] + written_ * mem_len_[k], (upto - written_) * mem_len_[k]));
@@ -263,23 +270,13 @@ void OutputStream::write_loop() {
 }
 
 Status OutputStream::finish(const batch::BatchResult& r, AtomicFile* trap_file) {
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    done_ = true;
-  }
-  cv_.notify_all();
-  thread_.join();
+  stop();
   WW_TRY(status_);
   const ResultRows rows = ResultRows::of(r);
   WW_TRY(write_upto(rows, rows.n));
-  if (out_ && fmt_ != OutFormat::None) {
-    if (!rows_) {
-      rows_ = std::make_unique<ResultWriter>(rows, m_, fmt_, *out_);
-      WW_TRY(rows_->begin());
-    }
-    WW_TRY(rows_->finish(trap_file));
-  }
-  return Status::Ok();
+  if (!out_) return Status::Ok();
+  WW_ASSIGN_OR_RETURN(ResultWriter * w, rows_writer(rows));
+  return w->finish(trap_file);
 }
 
 }  // namespace ww::cli

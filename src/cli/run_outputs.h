@@ -61,8 +61,8 @@ Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt
 // Files are only written, never committed, here.
 class OutputStream {
  public:
-  // `out` is null without --output; mem_out[k] gets mem_len[k] bytes per
-  // instance.
+  // `out` is null without --output (fmt is then unused); mem_out[k] gets
+  // mem_len[k] bytes per instance.
   OutputStream(const Module& m, OutFormat fmt, AtomicFile* out, std::vector<AtomicFile*> mem_out,
                std::vector<uint64_t> mem_len);
   ~OutputStream();
@@ -74,7 +74,11 @@ class OutputStream {
 
  private:
   void write_loop();
+  // Ends the writing thread (what it had not written stays for finish()).
+  void stop();
   Status write_upto(const ResultRows& r, uint64_t upto);
+  // The --output writer, its header written at the first use.
+  Result<ResultWriter*> rows_writer(const ResultRows& r);
 
   const Module& m_;
   const OutFormat fmt_;

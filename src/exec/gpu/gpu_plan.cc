@@ -67,7 +67,7 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
   if (frames) {
     b += uint64_t(req.stack_slots) * 8;      // frames
     b += uint64_t(req.max_call_depth) * 12;  // call records
-    b += 8;                                   // the first stack segment, once taken
+    b += 8;                                   // the stack segment it runs in, and its first
   }
   b += img.globals.size() * 8;
   if (req.module && req.func_index < req.module->module.num_funcs()) {  // arguments and results

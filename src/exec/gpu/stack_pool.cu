@@ -33,7 +33,6 @@ Status StackPool::setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uin
   WW_TRY(arena.alloc(&w.stack_seg, wave));
   WW_TRY(arena.alloc(&w.stack_next, wave));
   if (upfront) WW_TRY(set_pool(arena, w, std::max<uint64_t>(one_instance_ * 32, 2 * uint64_t(wave))));
-  first_segments_ = std::max<uint64_t>(32 * 16, 2 * uint64_t(wave));
   return Status::Ok();
 }
 
@@ -85,7 +84,7 @@ Result<StackPool::Outcome> StackPool::account(DeviceArena& arena, DevWave& w, co
   const uint64_t before = w.stack_per_lane;
   // Grown by four each time: a lone instance that recurses to the limits
   // runs a few times over rather than every batch allocating for it.
-  const uint64_t want = before == 0 ? std::min<uint64_t>(first_segments_, 2 * uint64_t(n) + 32 * 16) : before * 32 * 4;
+  const uint64_t want = before == 0 ? 2 * uint64_t(n) + 32 * 16 : before * 32 * 4;
   WW_TRY(set_pool(arena, w, want));
   o.grew = w.stack_per_lane > before;
   // At its largest, the pool holds about the instances that got their

@@ -48,7 +48,6 @@ class StackPool {
   // Segments one instance at the limits may need: the pool holds that
   // many in every lane, since an instance takes from its own lane's part.
   uint64_t one_instance_ = 0;
-  uint64_t first_segments_ = 0;  // the pool's size when a wave first needs one
   uint64_t max_bytes_ = kStackPoolMaxBytes;
   uint64_t bytes_ = 0;
 };

@@ -103,7 +103,7 @@ class WaveLoop {
     out.download_ms = download_ms_;
     out.pool_bytes_used = pool_bytes_used_;
     out.pool_wave_instances = pool_wave_instances_;
-    out.stack_pool_bytes = stack_pool_bytes_;
+    out.stack_pool_bytes = stack_pool_.bytes();  // the pool only grows
   }
 
  private:
@@ -181,7 +181,6 @@ class WaveLoop {
   StackPool stack_pool_;
   bool stack_pool_grew_ = false;
   uint32_t stack_wave_cap_ = 0;
-  uint64_t stack_pool_bytes_ = 0;
   uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
   bool memory_ready_ = false;  // the memory buffer holds the image, but for dirty pages
   Clock::time_point phase_t_ = Clock::now();
@@ -651,7 +650,6 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   *redo = std::max(*redo, stack.redo);
   stack_pool_grew_ = stack.grew;
   if (stack.wave_cap) stack_wave_cap_ = stack_wave_cap_ ? std::min(stack_wave_cap_, stack.wave_cap) : stack.wave_cap;
-  stack_pool_bytes_ = std::max(stack_pool_bytes_, stack_pool_.bytes());
   trace_("wave: pool accounting");
   if (req_.write_back && first == 0) WW_TRY(write_back_first(n));
   if (req_.progress) req_.progress(first + n, req_.instances, seconds_since(t_start_));

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "api_test_support.h"
 #include "wasmwarp/wasmwarp.h"
 
 namespace {
@@ -49,14 +50,6 @@ wasmwarp::Module module() {
   return *m;
 }
 
-wasmwarp::Engine engine_on(wasmwarp::Backend b) {
-  wasmwarp::EngineOptions o;
-  o.backend = b;
-  o.threads = 2;
-  return wasmwarp::Engine(o);
-}
-
-wasmwarp::Engine cpu() { return engine_on(wasmwarp::Backend::Cpu); }
 
 TEST(Api, ExportsAndTheirTypes) {
   wasmwarp::Module m = module();

@@ -3,16 +3,10 @@
 // values. Includes nothing of src/.
 #include <gtest/gtest.h>
 
+#include "api_test_support.h"
 #include "wasmwarp/wasmwarp.h"
 
 namespace {
-
-wasmwarp::Engine cpu() {
-  wasmwarp::EngineOptions o;
-  o.backend = wasmwarp::Backend::Cpu;
-  o.threads = 2;
-  return wasmwarp::Engine(o);
-}
 
 /* wat2wasm of:
 (module

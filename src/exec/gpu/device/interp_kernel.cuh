@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   }
   {
     const FunctionCode& fc = M.funcs[cur];
-    if (fc.frame_slots > W.stack_slots || W.max_depth == 0 || W.depth_limit == 0) {
+    if (fc.frame_slots > W.stack_slots || W.depth_limit == 0) {
       trap = TrapCode::CallStackExhausted;
       goto trapped;
     }
