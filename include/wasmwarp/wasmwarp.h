@@ -161,6 +161,18 @@ struct CallOptions {
   const std::atomic<bool>* cancel = nullptr;
   // About twice a second while instances run.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Engine::chain on the GPU: one kernel launch per call instead of one
+  // for the whole chain (the state stays on the device either way; one
+  // launch is the faster, bench/RESULTS.md).
+  bool gpu_launch_per_call = false;
+};
+
+// One call of a chain (Engine::chain): an export, its arguments, and how
+// many times it runs in a row.
+struct Call {
+  std::string export_name;
+  std::vector<Arg> args;  // after the first call: scalars or Arg::index()
+  uint64_t repeat = 1;    // the first call runs once
 };
 
 // A WASI command's world (a module importing wasi_snapshot_preview1, run
@@ -239,6 +251,15 @@ class Engine {
   // fit it) or a backend that cannot run (Backend::Gpu without a GPU).
   Expected<CallResult> call(const Module& m, const std::string& export_name, uint64_t instances,
                             const std::vector<Arg>& args, const CallOptions& options = {}) const;
+  // Calls `calls` in order on the same `instances` fresh instances, each
+  // on the state the one before left (memories, globals, tables): an init,
+  // then a step k times, then a read-out, with nothing going back to the
+  // host in between (on the GPU, the chain runs in one launch per wave).
+  // The results are the last call's; an instance that traps stops there,
+  // and its trap is its outcome. Memory inputs go in before the first call
+  // and memory outputs come out after the last.
+  Expected<CallResult> chain(const Module& m, uint64_t instances, const std::vector<Call>& calls,
+                             const CallOptions& options = {}) const;
   // Runs a WASI command's _start on `instances` instances. Its exit code is
   // each instance's result; a trap other than proc_exit is its trap.
   Expected<CallResult> run_command(const Module& m, uint64_t instances, const WasiOptions& wasi,

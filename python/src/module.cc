@@ -191,7 +191,44 @@ PYBIND11_MODULE(_wasmwarp, m) {
             return outcome(*r);
           },
           py::arg("export"), py::arg("args"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
-          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0);
+          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0)
+      .def(
+          "chain",
+          [](const wasmwarp::Module& mod, py::sequence calls, uint64_t n, const std::string& backend,
+             const std::string& tier, unsigned threads, uint64_t fuel, double timeout, bool launch_per_call) {
+            std::vector<wasmwarp::Call> chain;
+            for (const py::handle& item : calls) {
+              auto c = item.cast<py::tuple>();
+              wasmwarp::Call call;
+              call.export_name = c[0].cast<std::string>();
+              call.repeat = c[2].cast<uint64_t>();
+              auto type = mod.function_type(call.export_name);
+              if (!type) throw py::value_error(type.error().message);
+              py::sequence args = c[1].cast<py::sequence>();
+              if (py::len(args) != type->params.size())
+                throw py::type_error("'" + call.export_name + "' takes " + std::to_string(type->params.size()) +
+                                     " argument(s), given " + std::to_string(py::len(args)));
+              for (size_t k = 0; k < type->params.size(); ++k)
+                call.args.push_back(arg_of(args[k], type->params[k], k, call.export_name));
+              chain.push_back(std::move(call));
+            }
+            wasmwarp::EngineOptions eo;
+            eo.backend = backend_of(backend);
+            eo.tier = tier_of(tier);
+            eo.threads = threads;
+            wasmwarp::Engine engine(eo);
+            std::atomic<bool> cancel{false};
+            wasmwarp::CallOptions o;
+            o.fuel = fuel;
+            o.timeout_s = timeout;
+            o.cancel = &cancel;
+            o.gpu_launch_per_call = launch_per_call;
+            auto r = run_interruptibly(cancel, [&] { return engine.chain(mod, n, chain, o); });
+            if (!r) throw py::value_error(r.error().message);
+            return outcome(*r);
+          },
+          py::arg("calls"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
+          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("launch_per_call") = false);
 
   m.def("trap_message", [](uint8_t code) { return wasmwarp::trap_message(code); }, py::arg("code"));
 }

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _wasmwarp
 
-__all__ = ["Module", "Trap", "Export", "INDEX", "trap_message"]
+__all__ = ["Module", "Trap", "Export", "Call", "INDEX", "trap_message"]
 
 Export = namedtuple("Export", "name kind params results")
 
@@ -57,6 +57,31 @@ class Trap(Exception):
         super().__init__(f"{len(self.instances)} of {len(codes_all)} instance(s) trapped; {first}")
 
 
+class Call:
+    """One call of a chain (:meth:`Module.chain`): ``export`` with ``args``,
+    ``repeat`` times in a row. After the first call, arguments are scalars
+    or :data:`INDEX`."""
+
+    def __init__(self, export, *args, repeat=1):
+        if int(repeat) < 1:
+            raise ValueError(f"repeat must be at least 1, not {repeat}")
+        self.export = str(export)
+        self.args = args
+        self.repeat = int(repeat)
+
+    def __repr__(self):
+        return f"Call({self.export!r}, *{self.args!r}, repeat={self.repeat})"
+
+
+def _outcome(cols, codes, traps):
+    results = None if not cols else cols[0] if len(cols) == 1 else tuple(cols)
+    if traps == "mask":
+        return results, codes != 0
+    if codes.any():
+        raise Trap(results, codes)
+    return results
+
+
 class Module:
     """A WebAssembly module (a .wasm path, or its bytes), loaded once."""
 
@@ -89,8 +114,39 @@ class Module:
         "gpu"; ``tier``: "auto", "interp" or "compiled"; ``fuel``: the most
         back-edges and calls an instance may take; ``timeout``: seconds.
         """
-        if traps not in ("raise", "mask"):
-            raise ValueError(f"traps must be 'raise' or 'mask', not {traps!r}")
+        _check_traps(traps)
+        converted = self._convert(export, args)
+        n = _instances(n, converted)
+        cols, codes = self._m.call(export, converted, n, backend, tier, int(threads), int(fuel), float(timeout))
+        return _outcome(cols, codes, traps)
+
+    def chain(self, calls, n=None, backend="auto", tier="auto", threads=0, fuel=0, timeout=0.0, traps="raise",
+              launch_per_call=False):
+        """Calls ``calls`` in order on the same ``n`` fresh instances, each on
+        the state the one before left: e.g. ``[Call("init", seeds),
+        Call("step", 0.01, repeat=1000), "result"]`` (a name alone is a call
+        without arguments). On the GPU the chain runs in one launch, the
+        state never leaving the device. Returns what the last call returns,
+        as :meth:`run` does; an instance that traps stops at its trap.
+        ``fuel`` is per call. ``launch_per_call``: one GPU launch per call
+        (for comparison; slower)."""
+        _check_traps(traps)
+        items = []
+        for c in calls:
+            if isinstance(c, str):
+                c = Call(c)
+            elif not isinstance(c, Call):
+                raise TypeError(f"a chain's calls are wasmwarp.Call or export names, not {type(c).__name__}")
+            items.append((c.export, self._convert(c.export, c.args), c.repeat))
+        if not items:
+            raise ValueError("a chain needs at least one call")
+        arrays = [a for _, args, _ in items for a in args if isinstance(a, np.ndarray)]
+        n = _instances(n, arrays)
+        cols, codes = self._m.chain(items, n, backend, tier, int(threads), int(fuel), float(timeout),
+                                    bool(launch_per_call))
+        return _outcome(cols, codes, traps)
+
+    def _convert(self, export, args):
         params = self._params(export)
         converted = []
         for k, a in enumerate(args):
@@ -100,19 +156,23 @@ class Module:
                 converted.append(np.asarray(a, dtype=_DTYPES[params[k]]))
             else:
                 converted.append(a)
-        lengths = sorted({len(a) for a in converted if isinstance(a, np.ndarray)})
-        if len(lengths) > 1:
-            raise ValueError(f"array arguments differ in length: {lengths}")
-        if n is None:
-            if not lengths:
-                raise ValueError("give n= (the number of instances) when no argument is an array")
-            n = lengths[0]
-        elif lengths and lengths[0] != n:
-            raise ValueError(f"n={n}, but the array arguments have {lengths[0]} rows")
-        cols, codes = self._m.call(export, converted, int(n), backend, tier, int(threads), int(fuel), float(timeout))
-        results = None if not cols else cols[0] if len(cols) == 1 else tuple(cols)
-        if traps == "mask":
-            return results, codes != 0
-        if codes.any():
-            raise Trap(results, codes)
-        return results
+        return converted
+
+
+def _check_traps(traps):
+    if traps not in ("raise", "mask"):
+        raise ValueError(f"traps must be 'raise' or 'mask', not {traps!r}")
+
+
+def _instances(n, args):
+    """The instance count: ``n``, or the rows of the array arguments."""
+    lengths = sorted({len(a) for a in args if isinstance(a, np.ndarray)})
+    if len(lengths) > 1:
+        raise ValueError(f"array arguments differ in length: {lengths}")
+    if n is None:
+        if not lengths:
+            raise ValueError("give n= (the number of instances) when no argument is an array")
+        return lengths[0]
+    if lengths and lengths[0] != n:
+        raise ValueError(f"n={n}, but the array arguments have {lengths[0]} rows")
+    return int(n)

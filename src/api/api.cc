@@ -219,8 +219,12 @@ namespace {
 Expected<CallResult> run_batch(ww::batch::BatchSpec& spec, const EngineOptions& e, const CallOptions& o);
 }  // namespace
 
-Expected<CallResult> Engine::call(const Module& m, const std::string& export_name, uint64_t instances,
-                                  const std::vector<Arg>& args, const CallOptions& o) const {
+namespace {
+
+// A batch that calls `export_name` with `args` on `instances` instances,
+// with the call's memory inputs and outputs.
+Expected<ww::batch::BatchSpec> call_spec(const Module& m, const std::string& export_name, uint64_t instances,
+                                         const std::vector<Arg>& args, const CallOptions& o) {
   const ww::CompiledModule& cm = *m.impl().cm;
   auto type = ww::batch::export_function_type(cm.module, export_name);
   if (!type.ok()) return Error{type.error().message};
@@ -245,7 +249,39 @@ Expected<CallResult> Engine::call(const Module& m, const std::string& export_nam
     spec.mem_in.push_back(std::move(in));
   }
   for (const MemoryOut& mo : o.memory_out) spec.mem_out.push_back({ww::batch::Address{mo.address, {}, false}, mo.length});
-  return run_batch(spec, options_, o);
+  return spec;
+}
+
+}  // namespace
+
+Expected<CallResult> Engine::call(const Module& m, const std::string& export_name, uint64_t instances,
+                                  const std::vector<Arg>& args, const CallOptions& o) const {
+  auto spec = call_spec(m, export_name, instances, args, o);
+  if (!spec) return spec.error();
+  return run_batch(*spec, options_, o);
+}
+
+Expected<CallResult> Engine::chain(const Module& m, uint64_t instances, const std::vector<Call>& calls,
+                                   const CallOptions& o) const {
+  if (calls.empty()) return Error{"a chain needs at least one call"};
+  if (calls[0].repeat != 1) return Error{"a chain's first call runs once (its arguments may be per instance)"};
+  auto spec = call_spec(m, calls[0].export_name, instances, calls[0].args, o);
+  if (!spec) return spec.error();
+  for (size_t c = 1; c < calls.size(); ++c) {
+    const Call& call = calls[c];
+    if (call.repeat == 0) return Error{"call " + std::to_string(c + 1) + " of the chain ('" + call.export_name + "') repeats 0 times"};
+    for (const Arg& a : call.args)
+      if (a.kind() == Arg::Kind::Column)
+        return Error{"call " + std::to_string(c + 1) + " of the chain ('" + call.export_name +
+                     "'): arguments after the first call are the same for every instance (numbers or the instance index)"};
+    auto type = ww::batch::export_function_type(m.impl().cm->module, call.export_name);
+    if (!type.ok()) return Error{type.error().message};
+    auto sources = arg_sources(call.export_name, *type, instances, call.args);
+    if (!sources) return sources.error();
+    spec->then.push_back({call.export_name, call.repeat, std::move(*sources)});
+  }
+  spec->gpu.launch_per_call = o.gpu_launch_per_call;
+  return run_batch(*spec, options_, o);
 }
 
 Expected<CallResult> Engine::run_command(const Module& m, uint64_t instances, const WasiOptions& w,

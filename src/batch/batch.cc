@@ -52,6 +52,32 @@ Result<std::shared_ptr<const InitImage>> make_init_image(const BatchSpec& spec) 
   return std::shared_ptr<const InitImage>(std::move(image));
 }
 
+// The chain's calls: exports that exist, with a constant or @index per
+// parameter; the batch then returns what the last one returns.
+Status resolve_then(const BatchSpec& spec, Job& job) {
+  if (spec.then.empty()) return Status::Ok();
+  if (spec.wasi) return err("--then: chained calls are for exports, not WASI commands");
+  const Module& m = spec.module->module;
+  uint64_t calls = 1;
+  for (const BatchSpec::ThenCall& c : spec.then) {
+    Job::ThenCall t;
+    WW_ASSIGN_OR_RETURN(t.type, export_function_type(m, c.export_name, &t.func_index));
+    if (c.args.size() != t.type.params.size())
+      return err("--then " + c.export_name + ": export '" + c.export_name + "' takes " +
+                 std::to_string(t.type.params.size()) + " argument(s) (" + valtype_list(t.type.params) + "), got " +
+                 std::to_string(c.args.size()));
+    for (const ArgSource& a : c.args)
+      if (a.kind == ArgSource::Column) return err("--then " + c.export_name + ": arguments are constants or @index");
+    if (c.repeat == 0) return err("--then " + c.export_name + ": a call repeated 0 times");
+    calls += c.repeat;
+    if (calls > 0xffffffffu) return err("--then: more than 2^32-1 calls in the chain");
+    job.io_slots = std::max<size_t>({job.io_slots, t.type.params.size(), t.type.results.size()});
+    job.then.push_back(std::move(t));
+  }
+  job.type.results = job.then.back().type.results;
+  return Status::Ok();
+}
+
 Result<Job> make_job(const BatchSpec& spec) {
   if (!spec.module) return err("no module");
   if (spec.instances == 0) return err("--instances must be at least 1");
@@ -80,6 +106,8 @@ Result<Job> make_job(const BatchSpec& spec) {
   for (const MemInput& mi : spec.mem_in)
     if (mi.record == 0 || mi.data.size() / mi.record < spec.instances)
       return err("a memory input holds fewer records than instances");
+  job.io_slots = std::max<size_t>({job.type.params.size(), job.type.results.size(), 1});
+  WW_TRY(resolve_then(spec, job));
   for (const BatchSpec::InitCall& c : spec.init_calls) {
     WW_ASSIGN_OR_RETURN(FuncType t, export_function_type(m, c.export_name));
     bool same = t.params.size() == c.args.size();
@@ -125,6 +153,8 @@ compiled::Request compile_request(const BatchSpec& spec, const Job& job, Backend
   compiled::Request r;
   r.module = spec.module;
   r.entries = {job.func_index};
+  for (const Job::ThenCall& c : job.then)
+    if (std::find(r.entries.begin(), r.entries.end(), c.func_index) == r.entries.end()) r.entries.push_back(c.func_index);
   // A CPU instance calls the functions that give --mem-in and --mem-out
   // addresses for every input: they are compiled too.
   if (backend == Backend::Cpu) {

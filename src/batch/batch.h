@@ -81,6 +81,9 @@ struct GpuOptions {
   uint32_t call_depth_limit = StoreLimits{}.max_call_depth;
   uint32_t memory_pages = 0;   // linear-memory capacity; 0 = automatic
   uint32_t max_wave = 0;       // 0 = as many as memory allows
+  // Chained calls (BatchSpec::then): one launch per call instead of one
+  // for the whole chain (bench/gpu/chain.sh compares them).
+  bool launch_per_call = false;
 };
 
 // A batch of WASI commands (modules importing wasi_snapshot_preview1, run
@@ -118,6 +121,17 @@ struct BatchSpec {
     std::vector<Value> args;
   };
   std::vector<InitCall> init_calls;
+  // Calls after the export, on the same instances (their memories and
+  // globals as the call before left them), in order, each `repeat` times:
+  // init, then step k times, then a read-out. The batch's results are the
+  // last call's; an instance that traps stops there and reports that trap.
+  // The GPU runs the whole chain in one launch per wave.
+  struct ThenCall {
+    std::string export_name;
+    uint64_t repeat = 1;
+    std::vector<ArgSource> args;  // Const or Index (the same for every repetition)
+  };
+  std::vector<ThenCall> then;
 
   uint64_t fuel = 0;       // per instance: back-edges and calls; 0 = unlimited
   double timeout_s = 0;    // stop handing out instances (CPU) / stop kernels (GPU)

@@ -40,6 +40,7 @@ struct BoundInstance {
   };
   uint32_t instance = 0;
   uint32_t func = 0;         // the batch's export
+  std::vector<uint32_t> then;  // the chain's calls (BatchSpec::then)
   MemoryInst* mem = nullptr;  // memory 0
   std::vector<Source> mem_in, mem_out;
   wasi::Context* wasi = nullptr;  // a WASI command's calls
@@ -67,6 +68,12 @@ bool bind(Store& store, uint32_t inst, const BatchSpec& spec, BoundInstance& b) 
   auto fn = store.get_export(inst, spec.export_name);
   if (!fn) return false;
   b.func = fn->addr;
+  b.then.clear();
+  for (const BatchSpec::ThenCall& c : spec.then) {
+    auto f = store.get_export(inst, c.export_name);
+    if (!f) return false;
+    b.then.push_back(f->addr);
+  }
   const auto& mems = store.impl().instances[inst].memories;
   b.mem = mems.empty() ? nullptr : &store.impl().memories[mems[0]];
   auto source = [&](const Address& a, BoundInstance::Source& out) {
@@ -156,6 +163,17 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
     io[0] = *b.wasi->exit_code();
     t = TrapCode::None;
   }
+  // The chain: each call on the state the one before left; each gets the
+  // fuel of a call of its own, as a top-level invoke does.
+  for (size_t c = 0; c < b.then.size() && t == TrapCode::None; ++c) {
+    const BatchSpec::ThenCall& call = spec.then[c];
+    const std::vector<ValType>& params = job.then[c].type.params;
+    for (uint64_t r = 0; r < call.repeat && t == TrapCode::None; ++r) {
+      for (size_t k = 0; k < params.size(); ++k) io[k] = arg_value(call.args[k], params[k], i).bits;
+      t = store.invoke_slots(b.then[c], io);
+    }
+  }
+  clock.lap(clock.run_ns);
   if (t != TrapCode::None) return t;
   for (size_t k = 0; k < spec.mem_out.size(); ++k) {
     const MemOutput& m = spec.mem_out[k];
@@ -393,7 +411,7 @@ class CpuExecutor final : public Executor {
     gpu::GpuBatch fallback;
     gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
     WorkerInstances instances(job, limits, native_, &ctx);
-    std::vector<uint64_t> io(std::max<size_t>({job.type.params.size(), job.type.results.size(), 1}));
+    std::vector<uint64_t> io(job.io_slots);
     PhaseClock clock;
     while (!sh.failed) {
       uint64_t begin = sh.next.fetch_add(sh.chunk);

@@ -34,7 +34,15 @@ struct InitImage {
 struct Job {
   const BatchSpec* spec = nullptr;
   uint32_t func_index = 0;  // the export, in the module's function index space
+  // The export's parameters and the results of the chain's last call
+  // (the export's own without one).
   FuncType type;
+  struct ThenCall {
+    uint32_t func_index = 0;
+    FuncType type;
+  };
+  std::vector<ThenCall> then;  // spec->then resolved
+  size_t io_slots = 1;         // the most parameters or results of any call
   std::shared_ptr<const InitImage> image;  // null: instances instantiate afresh
   // The GPU's memory layout, Auto resolved (compiled code is built for it).
   gpu::MemoryLayout gpu_layout = gpu::MemoryLayout::Interleaved;

@@ -32,6 +32,21 @@ Result<uint64_t> resolve_address_fresh(const Job& job, const Address& a) {
 
 namespace {
 
+// Arguments that are constants or @index as one row of values and, per
+// parameter, the index kind the device turns the index into (0: the value).
+void uniform_args(const std::vector<ArgSource>& args, const std::vector<ValType>& params, std::vector<uint64_t>& values,
+                  std::vector<uint8_t>& index_kind) {
+  for (size_t k = 0; k < params.size(); ++k) {
+    const bool index = args[k].kind == ArgSource::Index;
+    values.push_back(index ? 0 : args[k].value.bits);
+    index_kind.push_back(!index                          ? 0
+                         : params[k] == ValType::I32 ? 1
+                         : params[k] == ValType::I64 ? 2
+                         : params[k] == ValType::F32 ? 3
+                                                     : 4);
+  }
+}
+
 class GpuExecutor final : public Executor {
  public:
   explicit GpuExecutor(std::shared_ptr<gpu::KernelLauncher> launcher) : launcher_(std::move(launcher)) {}
@@ -48,6 +63,10 @@ class GpuExecutor final : public Executor {
     if (job.func_index < m.num_imported_funcs)
       return make_error(kNoOffset, "export '" + spec.export_name +
                                        "' is an imported function; the GPU runs functions the module defines");
+    for (size_t c = 0; c < job.then.size(); ++c)
+      if (job.then[c].func_index < m.num_imported_funcs)
+        return make_error(kNoOffset, "export '" + spec.then[c].export_name +
+                                         "' is an imported function; the GPU runs functions the module defines");
     if (spec.instances > 0xffffffffu)
       return make_error(kNoOffset, "the GPU backend runs at most 2^32-1 instances per batch");
     return run_stretch(job, first, count, out, launcher_, progress, ready);
@@ -72,15 +91,7 @@ class GpuExecutor final : public Executor {
     bool uniform = true;
     for (const ArgSource& a : spec.args) uniform &= a.kind != ArgSource::Column;
     if (uniform) {
-      for (size_t k = 0; k < params.size(); ++k) {
-        const bool index = spec.args[k].kind == ArgSource::Index;
-        req.args.push_back(index ? 0 : spec.args[k].value.bits);
-        req.arg_index_kind.push_back(!index                          ? 0
-                                     : params[k] == ValType::I32 ? 1
-                                     : params[k] == ValType::I64 ? 2
-                                     : params[k] == ValType::F32 ? 3
-                                                                 : 4);
-      }
+      uniform_args(spec.args, params, req.args, req.arg_index_kind);
     } else {
       req.fill_args = [&spec, &params, first](uint32_t wave_first, uint32_t n, uint64_t* io) {
         for (size_t k = 0; k < params.size(); ++k)
@@ -89,6 +100,14 @@ class GpuExecutor final : public Executor {
       };
     }
 
+    for (size_t c = 0; c < job.then.size(); ++c) {
+      gpu::BatchRequest::ThenCall& call = req.then.emplace_back();
+      call.func_index = job.then[c].func_index;
+      if (spec.then[c].repeat > 0xffffffffu) return make_error(kNoOffset, "--then: a call repeated more than 2^32-1 times");
+      call.repeat = uint32_t(spec.then[c].repeat);
+      uniform_args(spec.then[c].args, job.then[c].type.params, call.args, call.arg_index_kind);
+    }
+    req.launch_per_call = spec.gpu.launch_per_call;
     req.fuel = spec.fuel;
     if (spec.timeout_s > 0) {
       // The whole batch's deadline, whatever ran before this range.

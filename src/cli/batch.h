@@ -21,6 +21,8 @@ struct RunSpec {
   std::string module_path;
   std::string invoke;             // empty: _start
   std::vector<std::string> init;  // --init: exports run once, their state shared
+  std::vector<std::string> then;  // --then NAME[:K[:ARGS]]: calls after the export, on the same instances
+  bool gpu_launch_per_call = false;  // --then on the GPU: a launch per call, not per chain
   std::vector<std::string> args;  // constants, "@index", "@col:FILE[:K]"
   uint64_t instances = 1;
   bool batch = false;             // -n or --output given: a summary; rows only with --output

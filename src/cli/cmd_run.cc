@@ -91,6 +91,8 @@ int cmd_run(const char* prog, int argc, char** argv) {
   std::vector<std::string> shown_args;
   app.add_option("--invoke", spec.invoke, "export to call (default: _start)")->type_name("NAME");
   app.add_option("--init", spec.init, "run this export once before the batch; every instance starts from the state it leaves (repeatable)")->allow_extra_args(false)->type_name("NAME[:ARGS]");
+  app.add_option("--then", spec.then, "then call this export on the same instances, K times (default 1), with constant or @index arguments; repeatable, in order; the results are the last call's")->allow_extra_args(false)->type_name("NAME[:K[:ARGS]]");
+  app.add_flag("--gpu-launch-per-call", spec.gpu_launch_per_call, "--then on the GPU: one kernel launch per call instead of one per chain (for comparison)");
   auto* n_opt = app.add_option("-n,--instances", instances, "run N independent instances (batch mode)")->type_name("N");
   app.add_option("--threads", threads, "worker threads (default: all cores)")->type_name("T");
   app.add_option("--fuel", fuel, "instructions per invocation before the trap 'fuel exhausted'")->type_name("N");

@@ -121,6 +121,42 @@ Result<batch::BatchSpec::InitCall> parse_init_call(const std::string& text, cons
   return c;
 }
 
+// "NAME", "NAME:K" or "NAME:K:ARG,ARG...": an export called K times with
+// constant or @index arguments.
+Result<batch::BatchSpec::ThenCall> parse_then_call(const std::string& text, const Module& m, uint64_t n) {
+  batch::BatchSpec::ThenCall c;
+  const size_t colon = text.find(':');
+  c.export_name = text.substr(0, colon);
+  auto fail = [&](const std::string& why) { return err("--then " + text + ": " + why); };
+  auto t = batch::export_function_type(m, c.export_name);
+  if (!t.ok()) return fail(t.error().message);
+  std::string args;
+  if (colon != std::string::npos) {
+    const size_t second = text.find(':', colon + 1);
+    auto k = parse_u64(text.substr(colon + 1, second == std::string::npos ? std::string::npos : second - colon - 1));
+    if (!k.ok() || *k == 0) return fail("the count after ':' must be a positive number (NAME[:K[:ARGS]])");
+    c.repeat = *k;
+    if (second != std::string::npos) args = text.substr(second + 1);
+  }
+  std::vector<std::string> words;
+  for (size_t start = 0; !args.empty();) {
+    const size_t comma = args.find(',', start);
+    words.push_back(args.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (words.size() != t->params.size())
+    return fail("export '" + c.export_name + "' takes " + std::to_string(t->params.size()) + " argument(s) (" +
+                valtype_list(t->params) + "); give them as NAME:K:A,B");
+  for (size_t k = 0; k < words.size(); ++k) {
+    if (words[k].starts_with("@col:")) return fail("arguments of chained calls are constants or @index");
+    auto a = parse_arg(words[k], t->params[k], n, k);
+    if (!a.ok()) return fail(a.error().message);
+    c.args.push_back(std::move(*a));
+  }
+  return c;
+}
+
 // Output files are opened before any work: an unwritable path fails first.
 struct Outputs {
   OutFormat fmt = OutFormat::None;
@@ -253,14 +289,23 @@ Result<int> run_impl(const RunSpec& spec) {
   if (!has_export && spec.invoke.empty()) return err("no --invoke given and the module exports no _start");
   WW_ASSIGN_OR_RETURN(FuncType type, batch::export_function_type(m, b.export_name));
   const auto& params = type.params;
+  for (const std::string& text : spec.then) {
+    WW_ASSIGN_OR_RETURN(batch::BatchSpec::ThenCall call, parse_then_call(text, m, b.instances));
+    // The batch returns what the chain's last call returns.
+    WW_ASSIGN_OR_RETURN(FuncType last, batch::export_function_type(m, call.export_name));
+    type.results = last.results;
+    b.then.push_back(std::move(call));
+  }
+  if (is_wasi && !b.then.empty()) return err("--then: chained calls are for exports, not WASI commands");
   if (!is_wasi && spec.args.size() != params.size())
     return err("export '" + b.export_name + "' takes " + std::to_string(params.size()) + " argument(s) (" +
                valtype_list(params) + "), got " + std::to_string(spec.args.size()));
+  const std::string& returner = b.then.empty() ? b.export_name : b.then.back().export_name;
   for (ValType t : type.results)
-    if (t == ValType::V128) return err("export '" + b.export_name + "' returns v128, which the CLI cannot print");
+    if (t == ValType::V128) return err("export '" + returner + "' returns v128, which the CLI cannot print");
   if (outputs.fmt == OutFormat::Npy && !is_wasi) {
     if (type.results.empty())
-      return err("--output .npy needs an export with results; '" + b.export_name + "' has none");
+      return err("--output .npy needs an export with results; '" + returner + "' has none");
     for (ValType t : type.results)
       if (!npy_descr(t))
         return err(std::string("--output .npy cannot hold ") + valtype_name(t) + " results (use .csv or .json)");
@@ -298,6 +343,7 @@ Result<int> run_impl(const RunSpec& spec) {
   else return err("--gpu-layout must be auto, interleaved, contiguous or sparse, not '" + spec.gpu_layout + "'");
   if (spec.gpu_stack_slots) b.gpu.stack_slots_limit = spec.gpu_stack_slots;
   if (spec.gpu_call_depth) b.gpu.call_depth_limit = spec.gpu_call_depth;
+  b.gpu.launch_per_call = spec.gpu_launch_per_call;
   b.gpu.memory_pages = spec.gpu_memory_pages;
   b.gpu.max_wave = spec.gpu_max_wave;
   b.cache.enabled = !spec.no_cache;

@@ -664,8 +664,8 @@ void Generator::emit_gpu_kernel() {
           "  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;\n"
           "  if (t >= W.n) return;\n"
           "  if (W.hc.resuming && !W.hc.waiting[t]) return;  // finished in an earlier launch\n"
-          "  if (W.trap[t] != 0) {  // failed before the call (memory input)\n"
-          "    gpu::finish_instance(W, t, TrapCode::None, 0, 0, true);\n    return;\n  }\n"
+          "  if (W.trap[t] != 0) {  // failed before the call, or stopped in a chain's earlier launch\n"
+          "    if (W.pos_begin == 0) gpu::finish_instance(W, t, TrapCode::None, 0, 0, true);\n    return;\n  }\n"
           "  const uint64_t N = W.n;\n"
           "  Inst I;\n  I.M = &M;\n  I.W = &W;\n  I.In = &In;\n  I.t = t;\n"
           "  I.mem = gpu::MemAccess<WW_LAYOUT>::make(W, t);\n"
@@ -674,7 +674,14 @@ void Generator::emit_gpu_kernel() {
           "  I.ticks = 0;\n  I.trap = 0;\n  I.trap_func = 0;\n  I.trap_pc = 0;\n  I.stopped = false;\n"
           "  I.leaving = false;\n  I.rewinding = W.hc.resuming;\n  I.chain = 0;\n  I.save_pos = 0;\n"
           "  if (I.rewinding) {\n    I.fuel = W.hc.rs_fuel[t];\n    I.save_pos = W.hc.rs_frames[t];\n  }\n" +
-          load_globals + "  switch (W.entry) {\n";
+          load_globals +
+          // A chain's calls (gpu::DevWave::pos_*) one after another, in
+          // this launch's positions; only the last position's results are
+          // kept.
+          "  uint32_t pos_ = W.pos_end ? (I.rewinding ? W.pos[t] : W.pos_begin) : 0;\n"
+          "  for (;;) {\n"
+          "  const bool last_ = !W.pos_end || pos_ + 1 == W.pos_total;\n"
+          "  switch (W.pos_end ? gpu::call_entry(W, pos_) : W.entry) {\n";
   for (uint32_t def : entries_) {
     const uint32_t f = nimp_ + def;
     const uint32_t np = nparams(f), nr = nresults(f);
@@ -682,18 +689,21 @@ void Generator::emit_gpu_kernel() {
     out_ += "      if (W.max_depth == 0) { set_trap(I, TrapCode::CallStackExhausted, " + std::to_string(f) +
             "u, 0); break; }\n      ";
     std::string call = "f" + std::to_string(def) + "(I, 1";
-    for (uint32_t k = 0; k < np; ++k) call += ", gpu::wave_arg(W, " + std::to_string(k) + "u, t)";
+    for (uint32_t k = 0; k < np; ++k) call += ", gpu::call_arg(W, pos_, " + std::to_string(k) + "u, t)";
     call += ")";
     out_ += nr ? "auto res_ = " + call + ";\n" : call + ";\n";
-    if (nr == 1) out_ += "      if (!I.trap && !I.leaving) W.io[t] = res_;\n";
+    if (nr == 1) out_ += "      if (!I.trap && !I.leaving && last_) W.io[t] = res_;\n";
     for (uint32_t k = 0; nr > 1 && k < nr; ++k)
-      out_ += "      if (!I.trap && !I.leaving) W.io[" + std::to_string(k) + " * N + t] = res_.v[" + std::to_string(k) + "];\n";
+      out_ += "      if (!I.trap && !I.leaving && last_) W.io[" + std::to_string(k) + " * N + t] = res_.v[" + std::to_string(k) + "];\n";
     out_ += "      break;\n    }\n";
   }
   out_ += "    default:\n      set_trap(I, TrapCode::HostError, 0, 0);\n  }\n";
+  out_ += "  if (I.trap || I.leaving || I.stopped || !W.pos_end || ++pos_ >= W.pos_end) break;\n"
+          "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n  }\n";
   out_ += store_globals;
   // Left for the host: not finished; the next launch rewinds from here.
-  out_ += "  if (I.leaving) {\n    W.hc.rs_frames[t] = I.save_pos;\n    W.hc.rs_fuel[t] = I.fuel;\n    return;\n  }\n";
+  out_ += "  if (I.leaving) {\n    W.hc.rs_frames[t] = I.save_pos;\n    W.hc.rs_fuel[t] = I.fuel;\n"
+          "    if (W.pos_end) W.pos[t] = pos_;\n    return;\n  }\n";
   out_ += "  gpu::finish_instance(W, t, TrapCode(I.trap), I.trap_func, I.trap_pc, !I.stopped);\n}\n";
 }
 

@@ -198,6 +198,22 @@ struct BatchRequest {
   // device: @index arguments cost no host memory and no upload.
   std::vector<uint8_t> arg_index_kind;
 
+  // Calls after the export, on the same instances, in order, `repeat`
+  // times each, with the arguments above's uniform kinds (a row of values
+  // and index kinds); the results are the last call's. The whole chain
+  // runs in one launch per wave, or with launch_per_call one launch per
+  // call (the state stays on the device either way).
+  struct ThenCall {
+    uint32_t func_index = 0;  // a defined function
+    uint32_t repeat = 1;
+    std::vector<uint64_t> args;
+    std::vector<uint8_t> arg_index_kind;  // per parameter, as arg_index_kind (empty: none)
+  };
+  std::vector<ThenCall> then;
+  bool launch_per_call = false;
+  // The function whose results the batch returns: the chain's last.
+  uint32_t result_func() const { return then.empty() ? func_index : then.back().func_index; }
+
   uint64_t fuel = 0;       // instructions per instance (back-edges and calls); 0 = unlimited
   double timeout_s = 0;    // stop the batch after this long; 0 = none
   uint32_t stack_slots = 384;    // 64-bit frame slots each instance owns

@@ -62,6 +62,12 @@ uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
   return std::max(pages, img.init_pages);
 }
 
+uint32_t io_slots(const BatchRequest& req) {
+  const Module* m = req.module ? &req.module->module : nullptr;
+  if (!m || req.func_index >= m->num_funcs() || req.result_func() >= m->num_funcs()) return 0;
+  return uint32_t(std::max(m->func_type(req.func_index).params.size(), m->func_type(req.result_func()).results.size()));
+}
+
 uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img, bool frames) {
   uint64_t b = 0;
   if (frames) {
@@ -70,10 +76,8 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
     b += 8;                                   // the stack segment it runs in, and its first
   }
   b += img.globals.size() * 8;
-  if (req.module && req.func_index < req.module->module.num_funcs()) {  // arguments and results
-    const FuncType& ft = req.module->module.func_type(req.func_index);
-    b += 8 * std::max(ft.params.size(), ft.results.size());
-  }
+  b += 8 * uint64_t(io_slots(req));
+  if (!req.then.empty()) b += 4;  // the chain position
   if (img.tables_mutable) b += uint64_t(img.total_table_cap()) * 8 + img.table_cap.size() * 4;
   b += img.data_size.size() + img.elem_size.size();  // dropped flags
   b += 4 + 1 + 4 + 4 + 1;                            // pages, trap, trap func/pc, finished

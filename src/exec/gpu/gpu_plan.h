@@ -44,6 +44,9 @@ bool imports_atomic_add(const Module& m);
 // log2 of the bytes of one instance's part of a sparse chunk.
 uint32_t sparse_chunk_shift(uint64_t capacity_bytes);
 // `frames`: the interpreter's frame slots and call records are counted.
+// 64-bit words per instance for arguments in and results out: the
+// export's parameters, the chain's last call's results.
+uint32_t io_slots(const BatchRequest& req);
 uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img, bool frames = true);
 
 // "this batch needs N bytes per instance but only M bytes of GPU memory are

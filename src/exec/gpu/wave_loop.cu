@@ -75,8 +75,9 @@ class WaveLoop {
   WaveLoop(const BatchRequest& req, KernelLauncher& launcher, StoreImpl& S, uint32_t instance,
            const GpuImage& img, const BatchPlan& plan, Clock::time_point t_start)
       : req_(req), launcher_(launcher), S_(S), instance_(instance), img_(img), plan_(plan),
-        t_start_(t_start), ftype_(req.module->module.func_type(req.func_index)),
-        nparams_(uint32_t(ftype_.params.size())), nres_(uint32_t(ftype_.results.size())) {}
+        t_start_(t_start), ftype_(req.module->module.func_type(req.result_func())),
+        nparams_(uint32_t(req.module->module.func_type(req.func_index).params.size())),
+        nres_(uint32_t(ftype_.results.size())) {}
   Status setup(BatchResult& out);
   // Runs instances [first, first + n); `*redo` becomes the number of them,
   // from the first that ran out of the sparse pool on, that must run again
@@ -113,6 +114,9 @@ class WaveLoop {
   // Launches the wave, then again for the instances that left for a host
   // call, until none did.
   Status launch_until_done(uint32_t blocks, BatchResult& out);
+  // The export and the chain after it: in one launch, or one per call.
+  Status launch_chain(uint32_t blocks, BatchResult& out);
+  Status upload_chain();
   uint32_t host_call_width() const { return host_call_width_of(img_); }
   Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
   // Results that are all i32 or f32: cut to 32 bits on the device, widened
@@ -139,7 +143,7 @@ class WaveLoop {
   const GpuImage& img_;
   const BatchPlan& plan_;
   const Clock::time_point t_start_;
-  const FuncType& ftype_;
+  const FuncType& ftype_;  // the function whose results the batch returns
   const uint32_t nparams_, nres_;
   const DevLayout layout_ = DevLayout(plan_.layout);
   const bool sparse_ = plan_.layout == MemoryLayout::Sparse;
@@ -211,7 +215,8 @@ Status WaveLoop::alloc_wave_buffers() {
   if (results32_) block += 2 * staging_piece_bytes();
   arena_.reserve(block);
   WW_TRY(arena_.alloc(&W_.slots, uint64_t(W_.stack_slots) * warps32));
-  WW_TRY(arena_.alloc(&W_.io, uint64_t(std::max(nparams_, nres_)) * WV));
+  WW_TRY(arena_.alloc(&W_.io, uint64_t(io_slots(req_)) * WV));
+  if (!req_.then.empty()) WW_TRY(arena_.alloc(&W_.pos, WV));
   WW_TRY(arena_.alloc(&W_.call_pc, depth * WV));
   WW_TRY(arena_.alloc(&W_.call_func, depth * WV));
   WW_TRY(arena_.alloc(&W_.call_fb, depth * WV));
@@ -295,6 +300,7 @@ Status WaveLoop::setup(BatchResult& out) {
   W_.args_uniform = !req_.args_per_instance && !req_.fill_args;
   if (W_.args_uniform) WW_TRY(arena_.upload(&W_.args, req_.args));
   if (W_.args_uniform && !req_.arg_index_kind.empty()) WW_TRY(arena_.upload(&W_.arg_index_kind, req_.arg_index_kind));
+  WW_TRY(upload_chain());
 
   WW_TRY(end_phase(memory_setup_ms_));
   trace_("streams, events, timer");
@@ -437,6 +443,48 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   kernel_ms_ += ms;
   phase_t_ = Clock::now();
   trace_("wave: kernel");
+  return Status::Ok();
+}
+
+Status WaveLoop::upload_chain() {
+  if (req_.then.empty()) return Status::Ok();
+  const uint32_t nimp = req_.module->module.num_imported_funcs;
+  std::vector<DevThenCall> calls;
+  std::vector<uint64_t> args;
+  std::vector<uint8_t> kinds;
+  uint64_t end = 1;  // position 0 is the export
+  for (const BatchRequest::ThenCall& c : req_.then) {
+    end += c.repeat;
+    if (end > 0xffffffffu) return make_error(kNoOffset, "GPU batch: more than 2^32-1 calls in the chain");
+    calls.push_back({c.func_index - nimp, uint32_t(end), uint32_t(args.size())});
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    for (size_t k = 0; k < c.args.size(); ++k) kinds.push_back(k < c.arg_index_kind.size() ? c.arg_index_kind[k] : 0);
+  }
+  // Never empty, so that every pointer is a real allocation.
+  args.push_back(0);
+  kinds.push_back(0);
+  WW_TRY(arena_.upload(&W_.then, calls));
+  WW_TRY(arena_.upload(&W_.then_args, args));
+  WW_TRY(arena_.upload(&W_.then_arg_kind, kinds));
+  W_.pos_total = uint32_t(end);
+  return Status::Ok();
+}
+
+Status WaveLoop::launch_chain(uint32_t blocks, BatchResult& out) {
+  if (req_.then.empty()) return launch_until_done(blocks, out);
+  if (!req_.launch_per_call) {
+    W_.pos_begin = 0;
+    W_.pos_end = W_.pos_total;
+    return launch_until_done(blocks, out);
+  }
+  for (uint32_t p = 0; p < W_.pos_total; ++p) {
+    if (p > 0 && req_.cancel && req_.cancel->load()) break;
+    W_.pos_begin = p;
+    W_.pos_end = p + 1;
+    // The progress line counts the call under way.
+    if (p > 0) WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));
+    WW_TRY(launch_until_done(blocks, out));
+  }
   return Status::Ok();
 }
 
@@ -637,7 +685,7 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   if (req_.host_calls) req_.host_calls->begin(W_.first, n);
   WW_TRY(init_wave(first, n, blocks));
   if (host_calls_) WW_TRY(host_calls_->begin_wave(W_, I_));
-  WW_TRY(launch_until_done(blocks, out));
+  WW_TRY(launch_chain(blocks, out));
   if (host_calls_) WW_TRY(host_calls_->end_wave(W_, I_, W_.first));
   WW_TRY(download_wave(first, n, blocks, out));
   if (req_.cancel && req_.cancel->load()) {
@@ -665,7 +713,7 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
   sub.index_base = req.index_base + i;
   sub.total_instances = req.total_instances ? req.total_instances : req.instances;
   const uint64_t np = req.module->module.func_type(req.func_index).params.size();
-  const uint64_t nr = req.module->module.func_type(req.func_index).results.size();
+  const uint64_t nr = req.module->module.func_type(req.result_func()).results.size();
   if (req.args_per_instance) sub.args.assign(req.args.begin() + i * np, req.args.begin() + end * np);
   if (req.fill_args)
     sub.fill_args = [fill = req.fill_args, i](uint32_t first, uint32_t n, uint64_t* io) { fill(i + first, n, io); };
@@ -723,6 +771,10 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   const Module& mod = req.module->module;
   if (req.func_index < mod.num_imported_funcs || req.func_index >= mod.num_funcs())
     return make_error(kNoOffset, "GPU batch: the export is not a function defined by the module");
+  for (const BatchRequest::ThenCall& c : req.then)
+    if (c.func_index < mod.num_imported_funcs || c.func_index >= mod.num_funcs() || c.repeat == 0 ||
+        c.args.size() != mod.func_type(c.func_index).params.size())
+      return make_error(kNoOffset, "GPU batch: a chained call is not a function defined by the module, or its arguments do not fit it");
   if (req.instances == 0) return make_error(kNoOffset, "GPU batch: no instances");
   KernelLauncher& launcher = req.launcher ? *req.launcher : interpreter_launcher();
 
@@ -761,7 +813,9 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   }
   // The entry frame always starts in the instance's own stack: give it room
   // there when the limits allow it.
-  const uint32_t entry_slots = img.funcs[req.func_index - mod.num_imported_funcs].frame_slots;
+  uint32_t entry_slots = img.funcs[req.func_index - mod.num_imported_funcs].frame_slots;
+  for (const BatchRequest::ThenCall& c : req.then)
+    entry_slots = std::max(entry_slots, img.funcs[c.func_index - mod.num_imported_funcs].frame_slots);
   if (launcher.needs_frames() && entry_slots > rq->stack_slots &&
       entry_slots <= std::max(rq->stack_slots_limit, rq->stack_slots)) {
     if (rq != &resolved) resolved = req;

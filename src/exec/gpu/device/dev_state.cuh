@@ -169,6 +169,15 @@ struct InitState {
   uint32_t total_table_cap;
 };
 
+// A call of the chain after the export (BatchRequest::then): the defined
+// function, the position past its last repetition, and where its
+// arguments start in DevWave::then_args.
+struct DevThenCall {
+  uint32_t entry;
+  uint32_t end;
+  uint32_t args;
+};
+
 // Per-wave mutable state.
 struct DevWave {
   uint32_t n;      // instances in this wave (the interleave stride)
@@ -201,6 +210,17 @@ struct DevWave {
   // With uniform arguments: per parameter, 0 = args[k], else the instance's
   // index as an i32, i64, f32 or f64 (1..4), made here instead of uploaded.
   const uint8_t* arg_index_kind;
+  // A chain of calls: position 0 is the export (entry, with the arguments
+  // above), positions 1.. the calls of `then` (one repeated k times takes
+  // k). A launch runs positions [pos_begin, pos_end) of each instance, of
+  // pos_total; pos_end == 0: no chain. pos[t] is the position instance t
+  // runs, in memory rather than a register: the interpreter's loop has
+  // none to spare, and it is read once per call.
+  const DevThenCall* then;
+  const uint64_t* then_args;
+  const uint8_t* then_arg_kind;  // as arg_index_kind
+  uint32_t pos_begin, pos_end, pos_total;
+  uint32_t* pos;
   uint32_t* call_pc;    // interpreter: return word offset (absolute in code)
   uint32_t* call_func;  // interpreter: caller's defined-function index
   uint32_t* call_fb;    // interpreter: caller's frame base slot
@@ -264,17 +284,42 @@ __device__ __forceinline__ bool past_deadline(const DevWave& w) {
   return global_timer_ns() > *reinterpret_cast<const volatile uint64_t*>(&w.self->deadline_ns);
 }
 
-// Argument k of instance t.
-__device__ __forceinline__ uint64_t wave_arg(const DevWave& w, uint32_t k, uint32_t t) {
-  if (!w.args_uniform) return w.io[uint64_t(k) * w.n + t];
-  if (!w.arg_index_kind || !w.arg_index_kind[k]) return w.args[k];
-  const uint64_t i = uint64_t(w.first) + t;
-  switch (w.arg_index_kind[k]) {
+// Instance index i as an argument of index kind `kind` (1 i32, 2 i64,
+// 3 f32, 4 f64).
+__device__ __forceinline__ uint64_t index_arg(uint8_t kind, uint64_t i) {
+  switch (kind) {
     case 1: return i & 0xffffffffu;
     case 2: return i;
     case 3: return __float_as_uint(__ull2float_rn(i));
     default: return uint64_t(__double_as_longlong(__ull2double_rn(i)));
   }
+}
+
+// Argument k of instance t.
+__device__ __forceinline__ uint64_t wave_arg(const DevWave& w, uint32_t k, uint32_t t) {
+  if (!w.args_uniform) return w.io[uint64_t(k) * w.n + t];
+  if (!w.arg_index_kind || !w.arg_index_kind[k]) return w.args[k];
+  return index_arg(w.arg_index_kind[k], uint64_t(w.first) + t);
+}
+
+// The chain's call at position p >= 1 (chains are a few calls long).
+__device__ __forceinline__ const DevThenCall& then_call(const DevWave& w, uint32_t p) {
+  uint32_t c = 0;
+  while (w.then[c].end <= p) ++c;
+  return w.then[c];
+}
+
+// The defined function that position p of the chain calls.
+__device__ __forceinline__ uint32_t call_entry(const DevWave& w, uint32_t p) {
+  return p == 0 ? w.entry : then_call(w, p).entry;
+}
+
+// Argument k of instance t for the call at position p.
+__device__ __forceinline__ uint64_t call_arg(const DevWave& w, uint32_t p, uint32_t k, uint32_t t) {
+  if (p == 0) return wave_arg(w, k, t);
+  const DevThenCall& c = then_call(w, p);
+  const uint8_t kind = w.then_arg_kind[c.args + k];
+  return kind ? index_arg(kind, uint64_t(w.first) + t) : w.then_args[c.args + k];
 }
 
 // Backward jumps look at the clock once in this many, when a deadline is set.

@@ -41,8 +41,10 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= W.n) return;
   if (W.hc.resuming && !W.hc.waiting[t]) return;  // finished in an earlier launch
-  if (W.trap[t] != uint8_t(TrapCode::None)) {  // failed before the call (memory input)
-    finish_instance(W, t, TrapCode::None, 0, 0, true);
+  if (W.trap[t] != uint8_t(TrapCode::None)) {
+    // Failed before the call (a memory input), or, in a later launch of a
+    // chain run a call per launch, stopped in an earlier one.
+    if (W.pos_begin == 0) finish_instance(W, t, TrapCode::None, 0, 0, true);
     return;
   }
   const uint32_t N = W.n;
@@ -54,7 +56,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   uint64_t fuel = W.fuel ? W.fuel : ~uint64_t{0};
   uint32_t ticks = 0;
 
-  uint32_t cur = W.entry;
+  uint32_t cur = W.pos_end ? call_entry(W, W.pos_begin) : W.entry;
   uint32_t fb = 0;  // frame base slot
   uint32_t depth = 0;
   const Frames fr{W.slots + (uint64_t(t >> 5) * W.stack_slots) * 32 + (t & 31)};
@@ -172,15 +174,18 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
     pc += packed >> 24;
     goto dispatch;
   }
-  {
-    const FunctionCode& fc = M.funcs[cur];
-    if (fc.frame_slots > W.stack_slots || W.depth_limit == 0) {
-      trap = TrapCode::CallStackExhausted;
-      goto trapped;
-    }
-    for (uint32_t k = 0; k < fc.num_params; ++k) fr.at(k) = wave_arg(W, k, t);
-    for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(s) = 0;
+  if (W.pos_end) W.pos[t] = W.pos_begin;
+start_call : {
+  const FunctionCode& fc = M.funcs[cur];
+  cb = pc = code + fc.code_begin;
+  if (fc.frame_slots > W.stack_slots || W.depth_limit == 0) {
+    trap = TrapCode::CallStackExhausted;
+    goto trapped;
   }
+  const uint32_t p = W.pos_end ? W.pos[t] : 0;
+  for (uint32_t k = 0; k < fc.num_params; ++k) fr.at(k) = call_arg(W, p, k, t);
+  for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(s) = 0;
+}
 
 dispatch:
   switch (static_cast<BcOp>(*pc & 0xffffu)) {
@@ -271,7 +276,22 @@ trapped:
   finish_instance(W, t, trap, nimp + cur, uint32_t(pc - cb), true);
   return;
 finished:
-  for (uint32_t k = 0; k < M.funcs[W.entry].num_results; ++k) W.io[uint64_t(k) * N + t] = fr.at(k);
+  if (W.pos_end) {
+    // The chain's next call starts on the state this one left, with fuel
+    // of its own (as a top-level invoke on the CPU).
+    const uint32_t p = W.pos[t] + 1;
+    if (p < W.pos_end) {
+      W.pos[t] = p;
+      cur = then_call(W, p).entry;
+      fuel = W.fuel ? W.fuel : ~uint64_t{0};
+      goto start_call;
+    }
+    if (p < W.pos_total) {  // the next launch goes on
+      finish_instance(W, t, TrapCode::None, 0, 0, true);
+      return;
+    }
+  }
+  for (uint32_t k = 0; k < M.funcs[cur].num_results; ++k) W.io[uint64_t(k) * N + t] = fr.at(k);
   finish_instance(W, t, TrapCode::None, 0, 0, true);
   return;
 
