@@ -9,7 +9,7 @@
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
-#              [unit python programs examples auto wasi spec diff sparse startup bench ncu
+#              [unit python programs examples auto wasi spec diff sparse startup bench chain ncu
 #               scale interrupt; also layout, deadline, transfers]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +24,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit python programs examples auto wasi spec diff sparse startup bench ncu scale interrupt} "
+parts=" ${PARTS:-unit python programs examples auto wasi spec diff sparse startup bench chain ncu scale interrupt} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -206,6 +206,17 @@ if want bench; then
 # again with each layout forced, for the comparison.
 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" "$O/bench-table.txt" "$O/bench-work" >"$O/bench.log" 2>&1
 row "benchmarks (auto layout)" "exit $? (table below)"
+fi
+if want chain; then
+# 6b. Chained calls on resident instances against a batch or an API call
+# per step, the state through the host (bench/chain/run.sh).
+N=$B/bench
+for be in gpu cpu; do
+  steps=1000 && [[ $be == cpu ]] && steps=100
+  bash "$root/bench/chain/run.sh" "$W" "$N/api_chain_bench" "$N/particle.wasm" "$N/particle_ref" $be 1000000 $steps \
+    "${CHAIN_SEPARATE:-10}" >"$O/chain-$be.txt" 2>&1
+  row "chain bench ($be)" "exit $? ($(awk 'NR == 2 {print $NF " s one launch"}' "$O/chain-$be.txt"))"
+done
 fi
 if want layout; then
 for l in ${LAYOUTS:-contiguous sparse interleaved}; do
@@ -394,6 +405,7 @@ fi
   for l in contiguous sparse interleaved; do
     [[ -f $O/bench-table-$l.txt ]] && { echo "-- $l layout"; cat "$O/bench-table-$l.txt"; }
   done
+  for be in gpu cpu; do [[ -s $O/chain-$be.txt ]] && { echo "-- chain ($be)"; cat "$O/chain-$be.txt"; }; done
   [[ -s $O/ncu.txt ]] && { echo "-- ncu (compiled kernels)"; cat "$O/ncu.txt"; }
   [[ -s $O/scale.txt ]] && { echo "-- scale (issue 9)"; cat "$O/scale.txt"; }
   [[ -s $O/transfers/alloc_cost.txt ]] && { echo "-- allocation and transfers"; cat "$O/transfers/alloc_cost.txt" "$O/transfers/summary.txt"; }

@@ -15,7 +15,7 @@ build=${WW_BUILD_DIR:-$root/build}
 suite=${WW_SPEC_SUITE:-$root/../shared/wasm-testsuite}
 
 cmake -S "$root" -B "$build" -G Ninja >/dev/null
-ninja -C "$build" -j"$(nproc)" wasmwarp ww_test_gpu ww_test_batch ww_test_api ww-spectest ww-difftest
+ninja -C "$build" -j"$(nproc)" wasmwarp ww_test_gpu ww_test_batch ww_test_api ww-spectest ww-difftest api_chain_bench
 rm -rf "$bundle"
 mkdir -p "$bundle/lib" "$bundle/spec"
 cp "$build/wasmwarp" "$build/ww-spectest" "$build/ww-difftest" "$build/tests/ww_test_gpu" "$build/tests/ww_test_batch" "$build/tests/ww_test_api" "$bundle/"
@@ -45,6 +45,14 @@ bash "$root/bench/gpu/build.sh" "$bundle/bench" >/dev/null
 bash "$root/bench/hashwasm/fetch.sh" "$bundle/bench" >/dev/null
 clang --target=wasm32-wasi -O2 -c "$root/bench/wasi/greet.c" -o "$bundle/bench/greet.o" &&
   clang --target=wasm32-wasi -O2 "$bundle/bench/greet.o" -o "$bundle/bench/greet.wasm" && rm "$bundle/bench/greet.o"
+# The chain benchmark (bench/chain/run.sh): its guest, its native
+# reference and its API driver.
+clang --target=wasm32 -O2 -nostdlib -Wl,--no-entry "$root/bench/chain/particle.c" -o "$bundle/bench/particle.wasm"
+gcc -O2 -DNATIVE -ffp-contract=off "$root/bench/chain/particle.c" -o "$bundle/bench/particle_ref"
+cp "$build/bench/api_chain_bench" "$bundle/bench/" && strip "$bundle/bench/api_chain_bench"
+# Another build of wasmwarp to compare kernels with (bench/gpu/kernel-ab.sh):
+# WW_AB_OLD names its binary.
+if [[ -n ${WW_AB_OLD:-} ]]; then cp "$WW_AB_OLD" "$bundle/wasmwarp-old" && strip "$bundle/wasmwarp-old"; fi
 # A small C module with clang's default 64 KiB stack (issue 9's 100M run).
 clang --target=wasm32 -O2 -nostdlib -Wl,--no-entry "$root/bench/scale/stack_mix.c" -o "$bundle/bench/stack_mix.wasm"
 bash "$root/examples/build.sh" "$bundle/examples" >/dev/null
