@@ -131,3 +131,50 @@ def test_ctrl_c_stops_a_running_call(wasm):
     assert p.returncode == 3, out
     assert "interrupted" in out
     assert time.monotonic() - t0 < 30
+
+
+def _walker_expected(n, k):
+    """walker.wat's init(i), step(2) k times, result(): (i + 2k, k), except
+    that an instance whose g is 3 when a step starts traps there."""
+    i = np.arange(n, dtype=np.int64)
+    trapped = (i == 3) | ((k > 1) & (i == 1))
+    return i + 2 * k, np.full(n, k, dtype=np.int64), trapped
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_chain_runs_calls_on_the_same_instances(wasm, backend):
+    m = wasmwarp.Module(wasm["walker"])
+    try:
+        (g, steps), mask = m.chain([wasmwarp.Call("init", wasmwarp.INDEX), wasmwarp.Call("step", 2, repeat=100),
+                                    "result"], n=500, backend=backend, traps="mask")
+    except ValueError as e:
+        if backend == "gpu" and "gpu" in str(e).lower():
+            pytest.skip(str(e))
+        raise
+    want_g, want_steps, want_mask = _walker_expected(500, 100)
+    np.testing.assert_array_equal(mask, want_mask)
+    np.testing.assert_array_equal(g[~mask], want_g[~mask])
+    np.testing.assert_array_equal(steps[~mask], want_steps[~mask])
+    np.testing.assert_array_equal(g[mask], 0)
+    # A per-instance column for the first call; a trap raises by default.
+    with pytest.raises(wasmwarp.Trap) as t:
+        m.chain([wasmwarp.Call("init", np.arange(10, dtype=np.int64)), wasmwarp.Call("step", 2, repeat=5), "result"],
+                backend=backend)
+    assert list(t.value.instances) == [1, 3]
+    assert t.value.messages == ["integer divide by zero"] * 2
+
+
+def test_chain_bad_input(wasm):
+    m = wasmwarp.Module(wasm["walker"])
+    with pytest.raises(ValueError, match="unknown export 'nope'"):
+        m.chain([wasmwarp.Call("init", 1), "nope"], n=2, backend="cpu")
+    with pytest.raises(ValueError, match="the same for every instance"):
+        m.chain([wasmwarp.Call("init", 1), wasmwarp.Call("step", np.ones(2, dtype=np.int64))], n=2, backend="cpu")
+    with pytest.raises(ValueError, match="first call runs once"):
+        m.chain([wasmwarp.Call("init", 1, repeat=2)], n=2, backend="cpu")
+    with pytest.raises(ValueError, match="repeat must be at least 1"):
+        wasmwarp.Call("step", 1, repeat=0)
+    with pytest.raises(TypeError, match="wasmwarp.Call or export names"):
+        m.chain([("init", 1)], n=2, backend="cpu")
+    with pytest.raises(TypeError, match="takes 1 argument"):
+        m.chain([wasmwarp.Call("init")], n=2, backend="cpu")

@@ -161,6 +161,38 @@ TEST(Api, BadInputIsAnErrorValue) {
   EXPECT_NE(missing.error().message.find("cannot open"), std::string::npos) << missing.error().message;
 }
 
+// A chain's calls share their instances: twice(64) leaves 2v at 68, which
+// twice(68) reads (three times, each writing 4v at 72); memory goes in
+// before the first call and comes out after the last.
+TEST(Api, ChainedCallsShareTheirInstances) {
+  auto e = cpu().chain(module(), 2, {{"twice", {wasmwarp::Arg::i32(64)}}, {"twice", {}}});
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("'twice' takes 1 argument(s), given 0"), std::string::npos) << e.error().message;
+  e = cpu().chain(module(), 2, {});
+  ASSERT_FALSE(e.ok());
+  const uint64_t n = 200;
+  std::vector<uint8_t> in(n * 4);
+  for (uint64_t i = 0; i < n; ++i) {
+    const int32_t v = int32_t(i) - 50;
+    std::memcpy(&in[i * 4], &v, 4);
+  }
+  for (wasmwarp::Backend b : {wasmwarp::Backend::Cpu, wasmwarp::Backend::Gpu}) {
+    wasmwarp::CallOptions o;
+    o.memory_in.push_back({.address = 64, .record_size = 4, .bytes = in});
+    o.memory_out.push_back({.address = 72, .length = 4});
+    auto r = engine_on(b).chain(module(), n, {{"twice", {wasmwarp::Arg::i32(64)}}, {"twice", {wasmwarp::Arg::i32(68)}, 3}},
+                                o);
+    if (b == wasmwarp::Backend::Gpu && !r.ok()) GTEST_SKIP() << "no GPU: " << r.error().message;
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    for (uint64_t i = 0; i < n; ++i) {
+      int32_t at72;
+      std::memcpy(&at72, &r->memory_out(0)[i * 4], 4);
+      ASSERT_EQ(r->i32(i), 4 * (int32_t(i) - 50)) << i;
+      ASSERT_EQ(at72, r->i32(i)) << i;
+    }
+  }
+}
+
 // On the GPU the same answers; without one, an error that says so.
 TEST(Api, GpuCallOrAClearError) {
   const uint64_t n = 5000;
