@@ -31,16 +31,20 @@ run() { "$ww" run -q --backend "$backend" --tier compiled -n "$n" "$@"; }
 # Compiles (or loads) the code for the runs below.
 "$ww" run -q --backend "$backend" --tier compiled --invoke init --then step:1:0.01 --then result "$wasm" 0 >/dev/null
 
+kernel_ms() { "$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["phases_ms"]["kernel"])' "$1"; }
 t0=$(now)
-run --output "$work/chain.npy" --invoke init --then "step:$steps:0.01" --then result "$wasm" @index
+run --stats "$work/chain.json" --output "$work/chain.npy" --invoke init --then "step:$steps:0.01" --then result "$wasm" @index
 t1=$(now)
 chain_s=$(calc "$t1 - $t0")
+chain_kernel=$(kernel_ms "$work/chain.json")
 per_call_s=-
 if [[ $backend == gpu ]]; then
   t0=$(now)
-  run --gpu-launch-per-call --output "$work/per_call.npy" --invoke init --then "step:$steps:0.01" --then result "$wasm" @index
+  run --stats "$work/per_call.json" --gpu-launch-per-call --output "$work/per_call.npy" --invoke init \
+    --then "step:$steps:0.01" --then result "$wasm" @index
   t1=$(now)
   per_call_s=$(calc "$t1 - $t0")
+  per_call_kernel=$(kernel_ms "$work/per_call.json")
   cmp -s "$work/chain.npy" "$work/per_call.npy" || { echo "run.sh: per-call launches differ from the chain" >&2; exit 1; }
 fi
 "$ref" "$n" "$steps" 0.01 "$work/ref.bin"
@@ -73,7 +77,11 @@ api_val() { awk -v k="$1" '$1 == k {print $2}' <<<"$api_out"; }
 
 printf '%-36s %12s\n' "way ($backend, $n instances, $steps steps)" seconds
 printf '%-36s %12.3f\n' "cli chain (one launch)" "$chain_s"
-[[ $per_call_s == - ]] || printf '%-36s %12.3f\n' "cli chain (a launch per call)" "$per_call_s"
+printf '%-36s %12.3f\n' "  its kernel time" "$(calc "$chain_kernel / 1000")"
+if [[ $per_call_s != - ]]; then
+  printf '%-36s %12.3f\n' "cli chain (a launch per call)" "$per_call_s"
+  printf '%-36s %12.3f\n' "  its kernel time" "$(calc "$per_call_kernel / 1000")"
+fi
 printf '%-36s %12.3f\n' "cli separate: init batch" "$init_s"
 printf '%-36s %12.3f\n' "cli separate: per step ($separate timed)" "$per_step_s"
 printf '%-36s %12.3f\n' "cli separate: projected" "$(calc "$init_s + $per_step_s * $steps")"
