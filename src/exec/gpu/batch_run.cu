@@ -1,0 +1,199 @@
+// run_batch: a GPU batch from its request to its results. The instances'
+// initial state is instantiated on the host, the plan sized to the device,
+// and the waves run through a WaveLoop; compiled code's instances that ran
+// out of its CUDA stack then run again on the interpreter.
+#include "exec/gpu/wave_loop.cuh"
+
+namespace ww::gpu {
+
+namespace {
+
+// Instances [i, end) of `req` as a request of their own, on the
+// interpreter kernel.
+BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination& d, uint32_t i, uint32_t end) {
+  BatchRequest sub = req;
+  sub.launcher = nullptr;
+  sub.instances = end - i;
+  sub.index_base = req.index_base + i;
+  sub.total_instances = req.total_instances ? req.total_instances : req.instances;
+  const uint64_t np = req.module->module.func_type(req.func_index).params.size();
+  const uint64_t nr = req.module->module.func_type(req.result_func()).results.size();
+  if (req.args_per_instance) sub.args.assign(req.args.begin() + i * np, req.args.begin() + end * np);
+  if (req.fill_args)
+    sub.fill_args = [fill = req.fill_args, i](uint32_t first, uint32_t n, uint64_t* io) { fill(i + first, n, io); };
+  for (MemIn& m : sub.mem_in) m.data += uint64_t(i) * m.record_size;
+  for (MemOut& m : sub.mem_out) m.data += uint64_t(i) * m.length;
+  sub.dest = {d.results + i * nr, d.traps + i, d.trap_func + i, d.trap_pc + i, d.finished + i};
+  sub.write_back = req.write_back && i == 0;
+  sub.on_plan = nullptr;
+  sub.progress = nullptr;
+  sub.final_rows = nullptr;  // the stretch's rows are final when the whole request is
+  return sub;
+}
+
+// Compiled code's frames live in the CUDA stack, capped below what the
+// limits may allow: the stretches of instances that ran out of it run
+// again on the interpreter kernel, whose stacks grow in segments up to the
+// limits. A module that can add to shared state (gpu.atomic_add) must not
+// run twice: its instances keep the trap.
+void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d, BatchResult& out) {
+  const uint8_t exhausted = uint8_t(TrapCode::CallStackExhausted);
+  if (!req.launcher || imports_atomic_add(req.module->module) ||
+      parallel_find_byte(d.traps, exhausted, req.instances) == req.instances)
+    return;
+  for (uint32_t i = 0; i < req.instances;) {
+    if (!(d.finished[i] && d.traps[i] == exhausted)) {
+      ++i;
+      continue;
+    }
+    uint32_t end = i;
+    while (end < req.instances && d.finished[end] && d.traps[end] == exhausted) ++end;
+    auto r = run_batch(stretch_of(req, d, i, end));
+    // A plan that cannot hold the interpreter's stacks leaves the trap.
+    if (!r.ok()) return;
+    out.kernel_ms += r->kernel_ms;
+    out.upload_ms += r->upload_ms;
+    out.memory_setup_ms += r->memory_setup_ms;
+    out.download_ms += r->download_ms;
+    out.plan.waves += r->plan.waves;
+    out.stack_pool_bytes = std::max(out.stack_pool_bytes, r->stack_pool_bytes);
+    i = end;
+  }
+}
+
+}  // namespace
+
+Result<BatchResult> run_batch(const BatchRequest& req) {
+  const auto t_start = Clock::now();
+  StepTrace trace("gpu", device_sync);
+  // The last batch's memory, freed in the background, counts as free.
+  wait_for_background_frees();
+  DeviceInfo dev = probe_device();
+  trace("probe device");
+  if (!dev.available) return make_error(kNoOffset, dev.reason);
+  if (!req.module) return make_error(kNoOffset, "GPU batch: no module");
+  const Module& mod = req.module->module;
+  if (req.func_index < mod.num_imported_funcs || req.func_index >= mod.num_funcs())
+    return make_error(kNoOffset, "GPU batch: the export is not a function defined by the module");
+  for (const BatchRequest::ThenCall& c : req.then)
+    if (c.func_index < mod.num_imported_funcs || c.func_index >= mod.num_funcs() || c.repeat == 0 ||
+        c.args.size() != mod.func_type(c.func_index).params.size())
+      return make_error(kNoOffset, "GPU batch: a chained call is not a function defined by the module, or its arguments do not fit it");
+  if (req.instances == 0) return make_error(kNoOffset, "GPU batch: no instances");
+  KernelLauncher& launcher = req.launcher ? *req.launcher : interpreter_launcher();
+
+  // The instances' initial state: a fresh CPU instantiation, or the
+  // caller's instance.
+  std::unique_ptr<Store> own_store;
+  GpuBatch fallback_batch;
+  GpuContext ctx{req.batch ? req.batch : &fallback_batch, 0};
+  Store* store = req.source_store;
+  uint32_t instance = req.source_instance;
+  if (!store) {
+    own_store = std::make_unique<Store>();
+    store = own_store.get();
+    WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_for_batch(*store, mod, &ctx, req.host_calls != nullptr));
+    auto inst = store->instantiate(req.module, imports);
+    if (auto* err = std::get_if<InstantiateError>(&inst)) return make_error(kNoOffset, err->message);
+    instance = std::get<uint32_t>(inst);
+  }
+  StoreImpl& S = store->impl();
+  trace("instantiate on the host");
+  WW_ASSIGN_OR_RETURN(GpuImage img, build_image(S, instance, import_intrinsics_of(S, instance),
+                                                req.max_table_size));
+  // WASI calls the device serves itself.
+  if (const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr)
+    for (size_t f = 0; f < img.import_intrinsic.size() && f < dw->calls.size(); ++f)
+      if (img.import_intrinsic[f] == kDevHostImport) img.import_intrinsic[f] = dw->calls[f];
+  trace("build image");
+  BatchRequest resolved;
+  const BatchRequest* rq = &req;
+  if (req.layout == MemoryLayout::Auto) {
+    if (&launcher != &interpreter_launcher())
+      return make_error(kNoOffset, "GPU batch: compiled code needs the layout it was built for");
+    resolved = req;
+    resolved.layout = choose_layout(mod, req.instances, memory_pages_for(req, img), dev.free_bytes);
+    rq = &resolved;
+  }
+  // The entry frame always starts in the instance's own stack: give it room
+  // there when the limits allow it.
+  uint32_t entry_slots = img.funcs[req.func_index - mod.num_imported_funcs].frame_slots;
+  for (const BatchRequest::ThenCall& c : req.then)
+    entry_slots = std::max(entry_slots, img.funcs[c.func_index - mod.num_imported_funcs].frame_slots);
+  if (launcher.needs_frames() && entry_slots > rq->stack_slots &&
+      entry_slots <= std::max(rq->stack_slots_limit, rq->stack_slots)) {
+    if (rq != &resolved) resolved = req;
+    resolved.stack_slots = entry_slots;
+    rq = &resolved;
+  }
+  // The device's copies of read-only files come out of the reserve.
+  const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr;
+  const uint64_t file_budget = dw ? dw->file_budget : 0;
+  const uint64_t host_call_bytes =
+      uses_host_calls(req, img)
+          ? HostCallPass::bytes_per_instance(host_call_width_of(img), launcher.leave_words(), file_budget != 0)
+          : 0;
+  WW_ASSIGN_OR_RETURN(BatchPlan plan,
+                      plan_for(*rq, img, dev.free_bytes, launcher.needs_frames(),
+                               launcher.reserved_bytes(req.max_call_depth) + file_budget, host_call_bytes));
+  const double plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+  if (req.on_plan) req.on_plan(plan, dev.name);
+  const FuncType& ftype = mod.func_type(req.func_index);
+  const uint64_t nparams = ftype.params.size();
+  if (!req.fill_args && req.args.size() != (req.args_per_instance ? uint64_t(req.instances) * nparams : nparams))
+    return make_error(kNoOffset, "GPU batch: argument count does not match the function");
+
+  BatchResult out;
+  auto t_free = Clock::now();
+  {
+    WaveLoop loop(*rq, launcher, S, instance, img, plan, t_start);
+    WW_TRY(loop.setup(out));
+    out.plan = plan;
+    out.device_name = dev.name;
+    out.tier = launcher.tier_name();
+    out.setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+    // Instances that ran out of the sparse pool run again from the first
+    // of them, in a smaller wave; one that alone does not fit keeps its
+    // trap. A module that adds to shared state must not run twice.
+    const bool may_rerun = !imports_atomic_add(mod);
+    // Compiled code's instances that run out of stack run again after the
+    // waves (rerun_exhausted): rows from the first of them on are not final.
+    const uint8_t* traps = req.dest.traps ? req.dest.traps : out.traps.data();
+    uint32_t first_exhausted = req.instances;
+    out.plan.waves = 0;
+    for (uint32_t first = 0; first < req.instances;) {
+      const uint32_t n = std::min(loop.next_wave_size(), req.instances - first);
+      uint32_t redo = 0;
+      WW_TRY(loop.run_wave(first, n, out, &redo));
+      ++out.plan.waves;
+      if (!may_rerun || (redo == 1 && n == 1 && !loop.rerun_owed())) redo = 0;
+      out.pool_reruns += redo;
+      if (req.final_rows) {
+        if (req.launcher && first_exhausted == req.instances)
+          first_exhausted = first + uint32_t(parallel_find_byte(traps + first, uint8_t(TrapCode::CallStackExhausted),
+                                                                n - redo));
+        req.final_rows(std::min(first + n - redo, first_exhausted));
+      }
+      first += n - redo;
+    }
+    WW_TRY(loop.finish());
+    out.kernel_ms = loop.kernel_ms();
+    out.plan_ms = plan_ms;
+    loop.report_phases(out);
+    t_free = Clock::now();
+    trace("wave loop end");
+  }
+  trace("free device buffers");
+  // What the loop's end frees in place (small arenas; large ones go to the
+  // background releaser) is part of the memory's cost.
+  out.memory_setup_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_free).count();
+  BatchRequest::Destination d = req.dest;
+  if (!d.traps) d = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data()};
+  rerun_exhausted(req, d, out);
+  trace("stack reruns");
+  out.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+  return out;
+}
+
+
+}  // namespace ww::gpu

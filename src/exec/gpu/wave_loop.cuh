@@ -1,0 +1,196 @@
+// The wave loop's state and steps (wave_loop.cu): the module and the
+// intrinsics on the device, one wave's buffers, and the steps of a wave
+// (initialise, launch until no instance waits for the host, download).
+// run_batch (batch_run.cu) drives it over the waves of a batch; a
+// ResidentBatch (resident_batch.cu) keeps one wave on the device and runs
+// call after call on it.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <type_traits>
+
+#include "common/host_workers.h"
+#include "common/step_trace.h"
+#include "exec/gpu/cuda_check.cuh"
+#include "exec/gpu/device/dev_state.cuh"
+#include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/gpu_image.h"
+#include "exec/gpu/gpu_plan.h"
+#include "exec/gpu/host_call_pass.h"
+#include "exec/gpu/kernel_launcher.cuh"
+#include "exec/gpu/module_on_device.h"
+#include "exec/gpu/pinned_staging.cuh"
+#include "exec/gpu/stack_pool.h"
+#include "exec/gpu/device/dev_wasi_ids.h"
+
+namespace ww::gpu {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+inline void device_sync() { (void)cudaDeviceSynchronize(); }
+
+static_assert(int(DevLayout::Interleaved) == int(MemoryLayout::Interleaved) &&
+              int(DevLayout::Contiguous) == int(MemoryLayout::Contiguous) &&
+              int(DevLayout::Sparse) == int(MemoryLayout::Sparse));
+
+// Calls f with the layout as a compile-time constant (decltype(L)::value),
+// for launching the kernels templated on it.
+template <class F>
+void with_layout(DevLayout l, F&& f) {
+  switch (l) {
+    case DevLayout::Interleaved: f(std::integral_constant<DevLayout, DevLayout::Interleaved>{}); break;
+    case DevLayout::Contiguous: f(std::integral_constant<DevLayout, DevLayout::Contiguous>{}); break;
+    case DevLayout::Sparse: f(std::integral_constant<DevLayout, DevLayout::Sparse>{}); break;
+  }
+}
+
+// The same for the kernels of the dense layouts only.
+template <class F>
+void with_dense_layout(DevLayout l, F&& f) {
+  if (l == DevLayout::Interleaved) f(std::integral_constant<DevLayout, DevLayout::Interleaved>{});
+  else if (l == DevLayout::Contiguous) f(std::integral_constant<DevLayout, DevLayout::Contiguous>{});
+}
+
+template <class T>
+inline Status download_column0(std::vector<T>& out, const T* dev, uint32_t rows, uint32_t n) {
+  // Element k of instance 0 lives at dev[k * n]: one strided copy.
+  out.resize(rows);
+  if (rows)
+    WW_CUDA(cudaMemcpy2D(out.data(), sizeof(T), dev, sizeof(T) * n, sizeof(T), rows,
+                         cudaMemcpyDeviceToHost));
+  return Status::Ok();
+}
+
+
+// One batch: the state every wave shares and the steps of one wave.
+class WaveLoop {
+ public:
+  WaveLoop(const BatchRequest& req, KernelLauncher& launcher, StoreImpl& S, uint32_t instance,
+           const GpuImage& img, const BatchPlan& plan, Clock::time_point t_start)
+      : req_(req), launcher_(launcher), S_(S), instance_(instance), img_(img), plan_(plan),
+        t_start_(t_start), ftype_(req.module->module.func_type(req.result_func())),
+        nparams_(uint32_t(req.module->module.func_type(req.func_index).params.size())),
+        nres_(uint32_t(ftype_.results.size())) {}
+  Status setup(BatchResult& out);
+  // Runs instances [first, first + n); `*redo` becomes the number of them,
+  // from the first that ran out of the sparse pool on, that must run again
+  // (0 when none did).
+  Status run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t* redo);
+  // The size of the next wave: the plan's, or for sparse memory what the
+  // pool holds at the last wave's use per group.
+  uint32_t next_wave_size() const { return stack_wave_cap_ ? std::min(next_wave_, stack_wave_cap_) : next_wave_; }
+  // The last wave's rerun is owed even to a lone instance: the pool it ran
+  // out of grew.
+  bool rerun_owed() const { return stack_pool_grew_; }
+  // The intrinsics' buffers back to the host; the device memory goes to
+  // the background releaser, the staging pieces to the next batch.
+  Status finish() {
+    WW_TRY(download_intrinsics(req_.batch, I_, *staging_));
+    arena_.release_in_background();
+    give_staging(std::move(staging_));
+    return Status::Ok();
+  }
+  double kernel_ms() const { return kernel_ms_; }
+  void report_phases(BatchResult& out) const {
+    out.upload_ms = upload_ms_;
+    out.memory_setup_ms = memory_setup_ms_;
+    out.download_ms = download_ms_;
+    out.pool_bytes_used = pool_bytes_used_;
+    out.pool_wave_instances = pool_wave_instances_;
+    out.stack_pool_bytes = stack_pool_.bytes();  // the pool only grows
+  }
+
+ private:
+  Status alloc_wave_buffers();
+  Status init_wave(uint32_t first, uint32_t n, uint32_t blocks);
+  Status launch_and_wait(uint32_t blocks);
+  // Launches the wave, then again for the instances that left for a host
+  // call, until none did.
+  Status launch_until_done(uint32_t blocks, BatchResult& out);
+  // The export and the chain after it: in one launch, or one per call.
+  Status launch_chain(uint32_t blocks, BatchResult& out);
+  Status upload_chain();
+  uint32_t host_call_width() const { return host_call_width_of(img_); }
+  Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
+  // Results that are all i32 or f32: cut to 32 bits on the device, widened
+  // on the host.
+  Status download_results32(uint32_t first, uint32_t n);
+  Status write_back_first(uint32_t n);
+  // Adds the time since the last phase ended to `acc_ms`, once the device
+  // has caught up with what was queued.
+  Status end_phase(double& acc_ms);
+  // Every instance's memory back to the image before a wave: the whole
+  // buffer the first time, then only the pages the previous wave wrote.
+  Status reset_memory();
+  // Sparse: reads how much of the pool the wave took, sizes the next wave
+  // and finds the instances that ran out.
+  Status account_pool(uint32_t first, uint32_t n, uint32_t* redo);
+  // A new pool of `bytes` in place of the old one (its contents never
+  // outlive a wave).
+  Status set_pool(uint64_t bytes);
+
+  const BatchRequest& req_;
+  KernelLauncher& launcher_;
+  StoreImpl& S_;
+  const uint32_t instance_;
+  const GpuImage& img_;
+  const BatchPlan& plan_;
+  const Clock::time_point t_start_;
+  const FuncType& ftype_;  // the function whose results the batch returns
+  const uint32_t nparams_, nres_;
+  const DevLayout layout_ = DevLayout(plan_.layout);
+  const bool sparse_ = plan_.layout == MemoryLayout::Sparse;
+  const std::unique_ptr<HostCallPass> host_calls_ =
+      uses_host_calls(req_, img_) ? std::make_unique<HostCallPass>(*req_.host_calls, DevLayout(plan_.layout), img_)
+                                  : nullptr;
+  const bool ref_results_ = std::any_of(ftype_.results.begin(), ftype_.results.end(), is_ref);
+  const bool results32_ = !ftype_.results.empty() &&
+                          std::all_of(ftype_.results.begin(), ftype_.results.end(),
+                                      [](ValType t) { return t == ValType::I32 || t == ValType::F32; });
+  uint32_t* results32_scratch_[2] = {nullptr, nullptr};  // a staging piece each, on the device
+
+  DeviceArena arena_;
+  ModuleOnDevice mod_;
+  DevIntrinsics I_{};
+  DevWave W_{};
+  std::vector<uint8_t*> d_mem_in_, d_mem_out_;
+  // The staging's pinned words, poll stream and timing events.
+  const PinnedStaging::WaveSignals* sig_ = nullptr;
+  // Pinned host memory for every per-wave transfer (arguments in; results,
+  // traps and flags out): pageable copies ran at about 2 GB/s, which made
+  // the download of a 100M-instance batch take longer than its kernels.
+  // Each of its two pieces holds staging_rows_ instances' values.
+  // Pinning costs about 0.45 ms per MiB (H200 host): 4 MiB pieces already
+  // copy at full speed.
+  std::unique_ptr<PinnedStaging> staging_;
+  uint32_t staging_rows_ = 0;
+  double kernel_ms_ = 0;
+  double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
+  BatchRequest::Destination dest_;
+  // Instances below this had trap words fetched (a wave that ran again
+  // after the pool ran out must clear them).
+  uint64_t trap_words_written_to_ = 0;
+  DevWave* wave_on_device_ = nullptr;  // W_'s copy (DevWave::self)
+  uint32_t next_wave_ = 0;
+  uint64_t pool_chunks_ = 0;
+  uint64_t pool_bytes_used_ = 0;
+  uint32_t pool_wave_instances_ = 0;
+  StackPool stack_pool_;
+  bool stack_pool_grew_ = false;
+  uint32_t stack_wave_cap_ = 0;
+  uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
+  bool memory_ready_ = false;  // the memory buffer holds the image, but for dirty pages
+  Clock::time_point phase_t_ = Clock::now();
+  StepTrace trace_{"gpu", device_sync};
+};
+
+}  // namespace ww::gpu
