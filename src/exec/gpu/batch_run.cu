@@ -63,68 +63,70 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
 
 }  // namespace
 
-Result<BatchResult> run_batch(const BatchRequest& req) {
-  const auto t_start = Clock::now();
-  StepTrace trace("gpu", device_sync);
+Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace) {
   // The last batch's memory, freed in the background, counts as free.
   wait_for_background_frees();
-  DeviceInfo dev = probe_device();
+  p.dev = probe_device();
+  const DeviceInfo& dev = p.dev;
   trace("probe device");
   if (!dev.available) return make_error(kNoOffset, dev.reason);
   if (!req.module) return make_error(kNoOffset, "GPU batch: no module");
   const Module& mod = req.module->module;
-  if (req.func_index < mod.num_imported_funcs || req.func_index >= mod.num_funcs())
+  if (!req.resident && (req.func_index < mod.num_imported_funcs || req.func_index >= mod.num_funcs()))
     return make_error(kNoOffset, "GPU batch: the export is not a function defined by the module");
-  for (const BatchRequest::ThenCall& c : req.then)
-    if (c.func_index < mod.num_imported_funcs || c.func_index >= mod.num_funcs() || c.repeat == 0 ||
-        c.args.size() != mod.func_type(c.func_index).params.size())
-      return make_error(kNoOffset, "GPU batch: a chained call is not a function defined by the module, or its arguments do not fit it");
+  WW_TRY(check_then(req));
   if (req.instances == 0) return make_error(kNoOffset, "GPU batch: no instances");
-  KernelLauncher& launcher = req.launcher ? *req.launcher : interpreter_launcher();
+  p.launcher = req.launcher ? req.launcher.get() : &interpreter_launcher();
+  KernelLauncher& launcher = *p.launcher;
 
   // The instances' initial state: a fresh CPU instantiation, or the
   // caller's instance.
-  std::unique_ptr<Store> own_store;
-  GpuBatch fallback_batch;
-  GpuContext ctx{req.batch ? req.batch : &fallback_batch, 0};
-  Store* store = req.source_store;
-  uint32_t instance = req.source_instance;
-  if (!store) {
-    own_store = std::make_unique<Store>();
-    store = own_store.get();
-    WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_for_batch(*store, mod, &ctx, req.host_calls != nullptr));
-    auto inst = store->instantiate(req.module, imports);
+  p.ctx = GpuContext{req.batch ? req.batch : &p.fallback_batch, 0};
+  p.store = req.source_store;
+  p.instance = req.source_instance;
+  if (!p.store) {
+    p.own_store = std::make_unique<Store>();
+    p.store = p.own_store.get();
+    WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_for_batch(*p.store, mod, &p.ctx, req.host_calls != nullptr));
+    auto inst = p.store->instantiate(req.module, imports);
     if (auto* err = std::get_if<InstantiateError>(&inst)) return make_error(kNoOffset, err->message);
-    instance = std::get<uint32_t>(inst);
+    p.instance = std::get<uint32_t>(inst);
   }
-  StoreImpl& S = store->impl();
+  StoreImpl& S = p.store->impl();
   trace("instantiate on the host");
-  WW_ASSIGN_OR_RETURN(GpuImage img, build_image(S, instance, import_intrinsics_of(S, instance),
-                                                req.max_table_size));
+  WW_ASSIGN_OR_RETURN(p.img, build_image(S, p.instance, import_intrinsics_of(S, p.instance), req.max_table_size));
+  const GpuImage& img = p.img;
   // WASI calls the device serves itself.
   if (const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr)
-    for (size_t f = 0; f < img.import_intrinsic.size() && f < dw->calls.size(); ++f)
-      if (img.import_intrinsic[f] == kDevHostImport) img.import_intrinsic[f] = dw->calls[f];
+    for (size_t f = 0; f < p.img.import_intrinsic.size() && f < dw->calls.size(); ++f)
+      if (p.img.import_intrinsic[f] == kDevHostImport) p.img.import_intrinsic[f] = dw->calls[f];
   trace("build image");
-  BatchRequest resolved;
-  const BatchRequest* rq = &req;
+  p.rq = &req;
   if (req.layout == MemoryLayout::Auto) {
     if (&launcher != &interpreter_launcher())
       return make_error(kNoOffset, "GPU batch: compiled code needs the layout it was built for");
-    resolved = req;
-    resolved.layout = choose_layout(mod, req.instances, memory_pages_for(req, img), dev.free_bytes);
-    rq = &resolved;
+    p.resolved = req;
+    p.resolved.layout = choose_layout(mod, req.instances, memory_pages_for(req, img), dev.free_bytes);
+    p.rq = &p.resolved;
   }
   // The entry frame always starts in the instance's own stack: give it room
   // there when the limits allow it.
-  uint32_t entry_slots = img.funcs[req.func_index - mod.num_imported_funcs].frame_slots;
-  for (const BatchRequest::ThenCall& c : req.then)
-    entry_slots = std::max(entry_slots, img.funcs[c.func_index - mod.num_imported_funcs].frame_slots);
-  if (launcher.needs_frames() && entry_slots > rq->stack_slots &&
-      entry_slots <= std::max(rq->stack_slots_limit, rq->stack_slots)) {
-    if (rq != &resolved) resolved = req;
-    resolved.stack_slots = entry_slots;
-    rq = &resolved;
+  uint32_t entry_slots = 0;
+  auto entry = [&](uint32_t f) {
+    if (f >= mod.num_imported_funcs) entry_slots = std::max(entry_slots, img.funcs[f - mod.num_imported_funcs].frame_slots);
+  };
+  if (req.resident) {  // any export may be called
+    for (const Export& e : mod.exports)
+      if (e.kind == ExternKind::Func) entry(e.index);
+  } else {
+    entry(req.func_index);
+    for (const BatchRequest::ThenCall& c : req.then) entry(c.func_index);
+  }
+  if (launcher.needs_frames() && entry_slots > p.rq->stack_slots &&
+      entry_slots <= std::max(p.rq->stack_slots_limit, p.rq->stack_slots)) {
+    if (p.rq != &p.resolved) p.resolved = req;
+    p.resolved.stack_slots = entry_slots;
+    p.rq = &p.resolved;
   }
   // The device's copies of read-only files come out of the reserve.
   const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr;
@@ -133,9 +135,31 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
       uses_host_calls(req, img)
           ? HostCallPass::bytes_per_instance(host_call_width_of(img), launcher.leave_words(), file_budget != 0)
           : 0;
-  WW_ASSIGN_OR_RETURN(BatchPlan plan,
-                      plan_for(*rq, img, dev.free_bytes, launcher.needs_frames(),
-                               launcher.reserved_bytes(req.max_call_depth) + file_budget, host_call_bytes));
+  WW_ASSIGN_OR_RETURN(p.plan, plan_for(*p.rq, img, dev.free_bytes, launcher.needs_frames(),
+                                       launcher.reserved_bytes(req.max_call_depth) + file_budget, host_call_bytes));
+  return Status::Ok();
+}
+
+Status check_then(const BatchRequest& req) {
+  const Module& mod = req.module->module;
+  for (const BatchRequest::ThenCall& c : req.then)
+    if (c.func_index < mod.num_imported_funcs || c.func_index >= mod.num_funcs() || c.repeat == 0 ||
+        c.args.size() != mod.func_type(c.func_index).params.size())
+      return make_error(kNoOffset, "GPU batch: a chained call is not a function defined by the module, or its arguments do not fit it");
+  return Status::Ok();
+}
+
+Result<BatchResult> run_batch(const BatchRequest& req) {
+  const auto t_start = Clock::now();
+  StepTrace trace("gpu", device_sync);
+  auto prepared = std::make_unique<PreparedBatch>();
+  PreparedBatch& p = *prepared;
+  WW_TRY(prepare_batch(req, p, trace));
+  const Module& mod = req.module->module;
+  KernelLauncher& launcher = *p.launcher;
+  const BatchRequest* rq = p.rq;
+  const BatchPlan& plan = p.plan;
+  const DeviceInfo& dev = p.dev;
   const double plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   if (req.on_plan) req.on_plan(plan, dev.name);
   const FuncType& ftype = mod.func_type(req.func_index);
@@ -146,7 +170,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   BatchResult out;
   auto t_free = Clock::now();
   {
-    WaveLoop loop(*rq, launcher, S, instance, img, plan, t_start);
+    WaveLoop loop(*rq, launcher, p.store->impl(), p.instance, p.img, plan, t_start);
     WW_TRY(loop.setup(out));
     out.plan = plan;
     out.device_name = dev.name;

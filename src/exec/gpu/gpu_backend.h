@@ -211,6 +211,10 @@ struct BatchRequest {
   };
   std::vector<ThenCall> then;
   bool launch_per_call = false;
+  // A resident batch's (make_resident): one wave of all the instances,
+  // argument and result buffers for every export, memory inputs and
+  // outputs per call.
+  bool resident = false;
   // The function whose results the batch returns: the chain's last.
   uint32_t result_func() const { return then.empty() ? func_index : then.back().func_index; }
 
@@ -344,6 +348,34 @@ Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>
 Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>& cubin,
                                                               const std::string& kernel, bool recursive,
                                                               uint64_t leave_words = 0);
+
+// Instances that stay on the device between calls: their memories,
+// globals and tables as the last call left them. Each call runs an export
+// (and a chain after it) on every instance; an instance that trapped keeps
+// its trap and is skipped. Only what a call asks for comes back.
+class ResidentBatch {
+ public:
+  virtual ~ResidentBatch() = default;
+  virtual uint32_t instances() const = 0;
+  virtual const BatchPlan& plan() const = 0;
+  virtual const std::string& device_name() const = 0;
+  // Runs `call`'s export on every instance: its func_index, arguments,
+  // chain (then, launch_per_call), fuel, timeout_s, cancel, mem_in,
+  // mem_out and progress; the rest stays the batch's. The result's
+  // kernel_ms and phases are this call's.
+  virtual Result<BatchResult> call(const BatchRequest& call) = 0;
+  // `len` bytes at `addr` of every instance into `out` (instances x len;
+  // zeros for an instance that trapped), and `record` bytes per instance
+  // from `data` written there. A range past an instance's memory is an
+  // error (nothing is read or written).
+  virtual Status read_memory(uint64_t addr, uint64_t len, uint8_t* out) = 0;
+  virtual Status write_memory(uint64_t addr, uint64_t record, const uint8_t* data) = 0;
+};
+// `req`: the module, instances, launcher (null: the interpreter), layout,
+// stacks, memory pages and source instance as for run_batch; its export
+// and arguments are unused. Errors when the instances do not fit the
+// device at once, or the module's imports need the host.
+Result<std::unique_ptr<ResidentBatch>> make_resident(const BatchRequest& req);
 
 // Errors: no GPU / no CUDA, an import that cannot run on the GPU (only
 // `gpu.*` intrinsics can), a request that cannot fit the device memory, a

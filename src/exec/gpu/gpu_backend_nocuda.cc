@@ -20,6 +20,7 @@ Error no_cuda() { return make_error(kNoOffset, "this wasmwarp was built without 
 }  // namespace
 
 Result<BatchResult> run_batch(const BatchRequest&) { return no_cuda(); }
+Result<std::unique_ptr<ResidentBatch>> make_resident(const BatchRequest&) { return no_cuda(); }
 Result<std::string> nvrtc_version() { return no_cuda(); }
 std::vector<std::string> nvrtc_options(int, int) { return {}; }
 Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>&, const std::string&, int, int) {

@@ -64,6 +64,13 @@ uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
 
 uint32_t io_slots(const BatchRequest& req) {
   const Module* m = req.module ? &req.module->module : nullptr;
+  if (m && req.resident) {  // any export may be called
+    size_t w = 0;
+    for (const Export& e : m->exports)
+      if (e.kind == ExternKind::Func)
+        w = std::max({w, m->func_type(e.index).params.size(), m->func_type(e.index).results.size()});
+    return uint32_t(w);
+  }
   if (!m || req.func_index >= m->num_funcs() || req.result_func() >= m->num_funcs()) return 0;
   return uint32_t(std::max(m->func_type(req.func_index).params.size(), m->func_type(req.result_func()).results.size()));
 }
@@ -77,7 +84,7 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
   }
   b += img.globals.size() * 8;
   b += 8 * uint64_t(io_slots(req));
-  if (!req.then.empty()) b += 4;  // the chain position
+  if (!req.then.empty() || req.resident) b += 4;  // the chain position
   if (img.tables_mutable) b += uint64_t(img.total_table_cap()) * 8 + img.table_cap.size() * 4;
   b += img.data_size.size() + img.elem_size.size();  // dropped flags
   b += 4 + 1 + 4 + 4 + 1;                            // pages, trap, trap func/pc, finished

@@ -17,25 +17,23 @@ Status WaveLoop::alloc_wave_buffers() {
   const bool frames = launcher_.needs_frames();
   const uint64_t depth = frames ? req_.max_call_depth : 0;
   W_.total = req_.total_instances ? req_.total_instances : req_.instances;
-  W_.entry = req_.func_index - req_.module->module.num_imported_funcs;
   W_.stack_slots = frames ? req_.stack_slots : 0;
   W_.max_depth = req_.max_call_depth;
   W_.slots_limit = std::max(req_.stack_slots_limit, W_.stack_slots);
   W_.depth_limit = std::max(req_.call_depth_limit, req_.max_call_depth);
   W_.mem_cap = uint64_t(plan_.memory_pages) * kPageSize;
   W_.mem_max_pages = img_.has_memory ? std::min(img_.max_pages, plan_.memory_pages) : 0;
-  W_.fuel = req_.fuel;
   W_.tables_mutable = img_.tables_mutable;
   // The buffers below in one block, as the plan counted them per instance
   // (the sparse pool apart); 256 bytes of rounding for each of them.
   uint64_t block = (plan_.overhead_bytes_per_instance +
                     (plan_.layout == MemoryLayout::Sparse ? 0 : plan_.linear_bytes_per_instance)) * warps32 +
                    (uint64_t(64) << 10);
-  if (results32_) block += 2 * staging_piece_bytes();
+  if (results32_ || req_.resident) block += 2 * staging_piece_bytes();
   arena_.reserve(block);
   WW_TRY(arena_.alloc(&W_.slots, uint64_t(W_.stack_slots) * warps32));
   WW_TRY(arena_.alloc(&W_.io, uint64_t(io_slots(req_)) * WV));
-  if (!req_.then.empty()) WW_TRY(arena_.alloc(&W_.pos, WV));
+  if (!req_.then.empty() || req_.resident) WW_TRY(arena_.alloc(&W_.pos, WV));
   WW_TRY(arena_.alloc(&W_.call_pc, depth * WV));
   WW_TRY(arena_.alloc(&W_.call_func, depth * WV));
   WW_TRY(arena_.alloc(&W_.call_fb, depth * WV));
@@ -67,24 +65,67 @@ Status WaveLoop::alloc_wave_buffers() {
   WW_TRY(arena_.alloc(&W_.trap_func, WV));
   WW_TRY(arena_.alloc(&W_.trap_pc, WV));
   WW_TRY(arena_.alloc(&W_.finished, WV));
-  WW_TRY(stack_pool_.setup(arena_, W_, img_, uint32_t(WV), frames, imports_atomic_add(req_.module->module),
+  // A resident batch's instances cannot run again: the pool is there from the start.
+  WW_TRY(stack_pool_.setup(arena_, W_, img_, uint32_t(WV), frames, req_.resident || imports_atomic_add(req_.module->module),
                            req_.max_stack_pool_bytes));
   if (host_calls_)
     WW_TRY(host_calls_->alloc(arena_, W_, I_, uint32_t(WV), host_call_width(), launcher_.leave_words()));
   // Values of the widest direction, then bytes for traps and flags and
   // words for where instances trapped.
-  const uint64_t row_bytes = 8 * std::max<uint64_t>(std::max(nparams_, nres_), 1);
+  const uint64_t row_bytes = 8 * std::max<uint64_t>(io_slots(req_), 1);
   staging_rows_ = uint32_t(std::min<uint64_t>(WV, staging_piece_bytes() / row_bytes));
   WW_ASSIGN_OR_RETURN(staging_, take_staging());
-  if (results32_)
+  if (results32_ || req_.resident)
     for (uint32_t*& scratch : results32_scratch_) WW_TRY(arena_.alloc(&scratch, staging_->piece_bytes() / 4));
-  d_mem_in_.resize(req_.mem_in.size());
-  d_mem_out_.resize(req_.mem_out.size());
+  // A resident batch's calls bring their own.
+  return req_.resident ? Status::Ok() : alloc_memory_io(arena_, WV);
+}
+
+Status WaveLoop::alloc_memory_io(DeviceArena& arena, uint64_t rows) {
+  d_mem_in_.assign(req_.mem_in.size(), nullptr);
+  d_mem_out_.assign(req_.mem_out.size(), nullptr);
   for (size_t k = 0; k < req_.mem_in.size(); ++k)
-    WW_TRY(arena_.alloc(&d_mem_in_[k], uint64_t(req_.mem_in[k].record_size) * WV));
+    WW_TRY(arena.alloc(&d_mem_in_[k], uint64_t(req_.mem_in[k].record_size) * rows));
   for (size_t k = 0; k < req_.mem_out.size(); ++k)
-    WW_TRY(arena_.alloc(&d_mem_out_[k], uint64_t(req_.mem_out[k].length) * WV));
+    WW_TRY(arena.alloc(&d_mem_out_[k], uint64_t(req_.mem_out[k].length) * rows));
   return Status::Ok();
+}
+
+void WaveLoop::bind_call() {
+  const Module& m = req_.module->module;
+  ftype_ = &m.func_type(req_.result_func());
+  nparams_ = uint32_t(m.func_type(req_.func_index).params.size());
+  nres_ = uint32_t(ftype_->results.size());
+  ref_results_ = std::any_of(ftype_->results.begin(), ftype_->results.end(), is_ref);
+  results32_ = !ftype_->results.empty() && std::all_of(ftype_->results.begin(), ftype_->results.end(), [](ValType t) {
+    return t == ValType::I32 || t == ValType::F32;
+  });
+}
+
+Result<uint64_t> WaveLoop::device_now_ns() {
+  if (!d_timer_) WW_TRY(arena_.alloc(&d_timer_, 1));
+  read_timer_kernel<<<1, 1>>>(d_timer_);
+  WW_CUDA(cudaGetLastError());
+  uint64_t now = 0;
+  WW_CUDA(cudaMemcpy(&now, d_timer_, sizeof(uint64_t), cudaMemcpyDeviceToHost));
+  return now;
+}
+
+Status WaveLoop::prepare_call(DeviceArena& arena, uint64_t now_ns) {
+  bind_call();
+  W_.entry = req_.func_index - req_.module->module.num_imported_funcs;
+  W_.fuel = req_.fuel;
+  // A call that can be cancelled has a deadline, if only the end of time,
+  // so that code looks at it and stops when the host moves it.
+  W_.deadline_ns = req_.timeout_s > 0 ? now_ns + uint64_t(req_.timeout_s * 1e9)
+                   : req_.cancel      ? ~uint64_t{0}
+                                      : 0;
+  W_.args_uniform = !req_.args_per_instance && !req_.fill_args;
+  W_.args = nullptr;
+  W_.arg_index_kind = nullptr;
+  if (W_.args_uniform) WW_TRY(arena.upload(&W_.args, req_.args));
+  if (W_.args_uniform && !req_.arg_index_kind.empty()) WW_TRY(arena.upload(&W_.arg_index_kind, req_.arg_index_kind));
+  return upload_chain(arena);
 }
 
 Status WaveLoop::setup(BatchResult& out) {
@@ -105,25 +146,13 @@ Status WaveLoop::setup(BatchResult& out) {
   WW_CUDA(cudaMemset(W_.done, 0, sizeof(unsigned long long)));
   WW_TRY(arena_.alloc(&W_.trapped, 1));
 
-  uint64_t* d_timer;
-  WW_TRY(arena_.alloc(&d_timer, 1));
-  read_timer_kernel<<<1, 1>>>(d_timer);
-  WW_CUDA(cudaGetLastError());
-  WW_CUDA(cudaMemcpy(&W_.start_ns, d_timer, sizeof(uint64_t), cudaMemcpyDeviceToHost));
-  // A batch that can be cancelled has a deadline, if only the end of time,
-  // so that code looks at it and stops when the host moves it.
-  W_.deadline_ns = req_.timeout_s > 0 ? W_.start_ns + uint64_t(req_.timeout_s * 1e9)
-                   : req_.cancel      ? ~uint64_t{0}
-                                      : 0;
+  WW_ASSIGN_OR_RETURN(W_.start_ns, device_now_ns());
   if (req_.batch) req_.batch->start_clock();
-  W_.args_uniform = !req_.args_per_instance && !req_.fill_args;
-  if (W_.args_uniform) WW_TRY(arena_.upload(&W_.args, req_.args));
-  if (W_.args_uniform && !req_.arg_index_kind.empty()) WW_TRY(arena_.upload(&W_.arg_index_kind, req_.arg_index_kind));
-  WW_TRY(upload_chain());
+  WW_TRY(prepare_call(arena_, W_.start_ns));
 
   WW_TRY(end_phase(memory_setup_ms_));
   trace_("streams, events, timer");
-  out.result_types = ftype_.results;
+  out.result_types = ftype_->results;
   dest_ = req_.dest;
   if (!dest_.traps) {
     out.results.assign(uint64_t(req_.instances) * nres_, 0);
@@ -178,7 +207,7 @@ Status WaveLoop::reset_memory() {
   return Status::Ok();
 }
 
-Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
+Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
   // Arguments, value k of instance t at io[k * n + t] (shared ones were
   // uploaded once, in setup).
   if (nparams_ && (req_.fill_args || req_.args_per_instance)) {
@@ -210,13 +239,10 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   WW_CUDA(cudaMemcpy(wave_on_device_, &W_, sizeof W_, cudaMemcpyHostToDevice));
   WW_TRY(end_phase(upload_ms_));
   trace_("wave: arguments, inputs");
-  WW_CUDA(cudaMemsetAsync(W_.trapped, 0, sizeof(unsigned long long)));
-  WW_TRY(stack_pool_.begin_wave(W_, n));
-  init_state_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init);
-  WW_CUDA(cudaGetLastError());
-  trace_("wave: init state kernel");
-  if (W_.mem_cap) WW_TRY(reset_memory());
-  trace_("wave: memory reset");
+  return Status::Ok();
+}
+
+Status WaveLoop::apply_memory_inputs(uint32_t blocks) {
   for (size_t k = 0; k < req_.mem_in.size(); ++k) {
     const MemIn& mi = req_.mem_in[k];
     with_layout(layout_, [&](auto L) {
@@ -224,6 +250,19 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
     });
     WW_CUDA(cudaGetLastError());
   }
+  return Status::Ok();
+}
+
+Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
+  WW_TRY(upload_inputs(first, n));
+  WW_CUDA(cudaMemsetAsync(W_.trapped, 0, sizeof(unsigned long long)));
+  WW_TRY(stack_pool_.begin_wave(W_, n));
+  init_state_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init);
+  WW_CUDA(cudaGetLastError());
+  trace_("wave: init state kernel");
+  if (W_.mem_cap) WW_TRY(reset_memory());
+  trace_("wave: memory reset");
+  WW_TRY(apply_memory_inputs(blocks));
   return end_phase(memory_setup_ms_);
 }
 
@@ -265,7 +304,8 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   return Status::Ok();
 }
 
-Status WaveLoop::upload_chain() {
+Status WaveLoop::upload_chain(DeviceArena& arena) {
+  W_.pos_begin = W_.pos_end = W_.pos_total = 0;
   if (req_.then.empty()) return Status::Ok();
   const uint32_t nimp = req_.module->module.num_imported_funcs;
   std::vector<DevThenCall> calls;
@@ -282,9 +322,9 @@ Status WaveLoop::upload_chain() {
   // Never empty, so that every pointer is a real allocation.
   args.push_back(0);
   kinds.push_back(0);
-  WW_TRY(arena_.upload(&W_.then, calls));
-  WW_TRY(arena_.upload(&W_.then_args, args));
-  WW_TRY(arena_.upload(&W_.then_arg_kind, kinds));
+  WW_TRY(arena.upload(&W_.then, calls));
+  WW_TRY(arena.upload(&W_.then_args, args));
+  WW_TRY(arena.upload(&W_.then_arg_kind, kinds));
   W_.pos_total = uint32_t(end);
   return Status::Ok();
 }
@@ -366,7 +406,7 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
             for (uint32_t t = t0; t < t1; ++t)
               for (uint32_t k = 0; k < nres_; ++k) {
                 uint64_t v = io[uint64_t(k) * m + t];
-                if (is_ref(ftype_.results[k])) v = from_gpu_ref(irec, img_, ftype_.results[k], v);
+                if (is_ref(ftype_->results[k])) v = from_gpu_ref(irec, img_, ftype_->results[k], v);
                 to[uint64_t(t) * nres_ + k] = v;
               }
           });
@@ -381,7 +421,8 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
   // that does not fit) are not, so with memory I/O the arrays always come.
   unsigned long long trapped = 0;
   WW_CUDA(cudaMemcpy(&trapped, W_.trapped, sizeof trapped, cudaMemcpyDeviceToHost));
-  if (trapped || !req_.mem_in.empty() || !req_.mem_out.empty()) {
+  // A resident batch's instances keep the traps of earlier calls.
+  if (trapped || req_.resident || !req_.mem_in.empty() || !req_.mem_out.empty()) {
     WW_TRY(fetch(dest_.trap_func + first, W_.trap_func, uint64_t(n) * 4));
     WW_TRY(fetch(dest_.trap_pc + first, W_.trap_pc, uint64_t(n) * 4));
     trap_words_written_to_ = std::max(trap_words_written_to_, uint64_t(first) + n);
@@ -520,6 +561,82 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   trace_("wave: pool accounting");
   if (req_.write_back && first == 0) WW_TRY(write_back_first(n));
   if (req_.progress) req_.progress(first + n, req_.instances, seconds_since(t_start_));
+  return Status::Ok();
+}
+
+Status WaveLoop::begin_resident(uint32_t n) {
+  W_.n = n;
+  W_.first = req_.index_base;
+  return init_wave(0, n, (n + kBlock - 1) / kBlock);
+}
+
+Status WaveLoop::resident_call(BatchResult& out) {
+  const uint32_t n = W_.n;
+  const uint32_t blocks = (n + kBlock - 1) / kBlock;
+  phase_t_ = Clock::now();
+  // What only this call needs goes when it ends.
+  DeviceArena call;
+  WW_ASSIGN_OR_RETURN(uint64_t now, device_now_ns());
+  WW_TRY(prepare_call(call, now));
+  WW_TRY(alloc_memory_io(call, n));
+  out.result_types = ftype_->results;
+  out.results.assign(uint64_t(n) * nres_, 0);
+  out.traps.assign(n, 0);
+  out.trap_func.assign(n, 0);
+  out.trap_pc.assign(n, 0);
+  out.finished.assign(n, 0);
+  dest_ = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data(), true};
+  WW_TRY(upload_inputs(0, n));
+  WW_CUDA(cudaMemsetAsync(W_.trapped, 0, sizeof(unsigned long long)));
+  WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));
+  WW_TRY(stack_pool_.begin_wave(W_, n));
+  WW_TRY(apply_memory_inputs(blocks));
+  WW_TRY(end_phase(memory_setup_ms_));
+  WW_TRY(launch_chain(blocks, out));
+  WW_TRY(download_wave(0, n, blocks, out));
+  if (req_.cancel && req_.cancel->load())
+    for (uint32_t t = 0; t < n; ++t)
+      if (!dest_.finished[t]) dest_.traps[t] = uint8_t(TrapCode::Interrupted);
+  d_mem_in_.clear();
+  d_mem_out_.clear();
+  return Status::Ok();
+}
+
+Status WaveLoop::check_range(uint64_t addr, uint64_t len, const char* what) {
+  if (!img_.has_memory) return make_error(kNoOffset, std::string(what) + ": the module has no memory");
+  std::vector<uint32_t> pages(W_.n);
+  WW_CUDA(cudaMemcpy(pages.data(), W_.mem_pages, uint64_t(W_.n) * 4, cudaMemcpyDeviceToHost));
+  for (uint32_t t = 0; t < W_.n; ++t)
+    if (addr + len > uint64_t(pages[t]) * kPageSize || addr + len < addr)
+      return make_error(kNoOffset, std::string(what) + ": bytes [" + std::to_string(addr) + ", " +
+                                       std::to_string(addr + len) + ") are past instance " + std::to_string(t) +
+                                       "'s memory (" + std::to_string(pages[t]) + " pages)");
+  return Status::Ok();
+}
+
+Status WaveLoop::read_memory(uint64_t addr, uint64_t len, uint8_t* out) {
+  WW_TRY(check_range(addr, len, "read_memory"));
+  if (len == 0) return Status::Ok();
+  const uint32_t n = W_.n, blocks = (n + kBlock - 1) / kBlock;
+  DeviceArena call;
+  uint8_t* d = nullptr;
+  WW_TRY(call.alloc(&d, uint64_t(n) * len));
+  with_layout(layout_, [&](auto L) { mem_out_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d, uint32_t(len), uint32_t(addr)); });
+  WW_CUDA(cudaGetLastError());
+  return staging_->fetch(out, d, uint64_t(n) * len);
+}
+
+Status WaveLoop::write_memory(uint64_t addr, uint64_t record, const uint8_t* data) {
+  WW_TRY(check_range(addr, record, "write_memory"));
+  if (record == 0) return Status::Ok();
+  const uint32_t n = W_.n, blocks = (n + kBlock - 1) / kBlock;
+  DeviceArena call;
+  uint8_t* d = nullptr;
+  WW_TRY(call.alloc(&d, uint64_t(n) * record));
+  WW_TRY(staging_->send(d, data, uint64_t(n) * record));
+  with_layout(layout_, [&](auto L) { mem_in_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d, uint32_t(record), uint32_t(addr)); });
+  WW_CUDA(cudaGetLastError());
+  WW_CUDA(cudaDeviceSynchronize());
   return Status::Ok();
 }
 

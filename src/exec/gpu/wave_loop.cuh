@@ -71,15 +71,37 @@ inline Status download_column0(std::vector<T>& out, const T* dev, uint32_t rows,
 }
 
 
+// What a batch needs before its first wave (run_batch, make_resident):
+// the device, the launcher, the instances' initial state on the host and
+// its image, the request with its layout and entry stack resolved, and
+// the plan. Its address must not change: the host functions the store
+// links hold `ctx`.
+struct PreparedBatch {
+  DeviceInfo dev;
+  KernelLauncher* launcher = nullptr;
+  GpuBatch fallback_batch;
+  GpuContext ctx{};
+  std::unique_ptr<Store> own_store;
+  Store* store = nullptr;
+  uint32_t instance = 0;
+  GpuImage img;
+  BatchRequest resolved;               // a copy, made only when something changed
+  const BatchRequest* rq = nullptr;    // the request, or `resolved`
+  BatchPlan plan;
+};
+Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace);
+// Chained calls (BatchRequest::then) of defined functions, with arguments
+// that fit them.
+Status check_then(const BatchRequest& req);
+
 // One batch: the state every wave shares and the steps of one wave.
 class WaveLoop {
  public:
   WaveLoop(const BatchRequest& req, KernelLauncher& launcher, StoreImpl& S, uint32_t instance,
            const GpuImage& img, const BatchPlan& plan, Clock::time_point t_start)
-      : req_(req), launcher_(launcher), S_(S), instance_(instance), img_(img), plan_(plan),
-        t_start_(t_start), ftype_(req.module->module.func_type(req.result_func())),
-        nparams_(uint32_t(req.module->module.func_type(req.func_index).params.size())),
-        nres_(uint32_t(ftype_.results.size())) {}
+      : req_(req), launcher_(launcher), S_(S), instance_(instance), img_(img), plan_(plan), t_start_(t_start) {
+    bind_call();
+  }
   Status setup(BatchResult& out);
   // Runs instances [first, first + n); `*redo` becomes the number of them,
   // from the first that ran out of the sparse pool on, that must run again
@@ -99,6 +121,18 @@ class WaveLoop {
     give_staging(std::move(staging_));
     return Status::Ok();
   }
+  // A resident batch (resident_batch.cu, BatchRequest::resident): its
+  // one wave of n instances starts from the image once; then every call
+  // runs the request's current export, chain and memory inputs and
+  // outputs on the instances as the call before left them. An instance
+  // that trapped keeps its trap (the kernels skip it).
+  Status begin_resident(uint32_t n);
+  Status resident_call(BatchResult& out);
+  // `len` bytes at `addr` of every instance (zeros for one that trapped),
+  // or `record` bytes of `data` per instance written there; a range past
+  // any instance's memory is an error.
+  Status read_memory(uint64_t addr, uint64_t len, uint8_t* out);
+  Status write_memory(uint64_t addr, uint64_t record, const uint8_t* data);
   double kernel_ms() const { return kernel_ms_; }
   void report_phases(BatchResult& out) const {
     out.upload_ms = upload_ms_;
@@ -110,7 +144,21 @@ class WaveLoop {
   }
 
  private:
+  // The request's export, results and call fields (resident batches
+  // change them between calls).
+  void bind_call();
   Status alloc_wave_buffers();
+  // Buffers for `rows` instances' memory inputs and outputs.
+  Status alloc_memory_io(DeviceArena& arena, uint64_t rows);
+  // The call's export, fuel, deadline (from `now_ns`, the device's clock),
+  // shared arguments and chain, their buffers from `arena`.
+  Status prepare_call(DeviceArena& arena, uint64_t now_ns);
+  Result<uint64_t> device_now_ns();
+  // Arguments per instance and memory inputs to the device; W_ too.
+  Status upload_inputs(uint32_t first, uint32_t n);
+  Status apply_memory_inputs(uint32_t blocks);
+  // Fails unless [addr, addr + len) lies in every instance's memory.
+  Status check_range(uint64_t addr, uint64_t len, const char* what);
   Status init_wave(uint32_t first, uint32_t n, uint32_t blocks);
   Status launch_and_wait(uint32_t blocks);
   // Launches the wave, then again for the instances that left for a host
@@ -118,7 +166,7 @@ class WaveLoop {
   Status launch_until_done(uint32_t blocks, BatchResult& out);
   // The export and the chain after it: in one launch, or one per call.
   Status launch_chain(uint32_t blocks, BatchResult& out);
-  Status upload_chain();
+  Status upload_chain(DeviceArena& arena);
   uint32_t host_call_width() const { return host_call_width_of(img_); }
   Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
   // Results that are all i32 or f32: cut to 32 bits on the device, widened
@@ -145,17 +193,15 @@ class WaveLoop {
   const GpuImage& img_;
   const BatchPlan& plan_;
   const Clock::time_point t_start_;
-  const FuncType& ftype_;  // the function whose results the batch returns
-  const uint32_t nparams_, nres_;
+  const FuncType* ftype_ = nullptr;  // the function whose results the batch returns
+  uint32_t nparams_ = 0, nres_ = 0;
   const DevLayout layout_ = DevLayout(plan_.layout);
   const bool sparse_ = plan_.layout == MemoryLayout::Sparse;
   const std::unique_ptr<HostCallPass> host_calls_ =
       uses_host_calls(req_, img_) ? std::make_unique<HostCallPass>(*req_.host_calls, DevLayout(plan_.layout), img_)
                                   : nullptr;
-  const bool ref_results_ = std::any_of(ftype_.results.begin(), ftype_.results.end(), is_ref);
-  const bool results32_ = !ftype_.results.empty() &&
-                          std::all_of(ftype_.results.begin(), ftype_.results.end(),
-                                      [](ValType t) { return t == ValType::I32 || t == ValType::F32; });
+  bool ref_results_ = false;
+  bool results32_ = false;  // every result i32 or f32
   uint32_t* results32_scratch_[2] = {nullptr, nullptr};  // a staging piece each, on the device
 
   DeviceArena arena_;
@@ -180,6 +226,7 @@ class WaveLoop {
   // after the pool ran out must clear them).
   uint64_t trap_words_written_to_ = 0;
   DevWave* wave_on_device_ = nullptr;  // W_'s copy (DevWave::self)
+  uint64_t* d_timer_ = nullptr;        // read_timer_kernel's answer
   uint32_t next_wave_ = 0;
   uint64_t pool_chunks_ = 0;
   uint64_t pool_bytes_used_ = 0;
