@@ -239,6 +239,37 @@ class CallResult {
   std::shared_ptr<const Impl> impl_;
 };
 
+// N instances that keep their state between calls (Engine::instances):
+// their memories, globals and tables as the last call left them. On the
+// GPU they stay on the device; a call sends its arguments and memory
+// inputs, and only what it returns or asks for comes back. An instance
+// that trapped (or that a timeout or cancel stopped partway) keeps its
+// trap: later calls skip it and report that trap again. Calls on one
+// Instances run one at a time; copies share the instances.
+class Instances {
+ public:
+  uint64_t count() const;
+  Backend backend() const;
+  // Calls an export on every instance, as Engine::call does on fresh ones.
+  Expected<CallResult> call(const std::string& export_name, const std::vector<Arg>& args,
+                            const CallOptions& options = {});
+  // Calls one after another, as Engine::chain (one launch per wave on the GPU).
+  Expected<CallResult> chain(const std::vector<Call>& calls, const CallOptions& options = {});
+  // `length` bytes at `address` of every instance's memory 0, instance by
+  // instance (count() x length; zeros for one that trapped).
+  Expected<std::vector<uint8_t>> read_memory(uint64_t address, uint64_t length) const;
+  // Record i (record_size bytes) of `bytes` written at `address` in
+  // instance i's memory 0; the bytes written in all. A range past any
+  // instance's memory is an error, and nothing is written.
+  Expected<uint64_t> write_memory(uint64_t address, uint64_t record_size, std::span<const uint8_t> bytes);
+
+  struct Impl;
+  explicit Instances(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
 // Runs calls: which backend and tier, and the compiled-code cache.
 class Engine {
  public:
@@ -260,6 +291,10 @@ class Engine {
   // and memory outputs come out after the last.
   Expected<CallResult> chain(const Module& m, uint64_t instances, const std::vector<Call>& calls,
                              const CallOptions& options = {}) const;
+  // `n` instances of `m` that stay (Instances), started as a fresh
+  // instance starts (its start function run); the backend and tier are
+  // chosen now, with code compiled for every export.
+  Expected<Instances> instances(const Module& m, uint64_t n) const;
   // Runs a WASI command's _start on `instances` instances. Its exit code is
   // each instance's result; a trap other than proc_exit is its trap.
   Expected<CallResult> run_command(const Module& m, uint64_t instances, const WasiOptions& wasi,

@@ -3,7 +3,10 @@
 #include <cstring>
 #include <utility>
 
+#include <mutex>
+
 #include "batch/batch.h"
+#include "batch/resident.h"
 #include "runtime/runtime.h"
 #include "wasmwarp/wasmwarp.h"
 
@@ -217,6 +220,7 @@ std::string trap_message(uint8_t code) { return ww::trap_message(ww::TrapCode(co
 namespace {
 // Runs `spec` with the engine's and the call's options.
 Expected<CallResult> run_batch(ww::batch::BatchSpec& spec, const EngineOptions& e, const CallOptions& o);
+void apply_engine_options(ww::batch::BatchSpec& spec, const EngineOptions& e);
 }  // namespace
 
 namespace {
@@ -261,8 +265,11 @@ Expected<CallResult> Engine::call(const Module& m, const std::string& export_nam
   return run_batch(*spec, options_, o);
 }
 
-Expected<CallResult> Engine::chain(const Module& m, uint64_t instances, const std::vector<Call>& calls,
-                                   const CallOptions& o) const {
+namespace {
+
+// A batch that runs `calls` one after another on the same instances.
+Expected<ww::batch::BatchSpec> chain_spec(const Module& m, uint64_t instances, const std::vector<Call>& calls,
+                                          const CallOptions& o) {
   if (calls.empty()) return Error{"a chain needs at least one call"};
   if (calls[0].repeat != 1) return Error{"a chain's first call runs once (its arguments may be per instance)"};
   auto spec = call_spec(m, calls[0].export_name, instances, calls[0].args, o);
@@ -281,7 +288,76 @@ Expected<CallResult> Engine::chain(const Module& m, uint64_t instances, const st
     spec->then.push_back({call.export_name, call.repeat, std::move(*sources)});
   }
   spec->gpu.launch_per_call = o.gpu_launch_per_call;
+  return spec;
+}
+
+}  // namespace
+
+Expected<CallResult> Engine::chain(const Module& m, uint64_t instances, const std::vector<Call>& calls,
+                                   const CallOptions& o) const {
+  auto spec = chain_spec(m, instances, calls, o);
+  if (!spec) return spec.error();
   return run_batch(*spec, options_, o);
+}
+
+struct Instances::Impl {
+  Module module;
+  EngineOptions options;
+  ww::batch::Resident resident;
+  // One call at a time: the instances are one state.
+  std::mutex mu;
+  Impl(Module m, EngineOptions o, uint64_t n) : module(std::move(m)), options(std::move(o)), resident(n) {}
+};
+
+Expected<Instances> Engine::instances(const Module& m, uint64_t n) const {
+  if (n == 0) return Error{"resident instances: at least one"};
+  auto impl = std::make_shared<Instances::Impl>(m, options_, n);
+  ww::batch::BatchSpec spec;
+  spec.module = m.impl().cm;
+  spec.instances = n;
+  apply_engine_options(spec, options_);
+  if (auto s = ww::batch::start_resident(spec, impl->resident); !s.ok()) return Error{s.error().to_string()};
+  return Instances(std::move(impl));
+}
+
+uint64_t Instances::count() const { return impl_->resident.instances(); }
+Backend Instances::backend() const {
+  return impl_->resident.backend() == ww::batch::Backend::Gpu ? Backend::Gpu : Backend::Cpu;
+}
+
+Expected<CallResult> Instances::call(const std::string& export_name, const std::vector<Arg>& args,
+                                     const CallOptions& o) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  auto spec = call_spec(impl_->module, export_name, count(), args, o);
+  if (!spec) return spec.error();
+  spec->resident = &impl_->resident;
+  return run_batch(*spec, impl_->options, o);
+}
+
+Expected<CallResult> Instances::chain(const std::vector<Call>& calls, const CallOptions& o) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  auto spec = chain_spec(impl_->module, count(), calls, o);
+  if (!spec) return spec.error();
+  spec->resident = &impl_->resident;
+  return run_batch(*spec, impl_->options, o);
+}
+
+Expected<std::vector<uint8_t>> Instances::read_memory(uint64_t address, uint64_t length) const {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  if (length != 0 && count() > (uint64_t(1) << 62) / length) return Error{"read_memory: too many bytes"};
+  std::vector<uint8_t> out(count() * length);
+  if (auto s = impl_->resident.read_memory(address, length, out.data()); !s.ok()) return Error{s.error().message};
+  return out;
+}
+
+Expected<uint64_t> Instances::write_memory(uint64_t address, uint64_t record_size, std::span<const uint8_t> bytes) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  if (record_size != 0 && bytes.size() / record_size < count())
+    return Error{"write_memory: " + std::to_string(record_size ? bytes.size() / record_size : 0) + " records for " +
+                 std::to_string(count()) + " instances"};
+  if (auto s = impl_->resident.write_memory(address, record_size, bytes.data()); !s.ok())
+    return Error{s.error().message};
+  return record_size * count();
 }
 
 Expected<CallResult> Engine::run_command(const Module& m, uint64_t instances, const WasiOptions& w,
@@ -318,14 +394,18 @@ Expected<CallResult> Engine::run_command(const Module& m, uint64_t instances, co
 
 namespace {
 
-Expected<CallResult> run_batch(ww::batch::BatchSpec& spec, const EngineOptions& e, const CallOptions& o) {
-  spec.fuel = o.fuel;
-  spec.timeout_s = o.timeout_s;
+void apply_engine_options(ww::batch::BatchSpec& spec, const EngineOptions& e) {
   spec.threads = e.threads;
   spec.backend = internal_backend(e.backend);
   spec.tier = internal_tier(e.tier);
   spec.cache.enabled = e.cache;
   spec.cache.dir = e.cache_dir;
+}
+
+Expected<CallResult> run_batch(ww::batch::BatchSpec& spec, const EngineOptions& e, const CallOptions& o) {
+  spec.fuel = o.fuel;
+  spec.timeout_s = o.timeout_s;
+  apply_engine_options(spec, e);
   spec.cancel = o.cancel;
   if (o.progress) spec.progress = [p = o.progress](uint64_t done, uint64_t total, double) { p(done, total); };
 

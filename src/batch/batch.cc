@@ -17,6 +17,7 @@
 
 #include "batch/executor.h"
 #include "batch/host_imports.h"
+#include "batch/resident.h"
 #include "common/host_workers.h"
 #include "common/step_trace.h"
 #include "compiled/compiled_tier.h"
@@ -414,15 +415,13 @@ double Job::seconds_left() const {
          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-Result<BatchResult> run(const BatchSpec& spec) {
-  StepTrace trace("batch");
-  WW_ASSIGN_OR_RETURN(Job job, make_job(spec));
-  trace("job (validate, --init)");
-  BatchResult out;
-  size_result(spec, job, out);
-  trace("result arrays");
+namespace {
 
-  // Backend: the GPU when asked for, or for `auto` when one is usable.
+Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResult& out);
+
+// Backend: the GPU when asked for, or for `auto` when one is usable; on
+// the GPU, the memory layout.
+Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTrace& trace) {
   out.backend = Backend::Cpu;
   // WASI on the GPU: on request (its calls leave the kernel for the host).
   if (spec.wasi && spec.backend == Backend::Auto)
@@ -445,6 +444,78 @@ Result<BatchResult> run(const BatchSpec& spec) {
       job.gpu_layout = gpu::choose_layout(spec.module->module, spec.instances, spec.gpu.memory_pages,
                                           dev.free_bytes);
   }
+  return Status::Ok();
+}
+
+// Instances that stay: the executor the first batch chose runs them all.
+Status run_resident(const BatchSpec& spec, Job& job, BatchResult& out) {
+  Resident& r = *spec.resident;
+  if (!r.started()) return err("resident instances used before start_resident");
+  if (spec.instances != r.instances())
+    return err("a batch of " + std::to_string(spec.instances) + " instances on " + std::to_string(r.instances()) +
+               " resident ones");
+  if (spec.wasi || !spec.init_calls.empty()) return err("resident instances run exports, not WASI commands or --init");
+  out.backend = r.backend();
+  out.compile = r.compile;
+  job.gpu_layout = r.gpu_layout();
+  job.t0 = std::chrono::steady_clock::now();
+  if (spec.intrinsics) spec.intrinsics->start_clock();
+  Driver driver(spec, job, out);
+  return driver.run_segment(r.executor(), 0, spec.instances);
+}
+
+}  // namespace
+
+Status start_resident(const BatchSpec& spec, Resident& r) {
+  if (r.started()) return Status::Ok();
+  if (!spec.module) return err("no module");
+  if (r.instances() == 0) return err("resident instances: at least one");
+  if (spec.wasi || !spec.init_calls.empty())
+    return err("resident instances start from the module's own state (run their init export instead)");
+  const Module& m = spec.module->module;
+  StepTrace trace("resident start");
+  Job job;
+  job.spec = &spec;
+  for (const Export& e : m.exports)
+    if (e.kind == ExternKind::Func && e.index >= m.num_imported_funcs) {
+      job.func_index = e.index;
+      break;
+    }
+  job.type = m.func_type(job.func_index);
+  WW_TRY(check_imports(m, false));
+  if (m.start) {
+    WW_ASSIGN_OR_RETURN(job.image, make_init_image(spec));
+  }
+  BatchResult scratch;
+  WW_TRY(choose_backend(spec, job, scratch, trace));
+  // Code for every export: any of them may be called.
+  compiled::Request req = compile_request(spec, job, scratch.backend);
+  req.entries.clear();
+  std::unique_ptr<Executor> exec;
+  if (spec.tier != Tier::Interp) {
+    CompiledExecutor ce = compile_executor(req);
+    record_compile(ce, r.compile);
+    r.compile.used = ce.exec != nullptr;
+    exec = std::move(ce.exec);
+  }
+  if (!exec) exec = scratch.backend == Backend::Gpu ? make_gpu_executor(nullptr) : make_cpu_executor(nullptr);
+  WW_TRY(exec->start_resident(job, r));
+  r.start(scratch.backend, std::move(exec), job.gpu_layout);
+  return Status::Ok();
+}
+
+Result<BatchResult> run(const BatchSpec& spec) {
+  StepTrace trace("batch");
+  WW_ASSIGN_OR_RETURN(Job job, make_job(spec));
+  trace("job (validate, --init)");
+  BatchResult out;
+  size_result(spec, job, out);
+  trace("result arrays");
+  if (spec.resident) {
+    WW_TRY(run_resident(spec, job, out));
+    return finish_run(spec, job, out);
+  }
+  WW_TRY(choose_backend(spec, job, out, trace));
   std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_executor(nullptr)
                                                                   : make_cpu_executor(nullptr);
 
@@ -479,6 +550,12 @@ Result<BatchResult> run(const BatchSpec& spec) {
     WW_TRY(driver.run_segment(*interp, 0, spec.instances));
   }
   trace("run");
+  return finish_run(spec, job, out);
+}
+
+namespace {
+
+Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResult& out) {
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.t0).count();
   // Instances the timeout stopped, or that never started, say so as their
   // trap, so every output row tells what became of its instance (those an
@@ -495,8 +572,9 @@ Result<BatchResult> run(const BatchSpec& spec) {
     unsigned t = spec.threads ? spec.threads : hw;
     out.threads = unsigned(std::min<uint64_t>(t, spec.instances));
   }
-  trace("unfinished marks");
-  return out;
+  return std::move(out);
 }
+
+}  // namespace
 
 }  // namespace ww::batch

@@ -102,6 +102,7 @@ struct WasiBatch {
 };
 
 struct BatchResult;
+class Resident;
 
 struct BatchSpec {
   std::shared_ptr<const CompiledModule> module;
@@ -132,6 +133,10 @@ struct BatchSpec {
     std::vector<ArgSource> args;  // Const or Index (the same for every repetition)
   };
   std::vector<ThenCall> then;
+
+  // Set: the instances are these resident ones (start_resident made
+  // them, `instances` is their count), as the batch before left them.
+  Resident* resident = nullptr;
 
   uint64_t fuel = 0;       // per instance: back-edges and calls; 0 = unlimited
   double timeout_s = 0;    // stop handing out instances (CPU) / stop kernels (GPU)
@@ -263,5 +268,9 @@ void wait_for_warm_up();
 // (exported functions: a, b)") or a backend that cannot run at all (no
 // GPU for Backend::Gpu); a trap is never an error.
 Result<BatchResult> run(const BatchSpec& spec);
+// Makes `r`'s instances for `spec`'s module (its backend, tier, GPU and
+// cache options; export and arguments unused): the backend and tier are
+// chosen as run() chooses them, with code compiled for every export.
+Status start_resident(const BatchSpec& spec, Resident& r);
 
 }  // namespace ww::batch

@@ -21,6 +21,7 @@
 #include "batch/executor.h"
 #include "batch/wasi_input.h"
 #include "batch/host_imports.h"
+#include "batch/resident.h"
 #include "common/text.h"
 #include "exec/gpu/gpu_backend.h"
 #include "wasm/instr_reader.h"
@@ -205,6 +206,8 @@ class WorkerInstances {
                   gpu::GpuContext* ctx)
       : job_(job), limits_(limits), native_(std::move(native)), ctx_(ctx) {
     if (job.image) image_ = &job.image->snapshot;
+    // Resident instances' saved states are changes to their own image.
+    if (job.spec->resident) image_ = &job.spec->resident->cpu().image;
     if (const WasiBatch* w = job.spec->wasi ? job.spec->wasi.get() : job.spec->files.get()) {
       wasi_ = std::make_unique<wasi::Context>(w->config);
       if (Status s = wasi_->open_preopens(); !s.ok()) throw std::runtime_error(s.error().message);
@@ -222,6 +225,9 @@ class WorkerInstances {
     store_->impl().last_trap = TrapInfo{};
     if (!decided_) decide();
     if (reusing_) return TrapCode::None;
+    if (job_.spec->resident)
+      throw std::runtime_error("resident instances: the module's instances cannot be kept on the CPU (" +
+                               std::string(made_fresh_error_) + ")");
     ++made_;
     auto r = image_ ? store_->instantiate(job_.spec->module, imports_, *image_)
                     : store_->instantiate(job_.spec->module, imports_);
@@ -306,6 +312,7 @@ class WorkerInstances {
   const InstanceSnapshot* image_ = nullptr;
   InstanceSnapshot own_image_;
   bool decided_ = false, reusing_ = false;
+  const char* made_fresh_error_ = "no instance could be made from its image with the batch's exports";
   BoundInstance bound_;
   std::unique_ptr<wasi::Context> wasi_;
 };
@@ -317,6 +324,26 @@ class CpuExecutor final : public Executor {
   Backend backend() const override { return Backend::Cpu; }
   Tier tier() const override { return native_ ? Tier::Compiled : Tier::Interp; }
   std::string where() const override { return "threads=" + std::to_string(threads_); }
+
+  Status start_resident(const Job& job, Resident& r) override {
+    Resident::Cpu& c = r.cpu();
+    if (job.image) {
+      c.image = job.image->snapshot;
+    } else {
+      const BatchSpec& spec = *job.spec;
+      Store store;
+      gpu::GpuBatch fallback;
+      gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
+      WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_imports(store, spec.module->module, &ctx));
+      auto inst = store.instantiate(spec.module, imports);
+      if (auto* e = std::get_if<InstantiateError>(&inst))
+        return make_error(kNoOffset, "resident instances: instantiation failed: " + e->message);
+      WW_ASSIGN_OR_RETURN(c.image, store.snapshot(std::get<uint32_t>(inst)));
+    }
+    c.deltas.assign(r.instances(), InstanceDelta{});
+    c.traps.assign(r.instances(), 0);
+    return Status::Ok();
+  }
 
   // The calling thread waits for the workers, waking for progress lines
   // and to turn the deadline or a cancellation into the interrupt byte that
@@ -411,6 +438,7 @@ class CpuExecutor final : public Executor {
     gpu::GpuBatch fallback;
     gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
     WorkerInstances instances(job, limits, native_, &ctx);
+    Resident::Cpu* resident = spec.resident ? &spec.resident->cpu() : nullptr;
     std::vector<uint64_t> io(job.io_slots);
     PhaseClock clock;
     while (!sh.failed) {
@@ -428,10 +456,20 @@ class CpuExecutor final : public Executor {
           continue;
         }
         ctx.instance_index = uint32_t(i);
+        // A resident instance that trapped in an earlier batch keeps its trap.
+        if (resident && resident->traps[i]) {
+          out.traps[i] = resident->traps[i];
+          out.finished[i] = 1;
+          ++finished;
+          continue;
+        }
         clock.start(i);
         const BoundInstance* b = nullptr;
         TrapCode t = instances.acquire(b);
         Store& store = instances.store();
+        if (resident && t == TrapCode::None)
+          if (Status s = store.apply_delta(b->instance, resident->deltas[i]); !s.ok())
+            throw std::runtime_error(s.error().message);
         std::optional<WasiInput> wasi_input;
         if (spec.wasi && t == TrapCode::None) {
           wasi_input.emplace(*spec.wasi, i, out.stdout_blocks.empty() ? nullptr : &out.stdout_blocks[i],
@@ -449,6 +487,18 @@ class CpuExecutor final : public Executor {
           }
         }
         wasi_input.reset();
+        if (resident) {
+          // What the instance is now, kept for the next batch; one that
+          // stopped partway (a trap, the timeout) is done for good.
+          if (t == TrapCode::None) {
+            auto d = store.delta(b->instance);
+            if (!d.ok()) throw std::runtime_error(d.error().message);
+            resident->deltas[i] = std::move(*d);
+          } else {
+            resident->traps[i] = uint8_t(t);
+            resident->deltas[i] = {};
+          }
+        }
         const TrapInfo where = store.impl().last_trap;
         instances.release();
         clock.lap(clock.setup_ns);  // the reset belongs to the next input's set-up

@@ -19,6 +19,8 @@ class KernelLauncher;
 
 namespace ww::batch {
 
+class Resident;
+
 // The state every instance starts from when the batch has --init exports
 // or a start function: one instance that ran them, kept live (the GPU
 // copies its state) and as a snapshot (CPU instances are made from it).
@@ -67,6 +69,10 @@ class Executor {
   virtual Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
                      const std::function<void(uint64_t done)>& progress,
                      const std::function<void(uint64_t upto)>& ready) = 0;
+  // Makes resident instances' state for this executor (Resident): the
+  // GPU's wave on the device; the CPU's image, which every instance's
+  // saved state is relative to.
+  virtual Status start_resident(const Job& job, Resident& r) = 0;
   // What the summary shows: "threads=16", a GPU's name.
   virtual std::string where() const = 0;
 };

@@ -6,6 +6,7 @@
 #include "batch/executor.h"
 #include "batch/gpu_wasi.h"
 #include "batch/host_imports.h"
+#include "batch/resident.h"
 #include "exec/gpu/gpu_backend.h"
 
 namespace ww::batch {
@@ -55,6 +56,16 @@ class GpuExecutor final : public Executor {
   Tier tier() const override { return launcher_ ? Tier::Compiled : Tier::Interp; }
   std::string where() const override { return device_; }
 
+  Status start_resident(const Job& job, Resident& r) override {
+    const BatchSpec& spec = *job.spec;
+    if (spec.instances > 0xffffffffu) return make_error(kNoOffset, "the GPU keeps at most 2^32-1 resident instances");
+    gpu::BatchRequest req = base_request(job, 0, r.instances(), launcher_);
+    req.total_instances = uint32_t(r.instances());
+    WW_ASSIGN_OR_RETURN(r.gpu(), gpu::make_resident(req));
+    device_ = r.gpu()->device_name();
+    return Status::Ok();
+  }
+
   Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
              const std::function<void(uint64_t)>& progress,
              const std::function<void(uint64_t)>& ready) override {
@@ -78,13 +89,7 @@ class GpuExecutor final : public Executor {
                      const std::function<void(uint64_t)>& progress,
                      const std::function<void(uint64_t)>& ready) {
     const BatchSpec& spec = *job.spec;
-    gpu::BatchRequest req;
-    req.module = spec.module;
-    req.func_index = job.func_index;
-    req.instances = uint32_t(count);
-    req.index_base = uint32_t(first);
-    req.total_instances = uint32_t(spec.instances);
-    req.launcher = launcher;
+    gpu::BatchRequest req = base_request(job, first, count, launcher);
 
     const auto& params = job.type.params;
     // Constants and @index are made on the device; only columns travel.
@@ -114,23 +119,7 @@ class GpuExecutor final : public Executor {
       req.timeout_s = job.seconds_left();
       if (req.timeout_s <= 0) return Status::Ok();  // every instance stays unfinished
     }
-    // Small stacks for every instance; past them, stack segments
-    // (gpu::BatchRequest::*_limit), up to the CPU backend's limits.
-    req.stack_slots = std::min(spec.gpu.stack_slots, spec.gpu.stack_slots_limit);
-    req.max_call_depth = std::min(spec.gpu.call_depth, spec.gpu.call_depth_limit);
-    req.stack_slots_limit = spec.gpu.stack_slots_limit;
-    req.call_depth_limit = spec.gpu.call_depth_limit;
-    req.memory_pages = spec.gpu.memory_pages;
-    req.max_wave = spec.gpu.max_wave;
-    req.layout = job.gpu_layout;
-    req.batch = spec.intrinsics;
     req.cancel = spec.cancel;
-    if (job.image) {
-      // Every instance starts from the --init state; the GPU copies it
-      // from the live instance that made it.
-      req.source_store = job.image->store.get();
-      req.source_instance = job.image->instance;
-    }
 
     // Every instance starts from the same state, so an address export gives
     // one answer for all of them; it is asked once, on a fresh instance.
@@ -174,7 +163,18 @@ class GpuExecutor final : public Executor {
     // size_result zeroed the columns, and no other executor runs this range.
     req.dest = {out.results.data() + first * nr, out.traps.data() + first, out.trap_func.data() + first,
                 out.trap_pc.data() + first, out.finished.data() + first, true};
-    WW_ASSIGN_OR_RETURN(gpu::BatchResult r, gpu::run_batch(req));
+    gpu::BatchResult r;
+    if (spec.resident) {
+      // The resident wave answers in vectors of its own: into the batch's.
+      WW_ASSIGN_OR_RETURN(r, spec.resident->gpu()->call(req));
+      std::copy(r.results.begin(), r.results.end(), req.dest.results);
+      std::copy(r.traps.begin(), r.traps.end(), req.dest.traps);
+      std::copy(r.trap_func.begin(), r.trap_func.end(), req.dest.trap_func);
+      std::copy(r.trap_pc.begin(), r.trap_pc.end(), req.dest.trap_pc);
+      std::copy(r.finished.begin(), r.finished.end(), req.dest.finished);
+    } else {
+      WW_ASSIGN_OR_RETURN(r, gpu::run_batch(req));
+    }
     PhaseTimes& ph = out.phases;
     if (wasi) {
       wasi->finish();
@@ -208,6 +208,37 @@ class GpuExecutor final : public Executor {
     out.memory_layout = gpu::layout_name(r.plan.layout);
     device_ = r.device_name;
     return Status::Ok();
+  }
+
+  // What every request of the batch shares: the module, its instances,
+  // stacks, memory and initial state, and what runs them.
+  static gpu::BatchRequest base_request(const Job& job, uint64_t first, uint64_t count,
+                                        const std::shared_ptr<gpu::KernelLauncher>& launcher) {
+    const BatchSpec& spec = *job.spec;
+    gpu::BatchRequest req;
+    req.module = spec.module;
+    req.func_index = job.func_index;
+    req.instances = uint32_t(count);
+    req.index_base = uint32_t(first);
+    req.total_instances = uint32_t(spec.instances);
+    req.launcher = launcher;
+    // Small stacks for every instance; past them, stack segments
+    // (gpu::BatchRequest::*_limit), up to the CPU backend's limits.
+    req.stack_slots = std::min(spec.gpu.stack_slots, spec.gpu.stack_slots_limit);
+    req.max_call_depth = std::min(spec.gpu.call_depth, spec.gpu.call_depth_limit);
+    req.stack_slots_limit = spec.gpu.stack_slots_limit;
+    req.call_depth_limit = spec.gpu.call_depth_limit;
+    req.memory_pages = spec.gpu.memory_pages;
+    req.max_wave = spec.gpu.max_wave;
+    req.layout = job.gpu_layout;
+    req.batch = spec.intrinsics;
+    if (job.image) {
+      // Every instance starts from the --init state; the GPU copies it
+      // from the live instance that made it.
+      req.source_store = job.image->store.get();
+      req.source_instance = job.image->instance;
+    }
+    return req;
   }
 
   std::shared_ptr<gpu::KernelLauncher> launcher_;

@@ -126,6 +126,30 @@ struct InstanceSnapshot {
   std::vector<uint8_t> data_dropped;
 };
 
+// An instance's state as the changes since it was last reset to an image
+// (Store::reset_instance): the memory granules written since, each with
+// the bytes a store at its end spilled into the next (as reset_instance
+// copies them back), its memories' sizes, and all of its globals, tables,
+// segments and dropped flags, in module terms as in a snapshot. Resident
+// batch instances on the CPU live as these between calls: a few hundred
+// bytes for a program that touches little, where a whole memory would be
+// its pages.
+struct InstanceDelta {
+  static constexpr uint32_t kGranuleShift = 8;                    // sem::kWrittenShift
+  static constexpr uint64_t kStride = (uint64_t(1) << kGranuleShift) + 8;  // a granule and its spill
+  struct Memory {
+    uint32_t pages = 0;
+    std::vector<uint32_t> granules;  // increasing
+    std::vector<uint8_t> bytes;      // kStride per granule (past the memory's end: zeros)
+  };
+  std::vector<Memory> memories;  // empty: the image's state, untouched
+  std::vector<uint64_t> globals;
+  std::vector<std::vector<uint64_t>> tables;
+  std::vector<std::vector<uint64_t>> elem_segments;
+  std::vector<uint8_t> data_dropped;
+};
+
+
 struct StoreImpl;  // defined in runtime/store.h; the interpreter reads it directly
 
 // The spec's store: every function, table, memory, global and instance that
@@ -164,6 +188,11 @@ class Store {
   // making one per input. Fails, changing nothing, when the image is of
   // another module.
   Status reset_instance(uint32_t instance, const InstanceSnapshot& image);
+  // What changed in the instance since it was made from an image or last
+  // reset to one, and that change made again on an instance just reset to
+  // the same image.
+  Result<InstanceDelta> delta(uint32_t instance) const;
+  Status apply_delta(uint32_t instance, const InstanceDelta& d);
 
   std::optional<ExternVal> get_export(uint32_t instance, std::string_view name) const;
 

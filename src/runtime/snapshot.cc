@@ -174,6 +174,109 @@ Status Store::reset_instance(uint32_t instance, const InstanceSnapshot& image) {
   return Status::Ok();
 }
 
+Result<InstanceDelta> Store::delta(uint32_t instance) const {
+  static_assert(InstanceDelta::kGranuleShift == MemoryInst::kWrittenShift);
+  const StoreImpl& s = *impl_;
+  if (instance >= s.instances.size()) return make_error(kNoOffset, "no such instance");
+  const InstanceRec& inst = s.instances[instance];
+  const Module& m = inst.module->module;
+  const RefMap refs(inst);
+  auto foreign = [] {
+    return make_error(kNoOffset, "the instance refers to a function outside it, which its saved state cannot carry");
+  };
+  InstanceDelta d;
+  for (size_t k = m.num_imported_memories; k < inst.memories.size(); ++k) {
+    const MemoryInst& mem = s.memories[inst.memories[k]];
+    InstanceDelta::Memory dm;
+    dm.pages = mem.pages;
+    const uint64_t size = mem.data.size();
+    const size_t flags = std::min(mem.written.size(), size_t(size >> MemoryInst::kWrittenShift));
+    for (size_t g = 0; g < flags; ++g) {
+      if (!mem.written[g]) continue;
+      const uint64_t at = uint64_t(g) << MemoryInst::kWrittenShift;
+      const uint64_t len = std::min(InstanceDelta::kStride, size - at);
+      dm.granules.push_back(uint32_t(g));
+      const size_t off = dm.bytes.size();
+      dm.bytes.resize(off + InstanceDelta::kStride, 0);
+      std::memcpy(dm.bytes.data() + off, mem.data.data() + at, len);
+    }
+    d.memories.push_back(std::move(dm));
+  }
+  for (size_t k = m.num_imported_globals; k < inst.globals.size(); ++k) {
+    const GlobalInst& g = s.globals[inst.globals[k]];
+    uint64_t v = g.bits;
+    if (is_funcref(g.type.type) && !refs.to_module(g.bits, v)) return foreign();
+    d.globals.push_back(v);
+  }
+  for (size_t k = m.num_imported_tables; k < inst.tables.size(); ++k) {
+    const TableInst& t = s.tables[inst.tables[k]];
+    std::vector<uint64_t> elems(t.elems.size());
+    for (size_t e = 0; e < elems.size(); ++e) {
+      elems[e] = t.elems[e];
+      if (is_funcref(t.type.elem) && !refs.to_module(t.elems[e], elems[e])) return foreign();
+    }
+    d.tables.push_back(std::move(elems));
+  }
+  for (size_t k = 0; k < inst.elem_segments.size(); ++k) {
+    std::vector<uint64_t> seg = inst.elem_segments[k];
+    if (is_funcref(m.elems[k].type))
+      for (uint64_t& r : seg)
+        if (!refs.to_module(r, r)) return foreign();
+    d.elem_segments.push_back(std::move(seg));
+  }
+  d.data_dropped = inst.data_dropped;
+  return d;
+}
+
+Status Store::apply_delta(uint32_t instance, const InstanceDelta& d) {
+  StoreImpl& s = *impl_;
+  if (instance >= s.instances.size()) return make_error(kNoOffset, "no such instance");
+  InstanceRec& inst = s.instances[instance];
+  const Module& m = inst.module->module;
+  if (d.memories.empty() && d.globals.empty() && d.tables.empty() && d.elem_segments.empty() && d.data_dropped.empty())
+    return Status::Ok();  // the image's state
+  if (d.memories.size() != m.memories.size() || d.globals.size() != m.globals.size() ||
+      d.tables.size() != m.tables.size() || d.elem_segments.size() != m.elems.size() ||
+      d.data_dropped.size() != m.datas.size())
+    return make_error(kNoOffset, "the saved state is of another module");
+  for (size_t k = 0; k < d.memories.size(); ++k) {
+    MemoryInst& mem = s.memories[inst.memories[m.num_imported_memories + k]];
+    const InstanceDelta::Memory& dm = d.memories[k];
+    if (dm.pages > mem.max_pages) return make_error(kNoOffset, "the saved memory exceeds the store's limit");
+    if (dm.pages > mem.pages) mem.resize_pages(dm.pages);
+    const uint64_t size = mem.data.size();
+    // In increasing order: a granule's own bytes come after the spill of
+    // the one before.
+    for (size_t j = 0; j < dm.granules.size(); ++j) {
+      const uint64_t at = uint64_t(dm.granules[j]) << MemoryInst::kWrittenShift;
+      if (at >= size) return make_error(kNoOffset, "the saved memory is larger than the instance's");
+      std::memcpy(mem.data.data() + at, dm.bytes.data() + j * InstanceDelta::kStride,
+                  std::min(InstanceDelta::kStride, size - at));
+      mem.mark_written(at, 1);
+    }
+  }
+  auto to_store = [&](bool funcref, uint64_t v) { return funcref && v != 0 ? uint64_t(inst.funcs[v - 1]) + 1 : v; };
+  for (size_t k = 0; k < d.globals.size(); ++k) {
+    GlobalInst& g = s.globals[inst.globals[m.num_imported_globals + k]];
+    g.bits = to_store(is_funcref(g.type.type), d.globals[k]);
+  }
+  for (size_t k = 0; k < d.tables.size(); ++k) {
+    TableInst& t = s.tables[inst.tables[m.num_imported_tables + k]];
+    t.elems.resize(d.tables[k].size());
+    const bool funcref = is_funcref(t.type.elem);
+    for (size_t e = 0; e < t.elems.size(); ++e) t.elems[e] = to_store(funcref, d.tables[k][e]);
+  }
+  for (size_t k = 0; k < d.elem_segments.size(); ++k) {
+    auto& seg = inst.elem_segments[k];
+    if (seg.size() == d.elem_segments[k].size()) continue;  // segments change only by being dropped
+    const bool funcref = is_funcref(m.elems[k].type);
+    seg.clear();
+    for (uint64_t r : d.elem_segments[k]) seg.push_back(to_store(funcref, r));
+  }
+  std::copy(d.data_dropped.begin(), d.data_dropped.end(), inst.data_dropped.begin());
+  return Status::Ok();
+}
+
 namespace detail {
 
 std::optional<std::string> apply_snapshot(StoreImpl& s, InstanceRec& inst, const InstanceSnapshot& snap) {
