@@ -2,6 +2,9 @@
 // a read-out on N instances through the public C++ API, three ways:
 //   chain      Engine::chain: the state stays where it runs (one GPU launch)
 //   per-call   the same with one GPU launch per call (GPU only)
+//   resident   Engine::instances, then one Instances::call per step: the
+//              state stays where it runs, a call (a launch) per step;
+//              SEPARATE steps are timed
 //   separate   one Engine::call per step without residency: the state
 //              (24 bytes at state_ptr) goes out after each call and back in
 //              before the next; SEPARATE steps are run and timed, and the
@@ -80,6 +83,31 @@ int main(int argc, char** argv) {
     for (uint64_t i = 0; i < n; ++i)
       if (per_call->bits(i) != chained->bits(i)) {
         std::printf("check FAILED: per-call launches differ at instance %llu\n", (unsigned long long)i);
+        return 1;
+      }
+  }
+
+  // Resident instances, a call per step: the state stays where it runs,
+  // each step is a call (and a launch) of its own.
+  {
+    auto inst = engine.instances(*m, n);
+    if (!inst) {
+      std::fprintf(stderr, "chain_api: instances: %s\n", inst.error().message.c_str());
+      return 1;
+    }
+    if (failed(inst->call("init", {wasmwarp::Arg::index()}), "resident init")) return 1;
+    t = Clock::now();
+    for (uint64_t k = 0; k < separate; ++k)
+      if (failed(inst->call("step", {wasmwarp::Arg::f64(kDt)}), "resident step")) return 1;
+    const double resident_step_s = separate ? since(t) / double(separate) : 0;
+    auto got = inst->call("result", {});
+    if (failed(got, "resident result")) return 1;
+    std::printf("resident-per-step %.6f\n", resident_step_s);
+    auto check = engine.chain(*m, n, chain_of(separate));
+    if (failed(check, "check chain")) return 1;
+    for (uint64_t i = 0; i < n; ++i)
+      if (check->bits(i) != got->bits(i)) {
+        std::printf("check FAILED: resident calls differ from the chain at instance %llu\n", (unsigned long long)i);
         return 1;
       }
   }

@@ -7,7 +7,8 @@
 #   cli separate       one `wasmwarp run` per step, the state carried in files
 #                      (--mem-out / --mem-in, 24 bytes per instance); SEPARATE
 #                      steps are timed and the per-step time is given
-#   api ...            the same three through the C++ API (chain_api.cc)
+#   api ...            the same three through the C++ API (chain_api.cc), and
+#                      resident instances with a call per step
 # Every way's answers are checked: the CLI chain against the native build
 # of the same C (bit for bit), the separate runs against a chain of as many
 # steps. Prints a table; "projected" rows are SEPARATE steps' mean x STEPS.
@@ -87,6 +88,8 @@ printf '%-36s %12.3f\n' "cli separate: per step ($separate timed)" "$per_step_s"
 printf '%-36s %12.3f\n' "cli separate: projected" "$(calc "$init_s + $per_step_s * $steps")"
 printf '%-36s %12.3f\n' "api chain (one launch)" "$(api_val chain)"
 [[ $backend != gpu ]] || printf '%-36s %12.3f\n' "api chain (a launch per call)" "$(api_val per-call)"
+printf '%-36s %12.3f\n' "api resident: per step ($separate timed)" "$(api_val resident-per-step)"
+printf '%-36s %12.3f\n' "api resident: projected" "$(calc "$(api_val resident-per-step) * $steps")"
 printf '%-36s %12.3f\n' "api separate: per step ($separate timed)" "$(api_val separate-per-step)"
 printf '%-36s %12.3f\n' "api separate: projected" \
   "$(calc "$(api_val separate-init) + $(api_val separate-per-step) * $steps")"

@@ -171,8 +171,10 @@ struct CallOptions {
 // many times it runs in a row.
 struct Call {
   std::string export_name;
-  std::vector<Arg> args;  // after the first call: scalars or Arg::index()
-  uint64_t repeat = 1;    // the first call runs once
+  // Columns only in a first call that runs once; otherwise scalars or
+  // Arg::index().
+  std::vector<Arg> args;
+  uint64_t repeat = 1;
 };
 
 // A WASI command's world (a module importing wasi_snapshot_preview1, run

@@ -130,6 +130,54 @@ py::tuple outcome(const wasmwarp::CallResult& r) {
   return py::make_tuple(cols, traps);
 }
 
+// The arguments of a call of `fn`, one per parameter.
+std::vector<wasmwarp::Arg> args_for(const wasmwarp::Module& mod, const std::string& fn, const py::sequence& args) {
+  auto type = mod.function_type(fn);
+  if (!type) throw py::value_error(type.error().message);
+  if (py::len(args) != type->params.size())
+    throw py::type_error("'" + fn + "' takes " + std::to_string(type->params.size()) + " argument(s), given " +
+                         std::to_string(py::len(args)));
+  std::vector<wasmwarp::Arg> a;
+  for (size_t k = 0; k < type->params.size(); ++k) a.push_back(arg_of(args[k], type->params[k], k, fn));
+  return a;
+}
+
+// calls: (export, args, repeat) per call of a chain.
+std::vector<wasmwarp::Call> chain_for(const wasmwarp::Module& mod, const py::sequence& calls) {
+  std::vector<wasmwarp::Call> chain;
+  for (const py::handle& item : calls) {
+    auto c = item.cast<py::tuple>();
+    wasmwarp::Call call;
+    call.export_name = c[0].cast<std::string>();
+    call.repeat = c[2].cast<uint64_t>();
+    call.args = args_for(mod, call.export_name, c[1].cast<py::sequence>());
+    chain.push_back(std::move(call));
+  }
+  return chain;
+}
+
+wasmwarp::Engine engine_for(const std::string& backend, const std::string& tier, unsigned threads) {
+  wasmwarp::EngineOptions eo;
+  eo.backend = backend_of(backend);
+  eo.tier = tier_of(tier);
+  eo.threads = threads;
+  return wasmwarp::Engine(eo);
+}
+
+// Runs `call(options)` interruptibly with the call options given.
+template <class Call>
+py::tuple run_call(uint64_t fuel, double timeout, bool launch_per_call, Call&& call) {
+  std::atomic<bool> cancel{false};
+  wasmwarp::CallOptions o;
+  o.fuel = fuel;
+  o.timeout_s = timeout;
+  o.cancel = &cancel;
+  o.gpu_launch_per_call = launch_per_call;
+  auto r = run_interruptibly(cancel, [&] { return call(o); });
+  if (!r) throw py::value_error(r.error().message);
+  return outcome(*r);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_wasmwarp, m) {
@@ -169,26 +217,9 @@ PYBIND11_MODULE(_wasmwarp, m) {
           "call",
           [](const wasmwarp::Module& mod, const std::string& fn, py::sequence args, uint64_t n,
              const std::string& backend, const std::string& tier, unsigned threads, uint64_t fuel, double timeout) {
-            auto type = mod.function_type(fn);
-            if (!type) throw py::value_error(type.error().message);
-            if (py::len(args) != type->params.size())
-              throw py::type_error("'" + fn + "' takes " + std::to_string(type->params.size()) +
-                                   " argument(s), given " + std::to_string(py::len(args)));
-            std::vector<wasmwarp::Arg> a;
-            for (size_t k = 0; k < type->params.size(); ++k) a.push_back(arg_of(args[k], type->params[k], k, fn));
-            wasmwarp::EngineOptions eo;
-            eo.backend = backend_of(backend);
-            eo.tier = tier_of(tier);
-            eo.threads = threads;
-            wasmwarp::Engine engine(eo);
-            std::atomic<bool> cancel{false};
-            wasmwarp::CallOptions o;
-            o.fuel = fuel;
-            o.timeout_s = timeout;
-            o.cancel = &cancel;
-            auto r = run_interruptibly(cancel, [&] { return engine.call(mod, fn, n, a, o); });
-            if (!r) throw py::value_error(r.error().message);
-            return outcome(*r);
+            auto a = args_for(mod, fn, args);
+            auto engine = engine_for(backend, tier, threads);
+            return run_call(fuel, timeout, false, [&](const wasmwarp::CallOptions& o) { return engine.call(mod, fn, n, a, o); });
           },
           py::arg("export"), py::arg("args"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
           py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0)
@@ -196,39 +227,74 @@ PYBIND11_MODULE(_wasmwarp, m) {
           "chain",
           [](const wasmwarp::Module& mod, py::sequence calls, uint64_t n, const std::string& backend,
              const std::string& tier, unsigned threads, uint64_t fuel, double timeout, bool launch_per_call) {
-            std::vector<wasmwarp::Call> chain;
-            for (const py::handle& item : calls) {
-              auto c = item.cast<py::tuple>();
-              wasmwarp::Call call;
-              call.export_name = c[0].cast<std::string>();
-              call.repeat = c[2].cast<uint64_t>();
-              auto type = mod.function_type(call.export_name);
-              if (!type) throw py::value_error(type.error().message);
-              py::sequence args = c[1].cast<py::sequence>();
-              if (py::len(args) != type->params.size())
-                throw py::type_error("'" + call.export_name + "' takes " + std::to_string(type->params.size()) +
-                                     " argument(s), given " + std::to_string(py::len(args)));
-              for (size_t k = 0; k < type->params.size(); ++k)
-                call.args.push_back(arg_of(args[k], type->params[k], k, call.export_name));
-              chain.push_back(std::move(call));
-            }
-            wasmwarp::EngineOptions eo;
-            eo.backend = backend_of(backend);
-            eo.tier = tier_of(tier);
-            eo.threads = threads;
-            wasmwarp::Engine engine(eo);
-            std::atomic<bool> cancel{false};
-            wasmwarp::CallOptions o;
-            o.fuel = fuel;
-            o.timeout_s = timeout;
-            o.cancel = &cancel;
-            o.gpu_launch_per_call = launch_per_call;
-            auto r = run_interruptibly(cancel, [&] { return engine.chain(mod, n, chain, o); });
-            if (!r) throw py::value_error(r.error().message);
-            return outcome(*r);
+            auto chain = chain_for(mod, calls);
+            auto engine = engine_for(backend, tier, threads);
+            return run_call(fuel, timeout, launch_per_call,
+                            [&](const wasmwarp::CallOptions& o) { return engine.chain(mod, n, chain, o); });
           },
           py::arg("calls"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
-          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("launch_per_call") = false);
+          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("launch_per_call") = false)
+      .def(
+          "instances",
+          [](const wasmwarp::Module& mod, uint64_t n, const std::string& backend, const std::string& tier,
+             unsigned threads) {
+            auto engine = engine_for(backend, tier, threads);
+            auto r = [&] {
+              py::gil_scoped_release nogil;
+              return engine.instances(mod, n);
+            }();
+            if (!r) throw py::value_error(r.error().message);
+            return *r;
+          },
+          py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto", py::arg("threads") = 0);
+
+  py::class_<wasmwarp::Instances>(m, "_Instances")
+      .def("count", &wasmwarp::Instances::count)
+      .def("backend",
+           [](const wasmwarp::Instances& b) { return b.backend() == wasmwarp::Backend::Gpu ? "gpu" : "cpu"; })
+      .def(
+          "call",
+          [](wasmwarp::Instances& b, const wasmwarp::Module& mod, const std::string& fn, py::sequence args,
+             uint64_t fuel, double timeout) {
+            auto a = args_for(mod, fn, args);
+            return run_call(fuel, timeout, false, [&](const wasmwarp::CallOptions& o) { return b.call(fn, a, o); });
+          },
+          py::arg("module"), py::arg("export"), py::arg("args"), py::arg("fuel") = 0, py::arg("timeout") = 0.0)
+      .def(
+          "chain",
+          [](wasmwarp::Instances& b, const wasmwarp::Module& mod, py::sequence calls, uint64_t fuel, double timeout,
+             bool launch_per_call) {
+            auto chain = chain_for(mod, calls);
+            return run_call(fuel, timeout, launch_per_call,
+                            [&](const wasmwarp::CallOptions& o) { return b.chain(chain, o); });
+          },
+          py::arg("module"), py::arg("calls"), py::arg("fuel") = 0, py::arg("timeout") = 0.0,
+          py::arg("launch_per_call") = false)
+      .def(
+          "read_memory",
+          [](const wasmwarp::Instances& b, uint64_t addr, uint64_t nbytes) {
+            auto r = [&] {
+              py::gil_scoped_release nogil;
+              return b.read_memory(addr, nbytes);
+            }();
+            if (!r) throw py::value_error(r.error().message);
+            py::array_t<uint8_t> out(std::vector<py::ssize_t>{py::ssize_t(b.count()), py::ssize_t(nbytes)});
+            if (!r->empty()) std::memcpy(out.mutable_data(), r->data(), r->size());
+            return out;
+          },
+          py::arg("addr"), py::arg("nbytes"))
+      .def(
+          "write_memory",
+          [](wasmwarp::Instances& b, uint64_t addr, py::array_t<uint8_t, py::array::c_style> bytes, uint64_t record) {
+            std::span<const uint8_t> span(bytes.data(), size_t(bytes.size()));
+            auto r = [&] {
+              py::gil_scoped_release nogil;
+              return b.write_memory(addr, record, span);
+            }();
+            if (!r) throw py::value_error(r.error().message);
+            return *r;
+          },
+          py::arg("addr"), py::arg("bytes"), py::arg("record"));
 
   m.def("trap_message", [](uint8_t code) { return wasmwarp::trap_message(code); }, py::arg("code"));
 }

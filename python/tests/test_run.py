@@ -170,11 +170,48 @@ def test_chain_bad_input(wasm):
         m.chain([wasmwarp.Call("init", 1), "nope"], n=2, backend="cpu")
     with pytest.raises(ValueError, match="the same for every instance"):
         m.chain([wasmwarp.Call("init", 1), wasmwarp.Call("step", np.ones(2, dtype=np.int64))], n=2, backend="cpu")
-    with pytest.raises(ValueError, match="first call runs once"):
-        m.chain([wasmwarp.Call("init", 1, repeat=2)], n=2, backend="cpu")
+    with pytest.raises(ValueError, match="of a repeated call, are the same for every instance"):
+        m.chain([wasmwarp.Call("init", np.ones(2, dtype=np.int64), repeat=2)], backend="cpu")
     with pytest.raises(ValueError, match="repeat must be at least 1"):
         wasmwarp.Call("step", 1, repeat=0)
     with pytest.raises(TypeError, match="wasmwarp.Call or export names"):
         m.chain([("init", 1)], n=2, backend="cpu")
     with pytest.raises(TypeError, match="takes 1 argument"):
         m.chain([wasmwarp.Call("init")], n=2, backend="cpu")
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_instances_keep_their_state(wasm, backend):
+    m = wasmwarp.Module(wasm["walker"])
+    try:
+        b = m.instances(400, backend=backend)
+    except ValueError as e:
+        if backend == "gpu":
+            pytest.skip(str(e))
+        raise
+    assert b.n == 400 and b.backend == backend
+    b.call("init", wasmwarp.INDEX)
+    for _ in range(3):
+        _, mask = b.call("step", 2, traps="mask")
+    np.testing.assert_array_equal(np.flatnonzero(mask), [1, 3])
+    # The step counters (i64 at 8), read and set to 100 + i.
+    counts = b.read_memory(8, 8).view(np.int64)[:, 0]
+    assert counts.shape == (400,)
+    want = np.full(400, 3)
+    want[[1, 3]] = 0  # trapped instances read as zeros
+    np.testing.assert_array_equal(counts, want)
+    assert b.write_memory(8, 100 + np.arange(400, dtype=np.int64)) == 400 * 8
+    (g, steps), mask = b.chain([wasmwarp.Call("step", 2, repeat=5), "result"], traps="mask")
+    i = np.arange(400)
+    np.testing.assert_array_equal(np.flatnonzero(mask), [1, 3])
+    np.testing.assert_array_equal(g[~mask], (i + 16)[~mask])
+    np.testing.assert_array_equal(steps[~mask], (105 + i)[~mask])
+    with pytest.raises(wasmwarp.Trap) as t:
+        b.call("result")
+    assert list(t.value.instances) == [1, 3]
+    with pytest.raises(ValueError, match="past instance 0's memory"):
+        b.read_memory(65536 - 4, 8)
+    with pytest.raises(ValueError, match="one row per instance"):
+        b.write_memory(0, np.zeros(3, dtype=np.int32))
+    with pytest.raises(ValueError, match="unknown export"):
+        b.call("nope")

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _wasmwarp
 
-__all__ = ["Module", "Trap", "Export", "Call", "INDEX", "trap_message"]
+__all__ = ["Module", "Instances", "Trap", "Export", "Call", "INDEX", "trap_message"]
 
 Export = namedtuple("Export", "name kind params results")
 
@@ -131,6 +131,20 @@ class Module:
         ``fuel`` is per call. ``launch_per_call``: one GPU launch per call
         (for comparison; slower)."""
         _check_traps(traps)
+        items = self._chain_items(calls)
+        arrays = [a for _, args, _ in items for a in args if isinstance(a, np.ndarray)]
+        n = _instances(n, arrays)
+        cols, codes = self._m.chain(items, n, backend, tier, int(threads), int(fuel), float(timeout),
+                                    bool(launch_per_call))
+        return _outcome(cols, codes, traps)
+
+    def instances(self, n, backend="auto", tier="auto", threads=0):
+        """``n`` instances that keep their state between calls: see
+        :class:`Instances`. The backend and tier are chosen now (on the GPU,
+        the instances live on the device from here on)."""
+        return Instances(self, self._m.instances(int(n), backend, tier, int(threads)))
+
+    def _chain_items(self, calls):
         items = []
         for c in calls:
             if isinstance(c, str):
@@ -140,11 +154,7 @@ class Module:
             items.append((c.export, self._convert(c.export, c.args), c.repeat))
         if not items:
             raise ValueError("a chain needs at least one call")
-        arrays = [a for _, args, _ in items for a in args if isinstance(a, np.ndarray)]
-        n = _instances(n, arrays)
-        cols, codes = self._m.chain(items, n, backend, tier, int(threads), int(fuel), float(timeout),
-                                    bool(launch_per_call))
-        return _outcome(cols, codes, traps)
+        return items
 
     def _convert(self, export, args):
         params = self._params(export)
@@ -157,6 +167,68 @@ class Module:
             else:
                 converted.append(a)
         return converted
+
+
+class Instances:
+    """``n`` instances of a module that keep their state between calls
+    (:meth:`Module.instances`): each call runs on the memories and globals
+    the call before left. On the GPU they stay on the device: a call sends
+    its arguments, and only its results, or what :meth:`read_memory` asks
+    for, come back. An instance that trapped keeps its trap: later calls
+    skip it and report that trap again.
+
+        b = m.instances(1_000_000, backend="gpu")
+        b.call("init", wasmwarp.INDEX)
+        b.chain([wasmwarp.Call("step", 0.01, repeat=1000)])
+        x = b.call("result")
+    """
+
+    def __init__(self, module, inner):
+        self._module = module
+        self._b = inner
+
+    @property
+    def n(self):
+        """The number of instances."""
+        return self._b.count()
+
+    @property
+    def backend(self):
+        """"cpu" or "gpu"."""
+        return self._b.backend()
+
+    def call(self, export, *args, fuel=0, timeout=0.0, traps="raise"):
+        """Calls ``export`` on every instance; arguments and return value as
+        :meth:`Module.run` (``n`` is the instances')."""
+        _check_traps(traps)
+        converted = self._module._convert(export, args)
+        _instances(self.n, converted)
+        cols, codes = self._b.call(self._module._m, export, converted, int(fuel), float(timeout))
+        return _outcome(cols, codes, traps)
+
+    def chain(self, calls, fuel=0, timeout=0.0, traps="raise", launch_per_call=False):
+        """Calls ``calls`` one after another on every instance, as
+        :meth:`Module.chain` (one launch on the GPU)."""
+        _check_traps(traps)
+        items = self._module._chain_items(calls)
+        _instances(self.n, [a for _, args, _ in items for a in args if isinstance(a, np.ndarray)])
+        cols, codes = self._b.chain(self._module._m, items, int(fuel), float(timeout), bool(launch_per_call))
+        return _outcome(cols, codes, traps)
+
+    def read_memory(self, addr, nbytes):
+        """``nbytes`` bytes at ``addr`` of every instance's memory: a uint8
+        array of shape (n, nbytes) (zeros for an instance that trapped)."""
+        return self._b.read_memory(int(addr), int(nbytes))
+
+    def write_memory(self, addr, array):
+        """Writes row i of ``array`` (its bytes, in the machine's order) at
+        ``addr`` in instance i's memory; ``array`` has n rows (shape (n,) or
+        (n, ...), any dtype). Returns the bytes written."""
+        a = np.ascontiguousarray(array)
+        if a.ndim == 0 or a.shape[0] != self.n:
+            raise ValueError(f"write_memory needs one row per instance ({self.n}), given shape {a.shape}")
+        rows = a.reshape(self.n, -1).view(np.uint8)
+        return self._b.write_memory(int(addr), np.ascontiguousarray(rows).reshape(-1), int(rows.shape[1]))
 
 
 def _check_traps(traps):

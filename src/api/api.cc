@@ -271,16 +271,22 @@ namespace {
 Expected<ww::batch::BatchSpec> chain_spec(const Module& m, uint64_t instances, const std::vector<Call>& calls,
                                           const CallOptions& o) {
   if (calls.empty()) return Error{"a chain needs at least one call"};
-  if (calls[0].repeat != 1) return Error{"a chain's first call runs once (its arguments may be per instance)"};
+  if (calls[0].repeat == 0) return Error{"call 1 of the chain ('" + calls[0].export_name + "') repeats 0 times"};
   auto spec = call_spec(m, calls[0].export_name, instances, calls[0].args, o);
   if (!spec) return spec.error();
-  for (size_t c = 1; c < calls.size(); ++c) {
-    const Call& call = calls[c];
-    if (call.repeat == 0) return Error{"call " + std::to_string(c + 1) + " of the chain ('" + call.export_name + "') repeats 0 times"};
+  // The first call's repetitions after the first are calls of the chain.
+  std::vector<Call> rest;
+  if (calls[0].repeat > 1) rest.push_back({calls[0].export_name, calls[0].args, calls[0].repeat - 1});
+  rest.insert(rest.end(), calls.begin() + 1, calls.end());
+  for (size_t c = 0; c < rest.size(); ++c) {
+    const Call& call = rest[c];
+    const size_t number = c + (calls[0].repeat > 1 ? 1 : 2);  // the call's number in the chain as given
+    if (call.repeat == 0) return Error{"call " + std::to_string(number) + " of the chain ('" + call.export_name + "') repeats 0 times"};
     for (const Arg& a : call.args)
       if (a.kind() == Arg::Kind::Column)
-        return Error{"call " + std::to_string(c + 1) + " of the chain ('" + call.export_name +
-                     "'): arguments after the first call are the same for every instance (numbers or the instance index)"};
+        return Error{"call " + std::to_string(number) + " of the chain ('" + call.export_name +
+                     "'): arguments of a call after the first, or of a repeated call, are the same for every "
+                     "instance (numbers or the instance index)"};
     auto type = ww::batch::export_function_type(m.impl().cm->module, call.export_name);
     if (!type.ok()) return Error{type.error().message};
     auto sources = arg_sources(call.export_name, *type, instances, call.args);

@@ -491,9 +491,8 @@ class CpuExecutor final : public Executor {
           // What the instance is now, kept for the next batch; one that
           // stopped partway (a trap, the timeout) is done for good.
           if (t == TrapCode::None) {
-            auto d = store.delta(b->instance);
-            if (!d.ok()) throw std::runtime_error(d.error().message);
-            resident->deltas[i] = std::move(*d);
+            if (Status s = store.capture_delta(b->instance, resident->deltas[i]); !s.ok())
+              throw std::runtime_error(s.error().message);
           } else {
             resident->traps[i] = uint8_t(t);
             resident->deltas[i] = {};

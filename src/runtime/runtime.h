@@ -191,7 +191,8 @@ class Store {
   // What changed in the instance since it was made from an image or last
   // reset to one, and that change made again on an instance just reset to
   // the same image.
-  Result<InstanceDelta> delta(uint32_t instance) const;
+  // (capture_delta refills `d`, keeping its vectors' storage.)
+  Status capture_delta(uint32_t instance, InstanceDelta& d) const;
   Status apply_delta(uint32_t instance, const InstanceDelta& d);
 
   std::optional<ExternVal> get_export(uint32_t instance, std::string_view name) const;

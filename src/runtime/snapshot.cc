@@ -3,6 +3,7 @@
 // exports and start function once and seeds every instance from the result.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 
 #include "runtime/store_internal.h"
@@ -174,58 +175,75 @@ Status Store::reset_instance(uint32_t instance, const InstanceSnapshot& image) {
   return Status::Ok();
 }
 
-Result<InstanceDelta> Store::delta(uint32_t instance) const {
+Status Store::capture_delta(uint32_t instance, InstanceDelta& d) const {
   static_assert(InstanceDelta::kGranuleShift == MemoryInst::kWrittenShift);
   const StoreImpl& s = *impl_;
   if (instance >= s.instances.size()) return make_error(kNoOffset, "no such instance");
   const InstanceRec& inst = s.instances[instance];
   const Module& m = inst.module->module;
-  const RefMap refs(inst);
   auto foreign = [] {
     return make_error(kNoOffset, "the instance refers to a function outside it, which its saved state cannot carry");
   };
-  InstanceDelta d;
+  // Runs for every resident instance in every batch: `d`'s vectors are
+  // refilled in place, and flags are tested 64 at a time (as
+  // restore_written does).
+  d.memories.resize(inst.memories.size() - m.num_imported_memories);
   for (size_t k = m.num_imported_memories; k < inst.memories.size(); ++k) {
     const MemoryInst& mem = s.memories[inst.memories[k]];
-    InstanceDelta::Memory dm;
+    InstanceDelta::Memory& dm = d.memories[k - m.num_imported_memories];
     dm.pages = mem.pages;
+    dm.granules.clear();
+    dm.bytes.clear();
     const uint64_t size = mem.data.size();
     const size_t flags = std::min(mem.written.size(), size_t(size >> MemoryInst::kWrittenShift));
-    for (size_t g = 0; g < flags; ++g) {
-      if (!mem.written[g]) continue;
-      const uint64_t at = uint64_t(g) << MemoryInst::kWrittenShift;
-      const uint64_t len = std::min(InstanceDelta::kStride, size - at);
-      dm.granules.push_back(uint32_t(g));
-      const size_t off = dm.bytes.size();
-      dm.bytes.resize(off + InstanceDelta::kStride, 0);
-      std::memcpy(dm.bytes.data() + off, mem.data.data() + at, len);
+    for (size_t b = 0; b < flags; b += 8) {
+      uint64_t w = 0;
+      std::memcpy(&w, mem.written.data() + b, std::min<size_t>(8, flags - b));
+      for (; w != 0; w &= w - 1) {
+        const size_t g = b + size_t(__builtin_ctzll(w) >> 3);
+        const uint64_t at = uint64_t(g) << MemoryInst::kWrittenShift;
+        const uint64_t len = std::min(InstanceDelta::kStride, size - at);
+        dm.granules.push_back(uint32_t(g));
+        const size_t off = dm.bytes.size();
+        dm.bytes.resize(off + InstanceDelta::kStride, 0);
+        std::memcpy(dm.bytes.data() + off, mem.data.data() + at, len);
+      }
     }
-    d.memories.push_back(std::move(dm));
   }
+  // Module-relative references through the instance's function index
+  // space; a map only when some state holds references.
+  std::optional<RefMap> refs;
+  auto to_module = [&](uint64_t ref, uint64_t& out) {
+    if (ref == 0) return (out = 0), true;
+    if (!refs) refs.emplace(inst);
+    return refs->to_module(ref, out);
+  };
+  d.globals.resize(inst.globals.size() - m.num_imported_globals);
   for (size_t k = m.num_imported_globals; k < inst.globals.size(); ++k) {
     const GlobalInst& g = s.globals[inst.globals[k]];
-    uint64_t v = g.bits;
-    if (is_funcref(g.type.type) && !refs.to_module(g.bits, v)) return foreign();
-    d.globals.push_back(v);
+    uint64_t& v = d.globals[k - m.num_imported_globals];
+    v = g.bits;
+    if (is_funcref(g.type.type) && !to_module(g.bits, v)) return foreign();
   }
+  d.tables.resize(inst.tables.size() - m.num_imported_tables);
   for (size_t k = m.num_imported_tables; k < inst.tables.size(); ++k) {
     const TableInst& t = s.tables[inst.tables[k]];
-    std::vector<uint64_t> elems(t.elems.size());
-    for (size_t e = 0; e < elems.size(); ++e) {
-      elems[e] = t.elems[e];
-      if (is_funcref(t.type.elem) && !refs.to_module(t.elems[e], elems[e])) return foreign();
-    }
-    d.tables.push_back(std::move(elems));
+    std::vector<uint64_t>& elems = d.tables[k - m.num_imported_tables];
+    elems.assign(t.elems.begin(), t.elems.end());
+    if (is_funcref(t.type.elem))
+      for (uint64_t& e : elems)
+        if (!to_module(e, e)) return foreign();
   }
+  d.elem_segments.resize(inst.elem_segments.size());
   for (size_t k = 0; k < inst.elem_segments.size(); ++k) {
-    std::vector<uint64_t> seg = inst.elem_segments[k];
+    std::vector<uint64_t>& seg = d.elem_segments[k];
+    seg.assign(inst.elem_segments[k].begin(), inst.elem_segments[k].end());
     if (is_funcref(m.elems[k].type))
       for (uint64_t& r : seg)
-        if (!refs.to_module(r, r)) return foreign();
-    d.elem_segments.push_back(std::move(seg));
+        if (!to_module(r, r)) return foreign();
   }
-  d.data_dropped = inst.data_dropped;
-  return d;
+  d.data_dropped.assign(inst.data_dropped.begin(), inst.data_dropped.end());
+  return Status::Ok();
 }
 
 Status Store::apply_delta(uint32_t instance, const InstanceDelta& d) {

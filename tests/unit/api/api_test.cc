@@ -193,6 +193,52 @@ TEST(Api, ChainedCallsShareTheirInstances) {
   }
 }
 
+// Resident instances keep their memory between calls: a value written in,
+// doubled by one call, read back, doubled again by a chain.
+TEST(Api, ResidentInstancesKeepTheirMemory) {
+  const uint64_t n = 500;
+  std::vector<uint8_t> in(n * 4);
+  for (uint64_t i = 0; i < n; ++i) {
+    const int32_t v = int32_t(i) - 7;
+    std::memcpy(&in[i * 4], &v, 4);
+  }
+  auto at = [](const std::vector<uint8_t>& b, uint64_t i) {
+    int32_t v;
+    std::memcpy(&v, &b[i * 4], 4);
+    return v;
+  };
+  for (wasmwarp::Backend b : {wasmwarp::Backend::Cpu, wasmwarp::Backend::Gpu}) {
+    auto inst = engine_on(b).instances(module(), n);
+    if (b == wasmwarp::Backend::Gpu && !inst.ok()) GTEST_SKIP() << "no GPU: " << inst.error().message;
+    ASSERT_TRUE(inst.ok()) << inst.error().message;
+    EXPECT_EQ(inst->backend(), b);
+    EXPECT_EQ(inst->count(), n);
+    auto wrote = inst->write_memory(64, 4, in);
+    ASSERT_TRUE(wrote.ok()) << wrote.error().message;
+    EXPECT_EQ(*wrote, n * 4);
+    auto r = inst->call("twice", {wasmwarp::Arg::i32(64)});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    auto mem = inst->read_memory(68, 4);
+    ASSERT_TRUE(mem.ok()) << mem.error().message;
+    for (uint64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(r->i32(i), 2 * (int32_t(i) - 7)) << i;
+      ASSERT_EQ(at(*mem, i), r->i32(i)) << i;
+    }
+    auto c = inst->chain({{"twice", {wasmwarp::Arg::i32(68)}}, {"twice", {wasmwarp::Arg::i32(72)}}});
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(c->i32(i), 8 * (int32_t(i) - 7)) << i;
+    auto past = inst->read_memory(65535, 4);
+    ASSERT_FALSE(past.ok());
+    EXPECT_NE(past.error().message.find("past instance 0's memory"), std::string::npos) << past.error().message;
+    auto short_in = inst->write_memory(0, 8, in);
+    ASSERT_FALSE(short_in.ok());
+    EXPECT_NE(short_in.error().message.find("250 records for 500 instances"), std::string::npos)
+        << short_in.error().message;
+    auto unknown = inst->call("nope", {});
+    ASSERT_FALSE(unknown.ok());
+  }
+}
+
 // On the GPU the same answers; without one, an error that says so.
 TEST(Api, GpuCallOrAClearError) {
   const uint64_t n = 5000;
