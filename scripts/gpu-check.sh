@@ -217,6 +217,15 @@ for be in gpu cpu; do
     "${CHAIN_SEPARATE:-10}" >"$O/chain-$be.txt" 2>&1
   row "chain bench ($be)" "exit $? ($(awk 'NR == 2 {print $NF " s one launch"}' "$O/chain-$be.txt"))"
 done
+# The API's call overhead on the GPU, C++ and Python (the extension the
+# python part built).
+if [[ -d $O/python/wasmwarp ]]; then
+  mkdir -p "$O/apibuild/bench"
+  ln -sf "$N/api_call_overhead" "$O/apibuild/bench/api_call_overhead"
+  ln -sfn "$O/python" "$O/apibuild/python"
+  INC_WASM=$N/inc.wasm PYTHON=python3 bash "$root/bench/api/run.sh" "$O/apibuild" gpu 5 >"$O/api-overhead-gpu.txt" 2>&1
+  row "api overhead (gpu)" "exit $?"
+fi
 fi
 if want layout; then
 for l in ${LAYOUTS:-contiguous sparse interleaved}; do
@@ -406,6 +415,7 @@ fi
     [[ -f $O/bench-table-$l.txt ]] && { echo "-- $l layout"; cat "$O/bench-table-$l.txt"; }
   done
   for be in gpu cpu; do [[ -s $O/chain-$be.txt ]] && { echo "-- chain ($be)"; cat "$O/chain-$be.txt"; }; done
+  [[ -s $O/api-overhead-gpu.txt ]] && { echo "-- api call overhead (gpu)"; cat "$O/api-overhead-gpu.txt"; }
   [[ -s $O/ncu.txt ]] && { echo "-- ncu (compiled kernels)"; cat "$O/ncu.txt"; }
   [[ -s $O/scale.txt ]] && { echo "-- scale (issue 9)"; cat "$O/scale.txt"; }
   [[ -s $O/transfers/alloc_cost.txt ]] && { echo "-- allocation and transfers"; cat "$O/transfers/alloc_cost.txt" "$O/transfers/summary.txt"; }

@@ -15,7 +15,8 @@ build=${WW_BUILD_DIR:-$root/build}
 suite=${WW_SPEC_SUITE:-$root/../shared/wasm-testsuite}
 
 cmake -S "$root" -B "$build" -G Ninja >/dev/null
-ninja -C "$build" -j"$(nproc)" wasmwarp ww_test_gpu ww_test_batch ww_test_api ww-spectest ww-difftest api_chain_bench
+ninja -C "$build" -j"$(nproc)" wasmwarp ww_test_gpu ww_test_batch ww_test_api ww-spectest ww-difftest api_chain_bench \
+  api_call_overhead
 rm -rf "$bundle"
 mkdir -p "$bundle/lib" "$bundle/spec"
 cp "$build/wasmwarp" "$build/ww-spectest" "$build/ww-difftest" "$build/tests/ww_test_gpu" "$build/tests/ww_test_batch" "$build/tests/ww_test_api" "$bundle/"
@@ -49,7 +50,9 @@ clang --target=wasm32-wasi -O2 -c "$root/bench/wasi/greet.c" -o "$bundle/bench/g
 # reference and its API driver.
 clang --target=wasm32 -O2 -nostdlib -Wl,--no-entry "$root/bench/chain/particle.c" -o "$bundle/bench/particle.wasm"
 gcc -O2 -DNATIVE -ffp-contract=off "$root/bench/chain/particle.c" -o "$bundle/bench/particle_ref"
-cp "$build/bench/api_chain_bench" "$bundle/bench/" && strip "$bundle/bench/api_chain_bench"
+cp "$build/bench/api_chain_bench" "$build/bench/api_call_overhead" "$bundle/bench/"
+strip "$bundle/bench/api_chain_bench" "$bundle/bench/api_call_overhead"
+wat2wasm "$root/bench/api/inc.wat" -o "$bundle/bench/inc.wasm"
 # Another build of wasmwarp to compare kernels with (bench/gpu/kernel-ab.sh):
 # WW_AB_OLD names its binary.
 if [[ -n ${WW_AB_OLD:-} ]]; then cp "$WW_AB_OLD" "$bundle/wasmwarp-old" && strip "$bundle/wasmwarp-old"; fi

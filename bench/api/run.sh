@@ -9,7 +9,8 @@ reps=${3:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-wat2wasm "$here/inc.wat" -o "$work/inc.wasm"
+# INC_WASM: inc.wat built elsewhere (the GPU machine has no wabt).
+if [[ -n ${INC_WASM:-} ]]; then cp "$INC_WASM" "$work/inc.wasm"; else wat2wasm "$here/inc.wat" -o "$work/inc.wasm"; fi
 "$build/bench/api_call_overhead" "$work/inc.wasm" "$backend" "$reps" >"$work/cpp.txt"
 PYTHONPATH=$build/python ${PYTHON:-/usr/bin/python3} "$here/call_overhead.py" "$work/inc.wasm" "$backend" "$reps" >"$work/py.txt"
 echo "instances  C++ API s/call  Python s/call  Python/C++  ($backend, median of $reps)"
