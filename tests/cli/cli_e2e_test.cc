@@ -344,6 +344,33 @@ TEST_F(Cli, InitRunsOnceAndSeedsEveryInstance) {
   expect_error({"run", "--init", "nope", "-n", "2", "--invoke", "lookup", m, "1"}, "unknown export 'nope'");
 }
 
+// --then: calls on the same instances; the results are the last call's,
+// and an instance that traps stops there with that trap.
+TEST_F(Cli, ThenChainsCallsOnTheSameInstances) {
+  std::string m = write("chain.wat", R"((module
+  (memory 1)
+  (global $g (mut i64) (i64.const 0))
+  (func (export "init") (param i64) (global.set $g (local.get 0)))
+  (func (export "add") (param i64)
+    (if (i64.eq (global.get $g) (i64.const 3)) (then unreachable))
+    (global.set $g (i64.add (global.get $g) (local.get 0)))
+    (i64.store (i32.const 8) (i64.add (i64.load (i32.const 8)) (i64.const 1))))
+  (func (export "result") (result i64 i64) (global.get $g) (i64.load (i32.const 8)))))");
+  Proc r = run({"run", "--backend", "cpu", "--output", "-", "-n", "5", "--invoke", "init", "--then", "add:10:2",
+                "--then", "result", m, "@index"});
+  EXPECT_EQ(r.rc, 1) << r.err;  // instances 1 and 3 meet g == 3
+  EXPECT_EQ(r.out, "0\t20\t10\n1\ttrap: unreachable\n2\t22\t10\n3\ttrap: unreachable\n4\t24\t10\n") << r.err;
+  r = run({"run", "--backend", "cpu", "--invoke", "init", "--then", "add:3:@index", "--then", "result", m, "5"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "5\n3\n") << r.err;  // one instance, index 0: adds 0 three times
+  expect_error({"run", "-n", "2", "--invoke", "init", "--then", "add", m, "1"},
+               "--then add: export 'add' takes 1 argument(s) (i64); give them as NAME:K:A,B");
+  expect_error({"run", "-n", "2", "--invoke", "init", "--then", "add:0:1", m, "1"}, "the count after ':' must be a positive number");
+  expect_error({"run", "-n", "2", "--invoke", "init", "--then", "nope", m, "1"}, "unknown export 'nope'");
+  expect_error({"run", "-n", "2", "--invoke", "init", "--then", "add:1:@col:x.npy", m, "1"},
+               "arguments of chained calls are constants or @index");
+}
+
 // The text format is read as well as the binary one, whatever the name.
 TEST_F(Cli, TextFormatModulesRun) {
   std::string wat = write("add.wat", ";; adds\n(module (func (export \"add\") (param i32 i32) (result i32)\n"
