@@ -53,7 +53,8 @@ if want python; then
     libs+=("$B/pylibs/libww_$l.a")
   done
   # shellcheck disable=SC2046
-  if c++ -O2 -shared -fPIC -std=c++20 $(python3 -m pybind11 --includes) -I"$root/include" "$root/python/src/module.cc" \
+  if c++ -O2 -shared -fPIC -std=c++20 $(python3 -m pybind11 --includes) -I"$root/include" -I"$B/pyinclude" \
+      "$root/python/src/module.cc" \
       -o "$P/wasmwarp/_wasmwarp$ext" -Wl,--start-group "${libs[@]}" -Wl,--end-group "$B"/lib/libpng*.so* \
       -L"${CUDA_HOME:-/usr/local/cuda}/lib64" -lcudart_static -lrt -ldl -lpthread >"$P/build.log" 2>&1; then
     cp "$root"/python/wasmwarp/*.py "$P/wasmwarp/"

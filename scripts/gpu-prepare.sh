@@ -31,6 +31,8 @@ for l in api batch compiled cache gpu intrinsics wasi runtime exec_cpu store tra
   cp "$build/libww_$l.a" "$bundle/pylibs/"
 done
 strip -g "$bundle"/pylibs/*.a
+# DLPack's header (Debian's libdlpack-dev), which the GPU machine lacks.
+mkdir -p "$bundle/pyinclude" && cp -r /usr/include/dlpack "$bundle/pyinclude/"
 for w in "$root"/python/tests/*.wat; do wat2wasm "$w" -o "$bundle/pywasm/$(basename "${w%.wat}").wasm"; done
 clang --target=wasm32-wasi -O2 -nostartfiles -Wl,--no-entry "$root/examples/python/option.c" -lm \
   -o "$bundle/pywasm/option.wasm"

@@ -111,18 +111,24 @@ class Arg {
   static Arg column(std::span<const float> rows);
   static Arg column(std::span<const double> rows);
   static Arg index();
+  // A column in GPU memory (a CUDA device pointer): a row per instance,
+  // 4 bytes each for i32 and f32, 8 for i64 and f64. The GPU backend reads
+  // it where it is, once the device has finished the work before the call.
+  static Arg device_column(const void* device_data, ValueType type);
 
-  enum class Kind : uint8_t { Scalar, Column, Index };
+  enum class Kind : uint8_t { Scalar, Column, Index, DeviceColumn };
   Kind kind() const { return kind_; }
   ValueType type() const { return type_; }
   // Raw bits, one per row (one for a scalar): i32 and f32 in the low half.
   const std::vector<uint64_t>& bits() const { return bits_; }
+  const void* device_data() const { return device_; }
 
  private:
   Arg(Kind k, ValueType t, std::vector<uint64_t> bits) : kind_(k), type_(t), bits_(std::move(bits)) {}
   Kind kind_;
   ValueType type_;
   std::vector<uint64_t> bits_;
+  const void* device_ = nullptr;
 };
 
 // Bytes written into each instance's memory 0 at `address` before the
@@ -165,6 +171,9 @@ struct CallOptions {
   // for the whole chain (the state stays on the device either way; one
   // launch is the faster, bench/RESULTS.md).
   bool gpu_launch_per_call = false;
+  // GPU only: results stay in GPU memory (CallResult::device_result), as
+  // columns the CallResult owns; its host results are then zeros.
+  bool results_on_device = false;
 };
 
 // One call of a chain (Engine::chain): an export, its arguments, and how
@@ -213,6 +222,14 @@ class CallResult {
   double f64(uint64_t instance, size_t k = 0) const;
   // All results, instance-major: instances() x result_types().size().
   std::span<const uint64_t> all_bits() const;
+
+  // With CallOptions::results_on_device: result k of every instance, a
+  // column in GPU memory (4 or 8 bytes a row, zeros where an instance
+  // trapped) that lives as long as this result or a copy of it; null
+  // otherwise.
+  const void* device_result(size_t k) const;
+  // Keeps the device columns alive (for an array that exports them).
+  std::shared_ptr<const void> device_owner() const;
 
   // 0 for an instance that returned; else its trap code.
   std::span<const uint8_t> trap_codes() const;

@@ -13,6 +13,14 @@
 
 #include "wasmwarp/wasmwarp.h"
 
+// DLPack's ABI (Debian's libdlpack-dev): tensors in and out without a
+// copy. Without the header the extension still takes and gives CUDA
+// arrays through __cuda_array_interface__.
+#if __has_include(<dlpack/dlpack.h>)
+#include <dlpack/dlpack.h>
+#define WW_HAVE_DLPACK 1
+#endif
+
 namespace py = pybind11;
 
 namespace {
@@ -44,11 +52,79 @@ wasmwarp::Tier tier_of(const std::string& s) {
   throw py::value_error("tier must be 'auto', 'interp' or 'compiled', not '" + s + "'");
 }
 
-// One parameter's argument: a 1-D array of the parameter's dtype (a column),
-// None (the instance's index), or a Python number (the same for all).
-wasmwarp::Arg arg_of(const py::handle& a, wasmwarp::ValueType t, size_t k, const std::string& fn) {
+// NumPy's array-interface type string of a value type ("<i4", ...).
+const char* typestr_of(wasmwarp::ValueType t) {
+  switch (t) {
+    case wasmwarp::ValueType::I32: return "<i4";
+    case wasmwarp::ValueType::I64: return "<i8";
+    case wasmwarp::ValueType::F32: return "<f4";
+    case wasmwarp::ValueType::F64: return "<f8";
+    default: return "";
+  }
+}
+
+// A column in GPU memory, from an object with __cuda_array_interface__
+// (CuPy, PyTorch, Numba): 1-D, contiguous, of the parameter's type.
+wasmwarp::Arg cuda_column(const py::handle& a, wasmwarp::ValueType t, const std::string& which) {
+  py::dict cai = a.attr("__cuda_array_interface__");
+  auto shape = cai["shape"].cast<py::tuple>();
+  if (shape.size() != 1) throw py::value_error(which + " must be 1-D, not " + std::to_string(shape.size()) + "-D");
+  const std::string have = cai["typestr"].cast<std::string>(), want = typestr_of(t);
+  if (have != want)
+    throw py::type_error(which + " is " + wasmwarp::type_name(t) + " (typestr " + want + "), given a CUDA array of " +
+                         have);
+  if (cai.contains("strides") && !cai["strides"].is_none()) {
+    auto strides = cai["strides"].cast<py::tuple>();
+    if (strides[0].cast<int64_t>() != int64_t(want[2] - '0'))
+      throw py::value_error(which + ": a CUDA array with gaps between its rows (make it contiguous)");
+  }
+  const auto ptr = cai["data"].cast<py::tuple>()[0].cast<uintptr_t>();
+  return wasmwarp::Arg::device_column(reinterpret_cast<const void*>(ptr), t);
+}
+
+#ifdef WW_HAVE_DLPACK
+// A tensor handed over through DLPack (an object with __dlpack__ but no
+// __cuda_array_interface__): on a CUDA device, 1-D, contiguous. `keep`
+// takes the capsule, whose tensor the caller releases after the call.
+wasmwarp::Arg dlpack_column(const py::handle& a, wasmwarp::ValueType t, const std::string& which, py::list& keep) {
+  py::tuple dev = a.attr("__dlpack_device__")();
+  if (dev[0].cast<int>() != kDLCUDA) throw py::type_error(which + ": a DLPack tensor that is not on a CUDA device");
+  py::capsule cap = a.attr("__dlpack__")();
+  if (std::strcmp(cap.name(), "dltensor") != 0) throw py::value_error(which + ": a DLPack capsule already used");
+  auto* m = static_cast<DLManagedTensor*>(cap.get_pointer());
+  const DLTensor& x = m->dl_tensor;
+  const uint8_t bits = t == wasmwarp::ValueType::I32 || t == wasmwarp::ValueType::F32 ? 32 : 64;
+  const uint8_t code = t == wasmwarp::ValueType::F32 || t == wasmwarp::ValueType::F64 ? kDLFloat : kDLInt;
+  if (x.ndim != 1) throw py::value_error(which + " must be 1-D, not " + std::to_string(x.ndim) + "-D");
+  if (x.dtype.code != code || x.dtype.bits != bits || x.dtype.lanes != 1)
+    throw py::type_error(which + " is " + wasmwarp::type_name(t) + ", given a DLPack tensor of another type");
+  if (x.strides && x.strides[0] != 1) throw py::value_error(which + ": a DLPack tensor with gaps between its rows");
+  cap.set_name("used_dltensor");
+  keep.append(cap);
+  return wasmwarp::Arg::device_column(static_cast<const uint8_t*>(x.data) + x.byte_offset, t);
+}
+
+// Releases the tensors dlpack_column took (their producers' memory).
+void release_dlpack(py::list& keep) {
+  for (const py::handle& h : keep) {
+    auto* m = static_cast<DLManagedTensor*>(py::reinterpret_borrow<py::capsule>(h).get_pointer());
+    if (m && m->deleter) m->deleter(m);
+  }
+  keep = py::list();
+}
+#endif
+
+// One parameter's argument: a 1-D array of the parameter's dtype (a column,
+// on the host or a CUDA device), None (the instance's index), or a Python
+// number (the same for all).
+wasmwarp::Arg arg_of(const py::handle& a, wasmwarp::ValueType t, size_t k, const std::string& fn, py::list& keep) {
   const std::string which = "argument " + std::to_string(k + 1) + " of '" + fn + "'";
   if (a.is_none()) return wasmwarp::Arg::index();
+  if (py::hasattr(a, "__cuda_array_interface__")) return cuda_column(a, t, which);
+#ifdef WW_HAVE_DLPACK
+  if (!py::isinstance<py::array>(a) && py::hasattr(a, "__dlpack__") && py::hasattr(a, "__dlpack_device__"))
+    return dlpack_column(a, t, which, keep);
+#endif
   if (py::isinstance<py::array>(a)) {
     py::array arr = py::reinterpret_borrow<py::array>(a);
     if (arr.ndim() != 1) throw py::value_error(which + " must be 1-D, not " + std::to_string(arr.ndim()) + "-D");
@@ -109,11 +185,59 @@ auto run_interruptibly(std::atomic<bool>& cancel, Call&& call) {
 }
 
 // The result columns and trap codes of a call as NumPy arrays.
+// A result column left in GPU memory: exported as __cuda_array_interface__
+// (CuPy, PyTorch, Numba) and DLPack, without a copy; it keeps the
+// CallResult's device memory alive.
+struct CudaArray {
+  std::shared_ptr<const void> owner;
+  const void* data = nullptr;
+  uint64_t n = 0;
+  wasmwarp::ValueType type = wasmwarp::ValueType::I32;
+};
+
+#ifdef WW_HAVE_DLPACK
+// What a DLPack capsule of a CudaArray owns.
+struct Exported {
+  DLManagedTensor tensor{};
+  int64_t shape[1] = {0};
+  std::shared_ptr<const void> owner;
+};
+
+py::capsule to_dlpack(const CudaArray& a) {
+  auto* e = new Exported;
+  e->owner = a.owner;
+  e->shape[0] = int64_t(a.n);
+  DLTensor& x = e->tensor.dl_tensor;
+  x.data = const_cast<void*>(a.data);
+  x.device = {kDLCUDA, 0};  // wasmwarp runs on device 0
+  x.ndim = 1;
+  const bool f = a.type == wasmwarp::ValueType::F32 || a.type == wasmwarp::ValueType::F64;
+  const bool narrow = a.type == wasmwarp::ValueType::I32 || a.type == wasmwarp::ValueType::F32;
+  x.dtype = {uint8_t(f ? kDLFloat : kDLInt), uint8_t(narrow ? 32 : 64), 1};
+  x.shape = e->shape;
+  x.strides = nullptr;
+  x.byte_offset = 0;
+  e->tensor.manager_ctx = e;
+  e->tensor.deleter = [](DLManagedTensor* m) { delete static_cast<Exported*>(m->manager_ctx); };
+  // A capsule nobody consumed frees its tensor; a consumer renames it and
+  // calls the deleter itself.
+  return py::capsule(&e->tensor, "dltensor", [](PyObject* o) {
+    if (!PyCapsule_IsValid(o, "dltensor")) return;
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(o, "dltensor"));
+    if (m && m->deleter) m->deleter(m);
+  });
+}
+#endif
+
 py::tuple outcome(const wasmwarp::CallResult& r) {
   const uint64_t n = r.instances();
   const auto& types = r.result_types();
   py::list cols;
   for (size_t k = 0; k < types.size(); ++k) {
+    if (const void* d = r.device_result(k)) {
+      cols.append(py::cast(CudaArray{r.device_owner(), d, n, types[k]}));
+      continue;
+    }
     const std::string dt = dtype_of(types[k]);
     if (dt.empty()) fail(std::string("a result of type ") + wasmwarp::type_name(types[k]) + " has no NumPy dtype");
     py::array col(py::dtype(dt), std::vector<py::ssize_t>{py::ssize_t(n)});
@@ -131,26 +255,27 @@ py::tuple outcome(const wasmwarp::CallResult& r) {
 }
 
 // The arguments of a call of `fn`, one per parameter.
-std::vector<wasmwarp::Arg> args_for(const wasmwarp::Module& mod, const std::string& fn, const py::sequence& args) {
+std::vector<wasmwarp::Arg> args_for(const wasmwarp::Module& mod, const std::string& fn, const py::sequence& args,
+                                    py::list& keep) {
   auto type = mod.function_type(fn);
   if (!type) throw py::value_error(type.error().message);
   if (py::len(args) != type->params.size())
     throw py::type_error("'" + fn + "' takes " + std::to_string(type->params.size()) + " argument(s), given " +
                          std::to_string(py::len(args)));
   std::vector<wasmwarp::Arg> a;
-  for (size_t k = 0; k < type->params.size(); ++k) a.push_back(arg_of(args[k], type->params[k], k, fn));
+  for (size_t k = 0; k < type->params.size(); ++k) a.push_back(arg_of(args[k], type->params[k], k, fn, keep));
   return a;
 }
 
 // calls: (export, args, repeat) per call of a chain.
-std::vector<wasmwarp::Call> chain_for(const wasmwarp::Module& mod, const py::sequence& calls) {
+std::vector<wasmwarp::Call> chain_for(const wasmwarp::Module& mod, const py::sequence& calls, py::list& keep) {
   std::vector<wasmwarp::Call> chain;
   for (const py::handle& item : calls) {
     auto c = item.cast<py::tuple>();
     wasmwarp::Call call;
     call.export_name = c[0].cast<std::string>();
     call.repeat = c[2].cast<uint64_t>();
-    call.args = args_for(mod, call.export_name, c[1].cast<py::sequence>());
+    call.args = args_for(mod, call.export_name, c[1].cast<py::sequence>(), keep);
     chain.push_back(std::move(call));
   }
   return chain;
@@ -165,14 +290,33 @@ wasmwarp::Engine engine_for(const std::string& backend, const std::string& tier,
 }
 
 // Runs `call(options)` interruptibly with the call options given.
+// What a call takes besides its arguments (Python's keywords).
+struct CallKnobs {
+  uint64_t fuel = 0;
+  double timeout = 0;
+  bool launch_per_call = false;
+  bool device = false;  // results stay on the GPU
+};
+
+// Runs `call(options)` interruptibly; then the DLPack tensors the
+// arguments took (`keep`) go back to their producers, whatever happened.
 template <class Call>
-py::tuple run_call(uint64_t fuel, double timeout, bool launch_per_call, Call&& call) {
+py::tuple run_call(const CallKnobs& k, py::list& keep, Call&& call) {
   std::atomic<bool> cancel{false};
   wasmwarp::CallOptions o;
-  o.fuel = fuel;
-  o.timeout_s = timeout;
+  o.fuel = k.fuel;
+  o.timeout_s = k.timeout;
   o.cancel = &cancel;
-  o.gpu_launch_per_call = launch_per_call;
+  o.gpu_launch_per_call = k.launch_per_call;
+  o.results_on_device = k.device;
+  struct Release {
+    py::list& keep;
+    ~Release() {
+#ifdef WW_HAVE_DLPACK
+      release_dlpack(keep);
+#endif
+    }
+  } release{keep};
   auto r = run_interruptibly(cancel, [&] { return call(o); });
   if (!r) throw py::value_error(r.error().message);
   return outcome(*r);
@@ -216,24 +360,30 @@ PYBIND11_MODULE(_wasmwarp, m) {
       .def(
           "call",
           [](const wasmwarp::Module& mod, const std::string& fn, py::sequence args, uint64_t n,
-             const std::string& backend, const std::string& tier, unsigned threads, uint64_t fuel, double timeout) {
-            auto a = args_for(mod, fn, args);
+             const std::string& backend, const std::string& tier, unsigned threads, uint64_t fuel, double timeout,
+             bool device) {
+            py::list keep;
+            auto a = args_for(mod, fn, args, keep);
             auto engine = engine_for(backend, tier, threads);
-            return run_call(fuel, timeout, false, [&](const wasmwarp::CallOptions& o) { return engine.call(mod, fn, n, a, o); });
+            return run_call({fuel, timeout, false, device}, keep,
+                            [&](const wasmwarp::CallOptions& o) { return engine.call(mod, fn, n, a, o); });
           },
           py::arg("export"), py::arg("args"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
-          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0)
+          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("device") = false)
       .def(
           "chain",
           [](const wasmwarp::Module& mod, py::sequence calls, uint64_t n, const std::string& backend,
-             const std::string& tier, unsigned threads, uint64_t fuel, double timeout, bool launch_per_call) {
-            auto chain = chain_for(mod, calls);
+             const std::string& tier, unsigned threads, uint64_t fuel, double timeout, bool launch_per_call,
+             bool device) {
+            py::list keep;
+            auto chain = chain_for(mod, calls, keep);
             auto engine = engine_for(backend, tier, threads);
-            return run_call(fuel, timeout, launch_per_call,
+            return run_call({fuel, timeout, launch_per_call, device}, keep,
                             [&](const wasmwarp::CallOptions& o) { return engine.chain(mod, n, chain, o); });
           },
           py::arg("calls"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
-          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("launch_per_call") = false)
+          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("launch_per_call") = false,
+          py::arg("device") = false)
       .def(
           "instances",
           [](const wasmwarp::Module& mod, uint64_t n, const std::string& backend, const std::string& tier,
@@ -255,21 +405,25 @@ PYBIND11_MODULE(_wasmwarp, m) {
       .def(
           "call",
           [](wasmwarp::Instances& b, const wasmwarp::Module& mod, const std::string& fn, py::sequence args,
-             uint64_t fuel, double timeout) {
-            auto a = args_for(mod, fn, args);
-            return run_call(fuel, timeout, false, [&](const wasmwarp::CallOptions& o) { return b.call(fn, a, o); });
+             uint64_t fuel, double timeout, bool device) {
+            py::list keep;
+            auto a = args_for(mod, fn, args, keep);
+            return run_call({fuel, timeout, false, device}, keep,
+                            [&](const wasmwarp::CallOptions& o) { return b.call(fn, a, o); });
           },
-          py::arg("module"), py::arg("export"), py::arg("args"), py::arg("fuel") = 0, py::arg("timeout") = 0.0)
+          py::arg("module"), py::arg("export"), py::arg("args"), py::arg("fuel") = 0, py::arg("timeout") = 0.0,
+          py::arg("device") = false)
       .def(
           "chain",
           [](wasmwarp::Instances& b, const wasmwarp::Module& mod, py::sequence calls, uint64_t fuel, double timeout,
-             bool launch_per_call) {
-            auto chain = chain_for(mod, calls);
-            return run_call(fuel, timeout, launch_per_call,
+             bool launch_per_call, bool device) {
+            py::list keep;
+            auto chain = chain_for(mod, calls, keep);
+            return run_call({fuel, timeout, launch_per_call, device}, keep,
                             [&](const wasmwarp::CallOptions& o) { return b.chain(chain, o); });
           },
           py::arg("module"), py::arg("calls"), py::arg("fuel") = 0, py::arg("timeout") = 0.0,
-          py::arg("launch_per_call") = false)
+          py::arg("launch_per_call") = false, py::arg("device") = false)
       .def(
           "read_memory",
           [](const wasmwarp::Instances& b, uint64_t addr, uint64_t nbytes) {
@@ -295,6 +449,30 @@ PYBIND11_MODULE(_wasmwarp, m) {
             return *r;
           },
           py::arg("addr"), py::arg("bytes"), py::arg("record"));
+
+  py::class_<CudaArray>(m, "CudaArray", "A result column in GPU memory (CuPy, PyTorch: cupy.asarray(a), torch.from_dlpack(a))")
+      .def_property_readonly("shape", [](const CudaArray& a) { return py::make_tuple(a.n); })
+      .def_property_readonly("dtype", [](const CudaArray& a) { return py::dtype(dtype_of(a.type)); })
+      .def("__len__", [](const CudaArray& a) { return a.n; })
+      .def_property_readonly("__cuda_array_interface__",
+                             [](const CudaArray& a) {
+                               py::dict d;
+                               d["shape"] = py::make_tuple(a.n);
+                               d["typestr"] = typestr_of(a.type);
+                               d["data"] = py::make_tuple(reinterpret_cast<uintptr_t>(a.data), false);
+                               d["strides"] = py::none();
+                               d["version"] = 3;
+                               // Written and synchronised before the call returned.
+                               d["stream"] = py::none();
+                               return d;
+                             })
+#ifdef WW_HAVE_DLPACK
+      // The keywords (stream, max_version, ...) do not change what is
+      // given: the columns are complete when the call returns.
+      .def("__dlpack__", [](const CudaArray& a, const py::args&, const py::kwargs&) { return to_dlpack(a); })
+      .def("__dlpack_device__", [](const CudaArray&) { return py::make_tuple(int(kDLCUDA), 0); })
+#endif
+      ;
 
   m.def("trap_message", [](uint8_t code) { return wasmwarp::trap_message(code); }, py::arg("code"));
 }

@@ -215,3 +215,19 @@ def test_instances_keep_their_state(wasm, backend):
         b.write_memory(0, np.zeros(3, dtype=np.int32))
     with pytest.raises(ValueError, match="unknown export"):
         b.call("nope")
+
+
+def test_cuda_arrays_need_the_gpu(wasm):
+    """An argument with __cuda_array_interface__ is read on the device:
+    the CPU backend refuses it before touching it."""
+
+    class FakeCudaColumn:
+        __cuda_array_interface__ = {"shape": (4,), "typestr": "<i8", "data": (16, False), "version": 3}
+
+    m = wasmwarp.Module(wasm["calc"])
+    with pytest.raises(ValueError, match="need the GPU backend"):
+        m.run("collatz_steps", FakeCudaColumn(), backend="cpu")
+    with pytest.raises(TypeError, match="given a CUDA array of <i8"):
+        m.run("affine", FakeCudaColumn(), 1.0, 1, backend="cpu")
+    with pytest.raises(ValueError, match="need the GPU backend"):
+        m.run("collatz_steps", np.arange(1, 5, dtype=np.int64), backend="cpu", device=True)

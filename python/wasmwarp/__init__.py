@@ -18,7 +18,12 @@ import numpy as np
 
 from . import _wasmwarp
 
-__all__ = ["Module", "Instances", "Trap", "Export", "Call", "INDEX", "trap_message"]
+#: A result column left in GPU memory (``device=True``): exposes
+#: ``__cuda_array_interface__`` and DLPack, so ``cupy.asarray(a)`` and
+#: ``torch.from_dlpack(a)`` take it without a copy.
+CudaArray = _wasmwarp.CudaArray
+
+__all__ = ["Module", "Instances", "CudaArray", "Trap", "Export", "Call", "INDEX", "trap_message"]
 
 Export = namedtuple("Export", "name kind params results")
 
@@ -104,7 +109,7 @@ class Module:
         return None
 
     def run(self, export, *args, n=None, backend="auto", tier="auto", threads=0, fuel=0, timeout=0.0,
-            traps="raise"):
+            traps="raise", device=False):
         """Calls ``export`` on ``n`` fresh instances, one per row of the
         array arguments (``n`` may be left out when one is an array).
 
@@ -113,15 +118,22 @@ class Module:
         (those results, a boolean trap mask). ``backend``: "auto", "cpu" or
         "gpu"; ``tier``: "auto", "interp" or "compiled"; ``fuel``: the most
         back-edges and calls an instance may take; ``timeout``: seconds.
+
+        On the GPU, arguments may be CUDA arrays (CuPy, PyTorch: anything
+        with ``__cuda_array_interface__`` or ``__dlpack__``), read where
+        they are; with ``device=True`` the results stay there too, as
+        :class:`CudaArray` columns (``cupy.asarray(r)``,
+        ``torch.from_dlpack(r)``).
         """
         _check_traps(traps)
         converted = self._convert(export, args)
         n = _instances(n, converted)
-        cols, codes = self._m.call(export, converted, n, backend, tier, int(threads), int(fuel), float(timeout))
+        cols, codes = self._m.call(export, converted, n, backend, tier, int(threads), int(fuel), float(timeout),
+                                   bool(device))
         return _outcome(cols, codes, traps)
 
     def chain(self, calls, n=None, backend="auto", tier="auto", threads=0, fuel=0, timeout=0.0, traps="raise",
-              launch_per_call=False):
+              launch_per_call=False, device=False):
         """Calls ``calls`` in order on the same ``n`` fresh instances, each on
         the state the one before left: e.g. ``[Call("init", seeds),
         Call("step", 0.01, repeat=1000), "result"]`` (a name alone is a call
@@ -132,10 +144,9 @@ class Module:
         (for comparison; slower)."""
         _check_traps(traps)
         items = self._chain_items(calls)
-        arrays = [a for _, args, _ in items for a in args if isinstance(a, np.ndarray)]
-        n = _instances(n, arrays)
+        n = _instances(n, [a for _, args, _ in items for a in args])
         cols, codes = self._m.chain(items, n, backend, tier, int(threads), int(fuel), float(timeout),
-                                    bool(launch_per_call))
+                                    bool(launch_per_call), bool(device))
         return _outcome(cols, codes, traps)
 
     def instances(self, n, backend="auto", tier="auto", threads=0):
@@ -197,22 +208,23 @@ class Instances:
         """"cpu" or "gpu"."""
         return self._b.backend()
 
-    def call(self, export, *args, fuel=0, timeout=0.0, traps="raise"):
+    def call(self, export, *args, fuel=0, timeout=0.0, traps="raise", device=False):
         """Calls ``export`` on every instance; arguments and return value as
         :meth:`Module.run` (``n`` is the instances')."""
         _check_traps(traps)
         converted = self._module._convert(export, args)
         _instances(self.n, converted)
-        cols, codes = self._b.call(self._module._m, export, converted, int(fuel), float(timeout))
+        cols, codes = self._b.call(self._module._m, export, converted, int(fuel), float(timeout), bool(device))
         return _outcome(cols, codes, traps)
 
-    def chain(self, calls, fuel=0, timeout=0.0, traps="raise", launch_per_call=False):
+    def chain(self, calls, fuel=0, timeout=0.0, traps="raise", launch_per_call=False, device=False):
         """Calls ``calls`` one after another on every instance, as
         :meth:`Module.chain` (one launch on the GPU)."""
         _check_traps(traps)
         items = self._module._chain_items(calls)
-        _instances(self.n, [a for _, args, _ in items for a in args if isinstance(a, np.ndarray)])
-        cols, codes = self._b.chain(self._module._m, items, int(fuel), float(timeout), bool(launch_per_call))
+        _instances(self.n, [a for _, args, _ in items for a in args])
+        cols, codes = self._b.chain(self._module._m, items, int(fuel), float(timeout), bool(launch_per_call),
+                                    bool(device))
         return _outcome(cols, codes, traps)
 
     def read_memory(self, addr, nbytes):
@@ -236,9 +248,21 @@ def _check_traps(traps):
         raise ValueError(f"traps must be 'raise' or 'mask', not {traps!r}")
 
 
+def _rows(a):
+    """The rows of an array argument (NumPy, or a CUDA array), else None."""
+    if isinstance(a, np.ndarray):
+        return len(a)
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if cai is not None:
+        return int(cai["shape"][0]) if cai["shape"] else None
+    if hasattr(a, "__dlpack__") and hasattr(a, "__len__"):
+        return len(a)
+    return None
+
+
 def _instances(n, args):
     """The instance count: ``n``, or the rows of the array arguments."""
-    lengths = sorted({len(a) for a in args if isinstance(a, np.ndarray)})
+    lengths = sorted({r for r in map(_rows, args) if r is not None})
     if len(lengths) > 1:
         raise ValueError(f"array arguments differ in length: {lengths}")
     if n is None:

@@ -21,6 +21,7 @@ struct Module::Impl {
 
 struct CallResult::Impl {
   ww::batch::BatchResult r;
+  std::vector<std::shared_ptr<void>> device;  // results_on_device's columns
   std::vector<ValueType> types;
   Backend backend = Backend::Cpu;
 };
@@ -127,6 +128,12 @@ Expected<std::vector<ww::batch::ArgSource>> arg_sources(const std::string& name,
     }
     if (internal_type(a.type()) != want)
       return Error{which + " is " + ww::valtype_name(want) + ", given " + type_name(a.type())};
+    if (a.kind() == Arg::Kind::DeviceColumn) {
+      if (!a.device_data()) return Error{which + " is a null device pointer"};
+      out[k].kind = ww::batch::ArgSource::DeviceColumn;
+      out[k].device = a.device_data();
+      continue;
+    }
     if (a.kind() == Arg::Kind::Scalar) {
       out[k].kind = ww::batch::ArgSource::Const;
       out[k].value = ww::Value{want, a.bits()[0]};
@@ -170,6 +177,11 @@ Arg Arg::column(std::span<const int64_t> rows) { return Arg(Kind::Column, ValueT
 Arg Arg::column(std::span<const float> rows) { return Arg(Kind::Column, ValueType::F32, bits_of(rows)); }
 Arg Arg::column(std::span<const double> rows) { return Arg(Kind::Column, ValueType::F64, bits_of(rows)); }
 Arg Arg::index() { return Arg(Kind::Index, ValueType::I64, {}); }
+Arg Arg::device_column(const void* device_data, ValueType type) {
+  Arg a(Kind::DeviceColumn, type, {});
+  a.device_ = device_data;
+  return a;
+}
 
 uint64_t CallResult::instances() const { return impl_->r.traps.size(); }
 const std::vector<ValueType>& CallResult::result_types() const { return impl_->types; }
@@ -189,6 +201,10 @@ double CallResult::f64(uint64_t instance, size_t k) const {
   return d;
 }
 std::span<const uint64_t> CallResult::all_bits() const { return {impl_->r.results.data(), impl_->r.results.size()}; }
+const void* CallResult::device_result(size_t k) const {
+  return k < impl_->device.size() ? impl_->device[k].get() : nullptr;
+}
+std::shared_ptr<const void> CallResult::device_owner() const { return impl_; }
 std::span<const uint8_t> CallResult::trap_codes() const { return {impl_->r.traps.data(), impl_->r.traps.size()}; }
 uint64_t CallResult::trap_count() const {
   uint64_t n = 0;
@@ -415,10 +431,27 @@ Expected<CallResult> run_batch(ww::batch::BatchSpec& spec, const EngineOptions& 
   spec.cancel = o.cancel;
   if (o.progress) spec.progress = [p = o.progress](uint64_t done, uint64_t total, double) { p(done, total); };
 
+  std::vector<std::shared_ptr<void>> device;
+  if (o.results_on_device) {
+    const char* need = "results on the device need the GPU backend";
+    if (e.backend == Backend::Cpu && !spec.resident) return Error{std::string(need) + "; this call runs on the CPU"};
+    if (const ww::gpu::DeviceInfo d = ww::gpu::probe_device(); !d.available) return Error{std::string(need) + ": " + d.reason};
+    auto type = ww::batch::export_function_type(spec.module->module,
+                                                spec.then.empty() ? spec.export_name : spec.then.back().export_name);
+    if (!type.ok()) return Error{type.error().message};
+    for (ww::ValType t : type->results) {
+      const uint64_t w = t == ww::ValType::I32 || t == ww::ValType::F32 ? 4 : 8;
+      auto buf = ww::gpu::device_buffer(spec.instances * w);
+      if (!buf.ok()) return Error{"results on the device: " + buf.error().message};
+      spec.device_results.push_back(buf->get());
+      device.push_back(std::move(*buf));
+    }
+  }
   auto r = ww::batch::run(spec);
   if (!r.ok()) return Error{r.error().to_string()};
   auto impl = std::make_shared<CallResult::Impl>();
   impl->r = std::move(*r);
+  impl->device = std::move(device);
   for (ww::ValType t : impl->r.type.results) impl->types.push_back(public_type(t));
   impl->backend = impl->r.backend == ww::batch::Backend::Gpu ? Backend::Gpu : Backend::Cpu;
   return CallResult(std::move(impl));

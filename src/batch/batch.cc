@@ -68,7 +68,8 @@ Status resolve_then(const BatchSpec& spec, Job& job) {
                  std::to_string(t.type.params.size()) + " argument(s) (" + valtype_list(t.type.params) + "), got " +
                  std::to_string(c.args.size()));
     for (const ArgSource& a : c.args)
-      if (a.kind == ArgSource::Column) return err("--then " + c.export_name + ": arguments are constants or @index");
+      if (a.kind == ArgSource::Column || a.kind == ArgSource::DeviceColumn)
+        return err("--then " + c.export_name + ": arguments are constants or @index");
     if (c.repeat == 0) return err("--then " + c.export_name + ": a call repeated 0 times");
     calls += c.repeat;
     if (calls > 0xffffffffu) return err("--then: more than 2^32-1 calls in the chain");
@@ -101,6 +102,9 @@ Result<Job> make_job(const BatchSpec& spec) {
   for (const ArgSource& a : spec.args)
     if (a.kind == ArgSource::Column && a.column.size() < spec.instances)
       return err("an argument column has fewer rows than instances");
+  if (!spec.device_results.empty() && spec.device_results.size() != job.type.results.size())
+    return err("device results: " + std::to_string(spec.device_results.size()) + " buffers for " +
+               std::to_string(job.type.results.size()) + " results");
   WW_TRY(check_imports(m, spec.wasi != nullptr));
   if ((!spec.mem_in.empty() || !spec.mem_out.empty()) && m.num_memories() == 0)
     return err("--mem-in/--mem-out need a module with a memory");
@@ -342,6 +346,7 @@ Value arg_value(const ArgSource& a, ValType type, uint64_t i) {
   switch (a.kind) {
     case ArgSource::Const: return a.value;
     case ArgSource::Column: return a.column[i];
+    case ArgSource::DeviceColumn: return Value{type, 0};  // the GPU reads it (never asked for on the host)
     case ArgSource::Index:
       switch (type) {
         case ValType::I32: return Value{type, i & 0xFFFFFFFFu};
@@ -447,6 +452,15 @@ Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTra
   return Status::Ok();
 }
 
+// Arrays in GPU memory need the GPU backend: nothing copies them to the host.
+Status check_device_arrays(const BatchSpec& spec, Backend backend) {
+  bool device = !spec.device_results.empty();
+  for (const ArgSource& a : spec.args) device |= a.kind == ArgSource::DeviceColumn;
+  if (device && backend != Backend::Gpu)
+    return err("arguments or results in GPU memory (CUDA arrays) need the GPU backend; this call runs on the CPU");
+  return Status::Ok();
+}
+
 // Instances that stay: the executor the first batch chose runs them all.
 Status run_resident(const BatchSpec& spec, Job& job, BatchResult& out) {
   Resident& r = *spec.resident;
@@ -456,6 +470,7 @@ Status run_resident(const BatchSpec& spec, Job& job, BatchResult& out) {
                " resident ones");
   if (spec.wasi || !spec.init_calls.empty()) return err("resident instances run exports, not WASI commands or --init");
   out.backend = r.backend();
+  WW_TRY(check_device_arrays(spec, out.backend));
   out.compile = r.compile;
   job.gpu_layout = r.gpu_layout();
   job.t0 = std::chrono::steady_clock::now();
@@ -516,6 +531,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
     return finish_run(spec, job, out);
   }
   WW_TRY(choose_backend(spec, job, out, trace));
+  WW_TRY(check_device_arrays(spec, out.backend));
   std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_executor(nullptr)
                                                                   : make_cpu_executor(nullptr);
 

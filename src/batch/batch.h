@@ -40,9 +40,12 @@ Result<Tier> parse_tier(std::string_view s);
 
 // Where argument k of each instance comes from.
 struct ArgSource {
-  enum Kind { Const, Index, Column } kind = Const;
+  enum Kind { Const, Index, Column, DeviceColumn } kind = Const;
   Value value;                // Const
   std::vector<Value> column;  // Column: row i for instance i
+  // DeviceColumn: row i for instance i in GPU memory, 4 or 8 bytes a row
+  // as the parameter's type (the GPU backend only; nothing crosses to the host).
+  const void* device = nullptr;
 };
 // Argument of instance i: the constant, the index converted to `type`, or
 // the column's row.
@@ -160,6 +163,10 @@ struct BatchSpec {
   // first call and never moved; called from the batch's own threads with
   // `ready` only growing.
   std::function<void(const BatchResult& r, uint64_t ready)> on_ready;
+  // GPU only: result k of instance i goes to device_results[k] (GPU
+  // memory, 4 or 8 bytes a row as the result's type) instead of to the
+  // host; BatchResult::results then stays zeros.
+  std::vector<void*> device_results;
   // Lines worth showing before the run (the GPU memory plan).
   std::function<void(const std::string& line)> note;
 };

@@ -35,6 +35,9 @@ namespace {
 
 // Arguments that are constants or @index as one row of values and, per
 // parameter, the index kind the device turns the index into (0: the value).
+// Bytes a value of type t takes in an array (i32/f32 4, the rest 8).
+uint32_t value_width(ValType t) { return t == ValType::I32 || t == ValType::F32 ? 4 : 8; }
+
 void uniform_args(const std::vector<ArgSource>& args, const std::vector<ValType>& params, std::vector<uint64_t>& values,
                   std::vector<uint8_t>& index_kind) {
   for (size_t k = 0; k < params.size(); ++k) {
@@ -94,7 +97,22 @@ class GpuExecutor final : public Executor {
     const auto& params = job.type.params;
     // Constants and @index are made on the device; only columns travel.
     bool uniform = true;
-    for (const ArgSource& a : spec.args) uniform &= a.kind != ArgSource::Column;
+    for (const ArgSource& a : spec.args) uniform &= a.kind != ArgSource::Column && a.kind != ArgSource::DeviceColumn;
+    // Columns in GPU memory are read there (their rows for this stretch),
+    // once whatever wrote them has finished.
+    bool on_device = !spec.device_results.empty();
+    for (size_t k = 0; k < spec.args.size(); ++k)
+      if (spec.args[k].kind == ArgSource::DeviceColumn) {
+        req.device_args.resize(params.size());
+        const uint32_t w = value_width(params[k]);
+        req.device_args[k] = {static_cast<const uint8_t*>(spec.args[k].device) + first * w, w};
+        on_device = true;
+      }
+    for (size_t k = 0; k < spec.device_results.size(); ++k) {
+      const uint32_t w = value_width(job.type.results[k]);
+      req.device_results.push_back({static_cast<uint8_t*>(spec.device_results[k]) + first * w, w});
+    }
+    if (on_device) WW_TRY(gpu::device_synchronize());
     if (uniform) {
       uniform_args(spec.args, params, req.args, req.arg_index_kind);
     } else {

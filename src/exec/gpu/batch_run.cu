@@ -23,6 +23,9 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
     sub.fill_args = [fill = req.fill_args, i](uint32_t first, uint32_t n, uint64_t* io) { fill(i + first, n, io); };
   for (MemIn& m : sub.mem_in) m.data += uint64_t(i) * m.record_size;
   for (MemOut& m : sub.mem_out) m.data += uint64_t(i) * m.length;
+  for (BatchRequest::DeviceColumn& c : sub.device_args)
+    if (c.data) c.data = static_cast<const uint8_t*>(c.data) + uint64_t(i) * c.width;
+  for (BatchRequest::DeviceOut& o : sub.device_results) o.data = static_cast<uint8_t*>(o.data) + uint64_t(i) * o.width;
   sub.dest = {d.results + i * nr, d.traps + i, d.trap_func + i, d.trap_pc + i, d.finished + i};
   sub.write_back = req.write_back && i == 0;
   sub.on_plan = nullptr;

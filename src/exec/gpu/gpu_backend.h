@@ -49,6 +49,11 @@ void prepare_transfers();
 // frees finished batches' device memory, after those frees: unloading a
 // module waits for them, and the caller has outputs to write meanwhile.
 void retire_in_background(std::shared_ptr<void> object);
+// GPU memory of `bytes` bytes, freed when the last owner goes (for
+// results that stay on the device).
+Result<std::shared_ptr<void>> device_buffer(uint64_t bytes);
+// Waits for all work on the device (arrays another library wrote).
+Status device_synchronize();
 
 // Bytes written into each instance's memory before the call: record i of
 // `data` (record_size bytes) goes to instance i at `address`.
@@ -217,6 +222,21 @@ struct BatchRequest {
   bool resident = false;
   // The function whose results the batch returns: the chain's last.
   uint32_t result_func() const { return then.empty() ? func_index : then.back().func_index; }
+
+  // Arguments and results in GPU memory (empty: none): per parameter, a
+  // column of `instances` rows of `width` bytes (null: the argument comes
+  // as above); per result, where its column goes (then `dest.results` is
+  // left alone). The caller has finished writing the arguments.
+  struct DeviceColumn {
+    const void* data = nullptr;
+    uint32_t width = 8;
+  };
+  std::vector<DeviceColumn> device_args;
+  struct DeviceOut {
+    void* data = nullptr;
+    uint32_t width = 8;
+  };
+  std::vector<DeviceOut> device_results;
 
   uint64_t fuel = 0;       // instructions per instance (back-edges and calls); 0 = unlimited
   double timeout_s = 0;    // stop the batch after this long; 0 = none

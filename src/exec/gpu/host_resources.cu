@@ -107,6 +107,21 @@ void retire_in_background(std::shared_ptr<void> object) {
 
 void wait_for_background_frees() { background_frees().wait(); }
 
+Result<std::shared_ptr<void>> device_buffer(uint64_t bytes) {
+  void* p = nullptr;
+  if (cudaError_t e = cudaMalloc(&p, std::max<uint64_t>(bytes, 16)); e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return make_error(kNoOffset, "cannot allocate " + std::to_string(bytes) + " bytes of GPU memory: " +
+                                     cudaGetErrorString(e));
+  }
+  return std::shared_ptr<void>(p, [](void* q) { cudaFree(q); });
+}
+
+Status device_synchronize() {
+  WW_CUDA(cudaDeviceSynchronize());
+  return Status::Ok();
+}
+
 uint64_t staging_piece_bytes() {
   static const uint64_t bytes = [] {
     const char* v = std::getenv("WW_STAGING_MIB");

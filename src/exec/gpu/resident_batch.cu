@@ -69,10 +69,6 @@ class ResidentWave final : public ResidentBatch {
     const uint64_t nparams = mod.func_type(c.func_index).params.size();
     if (!c.fill_args && c.args.size() != (c.args_per_instance ? uint64_t(req_.instances) * nparams : nparams))
       return make_error(kNoOffset, "GPU batch: argument count does not match the function");
-    for (const MemIn& m : c.mem_in)
-      WW_TRY(check_range_fits(m.address, m.record_size));
-    for (const MemOut& m : c.mem_out)
-      WW_TRY(check_range_fits(m.address, m.length));
     BatchRequest& r = req_;
     r.func_index = c.func_index;
     r.args = c.args;
@@ -87,6 +83,8 @@ class ResidentWave final : public ResidentBatch {
     r.cancel = c.cancel;
     r.mem_in = c.mem_in;
     r.mem_out = c.mem_out;
+    r.device_args = c.device_args;
+    r.device_results = c.device_results;
     r.progress = c.progress;
     const auto t0 = Clock::now();
     const double kernel_before = loop_->kernel_ms();
@@ -94,6 +92,8 @@ class ResidentWave final : public ResidentBatch {
     const Status s = loop_->resident_call(out);
     // Nothing of this call's inputs stays referenced.
     r.fill_args = nullptr;
+    r.device_args.clear();
+    r.device_results.clear();
     r.mem_in.clear();
     r.mem_out.clear();
     r.progress = nullptr;
@@ -113,12 +113,6 @@ class ResidentWave final : public ResidentBatch {
   }
 
  private:
-  // Memory inputs and outputs are 32-bit on the device.
-  static Status check_range_fits(uint64_t addr, uint64_t len) {
-    if (addr > 0xffffffffu || len > 0xffffffffu) return make_error(kNoOffset, "memory range out of bounds");
-    return Status::Ok();
-  }
-
   // Declared before the loop, which refers to both.
   BatchRequest req_;
   PreparedBatch prepared_;

@@ -232,6 +232,14 @@ Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
           return Status::Ok();
         }));
   }
+  // Columns already on the device go over what the host wrote for them.
+  for (size_t k = 0; k < req_.device_args.size() && k < nparams_; ++k) {
+    const BatchRequest::DeviceColumn& c = req_.device_args[k];
+    if (!c.data) continue;
+    column_in_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
+        static_cast<const uint8_t*>(c.data) + uint64_t(first) * c.width, c.width, n, W_.io + uint64_t(k) * n);
+    WW_CUDA(cudaGetLastError());
+  }
   for (size_t k = 0; k < req_.mem_in.size(); ++k) {
     const MemIn& mi = req_.mem_in[k];
     WW_TRY(staging_->send(d_mem_in_[k], mi.data + uint64_t(first) * mi.record_size, uint64_t(n) * mi.record_size));
@@ -376,7 +384,15 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
     WW_CUDA(cudaGetLastError());
     WW_TRY(staging_->fetch(mo.data + uint64_t(first) * mo.length, d_mem_out_[k], uint64_t(n) * mo.length));
   }
-  if (nres_ && results32_) {
+  if (nres_ && !req_.device_results.empty()) {
+    // Results that stay on the device: column by column where the caller said.
+    for (uint32_t k = 0; k < nres_ && k < req_.device_results.size(); ++k) {
+      const BatchRequest::DeviceOut& o = req_.device_results[k];
+      column_out_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(W_.io + uint64_t(k) * n, W_.trap, o.width, n,
+                                                               static_cast<uint8_t*>(o.data) + uint64_t(first) * o.width);
+      WW_CUDA(cudaGetLastError());
+    }
+  } else if (nres_ && results32_) {
     WW_TRY(download_results32(first, n));
     trace_("wave: download results");
   } else if (nres_) {

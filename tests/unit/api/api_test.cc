@@ -239,6 +239,42 @@ TEST(Api, ResidentInstancesKeepTheirMemory) {
   }
 }
 
+// Results left in GPU memory feed the next call where they are: axpy's
+// results (2i + 1) as the column x of a second axpy (2x + 1 = 4i + 3),
+// with no trip through the host; on the CPU such columns are refused.
+TEST(Api, DeviceColumnsInAndOut) {
+  const uint64_t n = 3000;
+  std::vector<int64_t> host(n, 1);
+  wasmwarp::CallOptions on_device;
+  on_device.results_on_device = true;
+  auto cpu_try = cpu().call(module(), "axpy", n, {wasmwarp::Arg::i64(2), wasmwarp::Arg::index(), wasmwarp::Arg::i32(1)},
+                            on_device);
+  ASSERT_FALSE(cpu_try.ok());
+  EXPECT_NE(cpu_try.error().message.find("need the GPU backend"), std::string::npos) << cpu_try.error().message;
+  auto gpu = engine_on(wasmwarp::Backend::Gpu);
+  auto first = gpu.call(module(), "axpy", n, {wasmwarp::Arg::i64(2), wasmwarp::Arg::index(), wasmwarp::Arg::i32(1)},
+                        on_device);
+  if (!first.ok()) GTEST_SKIP() << "no GPU: " << first.error().message;
+  ASSERT_NE(first->device_result(0), nullptr);
+  EXPECT_EQ(first->i64(5), 0);  // the host's copy stays zeros
+  auto second = gpu.call(module(), "axpy", n,
+                         {wasmwarp::Arg::i64(2), wasmwarp::Arg::device_column(first->device_result(0), wasmwarp::ValueType::I64),
+                          wasmwarp::Arg::i32(1)});
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(second->i64(i), 4 * int64_t(i) + 3) << i;
+  // Resident instances take and give them too.
+  auto inst = gpu.instances(module(), n);
+  ASSERT_TRUE(inst.ok()) << inst.error().message;
+  auto third = inst->call("axpy", {wasmwarp::Arg::i64(3), wasmwarp::Arg::device_column(first->device_result(0),
+                                   wasmwarp::ValueType::I64), wasmwarp::Arg::i32(0)}, on_device);
+  ASSERT_TRUE(third.ok()) << third.error().message;
+  auto fourth = gpu.call(module(), "axpy", n,
+                         {wasmwarp::Arg::i64(1), wasmwarp::Arg::device_column(third->device_result(0), wasmwarp::ValueType::I64),
+                          wasmwarp::Arg::i32(0)});
+  ASSERT_TRUE(fourth.ok()) << fourth.error().message;
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(fourth->i64(i), 3 * (2 * int64_t(i) + 1)) << i;
+}
+
 // On the GPU the same answers; without one, an error that says so.
 TEST(Api, GpuCallOrAClearError) {
   const uint64_t n = 5000;

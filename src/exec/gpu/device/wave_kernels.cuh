@@ -108,6 +108,23 @@ __global__ void mem_out_kernel(DevWave W, uint8_t* out, uint32_t length, uint32_
   for (uint32_t k = 0; k < length; ++k) o[k] = m.load8(uint64_t(address) + k);
 }
 
+// A column in GPU memory (rows of 4 or 8 bytes) into the 64-bit slots of
+// io, and a result column out of them (a 4-byte result is its low half;
+// zeros for an instance that trapped, as the host's results show it).
+__global__ void column_in_kernel(const uint8_t* src, uint32_t width, uint32_t n, uint64_t* dst) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  dst[t] = width == 4 ? uint64_t(reinterpret_cast<const uint32_t*>(src)[t]) : reinterpret_cast<const uint64_t*>(src)[t];
+}
+__global__ void column_out_kernel(const uint64_t* src, const uint8_t* trap, uint32_t width, uint32_t n,
+                                  uint8_t* dst) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const uint64_t v = trap[t] ? 0 : src[t];
+  if (width == 4) reinterpret_cast<uint32_t*>(dst)[t] = uint32_t(v);
+  else reinterpret_cast<uint64_t*>(dst)[t] = v;
+}
+
 // Rows [off, off + m) of the results (column k at io + k * n), each value
 // cut to its 32 bits, column by column into `out`: a wave whose results
 // are all i32 or f32 downloads half the bytes.
