@@ -146,6 +146,19 @@ struct MemoryOut {
   uint64_t length = 0;
 };
 
+// A function the module imports (module.name), served by this program. It
+// gets the calling instance's index and the arguments, and writes the
+// results, all as raw bits (i32 and f32 in the low half); returning false
+// ends that instance with the trap "host function failed". Calls come
+// from many threads at once: CPU workers, and on the GPU the host's
+// servers, while the instances that made them wait in their wave (the
+// GPU's kernels leave and resume around them).
+struct HostFunction {
+  std::string module, name;
+  FunctionType type;
+  std::function<bool(uint64_t instance, std::span<const uint64_t> args, std::span<uint64_t> results)> fn;
+};
+
 enum class Backend : uint8_t { Auto, Cpu, Gpu };
 enum class Tier : uint8_t { Auto, Interpreter, Compiled };
 
@@ -155,6 +168,9 @@ struct EngineOptions {
   unsigned threads = 0;             // CPU workers; 0 = every core
   bool cache = true;                // the compiled-code cache
   std::string cache_dir;            // empty: $WW_CACHE_DIR, else ~/.cache/wasmwarp
+  // Imports this program serves (others: the `gpu` intrinsics; anything
+  // else is an unsatisfied import).
+  std::vector<HostFunction> host_functions;
 };
 
 struct CallOptions {

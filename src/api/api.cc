@@ -417,6 +417,30 @@ Expected<CallResult> Engine::run_command(const Module& m, uint64_t instances, co
 namespace {
 
 void apply_engine_options(ww::batch::BatchSpec& spec, const EngineOptions& e) {
+  spec.host_functions.clear();
+  for (const HostFunction& h : e.host_functions) {
+    ww::batch::HostFunction f;
+    f.module = h.module;
+    f.field = h.name;
+    for (ValueType t : h.type.params) f.type.params.push_back(internal_type(t));
+    for (ValueType t : h.type.results) f.type.results.push_back(internal_type(t));
+    const size_t np = h.type.params.size(), nr = h.type.results.size();
+    f.fn = [fn = h.fn, np, nr](uint64_t instance, uint64_t* io) {
+      // The arguments are copied out: the results go where they were.
+      uint64_t args[16];
+      std::vector<uint64_t> many;
+      uint64_t* a = args;
+      if (np > 16) {
+        many.assign(io, io + np);
+        a = many.data();
+      } else {
+        std::copy(io, io + np, args);
+      }
+      return fn(instance, std::span<const uint64_t>(a, np), std::span<uint64_t>(io, nr)) ? ww::TrapCode::None
+                                                                                          : ww::TrapCode::HostError;
+    };
+    spec.host_functions.push_back(std::move(f));
+  }
   spec.threads = e.threads;
   spec.backend = internal_backend(e.backend);
   spec.tier = internal_tier(e.tier);

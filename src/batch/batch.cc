@@ -36,7 +36,8 @@ Result<std::shared_ptr<const InitImage>> make_init_image(const BatchSpec& spec) 
   image->ctx = gpu::GpuContext{spec.intrinsics ? spec.intrinsics : &image->fallback_batch, 0};
   image->store = std::make_unique<Store>();
   Store& store = *image->store;
-  WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_imports(store, spec.module->module, &image->ctx));
+  WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
+                      link_imports(store, spec.module->module, &image->ctx, nullptr, &spec.host_functions));
   auto r = store.instantiate(spec.module, imports);
   if (std::holds_alternative<InstantiateError>(r)) {
     if (!spec.init_calls.empty())
@@ -105,7 +106,7 @@ Result<Job> make_job(const BatchSpec& spec) {
   if (!spec.device_results.empty() && spec.device_results.size() != job.type.results.size())
     return err("device results: " + std::to_string(spec.device_results.size()) + " buffers for " +
                std::to_string(job.type.results.size()) + " results");
-  WW_TRY(check_imports(m, spec.wasi != nullptr));
+  WW_TRY(check_imports(m, spec.wasi != nullptr, &spec.host_functions));
   if ((!spec.mem_in.empty() || !spec.mem_out.empty()) && m.num_memories() == 0)
     return err("--mem-in/--mem-out need a module with a memory");
   for (const MemInput& mi : spec.mem_in)
@@ -442,7 +443,7 @@ Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTra
     out.phases.gpu_startup = p.ms;
     const gpu::DeviceInfo& dev = p.info;
     if (dev.available) out.backend = Backend::Gpu;
-    else if (spec.backend == Backend::Gpu) return err("--backend gpu: " + dev.reason);
+    else if (spec.backend == Backend::Gpu) return err("the GPU backend was asked for: " + dev.reason);
     else out.backend_note = "no GPU: " + dev.reason;
     job.gpu_layout = spec.gpu.layout;
     if (job.gpu_layout == gpu::MemoryLayout::Auto)
@@ -497,7 +498,7 @@ Status start_resident(const BatchSpec& spec, Resident& r) {
       break;
     }
   job.type = m.func_type(job.func_index);
-  WW_TRY(check_imports(m, false));
+  WW_TRY(check_imports(m, false, &spec.host_functions));
   if (m.start) {
     WW_ASSIGN_OR_RETURN(job.image, make_init_image(spec));
   }

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "batch/host_imports.h"
 #include "cache/code_cache.h"
 #include "common/host_column.h"
 #include "common/result.h"
@@ -137,6 +138,9 @@ struct BatchSpec {
   };
   std::vector<ThenCall> then;
 
+  // Imports the embedder serves (on the GPU, instances leave their kernel
+  // for them and resume once served).
+  HostFunctions host_functions;
   // Set: the instances are these resident ones (start_resident made
   // them, `instances` is their count), as the batch before left them.
   Resident* resident = nullptr;

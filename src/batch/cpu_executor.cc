@@ -257,7 +257,7 @@ class WorkerInstances {
       std::shared_ptr<const NativeCode> mine(owner, owner->get());
       store_->impl().native_for = [mine](const std::shared_ptr<const CompiledModule>&) { return mine; };
     }
-    auto linked = link_imports(*store_, job_.spec->module->module, ctx_, wasi_.get());
+    auto linked = link_imports(*store_, job_.spec->module->module, ctx_, wasi_.get(), &job_.spec->host_functions);
     if (!linked.ok()) throw std::runtime_error(linked.error().message);
     imports_ = std::move(*linked);
     made_ = 0;
@@ -334,7 +334,8 @@ class CpuExecutor final : public Executor {
       Store store;
       gpu::GpuBatch fallback;
       gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
-      WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_imports(store, spec.module->module, &ctx));
+      WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
+                          link_imports(store, spec.module->module, &ctx, nullptr, &spec.host_functions));
       auto inst = store.instantiate(spec.module, imports);
       if (auto* e = std::get_if<InstantiateError>(&inst))
         return make_error(kNoOffset, "resident instances: instantiation failed: " + e->message);

@@ -17,7 +17,8 @@ Result<uint64_t> resolve_address_fresh(const Job& job, const Address& a) {
   Store store;
   gpu::GpuBatch fallback;
   gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
-  WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_imports(store, spec.module->module, &ctx));
+  WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
+                      link_imports(store, spec.module->module, &ctx, nullptr, &spec.host_functions));
   auto r = job.image ? store.instantiate(spec.module, imports, job.image->snapshot)
                      : store.instantiate(spec.module, imports);
   if (auto* e = std::get_if<InstantiateError>(&r))
@@ -35,6 +36,31 @@ namespace {
 
 // Arguments that are constants or @index as one row of values and, per
 // parameter, the index kind the device turns the index into (0: the value).
+// True when some import of `m` is one of `host`'s.
+bool uses_host_functions(const Module& m, const HostFunctions& host) {
+  for (const Import& imp : m.imports)
+    if (host_function_for(imp, &host)) return true;
+  return false;
+}
+
+// The embedder's host functions for instances on the GPU: each call comes
+// from an instance waiting at it in its wave (gpu::HostCallServer), with
+// its batch index.
+class HostFunctionCalls final : public gpu::HostCallServer {
+ public:
+  HostFunctionCalls(const Module& m, const HostFunctions& host) {
+    for (const Import& imp : m.imports)
+      if (imp.kind == ExternKind::Func) by_func_.push_back(host_function_for(imp, &host));
+  }
+  void serve(gpu::HostCall& c) override {
+    const HostFunction* h = c.foreign_func < 0 && c.func < by_func_.size() ? by_func_[c.func] : nullptr;
+    c.trap = h ? h->fn(c.instance, c.io) : TrapCode::HostError;
+  }
+
+ private:
+  std::vector<const HostFunction*> by_func_;  // per imported function
+};
+
 // Bytes a value of type t takes in an array (i32/f32 4, the rest 8).
 uint32_t value_width(ValType t) { return t == ValType::I32 || t == ValType::F32 ? 4 : 8; }
 
@@ -166,7 +192,16 @@ class GpuExecutor final : public Executor {
       plan_shown_ = true;
     }
 
-    // WASI calls, and the gpu file intrinsics, are served on the host.
+    // The embedder's host functions, and WASI calls and the gpu file
+    // intrinsics, are served on the host.
+    std::unique_ptr<HostFunctionCalls> host_fns;
+    const Module& m = spec.module->module;
+    if (uses_host_functions(m, spec.host_functions)) {
+      if (spec.wasi || spec.files)
+        return make_error(kNoOffset, "host functions together with WASI on the GPU are not supported yet");
+      host_fns = std::make_unique<HostFunctionCalls>(m, spec.host_functions);
+      req.host_calls = host_fns.get();
+    }
     std::unique_ptr<GpuWasiCalls> wasi;
     if (const WasiBatch* w = spec.wasi ? spec.wasi.get() : spec.files.get()) {
       wasi = std::make_unique<GpuWasiCalls>(*w, spec.module->module, out, first, count);

@@ -12,15 +12,31 @@ Error unsatisfied(const Import& imp) {
 
 }  // namespace
 
+const HostFunction* host_function_for(const Import& imp, const HostFunctions* host) {
+  if (!host || imp.kind != ExternKind::Func) return nullptr;
+  for (const HostFunction& h : *host)
+    if (h.module == imp.module && h.field == imp.field) return &h;
+  return nullptr;
+}
+
 bool uses_gpu_module(const Module& m) {
   for (const Import& imp : m.imports)
     if (imp.module == gpu::kModuleName) return true;
   return false;
 }
 
-Status check_imports(const Module& m, bool wasi) {
-  for (const Import& imp : m.imports)
+Status check_imports(const Module& m, bool wasi, const HostFunctions* host) {
+  for (const Import& imp : m.imports) {
+    if (const HostFunction* h = host_function_for(imp, host)) {
+      const FuncType& want = m.types[imp.func_type];
+      if (h->type.params != want.params || h->type.results != want.results)
+        return make_error(kNoOffset, "host function " + imp.module + "." + imp.field + " is " +
+                                         functype_to_string(h->type) + "; the module imports it as " +
+                                         functype_to_string(want));
+      continue;
+    }
     if (imp.module != gpu::kModuleName && !(wasi && imp.module == wasi::kModuleName)) return unsatisfied(imp);
+  }
   if (wasi) {
     // Names and types of the WASI imports, likewise.
     Store scratch;
@@ -38,10 +54,15 @@ Status check_imports(const Module& m, bool wasi) {
 }
 
 Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, gpu::GpuContext* ctx,
-                                            wasi::Context* wasi) {
+                                            wasi::Context* wasi, const HostFunctions* host) {
   std::vector<std::optional<ExternVal>> resolved;
   WW_TRY(gpu::resolve_gpu_imports(store, m, ctx, resolved));
   if (wasi) WW_TRY(wasi->link(store, m, resolved));
+  for (size_t i = 0; i < m.imports.size(); ++i)
+    if (const HostFunction* h = resolved[i] ? nullptr : host_function_for(m.imports[i], host))
+      resolved[i] = ExternVal{ExternKind::Func, store.add_host_func(h->type, [h, ctx](Store&, uint64_t* io) {
+                                return h->fn(ctx->instance_index, io);
+                              })};
   std::vector<ExternVal> out;
   out.reserve(m.imports.size());
   for (size_t i = 0; i < m.imports.size(); ++i) {

@@ -3,6 +3,8 @@
 // Anything else is reported clearly before any instance runs.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "common/result.h"
@@ -12,10 +14,25 @@
 
 namespace ww::batch {
 
-// Fails naming the first import no host module provides ("unsatisfied
-// import env.foo (func)") or a `gpu` import of the wrong name or type.
+// A function the module imports (module.field), served by the embedder:
+// `fn` gets the calling instance's batch index and io (the arguments in,
+// the results out, raw bits) and returns a trap to end the instance, or
+// TrapCode::None. Called from many threads at once.
+struct HostFunction {
+  std::string module, field;
+  FuncType type;
+  std::function<TrapCode(uint64_t instance, uint64_t* io)> fn;
+};
+using HostFunctions = std::vector<HostFunction>;
+
+// The host function that satisfies import `imp`, or null.
+const HostFunction* host_function_for(const Import& imp, const HostFunctions* host);
+
+// Fails naming the first import no host module (nor `host`) provides
+// ("unsatisfied import env.foo (func)"), a `gpu` import of the wrong name
+// or type, or a host function of another type than the import's.
 // Cheap; run before any instance is made.
-Status check_imports(const Module& m, bool wasi = false);
+Status check_imports(const Module& m, bool wasi = false, const HostFunctions* host = nullptr);
 
 // True when the module imports anything from `gpu`.
 bool uses_gpu_module(const Module& m);
@@ -24,6 +41,6 @@ bool uses_gpu_module(const Module& m);
 // `ctx` is what the intrinsics see (the batch and the current instance).
 // Call once per Store: the values serve every instantiation in it.
 Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, gpu::GpuContext* ctx,
-                                            wasi::Context* wasi = nullptr);
+                                            wasi::Context* wasi = nullptr, const HostFunctions* host = nullptr);
 
 }  // namespace ww::batch

@@ -1,0 +1,88 @@
+// Host functions through the public API: a module's import served by a
+// callback that sees the calling instance's index, on the CPU and the GPU
+// (both tiers; instances leave their kernel for it and resume), with a
+// false return trapping only its instance. This file includes nothing of
+// src/.
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "api_test_support.h"
+#include "wasmwarp/wasmwarp.h"
+
+namespace {
+
+/* wat2wasm of:
+(module
+  (import "env" "mix" (func $mix (param i64 i32) (result i64)))
+  (func (export "run") (param i64) (result i64)
+    (call $mix (local.get 0) (i32.const 3))))
+*/
+const std::vector<uint8_t> kModule = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0c, 0x02, 0x60,
+    0x02, 0x7e, 0x7f, 0x01, 0x7e, 0x60, 0x01, 0x7e, 0x01, 0x7e, 0x02, 0x0b,
+    0x01, 0x03, 0x65, 0x6e, 0x76, 0x03, 0x6d, 0x69, 0x78, 0x00, 0x00, 0x03,
+    0x02, 0x01, 0x01, 0x07, 0x07, 0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x01,
+    0x0a, 0x0a, 0x01, 0x08, 0x00, 0x20, 0x00, 0x41, 0x03, 0x10, 0x00, 0x0b,
+};
+
+using wasmwarp::ValueType;
+
+// mix(x, k) = x * k + the calling instance's index; x == 13 fails.
+wasmwarp::HostFunction mix(std::atomic<uint64_t>& calls) {
+  return {"env", "mix", {{ValueType::I64, ValueType::I32}, {ValueType::I64}},
+          [&calls](uint64_t instance, std::span<const uint64_t> args, std::span<uint64_t> results) {
+            ++calls;
+            const int64_t x = int64_t(args[0]);
+            if (x == 13) return false;
+            results[0] = uint64_t(x * int64_t(uint32_t(args[1])) + int64_t(instance));
+            return true;
+          }};
+}
+
+TEST(ApiHostFunctions, ServedOnEveryBackendAndTier) {
+  auto m = wasmwarp::Module::from_bytes(kModule);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const uint64_t n = 2000;
+  for (wasmwarp::Backend b : {wasmwarp::Backend::Cpu, wasmwarp::Backend::Gpu})
+    for (wasmwarp::Tier t : {wasmwarp::Tier::Interpreter, wasmwarp::Tier::Compiled}) {
+      std::atomic<uint64_t> calls{0};
+      wasmwarp::EngineOptions o;
+      o.backend = b;
+      o.tier = t;
+      o.threads = 2;
+      o.host_functions = {mix(calls)};
+      auto r = wasmwarp::Engine(o).call(*m, "run", n, {wasmwarp::Arg::index()});
+      if (b == wasmwarp::Backend::Gpu && !r.ok()) GTEST_SKIP() << "no GPU: " << r.error().message;
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      EXPECT_EQ(calls.load(), n);
+      for (uint64_t i = 0; i < n; ++i) {
+        if (i == 13) {
+          EXPECT_EQ(r->trap_message(i), "host function failed");
+          continue;
+        }
+        ASSERT_FALSE(r->trapped(i)) << i << ": " << r->trap_message(i);
+        ASSERT_EQ(r->i64(i), 4 * int64_t(i)) << i;
+      }
+    }
+}
+
+TEST(ApiHostFunctions, MissingOrMistypedIsAnError) {
+  auto m = wasmwarp::Module::from_bytes(kModule);
+  ASSERT_TRUE(m.ok());
+  auto r = cpu().call(*m, "run", 4, {wasmwarp::Arg::index()});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("unsatisfied import env.mix"), std::string::npos) << r.error().message;
+  std::atomic<uint64_t> calls{0};
+  wasmwarp::EngineOptions o;
+  o.backend = wasmwarp::Backend::Cpu;
+  o.host_functions = {mix(calls)};
+  o.host_functions[0].type.params = {ValueType::I64};
+  r = wasmwarp::Engine(o).call(*m, "run", 4, {wasmwarp::Arg::index()});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("host function env.mix is (i64) -> (i64); the module imports it as (i64, i32) -> (i64)"),
+            std::string::npos)
+      << r.error().message;
+}
+
+}  // namespace
