@@ -84,6 +84,9 @@ class Generator {
   void emit_call_indirect(const DecodedOp& o, uint32_t caller_def);
   void emit_cpu_entries();
   void emit_gpu_kernel();
+  // The switch that calls the entry at_.entry of instance I (its arguments
+  // from `args`, a call prefix ending in the argument's index).
+  std::string gpu_entry_switch(const char* args) const;
   int intrinsic_of(uint32_t import_func) const;
   // CPU functions keep memory 0's base and size in locals (WW_MEM_LOCALS),
   // refreshed after whatever may grow the memory.
@@ -648,6 +651,28 @@ void Generator::emit_cpu_entries() {
   out_ += "WW_EXPORT const uint32_t " + std::string(kCpuAbiSymbol) + " = ww::rt::kCpuAbiVersion;\n";
 }
 
+std::string Generator::gpu_entry_switch(const char* args) const {
+  std::string out = "  switch (at_.entry) {\n";
+  for (uint32_t def : entries_) {
+    const uint32_t f = nimp_ + def;
+    const uint32_t np = nparams(f), nr = nresults(f);
+    out += "    case " + std::to_string(def) + "u: {\n";
+    out += "      if (W.max_depth == 0) { set_trap(I, TrapCode::CallStackExhausted, " + std::to_string(f) +
+           "u, 0); break; }\n      ";
+    std::string call = "f" + std::to_string(def) + "(I, 1";
+    for (uint32_t k = 0; k < np; ++k) call += ", " + std::string(args) + std::to_string(k) + "u, t)";
+    call += ")";
+    out += nr ? "auto res_ = " + call + ";\n" : call + ";\n";
+    if (nr == 1) out += "      if (!I.trap && !I.leaving && last_) W.io[t] = res_;\n";
+    for (uint32_t k = 0; nr > 1 && k < nr; ++k)
+      out += "      if (!I.trap && !I.leaving && last_) W.io[" + std::to_string(k) + " * N + t] = res_.v[" +
+             std::to_string(k) + "];\n";
+    out += "      break;\n    }\n";
+  }
+  out += "    default:\n      set_trap(I, TrapCode::HostError, 0, 0);\n  }\n";
+  return out;
+}
+
 void Generator::emit_gpu_kernel() {
   // Only the globals the code touches are loaded, and only those it sets
   // are stored back: every other one stays in device memory as it was.
@@ -657,6 +682,24 @@ void Generator::emit_gpu_kernel() {
     if (global_read_[g] || global_written_[g]) load_globals += "  I.g[" + k + "] = W.globals[" + k + " * N + t];\n";
     if (global_written_[g]) store_globals += "  W.globals[" + k + " * N + t] = I.g[" + k + "];\n";
   }
+  // A chain's later calls (gpu::DevWave::pos_*) run in a function of their
+  // own that loops over them, taking the instance by value and giving it
+  // back: the same loop in the kernel made NVRTC 13.0 crash (SIGSEGV in
+  // nvrtcCompileProgram, about half the compiles of endianness.wast's
+  // module), and a reference would keep the kernel's instance out of
+  // registers. Only the last position's results are kept.
+  out_ += "static __device__ __noinline__ ww::gen::Inst ww_chain_rest(ww::gen::Inst I, const ww::gpu::DevWave& W,\n"
+          "    uint32_t pos_, uint32_t t) {\n"
+          "  using namespace ww;\n  using namespace ww::gen;\n"
+          "  const uint64_t N = W.n;\n"
+          "  while (pos_ < W.pos_end) {\n"
+          "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n"
+          "  const bool last_ = pos_ + 1 == W.pos_total;\n"
+          "  const gpu::CallAt at_ = gpu::call_at(W, pos_);\n" +
+          gpu_entry_switch("gpu::call_arg(W, at_, ") +
+          "  if (I.trap || I.leaving || I.stopped) break;\n  ++pos_;\n  }\n"
+          "  if (I.leaving) W.pos[t] = pos_;\n"
+          "  return I;\n}\n\n";
   out_ += "extern \"C\" __global__ void __launch_bounds__(ww::gpu::kBlock) " + std::string(kGpuKernelName) +
           "(const __grid_constant__ ww::gpu::DevModule M, const __grid_constant__ ww::gpu::DevWave W,\n"
           "    const __grid_constant__ ww::gpu::DevIntrinsics In) {\n"
@@ -675,35 +718,19 @@ void Generator::emit_gpu_kernel() {
           "  I.leaving = false;\n  I.rewinding = W.hc.resuming;\n  I.chain = 0;\n  I.save_pos = 0;\n"
           "  if (I.rewinding) {\n    I.fuel = W.hc.rs_fuel[t];\n    I.save_pos = W.hc.rs_frames[t];\n  }\n" +
           load_globals +
-          // A chain's calls (gpu::DevWave::pos_*) one after another, in
-          // this launch's positions; only the last position's results are
-          // kept.
-          "  uint32_t pos_ = W.pos_end ? (I.rewinding ? W.pos[t] : W.pos_begin) : 0;\n"
-          "  for (;;) {\n"
+          // The launch's first position here (a host call's resumption: the
+          // one it left); the rest of the chain after it.
+          "  const uint32_t pos_ = W.pos_end ? (I.rewinding ? W.pos[t] : W.pos_begin) : 0;\n"
           "  const bool last_ = !W.pos_end || pos_ + 1 == W.pos_total;\n"
-          "  switch (W.pos_end ? gpu::call_entry(W, pos_) : W.entry) {\n";
-  for (uint32_t def : entries_) {
-    const uint32_t f = nimp_ + def;
-    const uint32_t np = nparams(f), nr = nresults(f);
-    out_ += "    case " + std::to_string(def) + "u: {\n";
-    out_ += "      if (W.max_depth == 0) { set_trap(I, TrapCode::CallStackExhausted, " + std::to_string(f) +
-            "u, 0); break; }\n      ";
-    std::string call = "f" + std::to_string(def) + "(I, 1";
-    for (uint32_t k = 0; k < np; ++k) call += ", gpu::call_arg(W, pos_, " + std::to_string(k) + "u, t)";
-    call += ")";
-    out_ += nr ? "auto res_ = " + call + ";\n" : call + ";\n";
-    if (nr == 1) out_ += "      if (!I.trap && !I.leaving && last_) W.io[t] = res_;\n";
-    for (uint32_t k = 0; nr > 1 && k < nr; ++k)
-      out_ += "      if (!I.trap && !I.leaving && last_) W.io[" + std::to_string(k) + " * N + t] = res_.v[" + std::to_string(k) + "];\n";
-    out_ += "      break;\n    }\n";
-  }
-  out_ += "    default:\n      set_trap(I, TrapCode::HostError, 0, 0);\n  }\n";
-  out_ += "  if (I.trap || I.leaving || I.stopped || !W.pos_end || ++pos_ >= W.pos_end) break;\n"
-          "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n  }\n";
+          "  const gpu::CallAt at_ = gpu::call_at(W, pos_);\n" +
+          gpu_entry_switch("gpu::call_arg(W, at_, ") +
+          "  if (W.pos_end) {\n"
+          "    if (I.leaving) W.pos[t] = pos_;\n"
+          "    else if (!I.trap && !I.stopped && pos_ + 1 < W.pos_end) I = ww_chain_rest(I, W, pos_ + 1, t);\n"
+          "  }\n";
   out_ += store_globals;
   // Left for the host: not finished; the next launch rewinds from here.
-  out_ += "  if (I.leaving) {\n    W.hc.rs_frames[t] = I.save_pos;\n    W.hc.rs_fuel[t] = I.fuel;\n"
-          "    if (W.pos_end) W.pos[t] = pos_;\n    return;\n  }\n";
+  out_ += "  if (I.leaving) {\n    W.hc.rs_frames[t] = I.save_pos;\n    W.hc.rs_fuel[t] = I.fuel;\n    return;\n  }\n";
   out_ += "  gpu::finish_instance(W, t, TrapCode(I.trap), I.trap_func, I.trap_pc, !I.stopped);\n}\n";
 }
 

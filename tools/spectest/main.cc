@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <execinfo.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -172,6 +173,22 @@ std::unique_ptr<Backend> make_backend(const Options& o) {
 // The exit status that tells ctest a test was skipped (SKIP_RETURN_CODE).
 constexpr int kExitSkip = 77;
 
+// A crash in a script's child prints the child's stack to stderr (frames
+// as binary(+offset), for addr2line on the unstripped build), then dies of
+// the same signal, which the parent reports.
+void print_stack_on_crash() {
+  for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL})
+    std::signal(sig, [](int s) {
+      void* frames[64];
+      const int n = backtrace(frames, 64);
+      const char head[] = "ww-spectest: crashed; stack:\n";
+      (void)!write(2, head, sizeof head - 1);
+      backtrace_symbols_fd(frames, n, 2);
+      std::signal(s, SIG_DFL);
+      raise(s);
+    });
+}
+
 // Asks whether a GPU is usable from a child process when the scripts run in
 // children: CUDA initialized in a parent is unusable in its forked
 // children.
@@ -250,6 +267,7 @@ FileReport run_in_child(const std::string& path, const Options& o, const Expecte
     close(fds[0]);
     // SIGALRM's default action ends the child; the parent sees the signal.
     alarm(o.timeout_s);
+    print_stack_on_crash();
     auto backend = make_backend(o);
     RunOptions run = o.run;
     run.current_line = line_slot;

@@ -302,24 +302,27 @@ __device__ __forceinline__ uint64_t wave_arg(const DevWave& w, uint32_t k, uint3
   return index_arg(w.arg_index_kind[k], uint64_t(w.first) + t);
 }
 
-// The chain's call at position p >= 1 (chains are a few calls long).
-__device__ __forceinline__ const DevThenCall& then_call(const DevWave& w, uint32_t p) {
+// The call at position p of a chain: its defined function and where its
+// arguments come from (null: the wave's, as wave_arg reads them). Looked
+// up once per call, not per argument: chains are a few calls long.
+struct CallAt {
+  uint32_t entry;
+  const uint64_t* values;
+  const uint8_t* kinds;  // as arg_index_kind
+};
+
+__device__ __forceinline__ CallAt call_at(const DevWave& w, uint32_t p) {
+  if (!w.pos_end || p == 0) return {w.entry, nullptr, nullptr};
   uint32_t c = 0;
   while (w.then[c].end <= p) ++c;
-  return w.then[c];
+  const DevThenCall& d = w.then[c];
+  return {d.entry, w.then_args + d.args, w.then_arg_kind + d.args};
 }
 
-// The defined function that position p of the chain calls.
-__device__ __forceinline__ uint32_t call_entry(const DevWave& w, uint32_t p) {
-  return p == 0 ? w.entry : then_call(w, p).entry;
-}
-
-// Argument k of instance t for the call at position p.
-__device__ __forceinline__ uint64_t call_arg(const DevWave& w, uint32_t p, uint32_t k, uint32_t t) {
-  if (p == 0) return wave_arg(w, k, t);
-  const DevThenCall& c = then_call(w, p);
-  const uint8_t kind = w.then_arg_kind[c.args + k];
-  return kind ? index_arg(kind, uint64_t(w.first) + t) : w.then_args[c.args + k];
+// Argument k of instance t for the call `c`.
+__device__ __forceinline__ uint64_t call_arg(const DevWave& w, const CallAt& c, uint32_t k, uint32_t t) {
+  if (!c.values) return wave_arg(w, k, t);
+  return c.kinds[k] ? index_arg(c.kinds[k], uint64_t(w.first) + t) : c.values[k];
 }
 
 // Backward jumps look at the clock once in this many, when a deadline is set.

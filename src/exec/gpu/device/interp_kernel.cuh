@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   uint64_t fuel = W.fuel ? W.fuel : ~uint64_t{0};
   uint32_t ticks = 0;
 
-  uint32_t cur = W.pos_end ? call_entry(W, W.pos_begin) : W.entry;
+  uint32_t cur = call_at(W, W.pos_begin).entry;
   uint32_t fb = 0;  // frame base slot
   uint32_t depth = 0;
   const Frames fr{W.slots + (uint64_t(t >> 5) * W.stack_slots) * 32 + (t & 31)};
@@ -182,8 +182,8 @@ start_call : {
     trap = TrapCode::CallStackExhausted;
     goto trapped;
   }
-  const uint32_t p = W.pos_end ? W.pos[t] : 0;
-  for (uint32_t k = 0; k < fc.num_params; ++k) fr.at(k) = call_arg(W, p, k, t);
+  const CallAt at = call_at(W, W.pos_end ? W.pos[t] : 0);
+  for (uint32_t k = 0; k < fc.num_params; ++k) fr.at(k) = call_arg(W, at, k, t);
   for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(s) = 0;
 }
 
@@ -282,7 +282,7 @@ finished:
     const uint32_t p = W.pos[t] + 1;
     if (p < W.pos_end) {
       W.pos[t] = p;
-      cur = then_call(W, p).entry;
+      cur = call_at(W, p).entry;
       fuel = W.fuel ? W.fuel : ~uint64_t{0};
       goto start_call;
     }
