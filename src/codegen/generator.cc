@@ -84,9 +84,9 @@ class Generator {
   void emit_call_indirect(const DecodedOp& o, uint32_t caller_def);
   void emit_cpu_entries();
   void emit_gpu_kernel();
-  // The switch that calls the entry at_.entry of instance I (its arguments
-  // from `args`, a call prefix ending in the argument's index).
-  std::string gpu_entry_switch(const char* args) const;
+  // The switch that calls entry `entry` of instance I, its arguments from
+  // `args` (a call's start, to which the argument's index is added).
+  std::string gpu_entry_switch(const char* entry, const char* args) const;
   int intrinsic_of(uint32_t import_func) const;
   // CPU functions keep memory 0's base and size in locals (WW_MEM_LOCALS),
   // refreshed after whatever may grow the memory.
@@ -651,8 +651,8 @@ void Generator::emit_cpu_entries() {
   out_ += "WW_EXPORT const uint32_t " + std::string(kCpuAbiSymbol) + " = ww::rt::kCpuAbiVersion;\n";
 }
 
-std::string Generator::gpu_entry_switch(const char* args) const {
-  std::string out = "  switch (at_.entry) {\n";
+std::string Generator::gpu_entry_switch(const char* entry, const char* args) const {
+  std::string out = "  switch (" + std::string(entry) + ") {\n";
   for (uint32_t def : entries_) {
     const uint32_t f = nimp_ + def;
     const uint32_t np = nparams(f), nr = nresults(f);
@@ -682,22 +682,26 @@ void Generator::emit_gpu_kernel() {
     if (global_read_[g] || global_written_[g]) load_globals += "  I.g[" + k + "] = W.globals[" + k + " * N + t];\n";
     if (global_written_[g]) store_globals += "  W.globals[" + k + " * N + t] = I.g[" + k + "];\n";
   }
-  // A chain's later calls (gpu::DevWave::pos_*) run in a function of their
-  // own that loops over them, taking the instance by value and giving it
-  // back: the same loop in the kernel made NVRTC 13.0 crash (SIGSEGV in
-  // nvrtcCompileProgram, about half the compiles of endianness.wast's
-  // module), and a reference would keep the kernel's instance out of
-  // registers. Only the last position's results are kept.
-  out_ += "static __device__ __noinline__ ww::gen::Inst ww_chain_rest(ww::gen::Inst I, const ww::gpu::DevWave& W,\n"
-          "    uint32_t pos_, uint32_t t) {\n"
+  // A chain of calls (gpu::DevWave::pos_*) runs in a function of its own
+  // that loops over the launch's positions, taking the instance by value
+  // and giving it back: the same loop in the kernel made NVRTC 13.0 crash
+  // (SIGSEGV in nvrtcCompileProgram, in about half the compiles of
+  // endianness.wast's module), a reference would keep the kernel's
+  // instance out of registers, and a batch without a chain runs the
+  // kernel's own switch as before. Only the last position's results are
+  // kept. Its stack frame is the kernel's, not a recursion level's
+  // (nvrtc_compile's trailer).
+  out_ += "static __device__ __noinline__ ww::gen::Inst ww_chain(ww::gen::Inst I, const ww::gpu::DevWave& W,\n"
+          "    uint32_t t) {\n"
           "  using namespace ww;\n  using namespace ww::gen;\n"
           "  const uint64_t N = W.n;\n"
-          "  while (pos_ < W.pos_end) {\n"
-          "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n"
+          "  uint32_t pos_ = I.rewinding ? W.pos[t] : W.pos_begin;\n"
+          "  for (;;) {\n"
           "  const bool last_ = pos_ + 1 == W.pos_total;\n"
           "  const gpu::CallAt at_ = gpu::call_at(W, pos_);\n" +
-          gpu_entry_switch("gpu::call_arg(W, at_, ") +
-          "  if (I.trap || I.leaving || I.stopped) break;\n  ++pos_;\n  }\n"
+          gpu_entry_switch("at_.entry", "gpu::call_arg(W, at_, ") +
+          "  if (I.trap || I.leaving || I.stopped || ++pos_ >= W.pos_end) break;\n"
+          "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n  }\n"
           "  if (I.leaving) W.pos[t] = pos_;\n"
           "  return I;\n}\n\n";
   out_ += "extern \"C\" __global__ void __launch_bounds__(ww::gpu::kBlock) " + std::string(kGpuKernelName) +
@@ -718,16 +722,9 @@ void Generator::emit_gpu_kernel() {
           "  I.leaving = false;\n  I.rewinding = W.hc.resuming;\n  I.chain = 0;\n  I.save_pos = 0;\n"
           "  if (I.rewinding) {\n    I.fuel = W.hc.rs_fuel[t];\n    I.save_pos = W.hc.rs_frames[t];\n  }\n" +
           load_globals +
-          // The launch's first position here (a host call's resumption: the
-          // one it left); the rest of the chain after it.
-          "  const uint32_t pos_ = W.pos_end ? (I.rewinding ? W.pos[t] : W.pos_begin) : 0;\n"
-          "  const bool last_ = !W.pos_end || pos_ + 1 == W.pos_total;\n"
-          "  const gpu::CallAt at_ = gpu::call_at(W, pos_);\n" +
-          gpu_entry_switch("gpu::call_arg(W, at_, ") +
-          "  if (W.pos_end) {\n"
-          "    if (I.leaving) W.pos[t] = pos_;\n"
-          "    else if (!I.trap && !I.stopped && pos_ + 1 < W.pos_end) I = ww_chain_rest(I, W, pos_ + 1, t);\n"
-          "  }\n";
+          "  if (W.pos_end) {\n    I = ww_chain(I, W, t);\n  } else {\n"
+          "  const bool last_ = true;\n" +
+          gpu_entry_switch("W.entry", "gpu::wave_arg(W, ") + "  }\n";
   out_ += store_globals;
   // Left for the host: not finished; the next launch rewinds from here.
   out_ += "  if (I.leaving) {\n    W.hc.rs_frames[t] = I.save_pos;\n    W.hc.rs_fuel[t] = I.fuel;\n    return;\n  }\n";

@@ -66,9 +66,12 @@ constexpr uint64_t kKernelFrameBytes = 1024;
 
 class CompiledLauncher final : public KernelLauncher {
  public:
-  CompiledLauncher(const Driver& d, CUmodule mod, CUfunction fn, bool recursive, uint32_t frame, uint64_t leave_words)
+  // `frames`: nvrtc_compile's trailer (the largest frame recursion may
+  // repeat, low 16 bits; the chain function's, once at the base, high 16).
+  CompiledLauncher(const Driver& d, CUmodule mod, CUfunction fn, bool recursive, uint32_t frames, uint64_t leave_words)
       : d_(d), mod_(mod), fn_(fn), recursive_(recursive), leave_words_(leave_words),
-        frame_(frame ? frame + 16 : kDefaultFrameBytes) {
+        frame_((frames & 0xffff) ? (frames & 0xffff) + 16 : kDefaultFrameBytes),
+        base_(kKernelFrameBytes + (frames >> 16)) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, 0) == cudaSuccess)
       resident_threads_ = uint64_t(p.multiProcessorCount) * p.maxThreadsPerMultiProcessor;
@@ -92,7 +95,7 @@ class CompiledLauncher final : public KernelLauncher {
         stack_set_ = bytes;
       }
       // As many frames as the stack holds, at most the requested depth.
-      wave.max_depth = uint32_t(std::min<uint64_t>(w.max_depth, (bytes - kKernelFrameBytes) / frame_));
+      wave.max_depth = uint32_t(std::min<uint64_t>(w.max_depth, (bytes - base_) / frame_));
     }
     DevModule mod = m;
     DevIntrinsics intr = in;
@@ -104,7 +107,7 @@ class CompiledLauncher final : public KernelLauncher {
 
  private:
   uint64_t stack_bytes(uint32_t max_depth) const {
-    return std::min<uint64_t>(kMaxStackPerThread, uint64_t(std::max<uint32_t>(max_depth, 1)) * frame_ + kKernelFrameBytes);
+    return std::min<uint64_t>(kMaxStackPerThread, uint64_t(std::max<uint32_t>(max_depth, 1)) * frame_ + base_);
   }
 
   const Driver& d_;
@@ -113,6 +116,7 @@ class CompiledLauncher final : public KernelLauncher {
   bool recursive_;
   uint64_t leave_words_;
   uint64_t frame_;
+  uint64_t base_;  // the kernel's frame and the chain function's, below the recursion
   uint64_t resident_threads_ = 132 * 2048;
   uint64_t stack_set_ = 0;
 };

@@ -81,28 +81,39 @@ std::vector<std::string> nvrtc_options(int cc_major, int cc_minor) {
 
 namespace {
 
-// The largest stack frame ptxas reports in a compile log (--ptxas-options=-v).
-uint32_t largest_frame(const std::string& log) {
-  uint32_t frame = 0;
+// The stack frames ptxas reports in a compile log (--ptxas-options=-v):
+// the largest of a function that recursion may repeat, and that of the
+// chain function (the generator's ww_chain), which is once at the base of
+// the stack, like the kernel's.
+struct Frames {
+  uint32_t largest = 0, base = 0;
+};
+Frames stack_frames(const std::string& log) {
+  Frames f;
+  bool chain = false;
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) {
+    if (line.find("Function properties for ") != std::string::npos) chain = line.find("ww_chain") != std::string::npos;
     size_t at = line.find(" bytes stack frame");
     if (at == std::string::npos) continue;
     size_t b = line.rfind(' ', at - 1);
-    frame = std::max<uint32_t>(frame, uint32_t(std::strtoul(line.c_str() + (b == std::string::npos ? 0 : b + 1), nullptr, 10)));
+    const uint32_t bytes = uint32_t(std::strtoul(line.c_str() + (b == std::string::npos ? 0 : b + 1), nullptr, 10));
+    (chain ? f.base : f.largest) = std::max(chain ? f.base : f.largest, bytes);
   }
-  return frame;
+  return f;
 }
 
 struct UnitResult {
   Status status = Status::Ok();
   std::vector<uint8_t> cubin;
-  uint32_t frame = 0;
+  uint32_t frame = 0;  // the largest frame recursion may repeat
+  uint32_t base = 0;   // the chain function's, once per thread
 };
 
 UnitResult compile_unit(const Nvrtc& lib, const std::string& source, const std::string& name,
                         const std::vector<std::string>& opts) {
   UnitResult u;
+  u.frame = 0;
   nvrtcProgram prog = nullptr;
   nvrtcResult r = lib.create(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
   if (r != NVRTC_SUCCESS) {
@@ -132,7 +143,9 @@ UnitResult compile_unit(const Nvrtc& lib, const std::string& source, const std::
   }
   lib.destroy(&prog);
   if (r != NVRTC_SUCCESS) u.status = err(std::string("NVRTC: ") + lib.error_string(r));
-  u.frame = largest_frame(log);
+  const Frames f = stack_frames(log);
+  u.frame = std::min<uint32_t>(f.largest, 0xffff);
+  u.base = std::min<uint32_t>(f.base, 0xffff);
   return u;
 }
 
@@ -149,10 +162,11 @@ Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>& units
   std::vector<UnitResult> results(units.size());
   parallel_for(units.size(),
                [&](size_t i) { results[i] = compile_unit(*lib, units[i], name + "." + std::to_string(i), opts); });
-  uint32_t frame = 0;
+  uint32_t frame = 0, base = 0;
   for (const UnitResult& u : results) {
     WW_TRY(u.status);
     frame = std::max(frame, u.frame);
+    base = std::max(base, u.base);
   }
   std::vector<uint8_t> cubin;
   if (units.size() == 1) {
@@ -162,9 +176,11 @@ Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>& units
     for (UnitResult& u : results) objects.push_back(std::move(u.cubin));
     WW_ASSIGN_OR_RETURN(cubin, link_cubins(objects, cc_major, cc_minor));
   }
-  // The stack frame ptxas reported for the largest function travels with
-  // the CUBIN (a trailer), for sizing the CUDA stack of recursive code.
-  for (int k = 0; k < 4; ++k) cubin.push_back(uint8_t(frame >> (8 * k)));
+  // The stack frames ptxas reported travel with the CUBIN (a trailer:
+  // the largest function's in the low 16 bits, the chain function's in the
+  // high 16), for sizing the CUDA stack of recursive code.
+  const uint32_t trailer = frame | (base << 16);
+  for (int k = 0; k < 4; ++k) cubin.push_back(uint8_t(trailer >> (8 * k)));
   return cubin;
 }
 
