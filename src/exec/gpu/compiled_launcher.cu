@@ -67,7 +67,8 @@ constexpr uint64_t kKernelFrameBytes = 1024;
 class CompiledLauncher final : public KernelLauncher {
  public:
   // `frames`: nvrtc_compile's trailer (the largest frame recursion may
-  // repeat, low 16 bits; the chain function's, once at the base, high 16).
+  // repeat, low 16 bits; the kernel's and the chain function's, once at
+  // the base, high 16).
   CompiledLauncher(const Driver& d, CUmodule mod, CUfunction fn, bool recursive, uint32_t frames, uint64_t leave_words)
       : d_(d), mod_(mod), fn_(fn), recursive_(recursive), leave_words_(leave_words),
         frame_((frames & 0xffff) ? (frames & 0xffff) + 16 : kDefaultFrameBytes),

@@ -353,8 +353,8 @@ std::vector<std::string> nvrtc_options(int cc_major, int cc_minor);
 // Compiles CUDA C++ translation units to one CUBIN: one unit whole, or
 // several as relocatable code, compiled in parallel and linked with
 // nvJitLink. The result is the CUBIN followed by 4 bytes (little-endian):
-// the largest stack frame ptxas reported (low 16 bits) and the chain
-// function's (high 16), which load_compiled_kernel reads.
+// the largest stack frame ptxas reported (low 16 bits) and the kernel's
+// and the chain function's (high 16), which load_compiled_kernel reads.
 // Errors carry NVRTC's first error line.
 Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>& units, const std::string& name,
                                            int cc_major, int cc_minor);

@@ -82,23 +82,28 @@ std::vector<std::string> nvrtc_options(int cc_major, int cc_minor) {
 namespace {
 
 // The stack frames ptxas reports in a compile log (--ptxas-options=-v):
-// the largest of a function that recursion may repeat, and that of the
-// chain function (the generator's ww_chain), which is once at the base of
-// the stack, like the kernel's.
+// the largest of a function that recursion may repeat, and those of the
+// kernel and the chain function it calls (the generator's ww_chain),
+// which are once at the base of the stack. (The chain function takes the
+// instance by value, so both frames hold a copy of it: counted per level,
+// they cut a 299-deep recursion's room to 259 levels.)
 struct Frames {
-  uint32_t largest = 0, base = 0;
+  uint32_t largest = 0, kernel = 0, chain = 0;
 };
 Frames stack_frames(const std::string& log) {
   Frames f;
-  bool chain = false;
+  uint32_t* slot = &f.largest;
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) {
-    if (line.find("Function properties for ") != std::string::npos) chain = line.find("ww_chain") != std::string::npos;
+    if (line.find("Function properties for ") != std::string::npos)
+      slot = line.find("ww_chain") != std::string::npos             ? &f.chain
+             : line.find("ww_compiled_kernel") != std::string::npos ? &f.kernel
+                                                                    : &f.largest;
     size_t at = line.find(" bytes stack frame");
     if (at == std::string::npos) continue;
     size_t b = line.rfind(' ', at - 1);
     const uint32_t bytes = uint32_t(std::strtoul(line.c_str() + (b == std::string::npos ? 0 : b + 1), nullptr, 10));
-    (chain ? f.base : f.largest) = std::max(chain ? f.base : f.largest, bytes);
+    *slot = std::max(*slot, bytes);
   }
   return f;
 }
@@ -107,7 +112,7 @@ struct UnitResult {
   Status status = Status::Ok();
   std::vector<uint8_t> cubin;
   uint32_t frame = 0;  // the largest frame recursion may repeat
-  uint32_t base = 0;   // the chain function's, once per thread
+  uint32_t base = 0;   // the kernel's and the chain function's, once per thread
 };
 
 UnitResult compile_unit(const Nvrtc& lib, const std::string& source, const std::string& name,
@@ -145,7 +150,7 @@ UnitResult compile_unit(const Nvrtc& lib, const std::string& source, const std::
   if (r != NVRTC_SUCCESS) u.status = err(std::string("NVRTC: ") + lib.error_string(r));
   const Frames f = stack_frames(log);
   u.frame = std::min<uint32_t>(f.largest, 0xffff);
-  u.base = std::min<uint32_t>(f.base, 0xffff);
+  u.base = std::min<uint32_t>(f.kernel + f.chain, 0xffff);
   return u;
 }
 
@@ -177,8 +182,9 @@ Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>& units
     WW_ASSIGN_OR_RETURN(cubin, link_cubins(objects, cc_major, cc_minor));
   }
   // The stack frames ptxas reported travel with the CUBIN (a trailer:
-  // the largest function's in the low 16 bits, the chain function's in the
-  // high 16), for sizing the CUDA stack of recursive code.
+  // the largest function's in the low 16 bits, the kernel's and the chain
+  // function's together in the high 16), for sizing the CUDA stack of
+  // recursive code.
   const uint32_t trailer = frame | (base << 16);
   for (int k = 0; k < 4; ++k) cubin.push_back(uint8_t(trailer >> (8 * k)));
   return cubin;
