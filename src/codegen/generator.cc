@@ -682,19 +682,37 @@ void Generator::emit_gpu_kernel() {
     if (global_read_[g] || global_written_[g]) load_globals += "  I.g[" + k + "] = W.globals[" + k + " * N + t];\n";
     if (global_written_[g]) store_globals += "  W.globals[" + k + " * N + t] = I.g[" + k + "];\n";
   }
-  // A chain of calls (gpu::DevWave::pos_*) runs in a function of its own
-  // that loops over the launch's positions, taking the instance by value
-  // and giving it back: the same loop in the kernel made NVRTC 13.0 crash
-  // (SIGSEGV in nvrtcCompileProgram, in about half the compiles of
-  // endianness.wast's module), a reference would keep the kernel's
-  // instance out of registers, and a batch without a chain runs the
-  // kernel's own switch as before. Only the last position's results are
-  // kept. Its stack frame is the kernel's, not a recursion level's
+  const std::string params =
+      "(const ww::gpu::DevModule& M, const ww::gpu::DevWave& W, const ww::gpu::DevIntrinsics& In, uint32_t t)";
+  // The instance from the kernel's parameters, at the start of a launch
+  // (or of a host call's resumption).
+  const std::string begin =
+      "  using namespace ww;\n  using namespace ww::gen;\n"
+      "  const uint64_t N = W.n;\n"
+      "  Inst I;\n  I.M = &M;\n  I.W = &W;\n  I.In = &In;\n  I.t = t;\n"
+      "  I.mem = gpu::MemAccess<WW_LAYOUT>::make(W, t);\n"
+      "  I.mem_size = " + std::string(uses_memory_ ? "uint64_t(W.mem_pages[t]) * gpu::kDevPageSize" : "0") + ";\n"
+      "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n"
+      "  I.ticks = 0;\n  I.trap = 0;\n  I.trap_func = 0;\n  I.trap_pc = 0;\n  I.stopped = false;\n"
+      "  I.leaving = false;\n  I.rewinding = W.hc.resuming;\n  I.chain = 0;\n  I.save_pos = 0;\n"
+      "  if (I.rewinding) {\n    I.fuel = W.hc.rs_fuel[t];\n    I.save_pos = W.hc.rs_frames[t];\n  }\n" +
+      load_globals;
+  // Its end: the globals it set back, and either the state a host call
+  // resumes from or the instance finished.
+  const std::string end =
+      store_globals +
+      "  if (I.leaving) {\n    W.hc.rs_frames[t] = I.save_pos;\n    W.hc.rs_fuel[t] = I.fuel;\n    return;\n  }\n"
+      "  gpu::finish_instance(W, t, TrapCode(I.trap), I.trap_func, I.trap_pc, !I.stopped);\n";
+  // A chain of calls (gpu::DevWave::pos_*) runs in a function of its own,
+  // the whole launch of an instance, which loops over the launch's
+  // positions: the same loop in the kernel made NVRTC 13.0 crash (SIGSEGV
+  // in nvrtcCompileProgram, in about half the compiles of endianness.wast's
+  // module), and the kernel of a batch without a chain stays as it was
+  // (passing it the kernel's instance instead made every kernel hold a
+  // copy in its stack frame). Only the last position's results are kept.
+  // Its stack frame is at the base, not a recursion level's
   // (nvrtc_compile's trailer).
-  out_ += "static __device__ __noinline__ ww::gen::Inst ww_chain(ww::gen::Inst I, const ww::gpu::DevWave& W,\n"
-          "    uint32_t t) {\n"
-          "  using namespace ww;\n  using namespace ww::gen;\n"
-          "  const uint64_t N = W.n;\n"
+  out_ += "static __device__ __noinline__ void ww_chain" + params + " {\n" + begin +
           "  uint32_t pos_ = I.rewinding ? W.pos[t] : W.pos_begin;\n"
           "  for (;;) {\n"
           "  const bool last_ = pos_ + 1 == W.pos_total;\n"
@@ -702,33 +720,17 @@ void Generator::emit_gpu_kernel() {
           gpu_entry_switch("at_.entry", "gpu::call_arg(W, at_, ") +
           "  if (I.trap || I.leaving || I.stopped || ++pos_ >= W.pos_end) break;\n"
           "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n  }\n"
-          "  if (I.leaving) W.pos[t] = pos_;\n"
-          "  return I;\n}\n\n";
+          "  if (I.leaving) W.pos[t] = pos_;\n" + end + "}\n\n";
   out_ += "extern \"C\" __global__ void __launch_bounds__(ww::gpu::kBlock) " + std::string(kGpuKernelName) +
           "(const __grid_constant__ ww::gpu::DevModule M, const __grid_constant__ ww::gpu::DevWave W,\n"
           "    const __grid_constant__ ww::gpu::DevIntrinsics In) {\n"
-          "  using namespace ww;\n  using namespace ww::gen;\n"
           "  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;\n"
           "  if (t >= W.n) return;\n"
           "  if (W.hc.resuming && !W.hc.waiting[t]) return;  // finished in an earlier launch\n"
           "  if (W.trap[t] != 0) {  // failed before the call, or stopped in a chain's earlier launch\n"
-          "    if (W.pos_begin == 0) gpu::finish_instance(W, t, TrapCode::None, 0, 0, true);\n    return;\n  }\n"
-          "  const uint64_t N = W.n;\n"
-          "  Inst I;\n  I.M = &M;\n  I.W = &W;\n  I.In = &In;\n  I.t = t;\n"
-          "  I.mem = gpu::MemAccess<WW_LAYOUT>::make(W, t);\n"
-          "  I.mem_size = " + std::string(uses_memory_ ? "uint64_t(W.mem_pages[t]) * gpu::kDevPageSize" : "0") + ";\n"
-          "  I.fuel = W.fuel ? W.fuel : ~uint64_t(0);\n"
-          "  I.ticks = 0;\n  I.trap = 0;\n  I.trap_func = 0;\n  I.trap_pc = 0;\n  I.stopped = false;\n"
-          "  I.leaving = false;\n  I.rewinding = W.hc.resuming;\n  I.chain = 0;\n  I.save_pos = 0;\n"
-          "  if (I.rewinding) {\n    I.fuel = W.hc.rs_fuel[t];\n    I.save_pos = W.hc.rs_frames[t];\n  }\n" +
-          load_globals +
-          "  if (W.pos_end) {\n    I = ww_chain(I, W, t);\n  } else {\n"
-          "  const bool last_ = true;\n" +
-          gpu_entry_switch("W.entry", "gpu::wave_arg(W, ") + "  }\n";
-  out_ += store_globals;
-  // Left for the host: not finished; the next launch rewinds from here.
-  out_ += "  if (I.leaving) {\n    W.hc.rs_frames[t] = I.save_pos;\n    W.hc.rs_fuel[t] = I.fuel;\n    return;\n  }\n";
-  out_ += "  gpu::finish_instance(W, t, TrapCode(I.trap), I.trap_func, I.trap_pc, !I.stopped);\n}\n";
+          "    if (W.pos_begin == 0) ww::gpu::finish_instance(W, t, ww::TrapCode::None, 0, 0, true);\n    return;\n  }\n"
+          "  if (W.pos_end) {\n    ww_chain(M, W, In, t);\n    return;\n  }\n" +
+          begin + "  const bool last_ = true;\n" + gpu_entry_switch("W.entry", "gpu::wave_arg(W, ") + end + "}\n";
 }
 
 Result<Generated> Generator::run() {

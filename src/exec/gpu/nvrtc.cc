@@ -84,9 +84,9 @@ namespace {
 // The stack frames ptxas reports in a compile log (--ptxas-options=-v):
 // the largest of a function that recursion may repeat, and those of the
 // kernel and the chain function it calls (the generator's ww_chain),
-// which are once at the base of the stack. (The chain function takes the
-// instance by value, so both frames hold a copy of it: counted per level,
-// they cut a 299-deep recursion's room to 259 levels.)
+// which are once at the base of the stack. (The chain function holds an
+// instance: counted per level, its frame cut a 299-deep recursion's room
+// to 259 levels.)
 struct Frames {
   uint32_t largest = 0, kernel = 0, chain = 0;
 };
