@@ -330,16 +330,10 @@ class CpuExecutor final : public Executor {
     if (job.image) {
       c.image = job.image->snapshot;
     } else {
-      const BatchSpec& spec = *job.spec;
-      Store store;
-      gpu::GpuBatch fallback;
-      gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
-      WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
-                          link_imports(store, spec.module->module, &ctx, nullptr, &spec.host_functions));
-      auto inst = store.instantiate(spec.module, imports);
-      if (auto* e = std::get_if<InstantiateError>(&inst))
-        return make_error(kNoOffset, "resident instances: instantiation failed: " + e->message);
-      WW_ASSIGN_OR_RETURN(c.image, store.snapshot(std::get<uint32_t>(inst)));
+      ScratchInstance scratch;
+      if (Status s = make_scratch_instance(job, scratch); !s.ok())
+        return make_error(kNoOffset, "resident instances: " + s.error().message);
+      WW_ASSIGN_OR_RETURN(c.image, scratch.store.snapshot(scratch.instance));
     }
     c.deltas.assign(r.instances(), InstanceDelta{});
     c.traps.assign(r.instances(), 0);

@@ -84,6 +84,17 @@ std::unique_ptr<Executor> make_cpu_executor(std::shared_ptr<const NativeCode> na
 // `launcher` (compiled code) when given.
 std::unique_ptr<Executor> make_gpu_executor(std::shared_ptr<gpu::KernelLauncher> launcher);
 
+// A fresh instance of the job's module (made from its image when it has
+// one) in a store of its own, its imports linked as the batch links them.
+// The store goes before the context its host functions hold.
+struct ScratchInstance {
+  gpu::GpuBatch fallback;
+  gpu::GpuContext ctx{};
+  Store store;
+  uint32_t instance = 0;
+};
+Status make_scratch_instance(const Job& job, ScratchInstance& s);
+
 // Resolves an address export once, on a fresh instance: every GPU instance
 // starts from that same state.
 Result<uint64_t> resolve_address_fresh(const Job& job, const Address& a);

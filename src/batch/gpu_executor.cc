@@ -11,19 +11,25 @@
 
 namespace ww::batch {
 
-Result<uint64_t> resolve_address_fresh(const Job& job, const Address& a) {
-  if (a.export_name.empty()) return a.addr;
+Status make_scratch_instance(const Job& job, ScratchInstance& s) {
   const BatchSpec& spec = *job.spec;
-  Store store;
-  gpu::GpuBatch fallback;
-  gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
+  s.ctx = gpu::GpuContext{spec.intrinsics ? spec.intrinsics : &s.fallback, 0};
   WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
-                      link_imports(store, spec.module->module, &ctx, nullptr, &spec.host_functions));
-  auto r = job.image ? store.instantiate(spec.module, imports, job.image->snapshot)
-                     : store.instantiate(spec.module, imports);
+                      link_imports(s.store, spec.module->module, &s.ctx, nullptr, &spec.host_functions));
+  auto r = job.image ? s.store.instantiate(spec.module, imports, job.image->snapshot)
+                     : s.store.instantiate(spec.module, imports);
   if (auto* e = std::get_if<InstantiateError>(&r))
     return make_error(kNoOffset, "instantiation failed: " + e->message);
-  auto ev = store.get_export(std::get<uint32_t>(r), a.export_name);
+  s.instance = std::get<uint32_t>(r);
+  return Status::Ok();
+}
+
+Result<uint64_t> resolve_address_fresh(const Job& job, const Address& a) {
+  if (a.export_name.empty()) return a.addr;
+  ScratchInstance scratch;
+  WW_TRY(make_scratch_instance(job, scratch));
+  Store& store = scratch.store;
+  auto ev = store.get_export(scratch.instance, a.export_name);
   if (!ev) return make_error(kNoOffset, "no export " + a.export_name);
   if (a.is_global) return uint64_t(uint32_t(store.global_get(ev->addr).bits));
   InvokeResult res = store.invoke(ev->addr, {});
