@@ -281,11 +281,93 @@ std::vector<wasmwarp::Call> chain_for(const wasmwarp::Module& mod, const py::seq
   return chain;
 }
 
-wasmwarp::Engine engine_for(const std::string& backend, const std::string& tier, unsigned threads) {
+// A value of type t from its raw bits, as Python has it, and back.
+py::object to_py(wasmwarp::ValueType t, uint64_t bits) {
+  switch (t) {
+    case wasmwarp::ValueType::I32: return py::int_(int32_t(uint32_t(bits)));
+    case wasmwarp::ValueType::I64: return py::int_(int64_t(bits));
+    case wasmwarp::ValueType::F32: {
+      float f;
+      const uint32_t b = uint32_t(bits);
+      std::memcpy(&f, &b, 4);
+      return py::float_(f);
+    }
+    case wasmwarp::ValueType::F64: {
+      double d;
+      std::memcpy(&d, &bits, 8);
+      return py::float_(d);
+    }
+    default: return py::int_(bits);
+  }
+}
+uint64_t from_py(wasmwarp::ValueType t, const py::handle& v) {
+  switch (t) {
+    case wasmwarp::ValueType::I32: return uint32_t(v.cast<int64_t>());
+    case wasmwarp::ValueType::I64: return uint64_t(v.cast<int64_t>());
+    case wasmwarp::ValueType::F32: {
+      const float f = v.cast<float>();
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      return b;
+    }
+    case wasmwarp::ValueType::F64: {
+      const double d = v.cast<double>();
+      uint64_t b;
+      std::memcpy(&b, &d, 8);
+      return b;
+    }
+    default: return v.cast<uint64_t>();
+  }
+}
+
+// Python callables serving the module's imports: host maps (module, name)
+// to a callable taking the instance's index and the arguments and
+// returning the result (a tuple for several). It runs with the GIL taken,
+// from the engine's threads; an exception ends that instance with "host
+// function failed". The callable is released under the GIL, whichever
+// thread drops the last copy of the engine's options.
+std::vector<wasmwarp::HostFunction> host_functions_of(const wasmwarp::Module& mod, const py::dict& host) {
+  std::vector<wasmwarp::HostFunction> out;
+  for (const wasmwarp::Import& im : mod.imports()) {
+    py::tuple key = py::make_tuple(im.module, im.name);
+    if (im.kind != wasmwarp::ExternKind::Function || !host.contains(key)) continue;
+    std::shared_ptr<py::object> fn(new py::object(host[key]), [](py::object* o) {
+      py::gil_scoped_acquire gil;
+      delete o;
+    });
+    auto call = [fn, type = im.type](uint64_t instance, std::span<const uint64_t> args, std::span<uint64_t> results) {
+      py::gil_scoped_acquire gil;
+      try {
+        py::tuple a(args.size() + 1);
+        a[0] = py::int_(instance);
+        for (size_t k = 0; k < args.size(); ++k) a[k + 1] = to_py(type.params[k], args[k]);
+        py::object r = (*fn)(*a);
+        if (results.size() == 1) results[0] = from_py(type.results[0], r);
+        if (results.size() > 1) {
+          auto seq = r.cast<py::sequence>();
+          if (py::len(seq) != results.size()) return false;
+          for (size_t k = 0; k < results.size(); ++k) results[k] = from_py(type.results[k], seq[k]);
+        }
+        return true;
+      } catch (py::error_already_set& e) {
+        e.discard_as_unraisable(*fn);  // Python reports it (sys.unraisablehook)
+        return false;
+      } catch (...) {
+        return false;
+      }
+    };
+    out.push_back({im.module, im.name, im.type, call});
+  }
+  return out;
+}
+
+wasmwarp::Engine engine_for(const std::string& backend, const std::string& tier, unsigned threads,
+                            const wasmwarp::Module& mod, const py::dict& host) {
   wasmwarp::EngineOptions eo;
   eo.backend = backend_of(backend);
   eo.tier = tier_of(tier);
   eo.threads = threads;
+  eo.host_functions = host_functions_of(mod, host);
   return wasmwarp::Engine(eo);
 }
 
@@ -361,34 +443,35 @@ PYBIND11_MODULE(_wasmwarp, m) {
           "call",
           [](const wasmwarp::Module& mod, const std::string& fn, py::sequence args, uint64_t n,
              const std::string& backend, const std::string& tier, unsigned threads, uint64_t fuel, double timeout,
-             bool device) {
+             bool device, py::dict host) {
             py::list keep;
             auto a = args_for(mod, fn, args, keep);
-            auto engine = engine_for(backend, tier, threads);
+            auto engine = engine_for(backend, tier, threads, mod, host);
             return run_call({fuel, timeout, false, device}, keep,
                             [&](const wasmwarp::CallOptions& o) { return engine.call(mod, fn, n, a, o); });
           },
           py::arg("export"), py::arg("args"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
-          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("device") = false)
+          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("device") = false,
+          py::arg("host") = py::dict())
       .def(
           "chain",
           [](const wasmwarp::Module& mod, py::sequence calls, uint64_t n, const std::string& backend,
              const std::string& tier, unsigned threads, uint64_t fuel, double timeout, bool launch_per_call,
-             bool device) {
+             bool device, py::dict host) {
             py::list keep;
             auto chain = chain_for(mod, calls, keep);
-            auto engine = engine_for(backend, tier, threads);
+            auto engine = engine_for(backend, tier, threads, mod, host);
             return run_call({fuel, timeout, launch_per_call, device}, keep,
                             [&](const wasmwarp::CallOptions& o) { return engine.chain(mod, n, chain, o); });
           },
           py::arg("calls"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
           py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("launch_per_call") = false,
-          py::arg("device") = false)
+          py::arg("device") = false, py::arg("host") = py::dict())
       .def(
           "instances",
           [](const wasmwarp::Module& mod, uint64_t n, const std::string& backend, const std::string& tier,
-             unsigned threads) {
-            auto engine = engine_for(backend, tier, threads);
+             unsigned threads, py::dict host) {
+            auto engine = engine_for(backend, tier, threads, mod, host);
             auto r = [&] {
               py::gil_scoped_release nogil;
               return engine.instances(mod, n);
@@ -396,7 +479,8 @@ PYBIND11_MODULE(_wasmwarp, m) {
             if (!r) throw py::value_error(r.error().message);
             return *r;
           },
-          py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto", py::arg("threads") = 0);
+          py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto", py::arg("threads") = 0,
+          py::arg("host") = py::dict());
 
   py::class_<wasmwarp::Instances>(m, "_Instances")
       .def("count", &wasmwarp::Instances::count)

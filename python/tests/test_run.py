@@ -231,3 +231,33 @@ def test_cuda_arrays_need_the_gpu(wasm):
         m.run("affine", FakeCudaColumn(), 1.0, 1, backend="cpu")
     with pytest.raises(ValueError, match="need the GPU backend"):
         m.run("collatz_steps", np.arange(1, 5, dtype=np.int64), backend="cpu", device=True)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # mix's ValueError, reported
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_python_host_functions(wasm, backend):
+    """host.wat's run(x) calls env.mix(x, 3): served here with the calling
+    instance's index; an exception traps only its instance."""
+    seen = set()
+
+    def mix(instance, x, k):
+        seen.add(instance)
+        if x == 13:
+            raise ValueError("thirteen")
+        return x * k + instance
+
+    m = wasmwarp.Module(wasm["host"], imports={"env": {"mix": mix}})
+    try:
+        r, mask = m.run("run", wasmwarp.INDEX, n=300, backend=backend, traps="mask")
+    except ValueError as e:
+        if backend == "gpu":
+            pytest.skip(str(e))
+        raise
+    i = np.arange(300)
+    np.testing.assert_array_equal(np.flatnonzero(mask), [13])
+    np.testing.assert_array_equal(r[~mask], (4 * i)[~mask])
+    assert seen == set(range(300))
+    with pytest.raises(ValueError, match="unsatisfied import env.mix"):
+        wasmwarp.Module(wasm["host"]).run("run", 1, n=2, backend="cpu")
+    with pytest.raises(TypeError, match="not callable"):
+        wasmwarp.Module(wasm["host"], imports={"env": {"mix": 5}})

@@ -88,14 +88,27 @@ def _outcome(cols, codes, traps):
 
 
 class Module:
-    """A WebAssembly module (a .wasm path, or its bytes), loaded once."""
+    """A WebAssembly module (a .wasm path, or its bytes), loaded once.
 
-    def __init__(self, source):
+    ``imports`` serves the module's function imports with Python callables,
+    ``{"env": {"mix": fn}}``: ``fn(instance, *args)`` gets the calling
+    instance's index and the arguments and returns the result (a tuple for
+    several). Calls come from the engine's threads, one at a time under
+    the GIL (on the GPU, the instances that made them wait in their wave);
+    an exception ends that instance with "host function failed"."""
+
+    def __init__(self, source, imports=None):
         if isinstance(source, (bytes, bytearray, memoryview)):
             self._m = _wasmwarp._Module.from_bytes(bytes(source))
         else:
             self._m = _wasmwarp._Module.load(str(source))
         self._exports = [Export(*e) for e in self._m.exports()]
+        self._host = {}
+        for module, names in (imports or {}).items():
+            for name, fn in names.items():
+                if not callable(fn):
+                    raise TypeError(f"import {module}.{name}: {fn!r} is not callable")
+                self._host[(module, name)] = fn
 
     @property
     def exports(self):
@@ -129,7 +142,7 @@ class Module:
         converted = self._convert(export, args)
         n = _instances(n, converted)
         cols, codes = self._m.call(export, converted, n, backend, tier, int(threads), int(fuel), float(timeout),
-                                   bool(device))
+                                   bool(device), self._host)
         return _outcome(cols, codes, traps)
 
     def chain(self, calls, n=None, backend="auto", tier="auto", threads=0, fuel=0, timeout=0.0, traps="raise",
@@ -146,14 +159,14 @@ class Module:
         items = self._chain_items(calls)
         n = _instances(n, [a for _, args, _ in items for a in args])
         cols, codes = self._m.chain(items, n, backend, tier, int(threads), int(fuel), float(timeout),
-                                    bool(launch_per_call), bool(device))
+                                    bool(launch_per_call), bool(device), self._host)
         return _outcome(cols, codes, traps)
 
     def instances(self, n, backend="auto", tier="auto", threads=0):
         """``n`` instances that keep their state between calls: see
         :class:`Instances`. The backend and tier are chosen now (on the GPU,
         the instances live on the device from here on)."""
-        return Instances(self, self._m.instances(int(n), backend, tier, int(threads)))
+        return Instances(self, self._m.instances(int(n), backend, tier, int(threads), self._host))
 
     def _chain_items(self, calls):
         items = []

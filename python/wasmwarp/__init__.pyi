@@ -20,7 +20,8 @@ class Trap(Exception):
     results: Union[None, np.ndarray, Tuple[np.ndarray, ...]]
 
 class Module:
-    def __init__(self, source: Union[str, os.PathLike, bytes, bytearray, memoryview]) -> None: ...
+    def __init__(self, source: Union[str, os.PathLike, bytes, bytearray, memoryview],
+                 imports: dict[str, dict[str, Any]] | None = ...) -> None: ...
     @property
     def exports(self) -> list[Export]: ...
     def run(self, export: str, *args: Any, n: int | None = ..., backend: str = ..., tier: str = ...,
