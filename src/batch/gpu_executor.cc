@@ -94,6 +94,9 @@ class GpuExecutor final : public Executor {
   Status start_resident(const Job& job, Resident& r) override {
     const BatchSpec& spec = *job.spec;
     if (spec.instances > 0xffffffffu) return make_error(kNoOffset, "the GPU keeps at most 2^32-1 resident instances");
+    if (uses_host_functions(spec.module->module, spec.host_functions))
+      return make_error(kNoOffset, "resident instances on the GPU do not call host functions yet "
+                                   "(the CPU backend's do, and so do GPU calls on fresh instances)");
     gpu::BatchRequest req = base_request(job, 0, r.instances(), launcher_);
     req.total_instances = uint32_t(r.instances());
     WW_ASSIGN_OR_RETURN(r.gpu(), gpu::make_resident(req));
