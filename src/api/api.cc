@@ -464,8 +464,7 @@ Expected<CallResult> run_batch(ww::batch::BatchSpec& spec, const EngineOptions& 
                                                 spec.then.empty() ? spec.export_name : spec.then.back().export_name);
     if (!type.ok()) return Error{type.error().message};
     for (ww::ValType t : type->results) {
-      const uint64_t w = t == ww::ValType::I32 || t == ww::ValType::F32 ? 4 : 8;
-      auto buf = ww::gpu::device_buffer(spec.instances * w);
+      auto buf = ww::gpu::device_buffer(spec.instances * ww::batch::column_width(t));
       if (!buf.ok()) return Error{"results on the device: " + buf.error().message};
       spec.device_results.push_back(buf->get());
       device.push_back(std::move(*buf));

@@ -48,6 +48,10 @@ struct ArgSource {
   // as the parameter's type (the GPU backend only; nothing crosses to the host).
   const void* device = nullptr;
 };
+// Bytes a value of type t takes in a column (device arrays, results left
+// on the GPU): i32 and f32 4, the rest 8.
+inline uint32_t column_width(ValType t) { return t == ValType::I32 || t == ValType::F32 ? 4 : 8; }
+
 // Argument of instance i: the constant, the index converted to `type`, or
 // the column's row.
 Value arg_value(const ArgSource& a, ValType type, uint64_t i);

@@ -67,9 +67,6 @@ class HostFunctionCalls final : public gpu::HostCallServer {
   std::vector<const HostFunction*> by_func_;  // per imported function
 };
 
-// Bytes a value of type t takes in an array (i32/f32 4, the rest 8).
-uint32_t value_width(ValType t) { return t == ValType::I32 || t == ValType::F32 ? 4 : 8; }
-
 void uniform_args(const std::vector<ArgSource>& args, const std::vector<ValType>& params, std::vector<uint64_t>& values,
                   std::vector<uint8_t>& index_kind) {
   for (size_t k = 0; k < params.size(); ++k) {
@@ -139,12 +136,12 @@ class GpuExecutor final : public Executor {
     for (size_t k = 0; k < spec.args.size(); ++k)
       if (spec.args[k].kind == ArgSource::DeviceColumn) {
         req.device_args.resize(params.size());
-        const uint32_t w = value_width(params[k]);
+        const uint32_t w = column_width(params[k]);
         req.device_args[k] = {static_cast<const uint8_t*>(spec.args[k].device) + first * w, w};
         on_device = true;
       }
     for (size_t k = 0; k < spec.device_results.size(); ++k) {
-      const uint32_t w = value_width(job.type.results[k]);
+      const uint32_t w = column_width(job.type.results[k]);
       req.device_results.push_back({static_cast<uint8_t*>(spec.device_results[k]) + first * w, w});
     }
     if (on_device) WW_TRY(gpu::device_synchronize());

@@ -92,6 +92,17 @@ Result<batch::ArgSource> parse_arg(const std::string& text, ValType type, uint64
   return a;
 }
 
+// "A,B,C" -> {"A", "B", "C"} (one empty word for "").
+std::vector<std::string> comma_words(const std::string& s) {
+  std::vector<std::string> words;
+  for (size_t start = 0;;) {
+    const size_t comma = s.find(',', start);
+    words.push_back(s.substr(start, comma - start));
+    if (comma == std::string::npos) return words;
+    start = comma + 1;
+  }
+}
+
 // "NAME" or "NAME:ARG,ARG...": an export and constant arguments of its
 // parameter types.
 Result<batch::BatchSpec::InitCall> parse_init_call(const std::string& text, const Module& m) {
@@ -100,16 +111,7 @@ Result<batch::BatchSpec::InitCall> parse_init_call(const std::string& text, cons
   c.export_name = text.substr(0, colon);
   WW_ASSIGN_OR_RETURN(FuncType t, batch::export_function_type(m, c.export_name));
   std::vector<std::string> words;
-  if (colon != std::string::npos) {
-    std::string rest = text.substr(colon + 1);
-    size_t start = 0;
-    for (;;) {
-      size_t comma = rest.find(',', start);
-      words.push_back(rest.substr(start, comma - start));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
+  if (colon != std::string::npos) words = comma_words(text.substr(colon + 1));
   if (words.size() != t.params.size())
     return err("--init " + text + ": export '" + c.export_name + "' takes " + std::to_string(t.params.size()) +
                " argument(s) (" + valtype_list(t.params) + "); give them as NAME:A,B");
@@ -138,13 +140,7 @@ Result<batch::BatchSpec::ThenCall> parse_then_call(const std::string& text, cons
     c.repeat = *k;
     if (second != std::string::npos) args = text.substr(second + 1);
   }
-  std::vector<std::string> words;
-  for (size_t start = 0; !args.empty();) {
-    const size_t comma = args.find(',', start);
-    words.push_back(args.substr(start, comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  const std::vector<std::string> words = args.empty() ? std::vector<std::string>() : comma_words(args);
   if (words.size() != t->params.size())
     return fail("export '" + c.export_name + "' takes " + std::to_string(t->params.size()) + " argument(s) (" +
                 valtype_list(t->params) + "); give them as NAME:K:A,B");
