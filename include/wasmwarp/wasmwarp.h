@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,6 +36,14 @@ const char* type_name(ValueType t);
 struct Error {
   std::string message;
 };
+
+// Trap codes (CallResult::trap_codes) of instances that did not finish:
+// the timeout stopped them, or a cancel.
+inline constexpr uint8_t kTrapTimeout = 12;
+inline constexpr uint8_t kTrapInterrupted = 16;
+// CallResult::trap_offset of a trap raised outside the module's code (a
+// memory input that did not fit, the timeout).
+inline constexpr uint32_t kNoTrapOffset = ~0u;
 
 // A value or the Error that stands in its place.
 template <class T>
@@ -61,6 +70,10 @@ class [[nodiscard]] Expected {
 struct FunctionType {
   std::vector<ValueType> params, results;
 };
+// "i32, f64"
+std::string type_list(const std::vector<ValueType>& types);
+// "(i32, i64) -> (f64)"
+std::string to_string(const FunctionType& t);
 
 enum class ExternKind : uint8_t { Function, Table, Memory, Global };
 
@@ -76,18 +89,43 @@ struct Import {
   FunctionType type;  // functions only
 };
 
+struct ModuleOptions {
+  // Refuse modules whose call graph has a cycle ("recursion not
+  // supported: functions F, G form a cycle").
+  bool deny_recursion = false;
+};
+
+// Where loading a module spent its time, milliseconds.
+struct ModuleTimes {
+  double read = 0;  // the file (and converting text to binary)
+  double decode = 0, validate = 0, translate = 0;
+};
+
 // A decoded, validated and translated module, shared by every call that
 // runs it (copies share it too).
 class Module {
  public:
-  // A binary module (.wasm).
-  static Expected<Module> from_file(const std::string& path);
-  static Expected<Module> from_bytes(std::vector<uint8_t> wasm);
+  // A binary module (.wasm; the command line also reads the text format).
+  // Errors name the file.
+  static Expected<Module> from_file(const std::string& path, const ModuleOptions& options = {});
+  static Expected<Module> from_bytes(std::vector<uint8_t> wasm, const ModuleOptions& options = {});
 
   const std::vector<Export>& exports() const;
   const std::vector<Import>& imports() const;
   // The export's type, or "unknown export 'f' (exported functions: a, b)".
   Expected<FunctionType> function_type(const std::string& export_name) const;
+  // A WASI command: it imports wasi_snapshot_preview1 (Engine::run_command).
+  bool is_wasi_command() const;
+  uint32_t memory_count() const;
+  // Function `index`'s name (the name section's, an export's, or "func[N]").
+  std::string function_name(uint32_t index) const;
+  const ModuleTimes& times() const;
+  // A listing of the module for people: imports, exports, functions with
+  // their frames and callees, recursion, code sizes, load times; `label`
+  // names it on the first line.
+  std::string describe(const std::string& label) const;
+  // Its register bytecode, function by function.
+  std::string disassemble() const;
 
   struct Impl;
   const Impl& impl() const { return *impl_; }
@@ -111,6 +149,10 @@ class Arg {
   static Arg column(std::span<const float> rows);
   static Arg column(std::span<const double> rows);
   static Arg index();
+  // Any type as raw bits (i32 and f32 in the low half; a reference's
+  // null is 0), the same for every instance or a row per instance.
+  static Arg scalar_bits(ValueType type, uint64_t bits);
+  static Arg column_bits(ValueType type, std::vector<uint64_t> rows);
   // A column in GPU memory (a CUDA device pointer): a row per instance,
   // 4 bytes each for i32 and f32, 8 for i64 and f64. The GPU backend reads
   // it where it is, once the device has finished the work before the call.
@@ -132,18 +174,43 @@ class Arg {
 };
 
 // Bytes written into each instance's memory 0 at `address` before the
-// call: record i (record_size bytes) of `bytes` goes to instance i.
+// call: record i (record_size bytes) of `bytes` goes to instance i. With
+// `address_export` (a () -> i32 function or an i32 global the module
+// exports) the address is each instance's value of it instead.
 struct MemoryIn {
   uint64_t address = 0;
   uint64_t record_size = 0;
   std::span<const uint8_t> bytes;
+  std::string address_export;
 };
 
-// `length` bytes read from each instance's memory 0 at `address` after the
-// call (zeros for an instance that trapped).
+// `length` bytes read from each instance's memory 0 at `address` (or at
+// `address_export`'s value) after the call (zeros for an instance that
+// trapped).
 struct MemoryOut {
   uint64_t address = 0;
   uint64_t length = 0;
+  std::string address_export;
+};
+
+// Tightly packed RGBA8 rows, top row first.
+struct Image {
+  uint32_t width = 0, height = 0;
+  std::vector<uint8_t> rgba;  // width * height * 4 bytes
+};
+
+// What the `gpu` import module's intrinsics share across a call's
+// instances: the canvas of set_pixel, the i32 state of read_state,
+// write_state and atomic_add, and the textures of texture_sample.
+struct GpuIntrinsics {
+  uint32_t image_width = 0, image_height = 0;  // 0: no canvas (set_pixel is ignored)
+  std::vector<int32_t> state;                  // empty: no state (its calls trap)
+  struct Texture {
+    uint32_t unit = 0;  // 0..15
+    Image image;
+  };
+  std::vector<Texture> textures;
+  bool bilinear = false;  // texture filtering; nearest otherwise
 };
 
 // A function the module imports (module.name), served by this program. It
@@ -171,25 +238,14 @@ struct EngineOptions {
   // Imports this program serves (others: the `gpu` intrinsics; anything
   // else is an unsatisfied import).
   std::vector<HostFunction> host_functions;
-};
-
-struct CallOptions {
-  uint64_t fuel = 0;      // per instance: back-edges and calls; 0 = unlimited
-  double timeout_s = 0;   // stop running instances after this long; 0 = none
-  std::vector<MemoryIn> memory_in;
-  std::vector<MemoryOut> memory_out;
-  // Set it (from another thread, a signal handler) to stop the call:
-  // instances still running end as "not finished: interrupted".
-  const std::atomic<bool>* cancel = nullptr;
-  // About twice a second while instances run.
-  std::function<void(uint64_t done, uint64_t total)> progress;
-  // Engine::chain on the GPU: one kernel launch per call instead of one
-  // for the whole chain (the state stays on the device either way; one
-  // launch is the faster, bench/RESULTS.md).
-  bool gpu_launch_per_call = false;
-  // GPU only: results stay in GPU memory (CallResult::device_result), as
-  // columns the CallResult owns; its host results are then zeros.
-  bool results_on_device = false;
+  // The GPU's choices (0 or "auto": wasmwarp's own).
+  struct Gpu {
+    std::string layout = "auto";    // linear memory: auto, interleaved, contiguous or sparse
+    uint32_t stack_slots_limit = 0;  // 64-bit frame slots per instance; 0 = the CPU's limit
+    uint32_t call_depth_limit = 0;   // call frames per instance; 0 = the CPU's limit
+    uint32_t memory_pages = 0;       // linear-memory capacity per instance, 64 KiB pages
+    uint32_t max_wave = 0;           // instances per wave, at most
+  } gpu;
 };
 
 // One call of a chain (Engine::chain): an export, its arguments, and how
@@ -222,6 +278,123 @@ struct WasiOptions {
   std::string stdin_pattern, stdout_pattern, stderr_pattern;
   uint64_t seed = 0;  // random_get: instance i draws from seed + i
   uint64_t output_cap = uint64_t(64) << 20;  // bytes of stdout, and of stderr, per instance
+  // One instance on the process's own stdin, stdout and stderr, on the
+  // CPU (as `wasmtime run` runs a command); the patterns are unused.
+  bool process_stdio = false;
+};
+
+// A call's per-instance outcome as flat columns: results (instance-major,
+// instances x types.size(), raw bits), trap codes, where each trap
+// happened, and the memory outputs (instances x length each).
+struct ResultColumns {
+  uint64_t instances = 0;
+  std::vector<ValueType> types;
+  std::vector<std::string> names;  // empty: result0, result1, ...
+  const uint64_t* results = nullptr;
+  const uint8_t* traps = nullptr;
+  // Trap site: the module's function index and the bytecode word offset
+  // in it (kNoTrapOffset: outside the code).
+  const uint32_t* trap_function = nullptr;
+  const uint32_t* trap_offset = nullptr;
+  std::vector<const uint8_t*> memory_out;
+};
+
+struct CallOptions {
+  uint64_t fuel = 0;      // per instance: back-edges and calls; 0 = unlimited
+  double timeout_s = 0;   // stop running instances after this long; 0 = none
+  std::vector<MemoryIn> memory_in;
+  std::vector<MemoryOut> memory_out;
+  // Set it (from another thread, a signal handler) to stop the call:
+  // instances still running end as "not finished: interrupted".
+  const std::atomic<bool>* cancel = nullptr;
+  // About twice a second while instances run.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+  // Engine::chain on the GPU: one kernel launch per call instead of one
+  // for the whole chain (the state stays on the device either way; one
+  // launch is the faster, bench/RESULTS.md).
+  bool gpu_launch_per_call = false;
+  // GPU only: results stay in GPU memory (CallResult::device_result), as
+  // columns the CallResult owns; its host results are then zeros.
+  bool results_on_device = false;
+
+  // Exports run once, in order, in one instance (scalar arguments only),
+  // whose state then seeds every instance of the call.
+  std::vector<Call> init;
+  // The directories the `gpu` intrinsics read_file and write_file reach
+  // (a WASI command's are WasiOptions::dirs).
+  std::vector<WasiOptions::Dir> dirs;
+  GpuIntrinsics intrinsics;
+  // While the call runs: rows [0, ready) of `columns` (the call's result,
+  // filling) are final and may be written out. From the call's own
+  // threads, `ready` only growing; `columns` stays valid until the call
+  // returns (and as CallResult::columns() after).
+  std::function<void(const ResultColumns& columns, uint64_t ready)> on_ready;
+  // Lines worth showing before anything runs (the GPU's memory plan).
+  std::function<void(const std::string& line)> note;
+};
+
+
+// "auto", "cpu", "gpu" / "auto", "interp", "compiled".
+const char* backend_name(Backend b);
+const char* tier_name(Tier t);
+
+// Where a call's time went, milliseconds of wall time. The GPU's phases
+// end with the device synchronised; the CPU's split each run's wall time
+// by its workers' summed time per phase.
+struct PhaseTimes {
+  double read_inputs = 0;    // the caller's (CallResult::set_caller_phases)
+  double translate = 0;      // the caller's: decode, validate, translate
+  double compile = 0;        // codegen + compiler + load, when the call waited for it
+  double plan = 0;           // device probe, initial image, memory plan
+  double upload = 0;         // module, arguments and memory inputs to the device
+  double memory_setup = 0;   // instances' initial state
+  double kernel = 0;         // running the export
+  double download = 0;       // results, traps and memory outputs back
+  double write_outputs = 0;  // the caller's
+  double host_calls = 0;     // GPU: serving calls on the host between launches (inside `kernel`)
+  double gpu_startup = 0;    // starting the CUDA driver and context (overlapped by Engine::warm_up)
+};
+
+// A stretch of instances that ran one way.
+struct Segment {
+  uint64_t first = 0, count = 0;
+  Backend backend = Backend::Cpu;
+  Tier tier = Tier::Interpreter;
+  double seconds = 0;
+};
+
+// How a call ran: where, in which tier, what compiling cost, where the
+// time went, and the GPU's memory per instance and waves.
+struct RunReport {
+  Backend backend = Backend::Cpu;
+  std::string backend_note;  // why not the GPU, when Backend::Auto chose the CPU
+  std::string device;        // the GPU's name
+  unsigned threads = 0;      // CPU workers
+  double wall_s = 0;
+  double kernel_ms = 0;      // GPU kernels, all segments
+  PhaseTimes phases;
+  std::vector<Segment> segments;
+  struct Compile {
+    bool attempted = false;
+    bool used = false;  // compiled code ran at least one segment
+    bool cache_hit = false;
+    double generate_ms = 0, compile_ms = 0, load_ms = 0;
+    std::string fallback;    // why the interpreter ran instead, one line
+    std::string cache_note;  // cache trouble that did not stop the call
+  } compile;
+  // GPU: calls served on the host and the passes (launches) that served them.
+  uint64_t host_calls = 0, host_passes = 0;
+  uint64_t device_output_bytes = 0;  // WASI output collected on the GPU
+  uint64_t device_files = 0, device_file_bytes = 0;  // read-only files read on the GPU
+  // GPU memory per instance (linear memory plus frames, globals, tables,
+  // status); sparse memory's linear bytes are those taken from the pool.
+  uint64_t device_bytes_per_instance = 0;
+  uint64_t linear_bytes_per_instance = 0;
+  uint64_t reserved_bytes_per_instance = 0;
+  uint64_t pool_reruns = 0;       // instances that ran again after the pool ran out
+  uint64_t stack_pool_bytes = 0;  // call-stack segments, at the most
+  uint32_t wave_size = 0, waves = 0;
+  std::string memory_layout;      // "interleaved", "contiguous", "sparse"
 };
 
 // Every instance's outcome of one call.
@@ -267,11 +440,32 @@ class CallResult {
   Backend backend() const;  // where the call ran
   std::string device() const;  // the GPU's name, or "threads=N"
 
+  // False for an instance the timeout or a cancel stopped (or never started).
+  bool finished(uint64_t instance) const;
+  // Where instance i trapped: the module's function index and bytecode
+  // offset (kNoTrapOffset: outside the code).
+  uint32_t trap_function(uint64_t instance) const;
+  uint32_t trap_offset(uint64_t instance) const;
+  ResultColumns columns() const;
+  const RunReport& report() const;
+  // The caller's own phases (reading inputs, writing outputs), for a
+  // report that covers the whole job.
+  void set_caller_phases(double read_inputs, double translate, double write_outputs);
+  // WASI: instances whose output was cut at WasiOptions::output_cap, and
+  // the first of them.
+  uint64_t output_capped() const;
+  uint64_t first_output_capped() const;
+  // The `gpu` intrinsics after the call: the canvas (when one was asked
+  // for), the state, and set_pixel calls that fell outside the canvas.
+  const Image* image() const;
+  const std::vector<int32_t>& state() const;
+  uint64_t ignored_pixels() const;
+
   struct Impl;
-  explicit CallResult(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  explicit CallResult(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
  private:
-  std::shared_ptr<const Impl> impl_;
+  std::shared_ptr<Impl> impl_;
 };
 
 // N instances that keep their state between calls (Engine::instances):
@@ -305,6 +499,30 @@ class Instances {
   std::shared_ptr<Impl> impl_;
 };
 
+// Engine::compile's choices: which exports (empty: every exported
+// function), and the variants runs will need.
+struct CompileRequest {
+  std::vector<std::string> exports;
+  std::string gpu_arch;   // "sm_90": compile for that GPU without one (the cache only)
+  bool metered = false;   // for calls with fuel
+  bool deadline = false;  // for GPU calls with a timeout
+  std::string gpu_layout = "interleaved";  // interleaved, contiguous or sparse
+  bool emit_source = false;  // keep the generated source (CompileInfo::sources)
+  // Generate the sources only, compiling nothing: a source to read even
+  // when the compiler would fail on it.
+  bool source_only = false;
+};
+
+struct CompileInfo {
+  Backend target = Backend::Cpu;
+  bool cache_hit = false;
+  double generate_ms = 0, compile_ms = 0, load_ms = 0, total_ms = 0;
+  std::string cache_dir, key;  // where the code went, when cached
+  std::string cache_note;      // cache trouble that did not stop it
+  // The translation units (several for a large module on the CPU).
+  std::vector<std::string> sources;
+};
+
 // Runs calls: which backend and tier, and the compiled-code cache.
 class Engine {
  public:
@@ -334,6 +552,14 @@ class Engine {
   // each instance's result; a trap other than proc_exit is its trap.
   Expected<CallResult> run_command(const Module& m, uint64_t instances, const WasiOptions& wasi,
                                    const CallOptions& options = {}) const;
+  // Compiles `m` ahead of time into the compiled-code cache (the GPU when
+  // the engine's backend is, or when gpu_arch is given).
+  Expected<CompileInfo> compile(const Module& m, const CompileRequest& request) const;
+  // Starts the GPU's driver and context (and NVRTC, unless the tier is the
+  // interpreter) in the background, hundreds of ms on a cold machine, while
+  // the caller reads its inputs; the first call waits for it. Nothing for
+  // Backend::Cpu.
+  void warm_up() const;
 
  private:
   EngineOptions options_;
@@ -341,5 +567,13 @@ class Engine {
 
 // The message of trap code `code` (CallResult::trap_codes).
 std::string trap_message(uint8_t code);
+
+// Checks that a binary module is valid WebAssembly 2.0 (decoded and
+// validated, not translated): the error, or none.
+std::optional<Error> validate(std::vector<uint8_t> wasm);
+
+// Returns once an Engine::warm_up has finished: a process must not exit
+// while it loads the CUDA libraries.
+void wait_for_warm_up();
 
 }  // namespace wasmwarp

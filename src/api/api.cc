@@ -1,32 +1,19 @@
 // The public API (include/wasmwarp/wasmwarp.h) over the batch engine: a
 // call is one batch::run of fresh instances.
+#include <unistd.h>
+
 #include <cstring>
+#include <mutex>
+#include <new>
+#include <stdexcept>
 #include <utility>
 
-#include <mutex>
-
-#include "batch/batch.h"
+#include "api/internal.h"
 #include "batch/resident.h"
-#include "runtime/runtime.h"
-#include "wasmwarp/wasmwarp.h"
 
 namespace wasmwarp {
 
-struct Module::Impl {
-  std::shared_ptr<const ww::CompiledModule> cm;
-  std::vector<Export> exports;
-  std::vector<Import> imports;
-  static Module make(std::shared_ptr<const Impl> impl) { return Module(std::move(impl)); }
-};
-
-struct CallResult::Impl {
-  ww::batch::BatchResult r;
-  std::vector<std::shared_ptr<void>> device;  // results_on_device's columns
-  std::vector<ValueType> types;
-  Backend backend = Backend::Cpu;
-};
-
-namespace {
+namespace api {
 
 // The API's value types and the engine's, one row each.
 constexpr std::pair<ValueType, ww::ValType> kTypes[] = {
@@ -55,33 +42,20 @@ FunctionType public_type(const ww::FuncType& f) {
   return t;
 }
 
-ExternKind public_kind(ww::ExternKind k) {
-  switch (k) {
-    case ww::ExternKind::Func: return ExternKind::Function;
-    case ww::ExternKind::Table: return ExternKind::Table;
-    case ww::ExternKind::Memory: return ExternKind::Memory;
-    case ww::ExternKind::Global: return ExternKind::Global;
-  }
-  return ExternKind::Function;
+ww::batch::Backend internal_backend(Backend b) {
+  return b == Backend::Cpu ? ww::batch::Backend::Cpu : b == Backend::Gpu ? ww::batch::Backend::Gpu
+                                                                         : ww::batch::Backend::Auto;
 }
 
-Expected<Module> from_compiled(ww::Result<std::shared_ptr<const ww::CompiledModule>> r) {
-  if (!r.ok()) return Error{r.error().to_string()};
-  auto impl = std::make_shared<Module::Impl>();
-  impl->cm = *r;
-  const ww::Module& m = impl->cm->module;
-  for (const ww::Export& e : m.exports) {
-    Export x{e.name, public_kind(e.kind), {}};
-    if (e.kind == ww::ExternKind::Func) x.type = public_type(m.func_type(e.index));
-    impl->exports.push_back(std::move(x));
-  }
-  for (const ww::Import& i : m.imports) {
-    Import x{i.module, i.field, public_kind(i.kind), {}};
-    if (i.kind == ww::ExternKind::Func) x.type = public_type(m.types[i.func_type]);
-    impl->imports.push_back(std::move(x));
-  }
-  return Module::Impl::make(std::move(impl));
+ww::batch::Tier internal_tier(Tier t) {
+  return t == Tier::Interpreter ? ww::batch::Tier::Interp : t == Tier::Compiled ? ww::batch::Tier::Compiled
+                                                                                 : ww::batch::Tier::Auto;
 }
+
+}  // namespace api
+
+namespace {
+using namespace api;
 
 template <class T>
 std::vector<uint64_t> bits_of(std::span<const T> rows) {
@@ -96,16 +70,6 @@ std::vector<uint64_t> bits_of(std::span<const T> rows) {
     }
   }
   return b;
-}
-
-ww::batch::Backend internal_backend(Backend b) {
-  return b == Backend::Cpu ? ww::batch::Backend::Cpu : b == Backend::Gpu ? ww::batch::Backend::Gpu
-                                                                         : ww::batch::Backend::Auto;
-}
-
-ww::batch::Tier internal_tier(Tier t) {
-  return t == Tier::Interpreter ? ww::batch::Tier::Interp : t == Tier::Compiled ? ww::batch::Tier::Compiled
-                                                                                 : ww::batch::Tier::Auto;
 }
 
 // Arguments that fit the export's parameters, as the batch engine takes them.
@@ -153,20 +117,13 @@ Expected<std::vector<ww::batch::ArgSource>> arg_sources(const std::string& name,
 
 const char* type_name(ValueType t) { return ww::valtype_name(internal_type(t)); }
 
-Expected<Module> Module::from_file(const std::string& path) { return from_compiled(ww::compile_file(path)); }
-
-Expected<Module> Module::from_bytes(std::vector<uint8_t> wasm) {
-  return from_compiled(ww::compile_module(std::move(wasm)));
+std::string type_list(const std::vector<ValueType>& types) {
+  std::vector<ww::ValType> own;
+  for (ValueType t : types) own.push_back(internal_type(t));
+  return ww::valtype_list(own);
 }
 
-const std::vector<Export>& Module::exports() const { return impl_->exports; }
-const std::vector<Import>& Module::imports() const { return impl_->imports; }
-
-Expected<FunctionType> Module::function_type(const std::string& export_name) const {
-  auto t = ww::batch::export_function_type(impl_->cm->module, export_name);
-  if (!t.ok()) return Error{t.error().message};
-  return public_type(*t);
-}
+std::string to_string(const FunctionType& t) { return "(" + type_list(t.params) + ") -> (" + type_list(t.results) + ")"; }
 
 Arg Arg::i32(int32_t v) { return Arg(Kind::Scalar, ValueType::I32, {uint32_t(v)}); }
 Arg Arg::i64(int64_t v) { return Arg(Kind::Scalar, ValueType::I64, {uint64_t(v)}); }
@@ -177,61 +134,14 @@ Arg Arg::column(std::span<const int64_t> rows) { return Arg(Kind::Column, ValueT
 Arg Arg::column(std::span<const float> rows) { return Arg(Kind::Column, ValueType::F32, bits_of(rows)); }
 Arg Arg::column(std::span<const double> rows) { return Arg(Kind::Column, ValueType::F64, bits_of(rows)); }
 Arg Arg::index() { return Arg(Kind::Index, ValueType::I64, {}); }
+Arg Arg::scalar_bits(ValueType type, uint64_t bits) { return Arg(Kind::Scalar, type, {bits}); }
+Arg Arg::column_bits(ValueType type, std::vector<uint64_t> rows) { return Arg(Kind::Column, type, std::move(rows)); }
 Arg Arg::device_column(const void* device_data, ValueType type) {
   Arg a(Kind::DeviceColumn, type, {});
   a.device_ = device_data;
   return a;
 }
 
-uint64_t CallResult::instances() const { return impl_->r.traps.size(); }
-const std::vector<ValueType>& CallResult::result_types() const { return impl_->types; }
-uint64_t CallResult::bits(uint64_t instance, size_t k) const {
-  return impl_->r.results[instance * impl_->types.size() + k];
-}
-float CallResult::f32(uint64_t instance, size_t k) const {
-  const uint32_t b = uint32_t(bits(instance, k));
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-double CallResult::f64(uint64_t instance, size_t k) const {
-  const uint64_t b = bits(instance, k);
-  double d;
-  std::memcpy(&d, &b, 8);
-  return d;
-}
-std::span<const uint64_t> CallResult::all_bits() const { return {impl_->r.results.data(), impl_->r.results.size()}; }
-const void* CallResult::device_result(size_t k) const {
-  return k < impl_->device.size() ? impl_->device[k].get() : nullptr;
-}
-std::shared_ptr<const void> CallResult::device_owner() const { return impl_; }
-std::span<const uint8_t> CallResult::trap_codes() const { return {impl_->r.traps.data(), impl_->r.traps.size()}; }
-uint64_t CallResult::trap_count() const {
-  uint64_t n = 0;
-  for (uint8_t t : trap_codes()) n += t != 0;
-  return n;
-}
-std::string CallResult::trap_message(uint64_t instance) const {
-  const uint8_t t = trap_codes()[instance];
-  return t ? wasmwarp::trap_message(t) : std::string();
-}
-std::span<const uint8_t> CallResult::memory_out(size_t k) const {
-  return {impl_->r.mem_out[k].data(), impl_->r.mem_out[k].size()};
-}
-std::string_view CallResult::stdout_of(uint64_t instance) const {
-  const auto& b = impl_->r.stdout_blocks;
-  return instance < b.size() ? std::string_view(b[instance]) : std::string_view();
-}
-std::string_view CallResult::stderr_of(uint64_t instance) const {
-  const auto& b = impl_->r.stderr_blocks;
-  return instance < b.size() ? std::string_view(b[instance]) : std::string_view();
-}
-Backend CallResult::backend() const { return impl_->backend; }
-std::string CallResult::device() const {
-  return impl_->backend == Backend::Gpu ? impl_->r.device : "threads=" + std::to_string(impl_->r.threads);
-}
-
-std::string trap_message(uint8_t code) { return ww::trap_message(ww::TrapCode(code)); }
 
 namespace {
 // Runs `spec` with the engine's and the call's options.
@@ -257,18 +167,6 @@ Expected<ww::batch::BatchSpec> call_spec(const Module& m, const std::string& exp
   spec.export_name = export_name;
   spec.instances = instances;
   spec.args = std::move(*sources);
-  for (const MemoryIn& mi : o.memory_in) {
-    if (mi.record_size == 0 || mi.bytes.size() / mi.record_size < instances)
-      return Error{"memory input at " + std::to_string(mi.address) + " holds " +
-                   std::to_string(mi.record_size ? mi.bytes.size() / mi.record_size : 0) + " records for " +
-                   std::to_string(instances) + " instances"};
-    ww::batch::MemInput in;
-    in.addr.addr = mi.address;
-    in.record = mi.record_size;
-    in.data.assign(mi.bytes.begin(), mi.bytes.begin() + ptrdiff_t(mi.record_size * instances));
-    spec.mem_in.push_back(std::move(in));
-  }
-  for (const MemoryOut& mo : o.memory_out) spec.mem_out.push_back({ww::batch::Address{mo.address, {}, false}, mo.length});
   return spec;
 }
 
@@ -385,8 +283,12 @@ Expected<uint64_t> Instances::write_memory(uint64_t address, uint64_t record_siz
 Expected<CallResult> Engine::run_command(const Module& m, uint64_t instances, const WasiOptions& w,
                                          const CallOptions& o) const {
   if (instances == 0) return Error{"a call needs at least one instance"};
-  if (!o.memory_in.empty() || !o.memory_out.empty())
-    return Error{"memory inputs and outputs are not supported for WASI programs yet"};
+  if (!o.memory_in.empty() || !o.memory_out.empty() || !o.init.empty())
+    return Error{"memory inputs and outputs and init calls are for exports called with values, not WASI programs"};
+  if (w.process_stdio) {
+    if (instances != 1) return Error{"a WASI program on the process's stdio runs as one instance"};
+    return api::run_on_process_stdio(m, w, options_, o);
+  }
   auto wasi = std::make_shared<ww::batch::WasiBatch>();
   wasi->config.args.push_back(w.program);
   wasi->config.args.insert(wasi->config.args.end(), w.args.begin(), w.args.end());
@@ -415,6 +317,117 @@ Expected<CallResult> Engine::run_command(const Module& m, uint64_t instances, co
 }
 
 namespace {
+
+// A memory input's or output's address: the number, or an export the
+// engine reads per instance (a () -> i32 function or an i32 global).
+Expected<ww::batch::Address> address_of(const ww::Module& m, uint64_t address, const std::string& export_name) {
+  ww::batch::Address a;
+  a.addr = address;
+  if (export_name.empty()) return a;
+  for (const ww::Export& e : m.exports) {
+    if (e.name != export_name) continue;
+    const std::string what = "memory address export '" + export_name + "'";
+    if (e.kind == ww::ExternKind::Func) {
+      const ww::FuncType& t = m.func_type(e.index);
+      if (!t.params.empty() || t.results.size() != 1 || t.results[0] != ww::ValType::I32)
+        return Error{what + " has type " + ww::functype_to_string(t) + ", need () -> (i32)"};
+    } else if (e.kind == ww::ExternKind::Global) {
+      if (m.global_type(e.index).type != ww::ValType::I32) return Error{what + " is not an i32 global"};
+      a.is_global = true;
+    } else {
+      return Error{what + " is a " + ww::extern_kind_name(e.kind) + ", need a function or global"};
+    }
+    a.export_name = export_name;
+    return a;
+  }
+  return Error{"memory address '" + export_name + "' is neither a number nor an export of the module"};
+}
+
+// The call's memory inputs and outputs, init calls, intrinsics and files.
+Expected<bool> apply_call_inputs(ww::batch::BatchSpec& spec, const CallOptions& o, ww::gpu::GpuBatch* intrinsics) {
+  const ww::Module& m = spec.module->module;
+  const uint64_t n = spec.instances;
+  if ((!o.memory_in.empty() || !o.memory_out.empty()) && m.num_memories() == 0)
+    return Error{"memory inputs and outputs need a module with a memory"};
+  for (const MemoryIn& mi : o.memory_in) {
+    if (mi.record_size == 0 || mi.bytes.size() / mi.record_size < n)
+      return Error{"memory input at " + (mi.address_export.empty() ? std::to_string(mi.address) : mi.address_export) +
+                   " holds " + std::to_string(mi.record_size ? mi.bytes.size() / mi.record_size : 0) +
+                   " records for " + std::to_string(n) + " instances"};
+    ww::batch::MemInput in;
+    auto addr = address_of(m, mi.address, mi.address_export);
+    if (!addr) return addr.error();
+    in.addr = std::move(*addr);
+    in.record = mi.record_size;
+    in.data.assign(mi.bytes.begin(), mi.bytes.begin() + ptrdiff_t(mi.record_size * n));
+    spec.mem_in.push_back(std::move(in));
+  }
+  for (const MemoryOut& mo : o.memory_out) {
+    if (mo.length == 0) return Error{"a memory output needs a length of at least 1"};
+    if (mo.length > (uint64_t(1) << 32) || n > (uint64_t(1) << 40) / mo.length)
+      return Error{"memory output: " + std::to_string(n) + " x " + std::to_string(mo.length) +
+                   " bytes is too much output"};
+    auto addr = address_of(m, mo.address, mo.address_export);
+    if (!addr) return addr.error();
+    spec.mem_out.push_back({std::move(*addr), mo.length});
+  }
+  for (const Call& c : o.init) {
+    auto type = ww::batch::export_function_type(m, c.export_name);
+    if (!type.ok()) return Error{"init call: " + type.error().message};
+    if (c.args.size() != type->params.size())
+      return Error{"init call '" + c.export_name + "' takes " + std::to_string(type->params.size()) +
+                   " argument(s), given " + std::to_string(c.args.size())};
+    ww::batch::BatchSpec::InitCall call{c.export_name, {}};
+    for (size_t k = 0; k < c.args.size(); ++k) {
+      if (c.args[k].kind() != Arg::Kind::Scalar || internal_type(c.args[k].type()) != type->params[k])
+        return Error{"init call '" + c.export_name + "': argument " + std::to_string(k + 1) + " must be a " +
+                     ww::valtype_name(type->params[k]) + " scalar"};
+      call.args.push_back(ww::Value{type->params[k], c.args[k].bits()[0]});
+    }
+    for (uint64_t r = 0; r < c.repeat; ++r) spec.init_calls.push_back(call);
+  }
+  if (!o.dirs.empty() && !spec.wasi) {
+    auto files = std::make_shared<ww::batch::WasiBatch>();
+    for (const WasiOptions::Dir& d : o.dirs) {
+      if (d.writable && n > 1 && d.host.find("{i}") == std::string::npos)
+        return Error{"writable directory '" + d.host + "': a batch's needs {i} in its host path (one per instance)"};
+      files->config.preopens.push_back({d.host, d.guest.empty() ? d.host : d.guest, d.writable});
+    }
+    spec.files = std::move(files);
+  }
+  const GpuIntrinsics& g = o.intrinsics;
+  intrinsics->instance_count = uint32_t(std::min<uint64_t>(n, 0xffffffffu));
+  if (g.image_width || g.image_height) {
+    if (!g.image_width || !g.image_height || g.image_width > 65535 || g.image_height > 65535 ||
+        uint64_t(g.image_width) * g.image_height > (uint64_t(1) << 26))
+      return Error{"image size " + std::to_string(g.image_width) + "x" + std::to_string(g.image_height) +
+                   ": each side 1..65535 and at most 2^26 pixels"};
+    intrinsics->set_image_size(g.image_width, g.image_height);
+  }
+  if (g.state.size() > (uint64_t(1) << 31)) return Error{"the intrinsics' state must be below 2^31 entries"};
+  intrinsics->state = g.state;
+  for (const GpuIntrinsics::Texture& t : g.textures) {
+    ww::Status s = intrinsics->bind_texture(int32_t(std::min<uint32_t>(t.unit, 1u << 30)),
+                                            ww::gpu::Image{t.image.width, t.image.height, t.image.rgba});
+    if (!s.ok()) return Error{s.error().message};
+  }
+  intrinsics->filter = g.bilinear ? ww::gpu::TextureFilter::Bilinear : ww::gpu::TextureFilter::Nearest;
+  spec.intrinsics = intrinsics;
+  return true;
+}
+
+// Per-instance results stay in host memory until the call returns: a call
+// the machine cannot hold is refused up front rather than dying midway.
+Expected<bool> check_host_memory(const ww::batch::BatchSpec& spec) {
+  uint64_t per_instance = 1 + 8 * 4;
+  for (const ww::batch::MemOutput& mo : spec.mem_out) per_instance += mo.length;
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0 && spec.instances > uint64_t(pages) * uint64_t(page_size) / per_instance)
+    return Error{std::to_string(spec.instances) + " instances need " +
+                 std::to_string(spec.instances / (1u << 20) * per_instance) +
+                 " MiB for their results, more than this machine's memory"};
+  return true;
+}
 
 void apply_engine_options(ww::batch::BatchSpec& spec, const EngineOptions& e) {
   spec.host_functions.clear();
@@ -446,29 +459,62 @@ void apply_engine_options(ww::batch::BatchSpec& spec, const EngineOptions& e) {
   spec.tier = internal_tier(e.tier);
   spec.cache.enabled = e.cache;
   spec.cache.dir = e.cache_dir;
+  if (auto l = ww::gpu::parse_layout(e.gpu.layout)) spec.gpu.layout = *l;
+  if (e.gpu.stack_slots_limit) spec.gpu.stack_slots_limit = e.gpu.stack_slots_limit;
+  if (e.gpu.call_depth_limit) spec.gpu.call_depth_limit = e.gpu.call_depth_limit;
+  spec.gpu.memory_pages = e.gpu.memory_pages;
+  spec.gpu.max_wave = e.gpu.max_wave;
 }
 
-Expected<CallResult> run_batch(ww::batch::BatchSpec& spec, const EngineOptions& e, const CallOptions& o) {
+// EngineOptions that no call can run with.
+Expected<bool> check_engine_options(const EngineOptions& e) {
+  if (!ww::gpu::parse_layout(e.gpu.layout))
+    return Error{"GPU memory layout must be auto, interleaved, contiguous or sparse, not '" + e.gpu.layout + "'"};
+  return true;
+}
+
+// Result columns on the GPU (CallOptions::results_on_device).
+Expected<std::vector<std::shared_ptr<void>>> device_results(ww::batch::BatchSpec& spec, const EngineOptions& e) {
+  const char* need = "results on the device need the GPU backend";
+  if (e.backend == Backend::Cpu && !spec.resident) return Error{std::string(need) + "; this call runs on the CPU"};
+  if (const ww::gpu::DeviceInfo d = ww::gpu::probe_device(); !d.available) return Error{std::string(need) + ": " + d.reason};
+  auto type = ww::batch::export_function_type(spec.module->module,
+                                              spec.then.empty() ? spec.export_name : spec.then.back().export_name);
+  if (!type.ok()) return Error{type.error().message};
+  std::vector<std::shared_ptr<void>> device;
+  for (ww::ValType t : type->results) {
+    auto buf = ww::gpu::device_buffer(spec.instances * ww::batch::column_width(t));
+    if (!buf.ok()) return Error{"results on the device: " + buf.error().message};
+    spec.device_results.push_back(buf->get());
+    device.push_back(std::move(*buf));
+  }
+  return device;
+}
+
+Expected<CallResult> run_batch_unguarded(ww::batch::BatchSpec& spec, const EngineOptions& e, const CallOptions& o) {
+  if (auto ok = check_engine_options(e); !ok) return ok.error();
   spec.fuel = o.fuel;
   spec.timeout_s = o.timeout_s;
   apply_engine_options(spec, e);
   spec.cancel = o.cancel;
   if (o.progress) spec.progress = [p = o.progress](uint64_t done, uint64_t total, double) { p(done, total); };
+  if (o.note) spec.note = o.note;
+  if (o.on_ready)
+    spec.on_ready = [f = o.on_ready, columns = std::shared_ptr<ResultColumns>()](const ww::batch::BatchResult& r,
+                                                                              uint64_t ready) mutable {
+      // The columns are sized before the first call and never move.
+      if (!columns) columns = std::make_shared<ResultColumns>(columns_of(r));
+      f(*columns, ready);
+    };
+  auto intrinsics = std::make_unique<ww::gpu::GpuBatch>();
+  if (auto ok = apply_call_inputs(spec, o, intrinsics.get()); !ok) return ok.error();
+  if (auto ok = check_host_memory(spec); !ok) return ok.error();
 
   std::vector<std::shared_ptr<void>> device;
   if (o.results_on_device) {
-    const char* need = "results on the device need the GPU backend";
-    if (e.backend == Backend::Cpu && !spec.resident) return Error{std::string(need) + "; this call runs on the CPU"};
-    if (const ww::gpu::DeviceInfo d = ww::gpu::probe_device(); !d.available) return Error{std::string(need) + ": " + d.reason};
-    auto type = ww::batch::export_function_type(spec.module->module,
-                                                spec.then.empty() ? spec.export_name : spec.then.back().export_name);
-    if (!type.ok()) return Error{type.error().message};
-    for (ww::ValType t : type->results) {
-      auto buf = ww::gpu::device_buffer(spec.instances * ww::batch::column_width(t));
-      if (!buf.ok()) return Error{"results on the device: " + buf.error().message};
-      spec.device_results.push_back(buf->get());
-      device.push_back(std::move(*buf));
-    }
+    auto d = device_results(spec, e);
+    if (!d) return d.error();
+    device = std::move(*d);
   }
   auto r = ww::batch::run(spec);
   if (!r.ok()) return Error{r.error().to_string()};
@@ -476,8 +522,25 @@ Expected<CallResult> run_batch(ww::batch::BatchSpec& spec, const EngineOptions& 
   impl->r = std::move(*r);
   impl->device = std::move(device);
   for (ww::ValType t : impl->r.type.results) impl->types.push_back(public_type(t));
-  impl->backend = impl->r.backend == ww::batch::Backend::Gpu ? Backend::Gpu : Backend::Cpu;
+  impl->backend = public_backend(impl->r.backend);
+  impl->report = report_of(impl->r);
+  if (intrinsics->image) {
+    const ww::gpu::Image img = intrinsics->image->to_image();
+    impl->image = std::make_unique<Image>(Image{img.width, img.height, img.rgba});
+  }
+  impl->intrinsics = std::move(intrinsics);
   return CallResult(std::move(impl));
+}
+
+// Sizes come from the caller (instances, memory output lengths): an
+// allocation that cannot be met is an error value, not a crash.
+Expected<CallResult> run_batch(ww::batch::BatchSpec& spec, const EngineOptions& e, const CallOptions& o) {
+  try {
+    return run_batch_unguarded(spec, e, o);
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  return Error{"out of memory (for " + std::to_string(spec.instances) + " instances)"};
 }
 
 }  // namespace

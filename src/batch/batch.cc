@@ -329,19 +329,6 @@ const char* tier_name(Tier t) {
   return "?";
 }
 
-Result<Backend> parse_backend(std::string_view s) {
-  if (s == "auto") return Backend::Auto;
-  if (s == "cpu") return Backend::Cpu;
-  if (s == "gpu") return Backend::Gpu;
-  return err("--backend must be auto, cpu or gpu, not '" + std::string(s) + "'");
-}
-
-Result<Tier> parse_tier(std::string_view s) {
-  if (s == "auto") return Tier::Auto;
-  if (s == "interp") return Tier::Interp;
-  if (s == "compiled") return Tier::Compiled;
-  return err("--tier must be interp, compiled or auto, not '" + std::string(s) + "'");
-}
 
 Value arg_value(const ArgSource& a, ValType type, uint64_t i) {
   switch (a.kind) {

@@ -34,10 +34,6 @@ enum class Backend : uint8_t { Auto, Cpu, Gpu };
 enum class Tier : uint8_t { Auto, Interp, Compiled };
 const char* backend_name(Backend b);
 const char* tier_name(Tier t);
-// "auto", "cpu", "gpu" / "auto", "interp", "compiled"; the error names the
-// accepted words.
-Result<Backend> parse_backend(std::string_view s);
-Result<Tier> parse_tier(std::string_view s);
 
 // Where argument k of each instance comes from.
 struct ArgSource {

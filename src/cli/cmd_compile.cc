@@ -5,14 +5,13 @@
 #include <chrono>
 #include <fstream>
 
-#include "batch/batch.h"
 #include "cli/batch.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "cli/module_source.h"
+#include "cli/run_support.h"
 #include "common/text.h"
-#include "compiled/compiled_tier.h"
-#include "exec/gpu/gpu_backend.h"
+#include "wasmwarp/wasmwarp.h"
 
 namespace ww::cli {
 namespace {
@@ -66,71 +65,51 @@ int cmd_compile(int argc, char** argv) {
     print_error(m);
     return kExitUsage;
   };
-  auto be = batch::parse_backend(backend);
+  wasmwarp::EngineOptions eo;
+  auto be = parse_backend(backend);
   if (!be.ok()) return fail(be.error().message);
-  const auto parsed_layout = gpu::parse_layout(layout);
-  if (!parsed_layout || *parsed_layout == gpu::MemoryLayout::Auto)
+  eo.backend = *be;
+  eo.cache = !no_cache;
+  eo.cache_dir = cache_dir;
+  if (layout != "interleaved" && layout != "contiguous" && layout != "sparse")
     return fail("--gpu-layout must be interleaved, contiguous or sparse, not '" + layout + "'");
-  auto cm = compile_module_file(module_path);
-  if (!cm.ok()) return fail(module_path + ": " + cm.error().to_string());
-
-  compiled::Request req;
-  req.module = *cm;
-  for (const std::string& name : invoke) {
-    uint32_t index = 0;
-    auto t = batch::export_function_type((*cm)->module, name, &index);
-    if (!t.ok()) return fail(t.error().message);
-    req.entries.push_back(index);
-  }
-  bool gpu = *be == batch::Backend::Gpu || !gpu_arch.empty();
-  if (*be == batch::Backend::Auto && gpu_arch.empty()) gpu = gpu::probe_device().available;
   if (!gpu_arch.empty()) {
-    int arch = 0;
-    if (gpu_arch.rfind("sm_", 0) == 0) arch = std::atoi(gpu_arch.c_str() + 3);
+    const int arch = gpu_arch.rfind("sm_", 0) == 0 ? std::atoi(gpu_arch.c_str() + 3) : 0;
     if (arch < 70 || arch > 200) return fail("--gpu-arch must be sm_70 or later, like sm_90, not '" + gpu_arch + "'");
-    req.gpu_arch = arch;
-    req.load = gpu::probe_device().available;
-  } else if (*be == batch::Backend::Gpu) {
-    gpu::DeviceInfo dev = gpu::probe_device();
-    if (!dev.available) return fail("--backend gpu: " + dev.reason);
   }
-  req.target = gpu ? compiled::Target::Gpu : compiled::Target::Cpu;
+  auto m = load_module(module_path);
+  if (!m.ok()) return fail(m.error().message);
+  wasmwarp::CompileRequest req;
+  req.exports = invoke;
+  req.gpu_arch = gpu_arch;
   req.metered = !fuel.empty() && fuel != "0";
   req.deadline = !timeout.empty();
-  req.layout = *parsed_layout;
-  req.cache.enabled = !no_cache;
-  req.cache.dir = cache_dir;
-
+  req.gpu_layout = layout;
+  const wasmwarp::Engine engine(eo);
   if (!emit.empty()) {
-    auto units = compiled::translation_units(req);
-    if (!units.ok()) return fail(units.error().message);
+    // Written before compiling: the source is there to read when the
+    // compiler fails on it.
+    req.source_only = true;
+    auto src = engine.compile(*m, req);
+    if (!src) return fail(src.error().message);
+    req.source_only = false;
     // FILE, then FILE.1, FILE.2, ... for the units of a split module.
-    for (size_t u = 0; u < units->size(); ++u) {
+    for (size_t u = 0; u < src->sources.size(); ++u) {
       std::string name = u == 0 ? emit : emit + "." + std::to_string(u);
       std::ofstream f(name, std::ios::binary);
-      f << (*units)[u];
+      f << src->sources[u];
       if (!f.flush()) return fail("cannot write " + name);
     }
   }
-  compiled::Outcome out;
-  auto t0 = std::chrono::steady_clock::now();
-  Status s = Status::Ok();
-  if (gpu) {
-    auto r = compiled::compile_gpu(req, &out);
-    if (!r.ok()) s = r.error();
-  } else {
-    auto r = compiled::compile_cpu(req, &out);
-    if (!r.ok()) s = r.error();
-  }
-  if (!s.ok()) return fail(s.error().message);
-  double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  auto out = engine.compile(*m, req);
+  if (!out) return fail(out.error().message);
+  const bool gpu = out->target == wasmwarp::Backend::Gpu;
   std::printf("%s: compiled for the %s (%s): codegen %s, compile %s, load %s, total %s; %s\n",
-              module_path.c_str(), gpu ? "GPU" : "CPU", out.cache_hit ? "cache hit" : "cache miss",
-              fmt_ms(out.generate_ms).c_str(), fmt_ms(out.compile_ms).c_str(), fmt_ms(out.load_ms).c_str(),
-              fmt_ms(total).c_str(),
-              no_cache ? "not cached (--no-cache)"
-                       : ("cache " + resolve_cache_dir(req.cache) + " key " + out.key).c_str());
-  if (!out.cache_note.empty()) std::fprintf(stderr, "wasmwarp: note: %s\n", out.cache_note.c_str());
+              module_path.c_str(), gpu ? "GPU" : "CPU", out->cache_hit ? "cache hit" : "cache miss",
+              fmt_ms(out->generate_ms).c_str(), fmt_ms(out->compile_ms).c_str(), fmt_ms(out->load_ms).c_str(),
+              fmt_ms(out->total_ms).c_str(),
+              no_cache ? "not cached (--no-cache)" : ("cache " + out->cache_dir + " key " + out->key).c_str());
+  if (!out->cache_note.empty()) std::fprintf(stderr, "wasmwarp: note: %s\n", out->cache_note.c_str());
   return kExitOk;
 }
 

@@ -225,9 +225,10 @@ int cmd_run(const char* prog, int argc, char** argv) {
     uint32_t& out;
     uint64_t lo, hi;
   };
+  // 65536 pages: a 32-bit memory's 4 GiB.
   for (const U32Opt& o : {U32Opt{gpu_stack_slots, "--gpu-stack-slots", spec.gpu_stack_slots, 1, 1u << 24},
                           U32Opt{gpu_call_depth, "--gpu-call-depth", spec.gpu_call_depth, 1, 1u << 20},
-                          U32Opt{gpu_memory_pages, "--gpu-memory-pages", spec.gpu_memory_pages, 1, kMaxPages},
+                          U32Opt{gpu_memory_pages, "--gpu-memory-pages", spec.gpu_memory_pages, 1, 65536},
                           U32Opt{gpu_max_wave, "--gpu-max-wave", spec.gpu_max_wave, 1, 0xffffffffu}}) {
     if (o.text.empty()) continue;
     if (!count(o.text, o.name, v)) return kExitUsage;

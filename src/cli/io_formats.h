@@ -12,7 +12,7 @@
 
 #include "common/host_column.h"
 #include "common/result.h"
-#include "runtime/runtime.h"
+#include "cli/values.h"
 
 namespace ww::cli {
 

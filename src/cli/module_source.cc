@@ -1,6 +1,10 @@
 #include "cli/module_source.h"
 
+#include <chrono>
 #include <cstring>
+
+#include "common/file_read.h"
+#include "common/text.h"
 
 #if WW_HAVE_WABT
 #include <wabt/binary-writer.h>
@@ -17,14 +21,6 @@ namespace ww::cli {
 namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
-
-bool looks_like_text(const std::vector<uint8_t>& b) {
-  for (uint8_t c : b) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
-    return c == '(' || c == ';';
-  }
-  return false;
-}
 
 #if WW_HAVE_WABT
 // wabt's first error, as "LINE:COL: message".
@@ -60,7 +56,7 @@ Result<std::vector<uint8_t>> read_module_bytes(const std::string& path) {
   if (bytes.empty()) return err(path + " is empty");
   static const uint8_t kMagic[4] = {0, 'a', 's', 'm'};
   if (bytes.size() >= 4 && std::memcmp(bytes.data(), kMagic, 4) == 0) return bytes;
-  if (!looks_like_text(bytes)) return bytes;  // the decoder says what is wrong
+  if (!looks_like_wat(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()))) return bytes;  // the decoder says what is wrong
 #if WW_HAVE_WABT
   return wat_to_wasm(path, bytes);
 #else
@@ -69,10 +65,14 @@ Result<std::vector<uint8_t>> read_module_bytes(const std::string& path) {
 #endif
 }
 
-Result<std::shared_ptr<const CompiledModule>> compile_module_file(const std::string& path,
-                                                                  const CompileOptions& opts) {
+Result<wasmwarp::Module> load_module(const std::string& path, const wasmwarp::ModuleOptions& options,
+                                     double* read_ms) {
+  const auto t0 = std::chrono::steady_clock::now();
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_module_bytes(path));
-  return compile_module(std::move(bytes), opts);
+  if (read_ms) *read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  auto m = wasmwarp::Module::from_bytes(std::move(bytes), options);
+  if (!m) return err(path + ": " + m.error().message);
+  return std::move(*m);
 }
 
 }  // namespace ww::cli

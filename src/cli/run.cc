@@ -1,16 +1,11 @@
-// `wasmwarp run`: turns the command line's RunSpec into a batch::BatchSpec
-// (arguments, memory inputs and outputs, the intrinsics' files, backend,
-// tier and cache), runs it through the batch engine (src/batch), and
-// writes what came back: results, --output and --mem-out files, the
-// summary.
-#include <unistd.h>
-
+// `wasmwarp run`: turns the command line's RunSpec into a call of the
+// public API (include/wasmwarp/wasmwarp.h): the engine's options, the
+// arguments, memory inputs and outputs, the intrinsics' files; runs it;
+// and writes what came back: results, --output and --mem-out files, the
+// summary. Nothing here runs WebAssembly itself.
 #include <chrono>
 #include <cstring>
-#include <map>
 
-#include "batch/batch.h"
-#include "batch/host_imports.h"
 #include "cli/batch.h"
 #include "cli/common.h"
 #include "cli/interrupt.h"
@@ -20,50 +15,39 @@
 #include "cli/run_report.h"
 #include "cli/run_support.h"
 #include "cli/run_wasi.h"
-#include "wasi/wasi.h"
 #include "cli/value_format.h"
-#include "exec/gpu/gpu_backend.h"
+#include "cli/values.h"
+#include "wasmwarp/wasmwarp.h"
 
 namespace ww::cli {
 namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
 
-Result<batch::Address> parse_addr(const std::string& text, const Module& m, const char* opt) {
-  batch::Address a;
-  if (!text.empty() && text[0] >= '0' && text[0] <= '9') {
-    WW_ASSIGN_OR_RETURN(a.addr, parse_u64(text));
-    return a;
-  }
-  for (const Export& e : m.exports) {
-    if (e.name != text) continue;
-    if (e.kind == ExternKind::Func) {
-      const FuncType& t = m.func_type(e.index);
-      if (!t.params.empty() || t.results.size() != 1 || t.results[0] != ValType::I32)
-        return err(std::string(opt) + " address export '" + text + "' has type " +
-                   functype_to_string(t) + ", need () -> (i32)");
-    } else if (e.kind == ExternKind::Global) {
-      if (m.global_type(e.index).type != ValType::I32)
-        return err(std::string(opt) + " address export '" + text + "' is not an i32 global");
-      a.is_global = true;
-    } else {
-      return err(std::string(opt) + " address export '" + text + "' is a " +
-                 extern_kind_name(e.kind) + ", need a function or global");
-    }
-    a.export_name = text;
-    return a;
-  }
-  return err(std::string(opt) + " address '" + text +
-             "' is neither a number nor an export of the module");
+// The export's type, or the API's "unknown export 'f' (exported functions: a, b)".
+Result<wasmwarp::FunctionType> function_type(const wasmwarp::Module& m, const std::string& name) {
+  auto t = m.function_type(name);
+  if (!t) return err(t.error().message);
+  return *t;
 }
 
-Result<batch::ArgSource> parse_arg(const std::string& text, ValType type, uint64_t n, size_t pos) {
-  batch::ArgSource a;
+// An --mem-in/--mem-out address: a number, or the name of an export the
+// API reads per instance (it checks the export's type).
+template <class Io>
+Status set_address(Io& io, const std::string& text) {
+  if (!text.empty() && text[0] >= '0' && text[0] <= '9') {
+    WW_ASSIGN_OR_RETURN(io.address, parse_u64(text));
+  } else {
+    io.address_export = text;
+  }
+  return Status::Ok();
+}
+
+Result<wasmwarp::Arg> parse_arg(const std::string& text, ValType type, uint64_t n, size_t pos) {
   std::string where = "argument " + std::to_string(pos + 1) + " (" + valtype_name(type) + ")";
   if (text == "@index") {
     if (!is_num(type)) return err(where + ": @index cannot feed a " + valtype_name(type));
-    a.kind = batch::ArgSource::Index;
-    return a;
+    return wasmwarp::Arg::index();
   }
   if (text.starts_with("@col:")) {
     std::string rest = text.substr(5);
@@ -79,17 +63,16 @@ Result<batch::ArgSource> parse_arg(const std::string& text, ValType type, uint64
     if (rest.empty()) return err(where + ": missing file name in '" + text + "'");
     auto c = load_column(rest, col, type, n);
     if (!c.ok()) return err(where + ": " + c.error().message);
-    a.kind = batch::ArgSource::Column;
-    a.column = std::move(*c);
-    return a;
+    std::vector<uint64_t> bits(c->size());
+    for (size_t i = 0; i < bits.size(); ++i) bits[i] = (*c)[i].bits;
+    return wasmwarp::Arg::column_bits(type, std::move(bits));
   }
   if (text.starts_with("@"))
     return err(where + ": unknown per-instance argument '" + text +
                "' (use @index or @col:FILE[:K])");
   auto v = parse_value(text, type);
   if (!v.ok()) return err(where + ": " + v.error().message);
-  a.value = *v;
-  return a;
+  return wasmwarp::Arg::scalar_bits(type, v->bits);
 }
 
 // "A,B,C" -> {"A", "B", "C"} (one empty word for "").
@@ -105,32 +88,33 @@ std::vector<std::string> comma_words(const std::string& s) {
 
 // "NAME" or "NAME:ARG,ARG...": an export and constant arguments of its
 // parameter types.
-Result<batch::BatchSpec::InitCall> parse_init_call(const std::string& text, const Module& m) {
-  batch::BatchSpec::InitCall c;
+Result<wasmwarp::Call> parse_init_call(const std::string& text, const wasmwarp::Module& m) {
+  wasmwarp::Call c;
   size_t colon = text.find(':');
   c.export_name = text.substr(0, colon);
-  WW_ASSIGN_OR_RETURN(FuncType t, batch::export_function_type(m, c.export_name));
+  auto t = function_type(m, c.export_name);
+  if (!t.ok()) return t.error();
   std::vector<std::string> words;
   if (colon != std::string::npos) words = comma_words(text.substr(colon + 1));
-  if (words.size() != t.params.size())
-    return err("--init " + text + ": export '" + c.export_name + "' takes " + std::to_string(t.params.size()) +
-               " argument(s) (" + valtype_list(t.params) + "); give them as NAME:A,B");
+  if (words.size() != t->params.size())
+    return err("--init " + text + ": export '" + c.export_name + "' takes " + std::to_string(t->params.size()) +
+               " argument(s) (" + valtype_list(t->params) + "); give them as NAME:A,B");
   for (size_t k = 0; k < words.size(); ++k) {
-    auto v = parse_value(words[k], t.params[k]);
+    auto v = parse_value(words[k], t->params[k]);
     if (!v.ok()) return err("--init " + text + ": argument " + std::to_string(k + 1) + ": " + v.error().message);
-    c.args.push_back(*v);
+    c.args.push_back(wasmwarp::Arg::scalar_bits(v->type, v->bits));
   }
   return c;
 }
 
 // "NAME", "NAME:K" or "NAME:K:ARG,ARG...": an export called K times with
 // constant or @index arguments.
-Result<batch::BatchSpec::ThenCall> parse_then_call(const std::string& text, const Module& m, uint64_t n) {
-  batch::BatchSpec::ThenCall c;
+Result<wasmwarp::Call> parse_then_call(const std::string& text, const wasmwarp::Module& m, uint64_t n) {
+  wasmwarp::Call c;
   const size_t colon = text.find(':');
   c.export_name = text.substr(0, colon);
   auto fail = [&](const std::string& why) { return err("--then " + text + ": " + why); };
-  auto t = batch::export_function_type(m, c.export_name);
+  auto t = function_type(m, c.export_name);
   if (!t.ok()) return fail(t.error().message);
   std::string args;
   if (colon != std::string::npos) {
@@ -181,49 +165,219 @@ Status open_outputs(const RunSpec& spec, Outputs& o) {
   return Status::Ok();
 }
 
-Status add_mem_io(const RunSpec& spec, const Module& m, batch::BatchSpec& b, Outputs& o) {
+// --mem-in files (kept in `inputs` for the call) and --mem-out files
+// (opened now, so an unwritable path fails before any work).
+Status add_mem_io(const RunSpec& spec, wasmwarp::CallOptions& call, std::vector<Column<uint8_t>>& inputs,
+                  Outputs& o) {
+  const uint64_t n = spec.instances;
+  inputs.reserve(spec.mem_in.size());
   for (const std::string& s : spec.mem_in) {
     size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
       return err("--mem-in '" + s + "': expected ADDR=FILE");
-    batch::MemInput mi;
-    WW_ASSIGN_OR_RETURN(mi.addr, parse_addr(s.substr(0, eq), m, "--mem-in"));
+    wasmwarp::MemoryIn mi;
+    WW_TRY(set_address(mi, s.substr(0, eq)));
     std::string path = s.substr(eq + 1);
-    WW_ASSIGN_OR_RETURN(mi.data, read_all(path));
-    uint64_t size = mi.data.size();
+    WW_ASSIGN_OR_RETURN(Column<uint8_t> data, read_all(path));
+    uint64_t size = data.size();
     if (size == 0) return err(path + " is empty");
     if (spec.mem_in_size) {
-      mi.record = *spec.mem_in_size;
-      if (mi.record == 0) return err("--mem-in-size must be at least 1");
-      if (size / mi.record < b.instances)
-        return err(path + " holds " + std::to_string(size / mi.record) + " records of " +
-                   std::to_string(mi.record) + " bytes, but " + std::to_string(b.instances) +
+      mi.record_size = *spec.mem_in_size;
+      if (mi.record_size == 0) return err("--mem-in-size must be at least 1");
+      if (size / mi.record_size < n)
+        return err(path + " holds " + std::to_string(size / mi.record_size) + " records of " +
+                   std::to_string(mi.record_size) + " bytes, but " + std::to_string(n) +
                    " instances need one each");
     } else {
-      if (size % b.instances != 0)
-        return err(path + " is " + std::to_string(size) + " bytes, not a multiple of " +
-                   std::to_string(b.instances) + " instances (give --mem-in-size)");
-      mi.record = size / b.instances;
+      if (size % n != 0)
+        return err(path + " is " + std::to_string(size) + " bytes, not a multiple of " + std::to_string(n) +
+                   " instances (give --mem-in-size)");
+      mi.record_size = size / n;
     }
-    b.mem_in.push_back(std::move(mi));
+    inputs.push_back(std::move(data));
+    mi.bytes = std::span<const uint8_t>(inputs.back().data(), inputs.back().size());
+    call.memory_in.push_back(std::move(mi));
   }
   for (const std::string& s : spec.mem_out) {
     size_t eq = s.find('=');
     size_t colon = s.substr(0, eq).find_last_of(':');
     if (eq == std::string::npos || colon == std::string::npos || colon == 0 || eq + 1 == s.size())
       return err("--mem-out '" + s + "': expected ADDR:LEN=FILE");
-    batch::MemOutput mo;
-    WW_ASSIGN_OR_RETURN(mo.addr, parse_addr(s.substr(0, colon), m, "--mem-out"));
+    wasmwarp::MemoryOut mo;
+    WW_TRY(set_address(mo, s.substr(0, colon)));
     auto len = parse_u64(s.substr(colon + 1, eq - colon - 1));
     if (!len.ok() || *len == 0) return err("--mem-out '" + s + "': bad length");
     mo.length = *len;
-    if (mo.length > (uint64_t(1) << 32) || b.instances > (uint64_t(1) << 40) / mo.length)
-      return err("--mem-out '" + s + "': " + std::to_string(b.instances) + " x " +
-                 std::to_string(mo.length) + " bytes is too much output");
+    if (mo.length > (uint64_t(1) << 32) || n > (uint64_t(1) << 40) / mo.length)
+      return err("--mem-out '" + s + "': " + std::to_string(n) + " x " + std::to_string(mo.length) +
+                 " bytes is too much output");
     o.mem_out.push_back(std::make_unique<AtomicFile>());
     WW_TRY(o.mem_out.back()->open(s.substr(eq + 1)));
-    b.mem_out.push_back(std::move(mo));
+    call.memory_out.push_back(std::move(mo));
   }
+  return Status::Ok();
+}
+
+Result<wasmwarp::EngineOptions> engine_options(const RunSpec& spec) {
+  wasmwarp::EngineOptions e;
+  WW_ASSIGN_OR_RETURN(e.backend, parse_backend(spec.backend));
+  WW_ASSIGN_OR_RETURN(e.tier, parse_tier(spec.tier));
+  e.threads = spec.threads;
+  e.cache = !spec.no_cache;
+  e.cache_dir = spec.cache_dir;
+  const std::string& l = spec.gpu_layout;
+  if (l != "auto" && l != "interleaved" && l != "contiguous" && l != "sparse")
+    return err("--gpu-layout must be auto, interleaved, contiguous or sparse, not '" + l + "'");
+  e.gpu.layout = l;
+  e.gpu.stack_slots_limit = spec.gpu_stack_slots;
+  e.gpu.call_depth_limit = spec.gpu_call_depth;
+  e.gpu.memory_pages = spec.gpu_memory_pages;
+  e.gpu.max_wave = spec.gpu_max_wave;
+  return e;
+}
+
+// A WASI command without -n: one instance on the process's stdio, exiting
+// with the program's code like `wasmtime run`.
+Result<int> run_wasi_process(const RunSpec& spec, const wasmwarp::Engine& engine, const wasmwarp::Module& m) {
+  if (spec.backend == "gpu") return err("--backend gpu: WASI programs run on the CPU backend for now");
+  if (!spec.mem_in.empty() || !spec.mem_out.empty() || !spec.init.empty())
+    return err("--mem-in, --mem-out and --init are for exports called with values, not WASI programs");
+  WW_ASSIGN_OR_RETURN(wasmwarp::WasiOptions w, wasi_options_of(spec));
+  w.process_stdio = true;
+  InterruptScope interrupt;
+  wasmwarp::CallOptions call;
+  call.fuel = spec.fuel;
+  call.timeout_s = spec.timeout;
+  call.cancel = interrupt.cancel();
+  auto r = engine.run_command(m, 1, w, call);
+  if (!r) return err(r.error().message);
+  if (int sig = interrupt.signal_number()) return 128 + sig;
+  if (!r->trapped(0)) return r->exit_code(0) & 0xff;
+  print_error(spec.module_path + ": " + (r->trap_codes()[0] == wasmwarp::kTrapTimeout ? "" : "trap: ") +
+              r->trap_message(0));
+  return kExitTrap;
+}
+
+// What the batch will return: the last call's results.
+Result<std::vector<ValType>> checked_result_types(const wasmwarp::Module& m, const std::string& returner,
+                                                  const Outputs& outputs, bool is_wasi) {
+  if (is_wasi) return std::vector<ValType>{ValType::I32};
+  WW_ASSIGN_OR_RETURN(wasmwarp::FunctionType t, function_type(m, returner));
+  for (ValType v : t.results)
+    if (v == ValType::V128) return err("export '" + returner + "' returns v128, which the CLI cannot print");
+  if (outputs.fmt == OutFormat::Npy) {
+    if (t.results.empty()) return err("--output .npy needs an export with results; '" + returner + "' has none");
+    for (ValType v : t.results)
+      if (!npy_descr(v))
+        return err(std::string("--output .npy cannot hold ") + valtype_name(v) + " results (use .csv or .json)");
+  }
+  return t.results;
+}
+
+// The call the command line describes: the export with its arguments (a
+// chain with --then), or a WASI command's _start.
+struct Invocation {
+  bool is_wasi = false;
+  wasmwarp::WasiOptions wasi;
+  std::vector<wasmwarp::Call> calls;  // the export, then the --then calls
+  std::vector<ValType> result_types;
+};
+
+Result<Invocation> invocation_of(const RunSpec& spec, const wasmwarp::Module& m, const Outputs& outputs,
+                                 wasmwarp::CallOptions& call) {
+  Invocation inv;
+  inv.is_wasi = m.is_wasi_command() && spec.invoke.empty();
+  const std::string export_name = spec.invoke.empty() ? "_start" : spec.invoke;
+  for (const std::string& text : spec.init) {
+    WW_ASSIGN_OR_RETURN(wasmwarp::Call c, parse_init_call(text, m));
+    call.init.push_back(std::move(c));
+  }
+  if (inv.is_wasi) {
+    if (!spec.then.empty()) return err("--then: chained calls are for exports, not WASI commands");
+    for (const std::string& a : spec.args)
+      if (a.rfind("@col:", 0) == 0) return err("'" + a + "': a WASI batch's ARGS take @index, not columns (yet)");
+    WW_ASSIGN_OR_RETURN(inv.wasi, wasi_options_of(spec));
+    WW_ASSIGN_OR_RETURN(inv.result_types, checked_result_types(m, export_name, outputs, true));
+    return inv;
+  }
+  bool has_export = false;
+  for (const wasmwarp::Export& e : m.exports()) has_export |= e.name == export_name;
+  if (!has_export && spec.invoke.empty()) return err("no --invoke given and the module exports no _start");
+  WW_ASSIGN_OR_RETURN(wasmwarp::FunctionType type, function_type(m, export_name));
+  inv.calls.push_back({export_name, {}, 1});
+  for (const std::string& text : spec.then) {
+    WW_ASSIGN_OR_RETURN(wasmwarp::Call c, parse_then_call(text, m, spec.instances));
+    inv.calls.push_back(std::move(c));
+  }
+  if (spec.args.size() != type.params.size())
+    return err("export '" + export_name + "' takes " + std::to_string(type.params.size()) + " argument(s) (" +
+               valtype_list(type.params) + "), got " + std::to_string(spec.args.size()));
+  WW_ASSIGN_OR_RETURN(inv.result_types,
+                      checked_result_types(m, inv.calls.back().export_name, outputs, false));
+  for (size_t k = 0; k < type.params.size(); ++k) {
+    WW_ASSIGN_OR_RETURN(wasmwarp::Arg a, parse_arg(spec.args[k], type.params[k], spec.instances, k));
+    inv.calls[0].args.push_back(std::move(a));
+  }
+  // The directories gpu.read_file and gpu.write_file reach.
+  WW_ASSIGN_OR_RETURN(call.dirs, dirs_of(spec));
+  return inv;
+}
+
+// Results on stdout: one call's values, or a row per instance (--output -).
+void print_results(const RunSpec& spec, const Outputs& outputs, const wasmwarp::CallResult& r,
+                   const std::vector<ValType>& rt) {
+  if (!spec.batch) {
+    if (r.trapped(0)) {
+      std::fprintf(stderr, "wasm trap: %s\n", r.trap_message(0).c_str());
+    } else {
+      for (size_t k = 0; k < rt.size(); ++k) std::printf("%s\n", format_value(Value{rt[k], r.bits(0, k)}).c_str());
+    }
+  } else if (outputs.rows_to_stdout) {
+    std::string line;
+    for (uint64_t i = 0; i < r.instances(); ++i) {
+      line = std::to_string(i);
+      if (r.trapped(i)) {
+        line += "\ttrap: " + r.trap_message(i);
+      } else {
+        for (size_t k = 0; k < rt.size(); ++k) line += "\t" + format_value(Value{rt[k], r.bits(i, k)});
+      }
+      line += "\n";
+      std::fwrite(line.data(), 1, line.size(), stdout);
+    }
+  }
+  // WASI programs' own output, each instance's whole, in instance order.
+  for (uint64_t i = 0; i < r.instances(); ++i) {
+    const std::string_view out = r.stdout_of(i);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  }
+  for (uint64_t i = 0; i < r.instances(); ++i) {
+    const std::string_view e = r.stderr_of(i);
+    std::fwrite(e.data(), 1, e.size(), stderr);
+  }
+}
+
+// --output and --mem-out files, committed (or, for .npy that cannot hold
+// the traps, discarded with the reason in `output_error`).
+Status finish_outputs(const RunSpec& spec, Outputs& outputs, OutputStream* stream, const wasmwarp::Module& m,
+                      const wasmwarp::CallResult& r, const RunCounts& counts, std::string& output_error) {
+  if (stream) WW_TRY(stream->finish(r, outputs.trap_path.empty() ? nullptr : &outputs.trap_out));
+  for (size_t k = 0; k < outputs.mem_out.size(); ++k) {
+    if (!stream) WW_TRY(outputs.mem_out[k]->write(r.memory_out(k).data(), r.memory_out(k).size()));
+    WW_TRY(outputs.mem_out[k]->commit());
+  }
+  const uint64_t trapped = counts.trapped + counts.unfinished;
+  if (outputs.fmt == OutFormat::None) return Status::Ok();
+  if (outputs.fmt == OutFormat::Npy && trapped && !spec.allow_traps) {
+    outputs.out.discard();
+    output_error = std::to_string(trapped) + " instance(s) " +
+                   (counts.unfinished ? "trapped or did not finish; " : "trapped; ") + spec.output +
+                   " not written: .npy cannot record traps (use --allow-traps for zero rows "
+                   "plus a trap-code file, or .csv/.json)";
+    return Status::Ok();
+  }
+  if (!stream) WW_TRY(write_results(r, m, outputs.fmt, outputs.out, outputs.trap_path.empty() ? nullptr : &outputs.trap_out));
+  WW_TRY(outputs.out.commit());
+  if (!outputs.trap_path.empty()) WW_TRY(outputs.trap_out.commit());
   return Status::Ok();
 }
 
@@ -234,124 +388,46 @@ Result<int> run_impl(const RunSpec& spec) {
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   };
+  WW_ASSIGN_OR_RETURN(wasmwarp::EngineOptions eopts, engine_options(spec));
+  const wasmwarp::Engine engine(eopts);
   // The GPU's start-up overlaps reading the module and the inputs. Every
   // way out of here waits for it: a process that exits while the start-up
   // thread is still loading CUDA libraries crashes.
-  if (spec.backend != "cpu") batch::warm_up_gpu(spec.tier != "interp");
+  engine.warm_up();
   struct JoinWarmUp {
-    ~JoinWarmUp() { batch::wait_for_warm_up(); }
+    ~JoinWarmUp() { wasmwarp::wait_for_warm_up(); }
   } join_warm_up;
   Outputs outputs;
   WW_TRY(open_outputs(spec, outputs));
-  batch::PhaseTimes phases;
 
-  CompileOptions copts;
-  copts.deny_recursion = spec.deny_recursion;
+  double read_inputs_ms = 0;
+  WW_ASSIGN_OR_RETURN(const wasmwarp::Module m,
+                      load_module(spec.module_path, {.deny_recursion = spec.deny_recursion}, &read_inputs_ms));
+  const wasmwarp::ModuleTimes& mt = m.times();
+  const double translate_ms = mt.decode + mt.validate + mt.translate;
+  if (m.is_wasi_command() && spec.invoke.empty() && !spec.batch) return run_wasi_process(spec, engine, m);
+
   auto t_phase = Clock::now();
-  auto bytes = read_module_bytes(spec.module_path);
-  if (!bytes.ok()) return err(bytes.error().message);
-  phases.read_inputs = ms_since(t_phase);
-  t_phase = Clock::now();
-  auto compiled = compile_module(std::move(*bytes), copts);
-  phases.translate = ms_since(t_phase);
-  if (!compiled.ok()) {
-    std::string m = compiled.error().to_string();
-    if (m.find(spec.module_path) == std::string::npos) m = spec.module_path + ": " + m;
-    return err(m);
-  }
-  // A WASI command: ARGS are its argv, not an export's values; one
-  // instance runs directly on the process's stdio.
-  const bool is_wasi = wasi::imports_wasi((*compiled)->module) && spec.invoke.empty();
-  if (is_wasi && !spec.batch) return run_wasi_command(spec, *compiled);
-  batch::BatchSpec b;
-  b.module = *compiled;
-  const Module& m = b.module->module;
-  if (is_wasi) {
-    WW_ASSIGN_OR_RETURN(b.wasi, wasi_batch_of(spec));
-  } else if (!spec.dirs.empty() || !spec.dirs_rw.empty()) {
-    // The directories gpu.read_file and gpu.write_file reach.
-    auto files = std::make_shared<batch::WasiBatch>();
-    WW_ASSIGN_OR_RETURN(files->config, wasi_config_of(spec));
-    b.files = std::move(files);
-  }
-  b.export_name = spec.invoke.empty() ? "_start" : spec.invoke;
-  b.instances = spec.instances;
-  for (const std::string& text : spec.init) {
-    WW_ASSIGN_OR_RETURN(batch::BatchSpec::InitCall call, parse_init_call(text, m));
-    b.init_calls.push_back(std::move(call));
-  }
-  bool has_export = false;
-  for (const Export& e : m.exports) has_export |= e.name == b.export_name;
-  if (!has_export && spec.invoke.empty()) return err("no --invoke given and the module exports no _start");
-  WW_ASSIGN_OR_RETURN(FuncType type, batch::export_function_type(m, b.export_name));
-  const auto& params = type.params;
-  for (const std::string& text : spec.then) {
-    WW_ASSIGN_OR_RETURN(batch::BatchSpec::ThenCall call, parse_then_call(text, m, b.instances));
-    // The batch returns what the chain's last call returns.
-    WW_ASSIGN_OR_RETURN(FuncType last, batch::export_function_type(m, call.export_name));
-    type.results = last.results;
-    b.then.push_back(std::move(call));
-  }
-  if (is_wasi && !b.then.empty()) return err("--then: chained calls are for exports, not WASI commands");
-  if (!is_wasi && spec.args.size() != params.size())
-    return err("export '" + b.export_name + "' takes " + std::to_string(params.size()) + " argument(s) (" +
-               valtype_list(params) + "), got " + std::to_string(spec.args.size()));
-  const std::string& returner = b.then.empty() ? b.export_name : b.then.back().export_name;
-  for (ValType t : type.results)
-    if (t == ValType::V128) return err("export '" + returner + "' returns v128, which the CLI cannot print");
-  if (outputs.fmt == OutFormat::Npy && !is_wasi) {
-    if (type.results.empty())
-      return err("--output .npy needs an export with results; '" + returner + "' has none");
-    for (ValType t : type.results)
-      if (!npy_descr(t))
-        return err(std::string("--output .npy cannot hold ") + valtype_name(t) + " results (use .csv or .json)");
-  }
-  WW_TRY(batch::check_imports(m, is_wasi));
-  t_phase = Clock::now();
-  for (size_t k = 0; k < params.size() && !is_wasi; ++k) {
-    WW_ASSIGN_OR_RETURN(batch::ArgSource a, parse_arg(spec.args[k], params[k], b.instances, k));
-    b.args.push_back(std::move(a));
-  }
-  if ((!spec.mem_in.empty() || !spec.mem_out.empty()) && m.num_memories() == 0)
-    return err("--mem-in/--mem-out need a module with a memory");
-  WW_TRY(add_mem_io(spec, m, b, outputs));
-  phases.read_inputs += ms_since(t_phase);
-
-  // Per-instance results live in memory until the end; refuse up front what
-  // the machine cannot hold rather than dying midway.
-  uint64_t per_instance = 1 + 8 * 4;
-  for (const batch::MemOutput& mo : b.mem_out) per_instance += mo.length;
-  long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page_size > 0 && b.instances > uint64_t(pages) * uint64_t(page_size) / per_instance)
-    return err(std::to_string(b.instances) + " instances need " +
-               std::to_string(b.instances / (1u << 20) * per_instance) +
-               " MiB for their results, more than this machine's memory");
-
-  gpu::GpuBatch gbatch;
-  WW_TRY(setup_intrinsics(spec, b.instances, gbatch));
-  b.intrinsics = &gbatch;
-  b.fuel = spec.fuel;
-  b.timeout_s = spec.timeout;
-  b.threads = spec.threads;
-  WW_ASSIGN_OR_RETURN(b.backend, batch::parse_backend(spec.backend));
-  WW_ASSIGN_OR_RETURN(b.tier, batch::parse_tier(spec.tier));
-  if (auto l = gpu::parse_layout(spec.gpu_layout)) b.gpu.layout = *l;
-  else return err("--gpu-layout must be auto, interleaved, contiguous or sparse, not '" + spec.gpu_layout + "'");
-  if (spec.gpu_stack_slots) b.gpu.stack_slots_limit = spec.gpu_stack_slots;
-  if (spec.gpu_call_depth) b.gpu.call_depth_limit = spec.gpu_call_depth;
-  b.gpu.launch_per_call = spec.gpu_launch_per_call;
-  b.gpu.memory_pages = spec.gpu_memory_pages;
-  b.gpu.max_wave = spec.gpu_max_wave;
-  b.cache.enabled = !spec.no_cache;
-  b.cache.dir = spec.cache_dir;
+  wasmwarp::CallOptions call;
+  WW_ASSIGN_OR_RETURN(Invocation inv, invocation_of(spec, m, outputs, call));
+  std::vector<Column<uint8_t>> mem_inputs;
+  WW_TRY(add_mem_io(spec, call, mem_inputs, outputs));
+  read_inputs_ms += ms_since(t_phase);
+  WW_TRY(setup_intrinsics(spec, call.intrinsics));
+  call.fuel = spec.fuel;
+  call.timeout_s = spec.timeout;
+  call.gpu_launch_per_call = spec.gpu_launch_per_call;
 
   InterruptScope interrupt;
-  b.cancel = interrupt.cancel();
+  call.cancel = interrupt.cancel();
   ProgressLine progress(spec.batch && !spec.quiet);
-  b.progress = [&](uint64_t done, uint64_t total, double s) { progress.update(done, total, s); };
+  const Clock::time_point started = Clock::now();
+  call.progress = [&](uint64_t done, uint64_t total) {
+    progress.update(done, total, std::chrono::duration<double>(Clock::now() - started).count());
+  };
   // The memory plan is shown before anything runs: a batch that needs
   // waves says so up front.
-  if (spec.batch && !spec.quiet) b.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  if (spec.batch && !spec.quiet) call.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
 
   // --output rows and --mem-out records are written while the batch runs,
   // as they become final.
@@ -361,92 +437,50 @@ Result<int> run_impl(const RunSpec& spec) {
     std::vector<uint64_t> mem_len;
     for (size_t k = 0; k < outputs.mem_out.size(); ++k) {
       mem_files.push_back(outputs.mem_out[k].get());
-      mem_len.push_back(b.mem_out[k].length);
+      mem_len.push_back(call.memory_out[k].length);
     }
     stream = std::make_unique<OutputStream>(m, outputs.fmt, outputs.fmt != OutFormat::None ? &outputs.out : nullptr,
                                             std::move(mem_files), std::move(mem_len));
-    b.on_ready = [s = stream.get()](const batch::BatchResult& r, uint64_t upto) { s->ready(r, upto); };
+    call.on_ready = [s = stream.get()](const wasmwarp::ResultColumns& c, uint64_t upto) { s->ready(c, upto); };
   }
-  WW_ASSIGN_OR_RETURN(batch::BatchResult r, batch::run(b));
+  auto result = inv.is_wasi             ? engine.run_command(m, spec.instances, inv.wasi, call)
+                : inv.calls.size() == 1 ? engine.call(m, inv.calls[0].export_name, spec.instances, inv.calls[0].args, call)
+                                        : engine.chain(m, spec.instances, inv.calls, call);
+  if (!result) return err(result.error().message);
+  wasmwarp::CallResult& r = *result;
   progress.finish();
   t_phase = Clock::now();
-  WW_TRY(write_intrinsics_outputs(spec, gbatch));
+  WW_TRY(write_intrinsics_outputs(spec, r));
 
   const RunCounts counts = count_outcomes(r);
-  const auto& rt = r.type.results;
-  if (!spec.batch) {
-    // A single call: a compiled tier that could not be had is worth a line.
-    if (!spec.quiet && !r.compile.fallback.empty() && b.tier == batch::Tier::Compiled)
-      std::fprintf(stderr, "wasmwarp: note: %s\n", r.compile.fallback.c_str());
-    if (r.traps[0]) {
-      std::fprintf(stderr, "wasm trap: %s\n", trap_message(TrapCode(r.traps[0])));
-    } else {
-      for (size_t k = 0; k < rt.size(); ++k) std::printf("%s\n", format_value(Value{rt[k], r.results[k]}).c_str());
-    }
-  } else if (outputs.rows_to_stdout) {
-    std::string line;
-    for (uint64_t i = 0; i < b.instances; ++i) {
-      line = std::to_string(i);
-      if (r.traps[i]) {
-        line += "\ttrap: ";
-        line += trap_message(TrapCode(r.traps[i]));
-      } else {
-        for (size_t k = 0; k < rt.size(); ++k)
-          line += "\t" + format_value(Value{rt[k], r.results[i * rt.size() + k]});
-      }
-      line += "\n";
-      std::fwrite(line.data(), 1, line.size(), stdout);
-    }
-  }
-  // WASI programs' own output, each instance's whole, in instance order.
-  for (const std::string& block : r.stdout_blocks) std::fwrite(block.data(), 1, block.size(), stdout);
-  for (const std::string& block : r.stderr_blocks) std::fwrite(block.data(), 1, block.size(), stderr);
+  // A single call: a compiled tier that could not be had is worth a line.
+  if (!spec.batch && !spec.quiet && !r.report().compile.fallback.empty() && eopts.tier == wasmwarp::Tier::Compiled)
+    std::fprintf(stderr, "wasmwarp: note: %s\n", r.report().compile.fallback.c_str());
+  print_results(spec, outputs, r, inv.result_types);
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) return err("cannot write the results to stdout");
 
-  if (stream) WW_TRY(stream->finish(r, outputs.trap_path.empty() ? nullptr : &outputs.trap_out));
-  for (size_t k = 0; k < outputs.mem_out.size(); ++k) {
-    if (!stream) WW_TRY(outputs.mem_out[k]->write(r.mem_out[k].data(), r.mem_out[k].size()));
-    WW_TRY(outputs.mem_out[k]->commit());
-  }
   std::string output_error;
-  const uint64_t trapped = counts.trapped + counts.unfinished;
-  if (outputs.fmt != OutFormat::None) {
-    if (outputs.fmt == OutFormat::Npy && trapped && !spec.allow_traps) {
-      outputs.out.discard();
-      output_error = std::to_string(trapped) + " instance(s) " +
-                     (counts.unfinished ? "trapped or did not finish; " : "trapped; ") + spec.output +
-                     " not written: .npy cannot record traps (use --allow-traps for zero rows "
-                     "plus a trap-code file, or .csv/.json)";
-    } else {
-      if (!stream)
-        WW_TRY(write_results(r, m, outputs.fmt, outputs.out, outputs.trap_path.empty() ? nullptr : &outputs.trap_out));
-      WW_TRY(outputs.out.commit());
-      if (!outputs.trap_path.empty()) WW_TRY(outputs.trap_out.commit());
-    }
-  }
-  phases.write_outputs = ms_since(t_phase);
-  r.phases.read_inputs = phases.read_inputs;
-  r.phases.translate = phases.translate;
-  r.phases.write_outputs = phases.write_outputs;
-  if (!spec.stats.empty()) WW_TRY(write_stats(spec.stats, counts, r));
+  WW_TRY(finish_outputs(spec, outputs, stream.get(), m, r, counts, output_error));
+  r.set_caller_phases(read_inputs_ms, translate_ms, ms_since(t_phase));
+  if (!spec.stats.empty()) WW_TRY(write_stats(spec.stats, counts, r.report()));
 
   if (spec.batch) {
     // The summary is optional; what went wrong is not.
-    std::string s = spec.quiet ? "" : summary_text(counts, r, gbatch.ignored_pixels.load());
+    std::string s = spec.quiet ? "" : summary_text(counts, r);
     s += problem_lines(counts, r);
     std::fputs(s.c_str(), stderr);
   }
   if (!output_error.empty()) print_error(output_error);
-  if (r.output_capped)
+  if (r.output_capped())
     std::fprintf(stderr, "wasmwarp: %llu instance(s) wrote more than --output-cap allows; their output was cut there (first: instance %llu)\n",
-                 (unsigned long long)r.output_capped, (unsigned long long)r.first_output_capped);
+                 (unsigned long long)r.output_capped(), (unsigned long long)r.first_output_capped());
   if (int sig = interrupt.signal_number()) return 128 + sig;
   uint64_t nonzero_exits = 0;
-  if (is_wasi)
-    for (uint64_t i = 0; i < b.instances; ++i) nonzero_exits += r.finished[i] && !r.traps[i] && r.results[i] != 0;
+  if (inv.is_wasi)
+    for (uint64_t i = 0; i < spec.instances; ++i) nonzero_exits += r.finished(i) && !r.trapped(i) && r.bits(i) != 0;
   if (nonzero_exits && !spec.quiet)
     std::fprintf(stderr, "wasmwarp: %llu instance(s) exited with a non-zero code\n", (unsigned long long)nonzero_exits);
-  return trapped || nonzero_exits || r.output_capped ? kExitTrap : kExitOk;
+  return counts.trapped + counts.unfinished || nonzero_exits || r.output_capped() ? kExitTrap : kExitOk;
 }
 
 }  // namespace

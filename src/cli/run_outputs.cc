@@ -86,24 +86,11 @@ void append_value(std::string& s, const Value& v, bool json) {
   else s += csv_escape(format_value(v));
 }
 
-std::string result_name(const ResultRows& r, size_t k) {
+std::string result_name(const ResultColumns& r, size_t k) {
   return k < r.names.size() ? r.names[k] : "result" + std::to_string(k);
 }
 
 }  // namespace
-
-ResultRows ResultRows::of(const batch::BatchResult& r) {
-  ResultRows v;
-  v.types = r.type.results;
-  v.names = r.result_names;
-  v.n = r.traps.size();
-  v.results = r.results.data();
-  v.traps = r.traps.data();
-  v.trap_func = r.trap_func.data();
-  v.trap_pc = r.trap_pc.data();
-  for (const auto& c : r.mem_out) v.mem_out.push_back(c.data());
-  return v;
-}
 
 Status ResultWriter::begin() {
   const auto& rt = r_.types;
@@ -116,7 +103,7 @@ Status ResultWriter::begin() {
   if (fmt_ == OutFormat::Json) return out_.write("[\n");
   bool same = std::all_of(rt.begin(), rt.end(), [&](ValType t) { return t == rt[0]; });
   std::string descr;
-  std::vector<uint64_t> shape{r_.n};
+  std::vector<uint64_t> shape{r_.instances};
   if (same) {
     descr = npy_descr(rt[0]);
     if (nr > 1) shape.push_back(nr);
@@ -130,8 +117,8 @@ Status ResultWriter::begin() {
 }
 
 Status ResultWriter::rows(uint64_t first, uint64_t end) {
-  const ResultRows& r = r_;
-  const uint64_t n = r.n;
+  const ResultColumns& r = r_;
+  const uint64_t n = r.instances;
   const auto& rt = r.types;
   const size_t nr = rt.size();
   auto value = [&](uint64_t i, size_t k) { return Value{rt[k], r.results[i * nr + k]}; };
@@ -139,13 +126,13 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
     return write_in_blocks(first, end, out_, [&](uint64_t from, uint64_t to, std::string& s) {
       for (uint64_t i = from; i < to; ++i) {
         append_int(s, i);
-        const TrapCode t = TrapCode(r.traps[i]);
+        const uint8_t t = r.traps[i];
         for (size_t k = 0; k < nr; ++k) {
           s += ',';
-          if (t == TrapCode::None) append_value(s, value(i, k), false);
+          if (t == 0) append_value(s, value(i, k), false);
         }
         s += ',';
-        if (t != TrapCode::None) s += csv_escape(trap_message(t));
+        if (t != 0) s += csv_escape(wasmwarp::trap_message(t));
         s += '\n';
       }
     });
@@ -155,8 +142,8 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
       for (uint64_t i = from; i < to; ++i) {
         s += "  {\"instance\":";
         append_int(s, i);
-        const TrapCode t = TrapCode(r.traps[i]);
-        if (t == TrapCode::None) {
+        const uint8_t t = r.traps[i];
+        if (t == 0) {
           // Integers as JSON numbers; floats and refs as exact text (JSON
           // has no NaN, inf or -0 that survives every reader).
           s += ",\"results\":[";
@@ -167,13 +154,13 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
           s += "],\"trap\":null";
         } else {
           s += ",\"results\":null,\"trap\":";
-          append_json_string(s, trap_message(t));
+          append_json_string(s, wasmwarp::trap_message(t));
           // Traps raised by the instance's code say where.
-          if (t != TrapCode::Timeout && r.trap_pc[i] != gpu::kNoTrapPc) {
+          if (t != wasmwarp::kTrapTimeout && r.trap_offset[i] != wasmwarp::kNoTrapOffset) {
             s += ",\"trap_function\":";
-            append_json_string(s, m_.func_display_name(r.trap_func[i]));
+            append_json_string(s, m_.function_name(r.trap_function[i]));
             s += ",\"trap_offset\":";
-            append_int(s, r.trap_pc[i]);
+            append_int(s, r.trap_offset[i]);
           }
         }
         s += i + 1 < n ? "},\n" : "}\n";
@@ -195,21 +182,21 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
 Status ResultWriter::finish(AtomicFile* trap_file) {
   if (fmt_ == OutFormat::Json) WW_TRY(out_.write("]\n"));
   if (fmt_ == OutFormat::Npy && trap_file) {
-    WW_TRY(trap_file->write(npy_header("'|u1'", false, {r_.n})));
-    WW_TRY(trap_file->write(r_.traps, r_.n));
+    WW_TRY(trap_file->write(npy_header("'|u1'", false, {r_.instances})));
+    WW_TRY(trap_file->write(r_.traps, r_.instances));
   }
   return Status::Ok();
 }
 
-Status write_results(const batch::BatchResult& r, const Module& m, OutFormat fmt, AtomicFile& out,
+Status write_results(const wasmwarp::CallResult& r, const wasmwarp::Module& m, OutFormat fmt, AtomicFile& out,
                      AtomicFile* trap_file) {
-  ResultWriter w(ResultRows::of(r), m, fmt, out);
+  ResultWriter w(r.columns(), m, fmt, out);
   WW_TRY(w.begin());
-  WW_TRY(w.rows(0, r.traps.size()));
+  WW_TRY(w.rows(0, r.instances()));
   return w.finish(trap_file);
 }
 
-OutputStream::OutputStream(const Module& m, OutFormat fmt, AtomicFile* out, std::vector<AtomicFile*> mem_out,
+OutputStream::OutputStream(const wasmwarp::Module& m, OutFormat fmt, AtomicFile* out, std::vector<AtomicFile*> mem_out,
                            std::vector<uint64_t> mem_len)
     : m_(m), fmt_(fmt), out_(out), mem_out_(std::move(mem_out)), mem_len_(std::move(mem_len)),
       thread_([this] { write_loop(); }) {}
@@ -225,16 +212,16 @@ void OutputStream::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void OutputStream::ready(const batch::BatchResult& r, uint64_t upto) {
+void OutputStream::ready(const ResultColumns& r, uint64_t upto) {
   {
     std::lock_guard<std::mutex> g(mu_);
-    if (!r_) r_ = std::make_unique<ResultRows>(ResultRows::of(r));
+    if (!r_) r_ = std::make_unique<ResultColumns>(r);
     ready_ = std::max(ready_, upto);
   }
   cv_.notify_all();
 }
 
-Result<ResultWriter*> OutputStream::rows_writer(const ResultRows& r) {
+Result<ResultWriter*> OutputStream::rows_writer(const ResultColumns& r) {
   if (!rows_) {
     rows_ = std::make_unique<ResultWriter>(r, m_, fmt_, *out_);
     WW_TRY(rows_->begin());
@@ -242,14 +229,14 @@ Result<ResultWriter*> OutputStream::rows_writer(const ResultRows& r) {
   return rows_.get();
 }
 
-Status OutputStream::write_upto(const ResultRows& r, uint64_t upto) {
+Status OutputStream::write_upto(const ResultColumns& r, uint64_t upto) {
   if (upto <= written_) return Status::Ok();
   if (out_) {
     WW_ASSIGN_OR_RETURN(ResultWriter * w, rows_writer(r));
     WW_TRY(w->rows(written_, upto));
   }
   for (size_t k = 0; k < mem_out_.size(); ++k)
-    WW_TRY(mem_out_[k]->write(r.mem_out[k] + written_ * mem_len_[k], (upto - written_) * mem_len_[k]));
+    WW_TRY(mem_out_[k]->write(r.memory_out[k] + written_ * mem_len_[k], (upto - written_) * mem_len_[k]));
   written_ = upto;
   return Status::Ok();
 }
@@ -259,7 +246,7 @@ void OutputStream::write_loop() {
   for (;;) {
     cv_.wait(lk, [&] { return done_ || ready_ > written_; });
     if (done_) return;  // finish() writes the rest
-    const ResultRows* r = r_.get();
+    const ResultColumns* r = r_.get();
     const uint64_t upto = ready_;
     lk.unlock();
     // After a failed write the rest is not written; finish() reports it.
@@ -269,11 +256,11 @@ void OutputStream::write_loop() {
   }
 }
 
-Status OutputStream::finish(const batch::BatchResult& r, AtomicFile* trap_file) {
+Status OutputStream::finish(const wasmwarp::CallResult& r, AtomicFile* trap_file) {
   stop();
   WW_TRY(status_);
-  const ResultRows rows = ResultRows::of(r);
-  WW_TRY(write_upto(rows, rows.n));
+  const ResultColumns rows = r.columns();
+  WW_TRY(write_upto(rows, rows.instances));
   if (!out_) return Status::Ok();
   WW_ASSIGN_OR_RETURN(ResultWriter * w, rows_writer(rows));
   return w->finish(trap_file);

@@ -10,28 +10,31 @@
 namespace ww::cli {
 namespace {
 
+using wasmwarp::Backend;
+using wasmwarp::RunReport;
+
 std::string fmt_ms(double ms) { return format_fixed(ms, ms < 10 ? 2 : 1) + " ms"; }
 
 // The summary's lines about how the batch ran: backend, tier per segment,
 // compile time and cache.
-std::string how_it_ran(const batch::BatchResult& r) {
+std::string how_it_ran(const RunReport& r) {
   std::string s;
-  if (r.backend == batch::Backend::Gpu)
+  if (r.backend == Backend::Gpu)
     s = "backend=gpu device=\"" + r.device + "\" kernel: " + format_fixed(r.kernel_ms / 1000, 6) + " s";
   else
     s = "backend=cpu threads=" + std::to_string(r.threads) +
         (r.backend_note.empty() ? "" : " (" + r.backend_note + ")");
   s += "\n";
   if (r.segments.size() == 1) {
-    s += "tier: " + std::string(batch::tier_name(r.segments[0].tier)) + "\n";
+    s += "tier: " + std::string(wasmwarp::tier_name(r.segments[0].tier)) + "\n";
   } else if (!r.segments.empty()) {
     s += "tiers:";
-    for (const batch::Segment& g : r.segments)
+    for (const wasmwarp::Segment& g : r.segments)
       s += " " + std::to_string(g.first) + ".." + std::to_string(g.first + g.count - 1) + " " +
-           batch::tier_name(g.tier) + " (" + format_fixed(g.seconds, 3) + " s)";
+           wasmwarp::tier_name(g.tier) + " (" + format_fixed(g.seconds, 3) + " s)";
     s += "\n";
   }
-  const batch::CompileReport& c = r.compile;
+  const RunReport::Compile& c = r.compile;
   if (c.attempted) {
     if (c.fallback.empty())
       s += "compile: " + std::string(c.cache_hit ? "cache hit" : "cache miss") + ", codegen " +
@@ -46,28 +49,29 @@ std::string how_it_ran(const batch::BatchResult& r) {
 
 struct PhaseRow {
   const char* name;
-  double batch::PhaseTimes::*field;
+  double wasmwarp::PhaseTimes::*field;
 };
 constexpr PhaseRow kPhases[] = {
-    {"read inputs", &batch::PhaseTimes::read_inputs}, {"translate", &batch::PhaseTimes::translate},
-    {"compile", &batch::PhaseTimes::compile},         {"plan", &batch::PhaseTimes::plan},
-    {"upload", &batch::PhaseTimes::upload},           {"memory set-up", &batch::PhaseTimes::memory_setup},
-    {"kernel", &batch::PhaseTimes::kernel},           {"download", &batch::PhaseTimes::download},
-    {"write outputs", &batch::PhaseTimes::write_outputs},
+    {"read inputs", &wasmwarp::PhaseTimes::read_inputs}, {"translate", &wasmwarp::PhaseTimes::translate},
+    {"compile", &wasmwarp::PhaseTimes::compile},         {"plan", &wasmwarp::PhaseTimes::plan},
+    {"upload", &wasmwarp::PhaseTimes::upload},           {"memory set-up", &wasmwarp::PhaseTimes::memory_setup},
+    {"kernel", &wasmwarp::PhaseTimes::kernel},           {"download", &wasmwarp::PhaseTimes::download},
+    {"write outputs", &wasmwarp::PhaseTimes::write_outputs},
 };
 
 }  // namespace
 
-RunCounts count_outcomes(const batch::BatchResult& r) {
+RunCounts count_outcomes(const wasmwarp::CallResult& r) {
   RunCounts c;
-  c.instances = r.traps.size();
+  c.instances = r.instances();
+  const std::span<const uint8_t> traps = r.trap_codes();
   for (uint64_t i = 0; i < c.instances; ++i) {
-    if (!r.finished[i]) {
+    if (!r.finished(i)) {
       ++c.unfinished;
-      c.unfinished_code = r.traps[i];
-    } else if (r.traps[i]) {
+      c.unfinished_code = traps[i];
+    } else if (traps[i]) {
       if (c.trapped++ == 0) c.first_trapped = i;
-      ++c.trap_counts[r.traps[i]];
+      ++c.trap_counts[traps[i]];
     } else {
       ++c.completed;
     }
@@ -75,13 +79,15 @@ RunCounts count_outcomes(const batch::BatchResult& r) {
   return c;
 }
 
-std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64_t ignored_pixels) {
+std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result) {
+  const RunReport& r = result.report();
+  const uint64_t ignored_pixels = result.ignored_pixels();
   std::string s = "instances: " + std::to_string(c.instances) + "  completed: " + std::to_string(c.completed) +
                   "  trapped: " + std::to_string(c.trapped);
   if (c.unfinished) s += "  not finished: " + std::to_string(c.unfinished);
   s += "\n";
   for (auto [code, cnt] : c.trap_counts)
-    s += "  trap " + std::string(trap_message(TrapCode(code))) + ": " + std::to_string(cnt) + "\n";
+    s += "  trap " + std::string(wasmwarp::trap_message(code)) + ": " + std::to_string(cnt) + "\n";
   if (ignored_pixels) s += "  set_pixel calls outside the image: " + std::to_string(ignored_pixels) + "\n";
   s += "wall: " + format_fixed(r.wall_s, 3) + " s  rate: " +
        format_fixed(r.wall_s > 0 ? double(c.completed) / r.wall_s : 0.0, 0) + " completed instances/s  " +
@@ -92,7 +98,7 @@ std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64
     s += sep + std::string(p.name) + " " + fmt_ms(r.phases.*p.field);
     sep = ", ";
   }
-  if (r.backend == batch::Backend::Gpu) s += " (gpu start-up " + fmt_ms(r.phases.gpu_startup) + ", overlapped)";
+  if (r.backend == Backend::Gpu) s += " (gpu start-up " + fmt_ms(r.phases.gpu_startup) + ", overlapped)";
   s += "\n";
   if (r.host_calls)
     s += "host calls: " + std::to_string(r.host_calls) + " in " + std::to_string(r.host_passes) +
@@ -102,7 +108,7 @@ std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64
   if (r.device_files)
     s += "device files: " + std::to_string(r.device_files) + " read-only file(s), " + std::to_string(r.device_file_bytes) +
          " bytes, read on the GPU\n";
-  if (r.backend == batch::Backend::Gpu && r.device_bytes_per_instance) {
+  if (r.backend == Backend::Gpu && r.device_bytes_per_instance) {
     s += "gpu memory: " + std::to_string(r.device_bytes_per_instance) + " B per instance (linear memory " +
          std::to_string(r.linear_bytes_per_instance) + " B";
     if (r.memory_layout == "sparse")
@@ -118,21 +124,21 @@ std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64
   return s;
 }
 
-std::string problem_lines(const RunCounts& c, const batch::BatchResult& r) {
+std::string problem_lines(const RunCounts& c, const wasmwarp::CallResult& r) {
   std::string s;
   if (c.trapped) {
     const uint64_t i = c.first_trapped;
-    s += "wasm trap: instance " + std::to_string(i) + ": " + trap_message(TrapCode(r.traps[i]));
+    s += "wasm trap: instance " + std::to_string(i) + ": " + r.trap_message(i);
     if (c.trapped > 1) s += " (first of " + std::to_string(c.trapped) + " trapped instances)";
     s += "\n";
   }
   if (c.unfinished)
     s += "wasmwarp: " + std::to_string(c.unfinished) + " instance(s) " +
-         trap_message(TrapCode(c.unfinished_code)) + "\n";
+         wasmwarp::trap_message(c.unfinished_code) + "\n";
   return s;
 }
 
-Status write_stats(const std::string& path, const RunCounts& c, const batch::BatchResult& r) {
+Status write_stats(const std::string& path, const RunCounts& c, const RunReport& r) {
   using nlohmann::ordered_json;
   ordered_json j;
   j["instances"] = c.instances;
@@ -140,12 +146,12 @@ Status write_stats(const std::string& path, const RunCounts& c, const batch::Bat
   j["trapped"] = c.trapped;
   j["not_finished"] = c.unfinished;
   ordered_json traps = ordered_json::object();
-  for (auto [code, cnt] : c.trap_counts) traps[trap_message(TrapCode(code))] = cnt;
+  for (auto [code, cnt] : c.trap_counts) traps[wasmwarp::trap_message(code)] = cnt;
   j["traps"] = traps;
   j["wall_s"] = r.wall_s;
   j["completed_per_s"] = r.wall_s > 0 ? double(c.completed) / r.wall_s : 0.0;
-  j["backend"] = batch::backend_name(r.backend);
-  if (r.backend == batch::Backend::Gpu) j["device"] = r.device;
+  j["backend"] = wasmwarp::backend_name(r.backend);
+  if (r.backend == Backend::Gpu) j["device"] = r.device;
   else j["threads"] = r.threads;
   ordered_json phases = ordered_json::object();
   for (const PhaseRow& p : kPhases) phases[p.name] = r.phases.*p.field;
@@ -159,10 +165,10 @@ Status write_stats(const std::string& path, const RunCounts& c, const batch::Bat
                        {"device_files", r.device_files},
                        {"device_file_bytes", r.device_file_bytes}};
   ordered_json segs = ordered_json::array();
-  for (const batch::Segment& g : r.segments)
-    segs.push_back({{"first", g.first}, {"count", g.count}, {"tier", batch::tier_name(g.tier)}, {"seconds", g.seconds}});
+  for (const wasmwarp::Segment& g : r.segments)
+    segs.push_back({{"first", g.first}, {"count", g.count}, {"tier", wasmwarp::tier_name(g.tier)}, {"seconds", g.seconds}});
   j["tiers"] = segs;
-  if (r.backend == batch::Backend::Gpu)
+  if (r.backend == Backend::Gpu)
     j["gpu_memory"] = {{"bytes_per_instance", r.device_bytes_per_instance},
                        {"linear_bytes_per_instance", r.linear_bytes_per_instance},
                        {"reserved_bytes_per_instance", r.reserved_bytes_per_instance},
@@ -171,7 +177,7 @@ Status write_stats(const std::string& path, const RunCounts& c, const batch::Bat
                        {"stack_pool_bytes", r.stack_pool_bytes},
                        {"wave_size", r.wave_size},
                        {"waves", r.waves}};
-  const batch::CompileReport& cr = r.compile;
+  const RunReport::Compile& cr = r.compile;
   if (cr.attempted)
     j["compile"] = {{"used", cr.used},          {"cache_hit", cr.cache_hit},     {"codegen_ms", cr.generate_ms},
                     {"compile_ms", cr.compile_ms}, {"load_ms", cr.load_ms},       {"fallback", cr.fallback}};

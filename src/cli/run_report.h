@@ -7,8 +7,8 @@
 #include <map>
 #include <string>
 
-#include "batch/batch.h"
 #include "common/result.h"
+#include "wasmwarp/wasmwarp.h"
 
 namespace ww::cli {
 
@@ -21,15 +21,15 @@ struct RunCounts {
   uint64_t first_trapped = 0;               // valid when trapped > 0
   uint8_t unfinished_code = 0;              // TrapCode::Timeout or ::Interrupted
 };
-RunCounts count_outcomes(const batch::BatchResult& r);
+RunCounts count_outcomes(const wasmwarp::CallResult& r);
 
 // The summary (several lines, ends with a newline).
-std::string summary_text(const RunCounts& c, const batch::BatchResult& r, uint64_t ignored_pixels);
+std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& r);
 // "wasm trap: instance 7: integer divide by zero" (with "(first of N
 // trapped)" when several did) plus a line for unfinished instances; empty
 // when every instance completed.
-std::string problem_lines(const RunCounts& c, const batch::BatchResult& r);
+std::string problem_lines(const RunCounts& c, const wasmwarp::CallResult& r);
 // The summary's figures as JSON, written atomically.
-Status write_stats(const std::string& path, const RunCounts& c, const batch::BatchResult& r);
+Status write_stats(const std::string& path, const RunCounts& c, const wasmwarp::RunReport& r);
 
 }  // namespace ww::cli

@@ -8,7 +8,7 @@
 
 #include "cli/run_support.h"
 #include "cli/value_format.h"
-#include "intrinsics/image_io.h"
+#include "cli/image_files.h"
 
 namespace ww::cli {
 
@@ -23,6 +23,20 @@ std::string human_rate(double per_s) {
   return buf;
 }
 }  // namespace
+
+Result<wasmwarp::Backend> parse_backend(const std::string& s) {
+  if (s == "auto") return wasmwarp::Backend::Auto;
+  if (s == "cpu") return wasmwarp::Backend::Cpu;
+  if (s == "gpu") return wasmwarp::Backend::Gpu;
+  return err("--backend must be auto, cpu or gpu, not '" + s + "'");
+}
+
+Result<wasmwarp::Tier> parse_tier(const std::string& s) {
+  if (s == "auto") return wasmwarp::Tier::Auto;
+  if (s == "interp") return wasmwarp::Tier::Interpreter;
+  if (s == "compiled") return wasmwarp::Tier::Compiled;
+  return err("--tier must be interp, compiled or auto, not '" + s + "'");
+}
 
 ProgressLine::ProgressLine(bool enabled) : enabled_(enabled), tty_(isatty(2) == 1) {}
 
@@ -46,15 +60,15 @@ void ProgressLine::finish() {
   shown_ = false;
 }
 
-Status setup_intrinsics(const RunSpec& spec, uint64_t instances, gpu::GpuBatch& b) {
-  b.instance_count = uint32_t(std::min<uint64_t>(instances, 0xffffffffu));
+Status setup_intrinsics(const RunSpec& spec, wasmwarp::GpuIntrinsics& g) {
   if (!spec.image.empty()) {
     size_t eq = spec.image.find('=');
     if (eq == std::string::npos || eq + 1 == spec.image.size())
       return err("--image '" + spec.image + "': expected WIDTHxHEIGHT=out.png");
-    auto size = gpu::parse_image_size(spec.image.substr(0, eq));
+    auto size = parse_image_size(spec.image.substr(0, eq));
     if (!size.ok()) return err("--image: " + size.error().message);
-    b.set_image_size(size->first, size->second);
+    g.image_width = size->first;
+    g.image_height = size->second;
     // Fail on an unwritable path before running, like --output.
     std::string path = spec.image.substr(eq + 1);
     FILE* f = std::fopen(path.c_str(), "ab");
@@ -62,15 +76,15 @@ Status setup_intrinsics(const RunSpec& spec, uint64_t instances, gpu::GpuBatch& 
     std::fclose(f);
   }
   if (!spec.state_in.empty()) {
-    WW_ASSIGN_OR_RETURN(b.state, gpu::read_state_file(spec.state_in));
-    if (spec.state_size && spec.state_size != b.state.size())
+    WW_ASSIGN_OR_RETURN(g.state, read_state_file(spec.state_in));
+    if (spec.state_size && spec.state_size != g.state.size())
       return err("--state " + std::to_string(spec.state_size) + " but " + spec.state_in + " holds " +
-                 std::to_string(b.state.size()) + " values");
+                 std::to_string(g.state.size()) + " values");
   } else if (spec.state_size) {
     if (spec.state_size > (uint64_t(1) << 31)) return err("--state must be below 2^31 entries");
-    b.state.assign(spec.state_size, 0);
+    g.state.assign(spec.state_size, 0);
   }
-  if (!spec.state_out.empty() && b.state.empty())
+  if (!spec.state_out.empty() && g.state.empty())
     return err("--state-out needs a state buffer (--state N or --state-in FILE)");
   for (const std::string& t : spec.textures) {
     size_t eq = t.find('=');
@@ -78,19 +92,18 @@ Status setup_intrinsics(const RunSpec& spec, uint64_t instances, gpu::GpuBatch& 
       return err("--texture '" + t + "': expected UNIT=image.png");
     auto unit = parse_u64(t.substr(0, eq));
     if (!unit.ok()) return err("--texture '" + t + "': bad unit");
-    WW_ASSIGN_OR_RETURN(gpu::Image img, gpu::read_png(t.substr(eq + 1)));
-    WW_TRY(b.bind_texture(int32_t(std::min<uint64_t>(*unit, 1u << 30)), std::move(img)));
+    WW_ASSIGN_OR_RETURN(Image img, read_png(t.substr(eq + 1)));
+    g.textures.push_back({uint32_t(std::min<uint64_t>(*unit, 1u << 30)), std::move(img)});
   }
-  if (spec.texture_filter == "bilinear") b.filter = gpu::TextureFilter::Bilinear;
+  if (spec.texture_filter == "bilinear") g.bilinear = true;
   else if (spec.texture_filter != "nearest")
     return err("--texture-filter must be nearest or bilinear, not '" + spec.texture_filter + "'");
   return Status::Ok();
 }
 
-Status write_intrinsics_outputs(const RunSpec& spec, const gpu::GpuBatch& b) {
-  if (!spec.image.empty() && b.image)
-    WW_TRY(gpu::write_png(spec.image.substr(spec.image.find('=') + 1), b.image->to_image()));
-  if (!spec.state_out.empty()) WW_TRY(gpu::write_state_file(spec.state_out, b.state));
+Status write_intrinsics_outputs(const RunSpec& spec, const wasmwarp::CallResult& r) {
+  if (!spec.image.empty() && r.image()) WW_TRY(write_png(spec.image.substr(spec.image.find('=') + 1), *r.image()));
+  if (!spec.state_out.empty()) WW_TRY(write_state_file(spec.state_out, r.state()));
   return Status::Ok();
 }
 

@@ -6,9 +6,14 @@
 
 #include "cli/batch.h"
 #include "common/result.h"
-#include "intrinsics/gpu_batch.h"
+#include "wasmwarp/wasmwarp.h"
 
 namespace ww::cli {
+
+// --backend auto|cpu|gpu and --tier auto|interp|compiled; the error
+// names the accepted words.
+Result<wasmwarp::Backend> parse_backend(const std::string& s);
+Result<wasmwarp::Tier> parse_tier(const std::string& s);
 
 // The progress line of long batches on stderr: instances done, rate, time
 // left. Silent for the first second, then at most twice a second; on a
@@ -24,10 +29,10 @@ class ProgressLine {
   double last_ = 0;
 };
 
-// Sets up the intrinsics' shared state from --image, --state, --state-in,
+// The intrinsics' shared state from --image, --state, --state-in,
 // --texture and --texture-filter.
-Status setup_intrinsics(const RunSpec& spec, uint64_t instances, gpu::GpuBatch& b);
+Status setup_intrinsics(const RunSpec& spec, wasmwarp::GpuIntrinsics& g);
 // Writes --image and --state-out after the batch.
-Status write_intrinsics_outputs(const RunSpec& spec, const gpu::GpuBatch& b);
+Status write_intrinsics_outputs(const RunSpec& spec, const wasmwarp::CallResult& r);
 
 }  // namespace ww::cli

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "common/result.h"
-#include "runtime/runtime.h"
+#include "cli/values.h"
 
 namespace ww::cli {
 

@@ -79,4 +79,9 @@ Result<Column<uint8_t>> read_whole_file(const std::string& path) {
   return out;
 }
 
+Result<std::vector<uint8_t>> read_file_bytes(const std::string& path) {
+  WW_ASSIGN_OR_RETURN(Column<uint8_t> bytes, read_whole_file(path));
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
 }  // namespace ww

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/host_column.h"
 #include "common/result.h"
@@ -15,5 +16,7 @@ namespace ww {
 // of a 1M-instance CPU batch. Anything else (a pipe, /proc) is read in
 // order. Errors name the path.
 Result<Column<uint8_t>> read_whole_file(const std::string& path);
+// The same as a vector (module files: small, and kept by their owner).
+Result<std::vector<uint8_t>> read_file_bytes(const std::string& path);
 
 }  // namespace ww

@@ -27,4 +27,12 @@ std::string replace_all(std::string text, std::string_view from, std::string_vie
   return text;
 }
 
+bool looks_like_wat(std::string_view bytes) {
+  for (char c : bytes) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == '(' || c == ';';
+  }
+  return false;
+}
+
 }  // namespace ww

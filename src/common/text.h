@@ -16,4 +16,8 @@ std::string format_fixed(double v, int decimals);
 // `text` with every `from` replaced by `to` (a batch's "{i}" and "@index").
 std::string replace_all(std::string text, std::string_view from, std::string_view to);
 
+// A module file in the text format: its first non-blank byte opens a form
+// or a comment.
+bool looks_like_wat(std::string_view bytes);
+
 }  // namespace ww

@@ -20,11 +20,16 @@
 #include "common/result.h"
 #include "decode/decoder.h"  // DecodeOptions, which runtime.h uses
 #include "decode/module.h"
-#include "intrinsics/image_io.h"
 #include "semantics/intrinsics.h"
 #include "runtime/runtime.h"
 
 namespace ww::gpu {
+
+// Tightly packed RGBA8 rows, top row first.
+struct Image {
+  uint32_t width = 0, height = 0;
+  std::vector<uint8_t> rgba;  // width * height * 4 bytes
+};
 
 inline constexpr std::string_view kModuleName = "gpu";
 
@@ -45,7 +50,7 @@ struct OutputImage {
   // No run has drawn on it yet: the GPU zeroes its copy instead of
   // uploading the pixels (33 MB for a 4K image).
   bool blank = true;
-  Image to_image() const;        // RGBA8 bytes for write_png
+  Image to_image() const;        // RGBA8 bytes
 };
 
 struct GpuBatch {

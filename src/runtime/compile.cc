@@ -36,11 +36,6 @@ Result<std::shared_ptr<const CompiledModule>> compile_module(std::vector<uint8_t
   return std::shared_ptr<const CompiledModule>(std::move(cm));
 }
 
-Result<std::vector<uint8_t>> read_file_bytes(const std::string& path) {
-  WW_ASSIGN_OR_RETURN(Column<uint8_t> bytes, read_whole_file(path));
-  return std::vector<uint8_t>(bytes.begin(), bytes.end());
-}
-
 Result<std::shared_ptr<const CompiledModule>> compile_file(const std::string& path,
                                                            const CompileOptions& opts) {
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file_bytes(path));

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/file_read.h"
 #include "common/result.h"
 #include "decode/decoder.h"
 #include "decode/module.h"
@@ -58,7 +59,6 @@ Result<std::shared_ptr<const CompiledModule>> compile_module(std::vector<uint8_t
 // "FILE is a directory", "FILE is empty" and the like on bad paths.
 Result<std::shared_ptr<const CompiledModule>> compile_file(const std::string& path,
                                                            const CompileOptions& opts = {});
-Result<std::vector<uint8_t>> read_file_bytes(const std::string& path);
 
 class Store;
 

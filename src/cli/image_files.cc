@@ -1,4 +1,4 @@
-#include "intrinsics/image_io.h"
+#include "cli/image_files.h"
 
 #include <png.h>
 
@@ -9,7 +9,7 @@
 #include <memory>
 #include <sstream>
 
-namespace ww::gpu {
+namespace ww::cli {
 namespace {
 
 Error file_error(const std::string& what, const std::string& path, const std::string& why) {
@@ -176,4 +176,4 @@ Result<std::pair<uint32_t, uint32_t>> parse_image_size(const std::string& text) 
   return std::make_pair(w, h);
 }
 
-}  // namespace ww::gpu
+}  // namespace ww::cli

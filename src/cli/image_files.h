@@ -7,14 +7,11 @@
 #include <vector>
 
 #include "common/result.h"
+#include "wasmwarp/wasmwarp.h"
 
-namespace ww::gpu {
+namespace ww::cli {
 
-// Tightly packed RGBA8 rows, top row first.
-struct Image {
-  uint32_t width = 0, height = 0;
-  std::vector<uint8_t> rgba;  // width * height * 4 bytes
-};
+using wasmwarp::Image;
 
 // Images above this many pixels are refused ("image too large"), so a
 // hostile PNG header cannot make us allocate gigabytes.
@@ -37,4 +34,4 @@ Status write_state_file(const std::string& path, const std::vector<int32_t>& val
 // as in `--image 800x600=out.png`.
 Result<std::pair<uint32_t, uint32_t>> parse_image_size(const std::string& text);
 
-}  // namespace ww::gpu
+}  // namespace ww::cli

@@ -1,0 +1,25 @@
+# The command line is a client of the public API and nothing else: its
+# sources (src/cli) include the API (wasmwarp/), their own headers (cli/)
+# and the generic helpers of common/ (results, files, text, threads), never
+# the engine (batch/, runtime/, exec/, ...). Run as a test:
+#   cmake -DROOT=<source dir> -P check_cli_includes.cmake
+file(GLOB_RECURSE sources ${ROOT}/src/cli/*.cc ${ROOT}/src/cli/*.h)
+set(bad "")
+foreach(f ${sources})
+  file(STRINGS ${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+  foreach(line ${lines})
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*" "\\1" header "${line}")
+    if(NOT header MATCHES "^(wasmwarp|cli|common)/")
+      file(RELATIVE_PATH rel ${ROOT} ${f})
+      string(APPEND bad "  ${rel}: ${header}\n")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH sources count)
+if(count EQUAL 0)
+  message(FATAL_ERROR "no sources under ${ROOT}/src/cli")
+endif()
+if(bad)
+  message(FATAL_ERROR "src/cli includes headers beyond the public API:\n${bad}")
+endif()
+message(STATUS "${count} files of src/cli include only wasmwarp/, cli/ and common/")

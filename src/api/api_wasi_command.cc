@@ -1,0 +1,146 @@
+// A WASI command on the process's own stdio (WasiOptions::process_stdio):
+// one instance on the CPU whose _start runs with the given argv,
+// environment and preopens, as `wasmtime run` runs it. Its exit code is
+// the result.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "api/internal.h"
+#include "compiled/compiled_tier.h"
+#include "store/store.h"
+#include "wasi/wasi.h"
+
+namespace wasmwarp::api {
+namespace {
+
+// Sets `stop` to Timeout at the deadline (seconds; 0 = none) or to
+// Interrupted when `cancel` is raised, until finish().
+class Watchdog {
+ public:
+  Watchdog(double seconds, const std::atomic<bool>* cancel, std::atomic<uint8_t>& stop)
+      : thread_([this, seconds, cancel, &stop] {
+          const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+          std::unique_lock<std::mutex> lk(mu_);
+          while (!done_) {
+            // Up to 50 ms between looks at the cancel flag.
+            cv_.wait_for(lk, std::chrono::milliseconds(50));
+            if (cancel && cancel->load()) stop.store(uint8_t(ww::TrapCode::Interrupted));
+            if (seconds > 0 && std::chrono::steady_clock::now() >= deadline)
+              stop.store(uint8_t(ww::TrapCode::Timeout));
+          }
+        }) {}
+  ~Watchdog() { finish(); }
+  void finish() {
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+Expected<ww::wasi::Config> config_of(const WasiOptions& w) {
+  ww::wasi::Config config;
+  config.args.push_back(w.program);
+  config.args.insert(config.args.end(), w.args.begin(), w.args.end());
+  for (const std::string& e : w.env) {
+    if (e.find('=') == std::string::npos || e[0] == '=') return Error{"environment '" + e + "': expected NAME=VALUE"};
+    config.env.push_back(e);
+  }
+  for (const WasiOptions::Dir& d : w.dirs) config.preopens.push_back({d.host, d.guest.empty() ? d.host : d.guest, d.writable});
+  return config;
+}
+
+// The compiled CPU code of the module, when the tier allows it and the
+// compiler delivers; an error only for Tier::Compiled.
+Expected<std::shared_ptr<const ww::NativeCode>> native_code(const Module& m, const EngineOptions& e,
+                                                                          const CallOptions& o) {
+  if (e.tier == Tier::Interpreter) return std::shared_ptr<const ww::NativeCode>();
+  ww::compiled::Request req;
+  req.module = m.impl().cm;
+  req.target = ww::compiled::Target::Cpu;
+  req.metered = o.fuel != 0;
+  req.deadline = true;  // the interrupt byte: the timeout and cancel
+  req.cache.enabled = e.cache;
+  req.cache.dir = e.cache_dir;
+  auto native = ww::compiled::compile_cpu(req, nullptr);
+  if (native.ok() && *native) return std::shared_ptr<const ww::NativeCode>(*native);
+  if (e.tier == Tier::Compiled)
+    return Error{"compiled tier: " + (native.ok() ? std::string("no code") : native.error().message)};
+  return std::shared_ptr<const ww::NativeCode>();
+}
+
+// One instance's outcome as a call's result.
+CallResult one_result(uint8_t trap, int32_t exit_code, bool finished) {
+  auto impl = std::make_shared<CallResult::Impl>();
+  ww::batch::BatchResult& r = impl->r;
+  r.type.results = {ww::ValType::I32};
+  r.result_names = {"exit_code"};
+  r.results.assign(1, trap ? 0 : uint64_t(uint32_t(exit_code)));
+  r.traps.assign(1, trap);
+  r.finished.assign(1, finished ? 1 : 0);
+  r.trap_func.assign(1, 0);
+  r.trap_pc.assign(1, ww::gpu::kNoTrapPc);
+  r.backend = ww::batch::Backend::Cpu;
+  r.threads = 1;
+  impl->types = {ValueType::I32};
+  impl->report = report_of(r);
+  return CallResult(std::move(impl));
+}
+
+}  // namespace
+
+Expected<CallResult> run_on_process_stdio(const Module& m, const WasiOptions& w, const EngineOptions& e,
+                                          const CallOptions& o) {
+  if (e.backend == Backend::Gpu) return Error{"a WASI program on the process's stdio runs on the CPU backend for now"};
+  const ww::Module& mod = m.impl().cm->module;
+  auto config = config_of(w);
+  if (!config) return config.error();
+  ww::wasi::Context wasi(std::move(*config));
+  if (ww::Status s = wasi.open_preopens(); !s.ok()) return Error{s.error().message};
+
+  // The timeout and cancel become the interrupt byte running code reads.
+  std::atomic<uint8_t> stop{0};
+  ww::StoreLimits limits;
+  limits.fuel = o.fuel;
+  limits.interrupt = &stop;
+  Watchdog watchdog(o.timeout_s, o.cancel, stop);
+  ww::Store store(limits);
+  auto native = native_code(m, e, o);
+  if (!native) return native.error();
+  if (*native)
+    store.impl().native_for = [code = *native](const std::shared_ptr<const ww::CompiledModule>&) { return code; };
+  std::vector<std::optional<ww::ExternVal>> resolved;
+  if (ww::Status s = wasi.link(store, mod, resolved); !s.ok()) return Error{s.error().message};
+  std::vector<ww::ExternVal> imports;
+  for (size_t i = 0; i < mod.imports.size(); ++i) {
+    if (!resolved[i])
+      return Error{"unsatisfied import " + mod.imports[i].module + "." + mod.imports[i].field + " (" +
+                   ww::extern_kind_name(mod.imports[i].kind) + ")"};
+    imports.push_back(*resolved[i]);
+  }
+  auto inst = store.instantiate(m.impl().cm, imports);
+  if (auto* err = std::get_if<ww::InstantiateError>(&inst)) return Error{w.program + ": " + err->message};
+  wasi.bind(std::get<uint32_t>(inst));
+  auto start = store.get_export(std::get<uint32_t>(inst), "_start");
+  if (!start || start->kind != ww::ExternKind::Func) return Error{w.program + ": a WASI command exports _start"};
+  ww::InvokeResult r = store.invoke(start->addr, {});
+  watchdog.finish();
+  std::fflush(stdout);
+  if (r.trap == ww::TrapCode::Exit && wasi.exit_code()) return one_result(0, int32_t(*wasi.exit_code()), true);
+  const bool unfinished = r.trap == ww::TrapCode::Timeout || r.trap == ww::TrapCode::Interrupted;
+  return one_result(uint8_t(r.trap), 0, !unfinished);
+}
+
+}  // namespace wasmwarp::api
