@@ -51,12 +51,13 @@ bool uses_host_functions(const Module& m, const HostFunctions& host) {
 
 // The embedder's host functions for instances on the GPU: each call comes
 // from an instance waiting at it in its wave (gpu::HostCallServer), with
-// its batch index.
+// its batch index. It keeps its own copy of them: resident instances call
+// them long after the batch that made it.
 class HostFunctionCalls final : public gpu::HostCallServer {
  public:
-  HostFunctionCalls(const Module& m, const HostFunctions& host) {
+  HostFunctionCalls(const Module& m, HostFunctions host) : host_(std::move(host)) {
     for (const Import& imp : m.imports)
-      if (imp.kind == ExternKind::Func) by_func_.push_back(host_function_for(imp, &host));
+      if (imp.kind == ExternKind::Func) by_func_.push_back(host_function_for(imp, &host_));
   }
   void serve(gpu::HostCall& c) override {
     const HostFunction* h = c.foreign_func < 0 && c.func < by_func_.size() ? by_func_[c.func] : nullptr;
@@ -64,7 +65,8 @@ class HostFunctionCalls final : public gpu::HostCallServer {
   }
 
  private:
-  std::vector<const HostFunction*> by_func_;  // per imported function
+  const HostFunctions host_;
+  std::vector<const HostFunction*> by_func_;  // per imported function, into host_
 };
 
 void uniform_args(const std::vector<ArgSource>& args, const std::vector<ValType>& params, std::vector<uint64_t>& values,
@@ -91,11 +93,12 @@ class GpuExecutor final : public Executor {
   Status start_resident(const Job& job, Resident& r) override {
     const BatchSpec& spec = *job.spec;
     if (spec.instances > 0xffffffffu) return make_error(kNoOffset, "the GPU keeps at most 2^32-1 resident instances");
-    if (uses_host_functions(spec.module->module, spec.host_functions))
-      return make_error(kNoOffset, "resident instances on the GPU do not call host functions yet "
-                                   "(the CPU backend's do, and so do GPU calls on fresh instances)");
     gpu::BatchRequest req = base_request(job, 0, r.instances(), launcher_);
     req.total_instances = uint32_t(r.instances());
+    if (uses_host_functions(spec.module->module, spec.host_functions)) {
+      r.gpu_host_calls() = std::make_unique<HostFunctionCalls>(spec.module->module, spec.host_functions);
+      req.host_calls = r.gpu_host_calls().get();
+    }
     WW_ASSIGN_OR_RETURN(r.gpu(), gpu::make_resident(req));
     device_ = r.gpu()->device_name();
     return Status::Ok();

@@ -48,6 +48,9 @@ class Resident {
   Cpu& cpu() { return cpu_; }
   const Cpu& cpu() const { return cpu_; }
   std::unique_ptr<gpu::ResidentBatch>& gpu() { return gpu_; }
+  // What serves the GPU instances' host-function calls, for as long as
+  // they live (gpu() refers to it).
+  std::unique_ptr<gpu::HostCallServer>& gpu_host_calls() { return gpu_host_calls_; }
   CompileReport compile;  // how the first batch got its tier
 
  private:
@@ -57,6 +60,8 @@ class Resident {
   std::unique_ptr<Executor> exec_;
   gpu::MemoryLayout gpu_layout_ = gpu::MemoryLayout::Interleaved;
   Cpu cpu_;
+  // Declared before gpu_, which refers to it: destroyed after it.
+  std::unique_ptr<gpu::HostCallServer> gpu_host_calls_;
   std::unique_ptr<gpu::ResidentBatch> gpu_;
 };
 

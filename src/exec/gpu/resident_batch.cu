@@ -27,7 +27,9 @@ class ResidentWave final : public ResidentBatch {
     req_.mem_in.clear();
     req_.mem_out.clear();
     req_.dest = {};
-    if (req_.host_calls) return make_error(kNoOffset, "resident instances on the GPU: imports served by the host are not supported yet");
+    // Host functions only: a resident wave has no WASI world to serve.
+    if (req_.host_calls && req_.host_calls->device_wasi())
+      return make_error(kNoOffset, "resident instances on the GPU: WASI is not supported");
     // Any defined export will do until a call names its own.
     const Module& mod = req_.module->module;
     bool found = false;

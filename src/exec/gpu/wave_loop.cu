@@ -608,6 +608,7 @@ Status WaveLoop::resident_call(BatchResult& out) {
   WW_TRY(stack_pool_.begin_wave(W_, n));
   WW_TRY(apply_memory_inputs(blocks));
   WW_TRY(end_phase(memory_setup_ms_));
+  if (req_.host_calls) req_.host_calls->begin(W_.first, n);
   WW_TRY(launch_chain(blocks, out));
   WW_TRY(download_wave(0, n, blocks, out));
   if (req_.cancel && req_.cancel->load())
