@@ -325,7 +325,7 @@ Result<Invocation> invocation_of(const RunSpec& spec, const wasmwarp::Module& m,
 
 // Results on stdout: one call's values, or a row per instance (--output -).
 void print_results(const RunSpec& spec, const Outputs& outputs, const wasmwarp::CallResult& r,
-                   const std::vector<ValType>& rt) {
+                   const std::vector<ValType>& rt, bool is_wasi) {
   if (!spec.batch) {
     if (r.trapped(0)) {
       std::fprintf(stderr, "wasm trap: %s\n", r.trap_message(0).c_str());
@@ -346,6 +346,7 @@ void print_results(const RunSpec& spec, const Outputs& outputs, const wasmwarp::
     }
   }
   // WASI programs' own output, each instance's whole, in instance order.
+  if (!is_wasi) return;
   for (uint64_t i = 0; i < r.instances(); ++i) {
     const std::string_view out = r.stdout_of(i);
     std::fwrite(out.data(), 1, out.size(), stdout);
@@ -456,7 +457,7 @@ Result<int> run_impl(const RunSpec& spec) {
   // A single call: a compiled tier that could not be had is worth a line.
   if (!spec.batch && !spec.quiet && !r.report().compile.fallback.empty() && eopts.tier == wasmwarp::Tier::Compiled)
     std::fprintf(stderr, "wasmwarp: note: %s\n", r.report().compile.fallback.c_str());
-  print_results(spec, outputs, r, inv.result_types);
+  print_results(spec, outputs, r, inv.result_types, inv.is_wasi);
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) return err("cannot write the results to stdout");
 
   std::string output_error;
