@@ -180,8 +180,8 @@ class Arg {
 struct MemoryIn {
   uint64_t address = 0;
   uint64_t record_size = 0;
-  std::span<const uint8_t> bytes;
-  std::string address_export;
+  std::span<const uint8_t> bytes = {};
+  std::string address_export = {};
 };
 
 // `length` bytes read from each instance's memory 0 at `address` (or at
@@ -190,13 +190,13 @@ struct MemoryIn {
 struct MemoryOut {
   uint64_t address = 0;
   uint64_t length = 0;
-  std::string address_export;
+  std::string address_export = {};
 };
 
 // Tightly packed RGBA8 rows, top row first.
 struct Image {
   uint32_t width = 0, height = 0;
-  std::vector<uint8_t> rgba;  // width * height * 4 bytes
+  std::vector<uint8_t> rgba = {};  // width * height * 4 bytes
 };
 
 // What the `gpu` import module's intrinsics share across a call's
@@ -204,12 +204,12 @@ struct Image {
 // write_state and atomic_add, and the textures of texture_sample.
 struct GpuIntrinsics {
   uint32_t image_width = 0, image_height = 0;  // 0: no canvas (set_pixel is ignored)
-  std::vector<int32_t> state;                  // empty: no state (its calls trap)
+  std::vector<int32_t> state = {};                  // empty: no state (its calls trap)
   struct Texture {
     uint32_t unit = 0;  // 0..15
-    Image image;
+    Image image = {};
   };
-  std::vector<Texture> textures;
+  std::vector<Texture> textures = {};
   bool bilinear = false;  // texture filtering; nearest otherwise
 };
 
@@ -221,9 +221,9 @@ struct GpuIntrinsics {
 // servers, while the instances that made them wait in their wave (the
 // GPU's kernels leave and resume around them).
 struct HostFunction {
-  std::string module, name;
-  FunctionType type;
-  std::function<bool(uint64_t instance, std::span<const uint64_t> args, std::span<uint64_t> results)> fn;
+  std::string module{}, name{};
+  FunctionType type = {};
+  std::function<bool(uint64_t instance, std::span<const uint64_t> args, std::span<uint64_t> results)> fn = {};
 };
 
 enum class Backend : uint8_t { Auto, Cpu, Gpu };
@@ -234,10 +234,10 @@ struct EngineOptions {
   Tier tier = Tier::Auto;           // Auto: compiled code once it is ready
   unsigned threads = 0;             // CPU workers; 0 = every core
   bool cache = true;                // the compiled-code cache
-  std::string cache_dir;            // empty: $WW_CACHE_DIR, else ~/.cache/wasmwarp
+  std::string cache_dir = {};            // empty: $WW_CACHE_DIR, else ~/.cache/wasmwarp
   // Imports this program serves (others: the `gpu` intrinsics; anything
   // else is an unsatisfied import).
-  std::vector<HostFunction> host_functions;
+  std::vector<HostFunction> host_functions = {};
   // The GPU's choices (0 or "auto": wasmwarp's own).
   struct Gpu {
     std::string layout = "auto";    // linear memory: auto, interleaved, contiguous or sparse
@@ -245,16 +245,16 @@ struct EngineOptions {
     uint32_t call_depth_limit = 0;   // call frames per instance; 0 = the CPU's limit
     uint32_t memory_pages = 0;       // linear-memory capacity per instance, 64 KiB pages
     uint32_t max_wave = 0;           // instances per wave, at most
-  } gpu;
+  } gpu = {};
 };
 
 // One call of a chain (Engine::chain): an export, its arguments, and how
 // many times it runs in a row.
 struct Call {
-  std::string export_name;
+  std::string export_name = {};
   // Columns only in a first call that runs once; otherwise scalars or
   // Arg::index().
-  std::vector<Arg> args;
+  std::vector<Arg> args = {};
   uint64_t repeat = 1;
 };
 
@@ -263,19 +263,19 @@ struct Call {
 // args) and "{i}" (in paths) stand for the instance's index.
 struct WasiOptions {
   std::string program = "main.wasm";  // argv[0]
-  std::vector<std::string> args;      // argv[1..]
-  std::vector<std::string> env;       // NAME=VALUE
+  std::vector<std::string> args = {};      // argv[1..]
+  std::vector<std::string> env = {};       // NAME=VALUE
   struct Dir {
-    std::string host;   // a directory here
-    std::string guest;  // its name in the program (empty: the same as host)
+    std::string host = {};   // a directory here
+    std::string guest = {};  // its name in the program (empty: the same as host)
     // The program may create and change files beneath it; with more than
     // one instance, `host` needs "{i}" (a directory per instance).
     bool writable = false;
   };
-  std::vector<Dir> dirs;  // read-only unless writable
+  std::vector<Dir> dirs = {};  // read-only unless writable
   // Files per instance ("{i}"); empty stdout/stderr: collected per
   // instance (CallResult::stdout_of); empty stdin: nothing to read.
-  std::string stdin_pattern, stdout_pattern, stderr_pattern;
+  std::string stdin_pattern{}, stdout_pattern{}, stderr_pattern{};
   uint64_t seed = 0;  // random_get: instance i draws from seed + i
   uint64_t output_cap = uint64_t(64) << 20;  // bytes of stdout, and of stderr, per instance
   // One instance on the process's own stdin, stdout and stderr, on the
@@ -302,13 +302,13 @@ struct ResultColumns {
 struct CallOptions {
   uint64_t fuel = 0;      // per instance: back-edges and calls; 0 = unlimited
   double timeout_s = 0;   // stop running instances after this long; 0 = none
-  std::vector<MemoryIn> memory_in;
-  std::vector<MemoryOut> memory_out;
+  std::vector<MemoryIn> memory_in = {};
+  std::vector<MemoryOut> memory_out = {};
   // Set it (from another thread, a signal handler) to stop the call:
   // instances still running end as "not finished: interrupted".
   const std::atomic<bool>* cancel = nullptr;
   // About twice a second while instances run.
-  std::function<void(uint64_t done, uint64_t total)> progress;
+  std::function<void(uint64_t done, uint64_t total)> progress = {};
   // Engine::chain on the GPU: one kernel launch per call instead of one
   // for the whole chain (the state stays on the device either way; one
   // launch is the faster, bench/RESULTS.md).
@@ -319,18 +319,18 @@ struct CallOptions {
 
   // Exports run once, in order, in one instance (scalar arguments only),
   // whose state then seeds every instance of the call.
-  std::vector<Call> init;
+  std::vector<Call> init = {};
   // The directories the `gpu` intrinsics read_file and write_file reach
   // (a WASI command's are WasiOptions::dirs).
-  std::vector<WasiOptions::Dir> dirs;
-  GpuIntrinsics intrinsics;
+  std::vector<WasiOptions::Dir> dirs = {};
+  GpuIntrinsics intrinsics = {};
   // While the call runs: rows [0, ready) of `columns` (the call's result,
   // filling) are final and may be written out. From the call's own
   // threads, `ready` only growing; `columns` stays valid until the call
   // returns (and as CallResult::columns() after).
-  std::function<void(const ResultColumns& columns, uint64_t ready)> on_ready;
+  std::function<void(const ResultColumns& columns, uint64_t ready)> on_ready = {};
   // Lines worth showing before anything runs (the GPU's memory plan).
-  std::function<void(const std::string& line)> note;
+  std::function<void(const std::string& line)> note = {};
 };
 
 
@@ -502,8 +502,8 @@ class Instances {
 // Engine::compile's choices: which exports (empty: every exported
 // function), and the variants runs will need.
 struct CompileRequest {
-  std::vector<std::string> exports;
-  std::string gpu_arch;   // "sm_90": compile for that GPU without one (the cache only)
+  std::vector<std::string> exports = {};
+  std::string gpu_arch = {};   // "sm_90": compile for that GPU without one (the cache only)
   bool metered = false;   // for calls with fuel
   bool deadline = false;  // for GPU calls with a timeout
   std::string gpu_layout = "interleaved";  // interleaved, contiguous or sparse
