@@ -126,8 +126,8 @@ void parallel_copy(void* dst, const void* src, size_t bytes) {
   });
 }
 
-void parallel_zero(void* dst, size_t bytes) {
-  split(bytes, [&](size_t off, size_t len) { std::memset(static_cast<uint8_t*>(dst) + off, 0, len); });
+void parallel_fill(void* dst, uint8_t value, size_t bytes) {
+  split(bytes, [&](size_t off, size_t len) { std::memset(static_cast<uint8_t*>(dst) + off, value, len); });
 }
 
 size_t parallel_find_byte(const void* p, uint8_t value, size_t bytes) {

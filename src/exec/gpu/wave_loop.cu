@@ -432,13 +432,21 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
   // Through the pinned pieces: the device copies at full speed while the
   // host moves the bytes where they belong.
   auto fetch = [&](void* to, const void* from, uint64_t bytes) { return staging_->fetch(to, from, bytes); };
-  WW_TRY(fetch(dest_.traps + first, W_.trap, n));
-  // Traps the code raised are counted; the memory kernels' own (a record
-  // that does not fit) are not, so with memory I/O the arrays always come.
+  // Traps the code raised are counted (finish_instance, the pool's
+  // out-of-memory); the memory kernels' own (a record that does not fit)
+  // are not, and the host writes those of calls it served, so with memory
+  // I/O or host calls the columns always come. Otherwise a wave with none
+  // trapped needs no trap codes either: zeros are written here (half of
+  // the 1 ms of codes and flags in Mandelbrot's 11 ms at 8.3M instances,
+  // bench/RESULTS.md). A resident batch's instances keep the traps of
+  // earlier calls.
   unsigned long long trapped = 0;
   WW_CUDA(cudaMemcpy(&trapped, W_.trapped, sizeof trapped, cudaMemcpyDeviceToHost));
-  // A resident batch's instances keep the traps of earlier calls.
-  if (trapped || req_.resident || !req_.mem_in.empty() || !req_.mem_out.empty()) {
+  const bool codes_known = !req_.resident && !host_calls_ && req_.mem_in.empty() && req_.mem_out.empty();
+  if (codes_known && trapped == 0) parallel_zero(dest_.traps + first, n);
+  else WW_TRY(fetch(dest_.traps + first, W_.trap, n));
+  WW_TRY(fetch(dest_.finished + first, W_.finished, n));
+  if (trapped || !codes_known) {
     WW_TRY(fetch(dest_.trap_func + first, W_.trap_func, uint64_t(n) * 4));
     WW_TRY(fetch(dest_.trap_pc + first, W_.trap_pc, uint64_t(n) * 4));
     trap_words_written_to_ = std::max(trap_words_written_to_, uint64_t(first) + n);
@@ -447,7 +455,6 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
     parallel_zero(dest_.trap_func + first, uint64_t(n) * 4);
     parallel_zero(dest_.trap_pc + first, uint64_t(n) * 4);
   }
-  WW_TRY(fetch(dest_.finished + first, W_.finished, n));
   WW_TRY(end_phase(download_ms_));
   trace_("wave: download traps, flags");
   return Status::Ok();
