@@ -23,6 +23,8 @@ Status prep_function(const Module& m, uint32_t def, Instr& in, FunctionManifest*
                body.body_offset);
   while (!r.at_end()) {
     WW_TRY(read_instr(r, in));
+    if (opcode_info(in.op).prefix == 0xFD)
+      return make_error(in.offset, std::string("SIMD is not supported yet (") + opcode_name(in.op) + ")");
     if (in.op == Opcode::Call) {
       out->callees.push_back(in.a);
     } else if (in.op == Opcode::CallIndirect) {

@@ -1,12 +1,36 @@
 #include "translate/translator.h"
 
+#include <algorithm>
+
 #include "translate/internal.h"
 
 namespace ww {
 
 using namespace translate_detail;
 
+namespace {
+
+// SIMD is decoded and validated but not run yet: a module that uses v128
+// anywhere is refused here, before anything below has to represent it.
+// (prep_function refuses the instructions.)
+Status refuse_v128(const Module& m) {
+  auto has = [](const std::vector<ValType>& ts) { return std::find(ts.begin(), ts.end(), ValType::V128) != ts.end(); };
+  const Status no = make_error(kNoOffset, "SIMD is not supported yet (the module uses v128)");
+  for (const FuncType& t : m.types)
+    if (has(t.params) || has(t.results)) return no;
+  for (const Import& im : m.imports)
+    if (im.kind == ExternKind::Global && im.global.type == ValType::V128) return no;
+  for (const Global& g : m.globals)
+    if (g.type.type == ValType::V128) return no;
+  for (const FunctionBody& b : m.codes)
+    if (has(b.locals)) return make_error(b.size_offset, "SIMD is not supported yet (a v128 local)");
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<TranslatedModule> translate_module(const Module& m, const TranslateOptions& opts) {
+  WW_TRY(refuse_v128(m));
   TranslatedModule out;
   const uint32_t nfuncs = uint32_t(m.funcs.size());
   if (m.codes.size() != nfuncs) {

@@ -192,7 +192,7 @@ bool FuncValidator::step() {
   const Opcode op = in_.op;
   const OpcodeInfo& info = opcode_info(op);
   if (is_simple(op)) {
-    if (info.imm == Imm::Mem) {
+    if (info.imm == Imm::Mem || info.imm == Imm::MemLane) {
       if (!need_memory()) return false;
       // The exponent is a u32 from the binary; anything >= 32 is certainly
       // too large, and shifting by it would be undefined.
@@ -200,6 +200,11 @@ bool FuncValidator::step() {
         return fail("alignment must not be larger than natural");
       }
     }
+    if ((info.imm == Imm::Lane || info.imm == Imm::MemLane) && in_.lane >= simd_lanes(op))
+      return fail("invalid lane index");
+    if (info.imm == Imm::Shuffle)
+      for (uint8_t lane : in_.bytes)
+        if (lane >= simd_lanes(op)) return fail("invalid lane index");
     return apply_sig(info);
   }
 
@@ -291,10 +296,11 @@ bool FuncValidator::step() {
     case Opcode::Drop:
       return pop_any(&t);
     case Opcode::Select:
-      // Untyped select only takes numeric operands: reference operands need
-      // `select t` so their type is known without inspecting the stack.
+      // Untyped select only takes numeric and vector operands: reference
+      // operands need `select t` so their type is known without inspecting
+      // the stack.
       if (!pop(ValType::I32) || !pop_any(&t) || !pop_any(&t2)) return false;
-      if ((t != kAny && !is_num(t)) || (t2 != kAny && !is_num(t2))) return fail("type mismatch");
+      if ((t != kAny && is_ref(t)) || (t2 != kAny && is_ref(t2))) return fail("type mismatch");
       if (t != t2 && t != kAny && t2 != kAny) return fail("type mismatch");
       push(t == kAny ? t2 : t);
       return true;

@@ -55,6 +55,7 @@ Status check_const_expr(const Context& c, const ConstExpr& e, ValType expect) {
       case Opcode::I64Const: t = ValType::I64; break;
       case Opcode::F32Const: t = ValType::F32; break;
       case Opcode::F64Const: t = ValType::F64; break;
+      case Opcode::V128Const: t = ValType::V128; break;
       case Opcode::RefNull: t = in.ref_type; break;
       case Opcode::RefFunc:
         if (in.a >= c.func_types.size()) return indexed_error(in.offset, "unknown function", in.a);

@@ -6,10 +6,8 @@ Result<ValType> read_valtype(ByteReader& r) {
   uint64_t off = r.offset();
   WW_ASSIGN_OR_RETURN(uint8_t b, r.u8());
   switch (b) {
-    case 0x7F: case 0x7E: case 0x7D: case 0x7C: case 0x70: case 0x6F:
+    case 0x7F: case 0x7E: case 0x7D: case 0x7C: case 0x7B: case 0x70: case 0x6F:
       return static_cast<ValType>(b);
-    case 0x7B:
-      return make_error(off, "SIMD is not supported yet");
     default:
       return make_error(off, "malformed value type");
   }
@@ -42,11 +40,9 @@ Status read_instr(ByteReader& r, Instr& in) {
   WW_ASSIGN_OR_RETURN(uint8_t b, r.u8());
   uint8_t prefix = 0;
   uint32_t code = b;
-  if (b == 0xFC) {
-    prefix = 0xFC;
+  if (b == 0xFC || b == 0xFD) {
+    prefix = b;
     WW_ASSIGN_OR_RETURN(code, r.u32());
-  } else if (b == 0xFD) {
-    return make_error(in.offset, "SIMD is not supported yet");
   }
   if (!lookup_opcode(prefix, code, &in.op)) {
     return make_error(in.offset, prefix ? "illegal opcode" : "illegal opcode");
@@ -102,12 +98,24 @@ Status read_instr(ByteReader& r, Instr& in) {
       }
       break;
     }
-    case Imm::Mem: {
+    case Imm::Mem: case Imm::MemLane: {
       WW_TRY(read_index(r, in.a));
       WW_ASSIGN_OR_RETURN(uint32_t off, r.u32());
       in.imm = off;
+      if (info.imm == Imm::MemLane) {
+        WW_ASSIGN_OR_RETURN(in.lane, r.u8());
+      }
       break;
     }
+    case Imm::Lane: {
+      WW_ASSIGN_OR_RETURN(in.lane, r.u8());
+      break;
+    }
+    case Imm::V128Const: case Imm::Shuffle:
+      for (uint8_t& byte : in.bytes) {
+        WW_ASSIGN_OR_RETURN(byte, r.u8());
+      }
+      break;
     case Imm::MemIdx:
       WW_TRY(read_zero_byte(r, in.a));
       break;

@@ -4,6 +4,7 @@
 // place, driven by the Imm column of opcodes.def.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct Instr {
   //   TableInit: a = elem index, b = table index
   //   TableCopy: a = dst table, b = src table
   //   Mem: a = alignment exponent, b = memory index (always 0), imm = offset
+  //   MemLane: as Mem, and lane
+  //   Lane: lane
+  //   V128Const: bytes (little-endian); Shuffle: bytes (lane indices)
   //   LabelTable: targets (default last)
   uint32_t a = 0, b = 0;
   uint64_t imm = 0;  // I32/I64 constants (sign-extended to 64 bits), F32/F64 bits, memarg offset
@@ -37,15 +41,17 @@ struct Instr {
   ValType ref_type = ValType::FuncRef;  // RefType
   std::vector<uint32_t> targets;        // LabelTable: n targets then the default
   std::vector<ValType> select_types;    // SelectT
+  std::array<uint8_t, 16> bytes{};      // V128Const, Shuffle
+  uint8_t lane = 0;                     // Lane, MemLane
 };
 
 // Reads the next instruction at `r`. Errors: "unexpected end",
-// "illegal opcode" / "unknown operator" for unknown opcodes, "SIMD is not
-// supported yet" for the 0xFD prefix, LEB errors from ByteReader, "zero byte
-// expected" for reserved memory/table index bytes, "malformed reference type".
+// "illegal opcode" for unknown opcodes (SIMD's 0xFD prefix included), LEB
+// errors from ByteReader, "zero byte expected" for reserved memory/table
+// index bytes, "malformed reference type".
 Status read_instr(ByteReader& r, Instr& out);
 
-// Reads a value type byte. V128 is reported as "SIMD is not supported yet".
+// Reads a value type byte (v128 included).
 Result<ValType> read_valtype(ByteReader& r);
 Result<ValType> read_reftype(ByteReader& r);
 

@@ -32,6 +32,10 @@ enum class Imm : uint8_t {
   TableInit,     // elem index, table index
   Elem,          // elem index
   TableCopy,     // dst table index, src table index
+  V128Const,     // 16 raw bytes, little-endian
+  Shuffle,       // 16 lane-index bytes, each < 32
+  Lane,          // one lane-index byte
+  MemLane,       // memarg, then one lane-index byte
 };
 
 enum class Opcode : uint16_t {
@@ -44,11 +48,11 @@ enum class Opcode : uint16_t {
 inline constexpr int kOpcodeCount = static_cast<int>(Opcode::Count);
 
 // Type slot in the table: a value type, or none.
-enum class OpType : uint8_t { ___, I32, I64, F32, F64 };
+enum class OpType : uint8_t { ___, I32, I64, F32, F64, V128 };
 
 struct OpcodeInfo {
   const char* name;
-  uint8_t prefix;  // 0 or 0xFC
+  uint8_t prefix;  // 0, 0xFC or 0xFD
   uint32_t code;
   Imm imm;
   OpType result, p1, p2, p3;
@@ -61,8 +65,8 @@ inline const char* opcode_name(Opcode op) { return opcode_info(op).name; }
 // "Simple" instructions are those whose type is fully given by their row.
 bool is_simple(Opcode op);
 
-// Looks up a single-byte opcode or an 0xFC-prefixed one; returns false when
-// the byte sequence names no opcode of the supported set.
+// Looks up a single-byte opcode or an 0xFC- or 0xFD-prefixed one; returns
+// false when the byte sequence names no opcode of the supported set.
 bool lookup_opcode(uint8_t prefix, uint32_t code, Opcode* out);
 
 inline bool optype_to_valtype(OpType t, ValType* out) {
@@ -71,9 +75,15 @@ inline bool optype_to_valtype(OpType t, ValType* out) {
     case OpType::I64: *out = ValType::I64; return true;
     case OpType::F32: *out = ValType::F32; return true;
     case OpType::F64: *out = ValType::F64; return true;
+    case OpType::V128: *out = ValType::V128; return true;
     case OpType::___: return false;
   }
   return false;
 }
+
+// The bound of a SIMD instruction's lane-index immediate: the lanes of its
+// shape (i8x16: 16 ... f64x2: 2) for Lane, 16 bytes over the access width
+// for MemLane, 32 for Shuffle (two vectors' bytes); 0 for the rest.
+uint32_t simd_lanes(Opcode op);
 
 }  // namespace ww

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Converts the suite's non-SIMD .wast files with wast2json and runs
-# ww-spectest over them. Run by ctest (spec.cmake) or by hand:
+# Converts the suite's non-SIMD .wast files (with --simd, its SIMD files)
+# with wast2json and runs ww-spectest over them. Run by ctest (spec.cmake)
+# or by hand:
 #   tests/spec/run-spec.sh --runner build/ww-spectest --suite ../shared/wasm-testsuite \
 #     --out /tmp/spec-json --expected-failures tests/spec/expected-failures.txt
 # Every missing piece is an error: a spec test that cannot run must not pass.
 set -u
 
-runner= suite= wast2json=wast2json out= xfail= backend=cpu
+runner= suite= wast2json=wast2json out= xfail= backend=cpu simd=0
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -16,6 +17,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --expected-failures) xfail=$2; shift 2 ;;
     --backend) backend=$2; shift 2 ;;
+    --simd) simd=1; shift ;;
     --) shift; extra=("$@"); break ;;
     *) echo "run-spec.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -32,7 +34,10 @@ command -v "$wast2json" >/dev/null 2>&1 || fail "wast2json ('$wast2json') not fo
 shopt -s nullglob
 wasts=()
 for f in "$suite"/*.wast; do
-  case "$(basename "$f")" in simd_*) ;; *) wasts+=("$f") ;; esac
+  case "$(basename "$f")" in
+    simd_*) [ "$simd" = 1 ] && wasts+=("$f") ;;
+    *) [ "$simd" = 1 ] || wasts+=("$f") ;;
+  esac
 done
 [ ${#wasts[@]} -gt 0 ] || fail "no .wast files in '$suite'"
 

@@ -53,6 +53,7 @@ void usage(FILE* f) {
                "usage: ww-spectest [--expected-failures FILE] [--backend cpu|gpu] [--tier interp|compiled]\n"
                "                   [--cache-dir DIR] [--verbose]\n"
                "                   [--fuel N] [--timeout SECONDS] [--gpu-instances K] [--gpu-layout L] [--no-fork]\n"
+               "                   [--validate-only]\n"
                "                   FILE.json...\n"
                "Runs WebAssembly spec test scripts converted by wast2json (wabt 1.0.32).\n"
                "  --expected-failures FILE  lines `FILE.wast:LINE  reason`; listed failures\n"
@@ -71,7 +72,11 @@ void usage(FILE* f) {
                "  --verbose                 also print expected failures and wording differences\n"
                "  --fuel N                  instructions per invoke before a trap (default 10^9)\n"
                "  --timeout SECONDS         wall-clock limit per script (default 600)\n"
-               "  --no-fork                 run scripts in this process (for debuggers)\n");
+               "  --no-fork                 run scripts in this process (for debuggers)\n"
+               "  --validate-only           decode and validate modules only: `module` passes when\n"
+               "                            the module is valid, assert_invalid/assert_malformed\n"
+               "                            when it is rejected; everything that runs code is\n"
+               "                            skipped (for instruction sets not run yet: SIMD)\n");
 }
 
 
@@ -114,6 +119,8 @@ int parse_args(int argc, char** argv, Options& o) {
       o.backend_opts.cache.dir = v;
     } else if (a == "--verbose" || a == "-v") {
       o.run.verbose = true;
+    } else if (a == "--validate-only") {
+      o.run.validate_only = true;
     } else if (a == "--gpu-layout") {
       const char* v = value("a layout");
       if (!v) return 2;

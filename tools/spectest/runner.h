@@ -50,6 +50,8 @@ struct FileReport {
 
 struct RunOptions {
   bool verbose = false;
+  // Decode and validate modules, run nothing (--validate-only).
+  bool validate_only = false;
   // When set, the line of the command being run is stored here first, so
   // that a parent process can say where a crashed script was.
   volatile uint32_t* current_line = nullptr;

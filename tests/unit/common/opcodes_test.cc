@@ -18,8 +18,8 @@ TEST(OpcodeTable, EveryOpcodeRoundTripsThroughLookup) {
     SCOPED_TRACE(info.name ? info.name : "(null)");
     ASSERT_NE(info.name, nullptr);
     EXPECT_NE(std::string(info.name), "");
-    ASSERT_TRUE(info.prefix == 0 || info.prefix == 0xFC);
-    if (info.prefix == 0) {
+    ASSERT_TRUE(info.prefix == 0 || info.prefix == 0xFC || info.prefix == 0xFD);
+    if (info.prefix != 0xFC) {
       EXPECT_LT(info.code, 256u);
     }
     Opcode back;
@@ -47,16 +47,19 @@ TEST(OpcodeTable, MemoryAccessesHaveASize) {
   for (int i = 0; i < kOpcodeCount; ++i) {
     const OpcodeInfo& info = opcode_info(Opcode(i));
     SCOPED_TRACE(info.name);
-    if (info.imm == Imm::Mem) {
+    if (info.imm == Imm::Mem || info.imm == Imm::MemLane) {
       ++accesses;
-      EXPECT_TRUE(info.mem_size == 1 || info.mem_size == 2 || info.mem_size == 4 || info.mem_size == 8);
+      EXPECT_TRUE(info.mem_size == 1 || info.mem_size == 2 || info.mem_size == 4 || info.mem_size == 8 ||
+                  info.mem_size == 16);
       // Every load/store takes an i32 address first.
       EXPECT_EQ(info.p1, OpType::I32);
     } else {
       EXPECT_EQ(info.mem_size, 0);
     }
   }
-  EXPECT_EQ(accesses, 23);  // 14 loads + 9 stores in WebAssembly 2.0 (no SIMD)
+  // 14 loads + 9 stores, and SIMD's 11 loads and one store, 2
+  // zero-extending loads, and 8 lane loads and stores.
+  EXPECT_EQ(accesses, 23 + 11 + 1 + 2 + 8);
   EXPECT_EQ(opcode_info(Opcode::I64Load32U).mem_size, 4);
   EXPECT_EQ(opcode_info(Opcode::I32Store16).mem_size, 2);
 }
@@ -70,9 +73,28 @@ TEST(OpcodeTable, UnassignedCodesAreNotFound) {
   EXPECT_FALSE(lookup_opcode(0, 300, &op));
   EXPECT_FALSE(lookup_opcode(0xFC, 18, &op));
   EXPECT_FALSE(lookup_opcode(0xFC, 0xFFFFFFFF, &op));
-  EXPECT_FALSE(lookup_opcode(0xFD, 0, &op));
   EXPECT_TRUE(lookup_opcode(0xFC, 17, &op));
   EXPECT_EQ(op, Opcode::TableFill);
+  // SIMD: 236 of the 256 codes; relaxed SIMD's (0x100 on) are not 2.0's.
+  int simd = 0;
+  for (uint32_t code = 0; code < 0x200; ++code) simd += lookup_opcode(0xFD, code, &op);
+  EXPECT_EQ(simd, 236);
+  for (uint32_t code : {0x9Au, 0xA2u, 0xBBu, 0xEEu, 0x100u}) EXPECT_FALSE(lookup_opcode(0xFD, code, &op)) << code;
+  ASSERT_TRUE(lookup_opcode(0xFD, 0x62, &op));
+  EXPECT_STREQ(opcode_name(op), "i8x16.popcnt");
+  ASSERT_TRUE(lookup_opcode(0xFD, 0xBA, &op));
+  EXPECT_STREQ(opcode_name(op), "i32x4.dot_i16x8_s");
+}
+
+TEST(OpcodeTable, SimdLaneBounds) {
+  EXPECT_EQ(simd_lanes(Opcode::I8x16ExtractLaneS), 16u);
+  EXPECT_EQ(simd_lanes(Opcode::I16x8ReplaceLane), 8u);
+  EXPECT_EQ(simd_lanes(Opcode::F32x4ExtractLane), 4u);
+  EXPECT_EQ(simd_lanes(Opcode::I64x2ReplaceLane), 2u);
+  EXPECT_EQ(simd_lanes(Opcode::V128Load8Lane), 16u);
+  EXPECT_EQ(simd_lanes(Opcode::V128Store64Lane), 2u);
+  EXPECT_EQ(simd_lanes(Opcode::I8x16Shuffle), 32u);
+  EXPECT_EQ(simd_lanes(Opcode::I32x4Add), 0u);
 }
 
 Status read(const std::vector<uint8_t>& b, Instr& in, size_t* consumed = nullptr) {
@@ -113,6 +135,30 @@ TEST(InstrReader, Immediates) {
   // select (result externref)
   ASSERT_TRUE(read({0x1c, 0x01, 0x6f}, in).ok());
   EXPECT_EQ(in.select_types, (std::vector<ValType>{ValType::ExternRef}));
+  // select (result v128)
+  ASSERT_TRUE(read({0x1c, 0x01, 0x7b}, in).ok());
+  EXPECT_EQ(in.select_types, (std::vector<ValType>{ValType::V128}));
+  // v128.const i32x4 1 2 3 4: 16 raw bytes
+  ASSERT_TRUE(read({0xfd, 0x0c, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0}, in, &n).ok());
+  EXPECT_EQ(in.op, Opcode::V128Const);
+  EXPECT_EQ(in.bytes[4], 2);
+  EXPECT_EQ(n, 18u);
+  // i16x8.abs: a two-byte LEB sub-opcode (0x80 0x01)
+  ASSERT_TRUE(read({0xfd, 0x80, 0x01}, in).ok());
+  EXPECT_EQ(in.op, Opcode::I16x8Abs);
+  // i32x4.extract_lane 3; v128.load16_lane align=1 offset=8 lane 7
+  ASSERT_TRUE(read({0xfd, 0x1b, 0x03}, in).ok());
+  EXPECT_EQ(in.lane, 3);
+  ASSERT_TRUE(read({0xfd, 0x55, 0x01, 0x08, 0x07}, in, &n).ok());
+  EXPECT_EQ(in.op, Opcode::V128Load16Lane);
+  EXPECT_EQ(in.a, 1u);
+  EXPECT_EQ(in.imm, 8u);
+  EXPECT_EQ(in.lane, 7);
+  EXPECT_EQ(n, 5u);
+  // i8x16.shuffle with 16 lane bytes
+  ASSERT_TRUE(read({0xfd, 0x0d, 0, 17, 2, 19, 4, 21, 6, 23, 8, 25, 10, 27, 12, 29, 14, 31}, in).ok());
+  EXPECT_EQ(in.bytes[1], 17);
+  EXPECT_EQ(in.bytes[15], 31);
 }
 
 TEST(InstrReader, Errors) {
@@ -123,10 +169,10 @@ TEST(InstrReader, Errors) {
   EXPECT_EQ(s.error().offset, 1u);
   s = read({0x40, 0x80, 0x00}, in);  // a "long" zero is not the zero byte
   EXPECT_EQ(s.error().message, "zero byte expected");
-  s = read({0xfd, 0x0c}, in);
-  EXPECT_EQ(s.error().message, "SIMD is not supported yet");
-  s = read({0x1c, 0x01, 0x7b}, in);
-  EXPECT_EQ(s.error().message, "SIMD is not supported yet");
+  s = read({0xfd, 0x9a, 0x01}, in);  // an unassigned SIMD code
+  EXPECT_EQ(s.error().message, "illegal opcode");
+  s = read({0xfd, 0x0c, 1, 2, 3}, in);  // v128.const cut short
+  EXPECT_EQ(s.error().message, "unexpected end");
   s = read({0x06}, in);
   EXPECT_EQ(s.error().message, "illegal opcode");
   s = read({0xfc, 0x12}, in);

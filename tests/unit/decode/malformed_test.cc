@@ -70,8 +70,8 @@ TEST(DecodeMalformed, CustomSection) {
 }
 
 TEST(DecodeMalformed, Types) {
-  // v128 parameter at 13
-  EXPECT_DECODE_ERROR(wasm({section(1, {0x01, 0x60, 0x01, 0x7b, 0x00})}), "SIMD is not supported yet", 13);
+  // 0x7a, next to v128 (0x7b), names no value type: at 13
+  EXPECT_DECODE_ERROR(wasm({section(1, {0x01, 0x60, 0x01, 0x7a, 0x00})}), "malformed value type", 13);
   // function type form encoded as a 2-byte LEB: the second byte is at 12
   EXPECT_DECODE_ERROR(wasm({section(1, {0x01, 0xe0, 0x7f, 0x00, 0x00})}),
                       "integer representation too long", 12);
@@ -119,8 +119,8 @@ TEST(DecodeMalformed, GlobalsAndConstantExpressions) {
   // i32.const -1 with unused bits unset in its last byte (18)
   EXPECT_DECODE_ERROR(wasm({section(6, {0x01, 0x7f, 0x00, 0x41, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x0b})}),
                       "integer too large", 18);
-  // a SIMD instruction (0xfd prefix) at 13
-  EXPECT_DECODE_ERROR(wasm({section(6, {0x01, 0x7f, 0x00, 0xfd, 0x0c, 0x0b})}), "SIMD is not supported yet", 13);
+  // an unassigned SIMD opcode (0xfd 0x9a) at 13
+  EXPECT_DECODE_ERROR(wasm({section(6, {0x01, 0x7f, 0x00, 0xfd, 0x9a, 0x01, 0x0b})}), "illegal opcode", 13);
   // an unassigned opcode at 13
   EXPECT_DECODE_ERROR(wasm({section(6, {0x01, 0x7f, 0x00, 0x06, 0x0b})}), "illegal opcode", 13);
   // an expression that never ends: the module ends at 15
