@@ -107,8 +107,7 @@ Expected<std::vector<ww::batch::ArgSource>> arg_sources(const std::string& name,
       return Error{which + " has " + std::to_string(a.bits().size()) + " rows for " + std::to_string(instances) +
                    " instances"};
     out[k].kind = ww::batch::ArgSource::Column;
-    out[k].column.reserve(instances);
-    for (uint64_t i = 0; i < instances; ++i) out[k].column.push_back(ww::Value{want, a.bits()[i]});
+    out[k].column = std::span<const uint64_t>(a.bits()).first(instances);
   }
   return out;
 }
@@ -359,7 +358,7 @@ Expected<bool> apply_call_inputs(ww::batch::BatchSpec& spec, const CallOptions& 
     if (!addr) return addr.error();
     in.addr = std::move(*addr);
     in.record = mi.record_size;
-    in.data.assign(mi.bytes.begin(), mi.bytes.begin() + ptrdiff_t(mi.record_size * n));
+    in.bytes = mi.bytes.first(mi.record_size * n);
     spec.mem_in.push_back(std::move(in));
   }
   for (const MemoryOut& mo : o.memory_out) {

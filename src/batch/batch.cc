@@ -110,7 +110,7 @@ Result<Job> make_job(const BatchSpec& spec) {
   if ((!spec.mem_in.empty() || !spec.mem_out.empty()) && m.num_memories() == 0)
     return err("--mem-in/--mem-out need a module with a memory");
   for (const MemInput& mi : spec.mem_in)
-    if (mi.record == 0 || mi.data.size() / mi.record < spec.instances)
+    if (mi.record == 0 || mi.bytes.size() / mi.record < spec.instances)
       return err("a memory input holds fewer records than instances");
   job.io_slots = std::max<size_t>({job.type.params.size(), job.type.results.size(), 1});
   WW_TRY(resolve_then(spec, job));
@@ -333,7 +333,7 @@ const char* tier_name(Tier t) {
 Value arg_value(const ArgSource& a, ValType type, uint64_t i) {
   switch (a.kind) {
     case ArgSource::Const: return a.value;
-    case ArgSource::Column: return a.column[i];
+    case ArgSource::Column: return Value{type, a.column[i]};
     case ArgSource::DeviceColumn: return Value{type, 0};  // the GPU reads it (never asked for on the host)
     case ArgSource::Index:
       switch (type) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,8 +39,10 @@ const char* tier_name(Tier t);
 // Where argument k of each instance comes from.
 struct ArgSource {
   enum Kind { Const, Index, Column, DeviceColumn } kind = Const;
-  Value value;                // Const
-  std::vector<Value> column;  // Column: row i for instance i
+  Value value;                     // Const
+  // Column: row i's raw bits for instance i (i32 and f32 in the low half),
+  // the caller's until run() returns.
+  std::span<const uint64_t> column;
   // DeviceColumn: row i for instance i in GPU memory, 4 or 8 bytes a row
   // as the parameter's type (the GPU backend only; nothing crosses to the host).
   const void* device = nullptr;
@@ -60,12 +63,13 @@ struct Address {
   bool is_global = false;
 };
 
-// Record i of `data` is written at `addr` in instance i's memory 0 before
-// the call.
+// Record i of `bytes` is written at `addr` in instance i's memory 0 before
+// the call. The bytes are the caller's, alive until run() returns: a 1 GB
+// input is not copied again on its way in.
 struct MemInput {
   Address addr;
   uint64_t record = 0;
-  Column<uint8_t> data;
+  std::span<const uint8_t> bytes;
 };
 // `length` bytes at `addr` are read from each instance's memory 0 after
 // the call (zeros for trapped instances).

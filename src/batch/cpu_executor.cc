@@ -151,7 +151,7 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
     const MemInput& m = spec.mem_in[k];
     uint64_t addr;
     if (TrapCode t = locate(store, b, b.mem_in[k], m.record, addr); t != TrapCode::None) return t;
-    std::memcpy(b.mem->data.data() + addr, m.data.data() + i * m.record, m.record);
+    std::memcpy(b.mem->data.data() + addr, m.bytes.data() + i * m.record, m.record);
     b.mem->mark_written(addr, m.record);
   }
   const size_t np = job.type.params.size();

@@ -179,7 +179,7 @@ class GpuExecutor final : public Executor {
     for (const MemInput& mi : spec.mem_in) {
       WW_ASSIGN_OR_RETURN(uint64_t addr, resolve_address_fresh(job, mi.addr));
       if (addr > 0xffffffffu) return make_error(kNoOffset, "--mem-in address out of range");
-      req.mem_in.push_back({uint32_t(addr), uint32_t(mi.record), mi.data.data() + first * mi.record});
+      req.mem_in.push_back({uint32_t(addr), uint32_t(mi.record), mi.bytes.data() + first * mi.record});
     }
     for (size_t k = 0; k < spec.mem_out.size(); ++k) {
       const MemOutput& mo = spec.mem_out[k];

@@ -258,12 +258,12 @@ Result<Value> int_to_param(bool is_signed, uint64_t raw, ValType type, const std
 
 }  // namespace
 
-Result<std::vector<Value>> load_column(const std::string& path, uint32_t col, ValType type,
+Result<std::vector<uint64_t>> load_column(const std::string& path, uint32_t col, ValType type,
                                        uint64_t rows) {
   WW_ASSIGN_OR_RETURN(auto bytes, read_all(path));
   if (bytes.empty()) return err(path + " is empty");
   std::string ext = file_extension(path);
-  std::vector<Value> out;
+  std::vector<uint64_t> out;
   out.reserve(rows);
   auto too_short = [&](uint64_t have) {
     return err(path + " has " + std::to_string(have) + " rows, but " + std::to_string(rows) +
@@ -288,12 +288,12 @@ Result<std::vector<Value>> load_column(const std::string& path, uint32_t col, Va
           float f;
           std::memcpy(&f, p, 4);
           if (type == ValType::F32) {
-            out.push_back(Value::f32_bits(uint32_t(raw)));
+            out.push_back(uint32_t(raw));
           } else if (type == ValType::F64) {
             double d = f;
             uint64_t b;
             std::memcpy(&b, &d, 8);
-            out.push_back(Value::f64_bits(b));
+            out.push_back(b);
           } else {
             return err(path + ": cannot feed a " + std::string(valtype_name(type)) + " parameter");
           }
@@ -301,12 +301,12 @@ Result<std::vector<Value>> load_column(const std::string& path, uint32_t col, Va
           double d;
           std::memcpy(&d, p, 8);
           if (type == ValType::F64) {
-            out.push_back(Value::f64_bits(raw));
+            out.push_back(raw);
           } else if (type == ValType::F32) {
             float f = float(d);
             uint32_t b;
             std::memcpy(&b, &f, 4);
-            out.push_back(Value::f32_bits(b));
+            out.push_back(b);
           } else {
             return err(path + ": cannot feed a " + std::string(valtype_name(type)) + " parameter");
           }
@@ -321,7 +321,7 @@ Result<std::vector<Value>> load_column(const std::string& path, uint32_t col, Va
       }
       WW_ASSIGN_OR_RETURN(Value v, int_to_param(is_signed, raw, type,
                                                 path + " row " + std::to_string(r)));
-      out.push_back(v);
+      out.push_back(v.bits);
     }
     return out;
   }
@@ -344,7 +344,7 @@ Result<std::vector<Value>> load_column(const std::string& path, uint32_t col, Va
                    " cell(s); column " + std::to_string(col) + " does not exist");
       auto v = parse_value(trim(row[col]), type);
       if (!v.ok()) return err(path + " line " + std::to_string(line) + ": " + v.error().message);
-      out.push_back(*v);
+      out.push_back(v->bits);
     }
     return out;
   }
@@ -361,7 +361,7 @@ Result<std::vector<Value>> load_column(const std::string& path, uint32_t col, Va
   for (uint64_t r = 0; r < rows; ++r) {
     uint64_t raw = 0;
     std::memcpy(&raw, bytes.data() + r * w, w);
-    out.push_back(Value{type, raw});
+    out.push_back(raw);
   }
   return out;
 }

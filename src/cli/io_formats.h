@@ -50,8 +50,9 @@ std::string csv_escape(std::string_view cell);
 // Integers feed integer and float parameters (range-checked); floats feed
 // only float parameters; f4 feeds f32 bit for bit, f8 feeds f64 bit for bit.
 // A CSV file's first row is a header when none of its cells is a number.
-Result<std::vector<Value>> load_column(const std::string& path, uint32_t col, ValType type,
-                                       uint64_t rows);
+// Each row as raw bits (i32 and f32 in the low half).
+Result<std::vector<uint64_t>> load_column(const std::string& path, uint32_t col, ValType type,
+                                          uint64_t rows);
 
 // Writes to a temporary file beside `path` and renames it over `path` on
 // commit(), so an interrupted or failed run never leaves a file that looks

@@ -63,9 +63,7 @@ Result<wasmwarp::Arg> parse_arg(const std::string& text, ValType type, uint64_t 
     if (rest.empty()) return err(where + ": missing file name in '" + text + "'");
     auto c = load_column(rest, col, type, n);
     if (!c.ok()) return err(where + ": " + c.error().message);
-    std::vector<uint64_t> bits(c->size());
-    for (size_t i = 0; i < bits.size(); ++i) bits[i] = (*c)[i].bits;
-    return wasmwarp::Arg::column_bits(type, std::move(bits));
+    return wasmwarp::Arg::column_bits(type, std::move(*c));
   }
   if (text.starts_with("@"))
     return err(where + ": unknown per-instance argument '" + text +

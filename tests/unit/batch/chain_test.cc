@@ -124,8 +124,9 @@ TEST(Chain, BadChainsAreErrors) {
   EXPECT_NE(r.error().message.find("takes 1 argument(s)"), std::string::npos) << r.error().message;
 
   s = chain_spec(4, 1, cpu);
+  const std::vector<uint64_t> ones(4, 1);
   s.then[0].args[0].kind = ArgSource::Column;
-  s.then[0].args[0].column.assign(4, Value::i64(1));
+  s.then[0].args[0].column = ones;
   r = run(s);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("constants or @index"), std::string::npos) << r.error().message;

@@ -94,8 +94,8 @@ TEST_F(TempDir, NpyColumns) {
   std::string p = npy<int32_t>("a.npy", "'<i4'", {3, 2}, {1, -2, 3, -4, 5, -6});
   auto c = load_column(p, 1, ValType::I32, 3);
   ASSERT_TRUE(c.ok()) << c.error().message;
-  EXPECT_EQ(uint32_t((*c)[0].bits), uint32_t(-2));
-  EXPECT_EQ(uint32_t((*c)[2].bits), uint32_t(-6));
+  EXPECT_EQ(uint32_t((*c)[0]), uint32_t(-2));
+  EXPECT_EQ(uint32_t((*c)[2]), uint32_t(-6));
   // Fewer instances than rows: the extra rows are ignored.
   EXPECT_EQ(load_column(p, 0, ValType::I64, 2)->size(), 2u);
   auto e = load_column(p, 0, ValType::I32, 4);
@@ -106,13 +106,13 @@ TEST_F(TempDir, NpyColumns) {
   auto f = load_column(p, 1, ValType::F64, 3);
   ASSERT_TRUE(f.ok());
   double d;
-  std::memcpy(&d, &(*f)[1].bits, 8);
+  std::memcpy(&d, &(*f)[1], 8);
   EXPECT_EQ(d, -4.0);
   // Fortran order: column-major storage.
   std::string pf = npy<int64_t>("f.npy", "'<i8'", {3, 2}, {1, 2, 3, 10, 20, 30}, true);
   auto cf = load_column(pf, 1, ValType::I64, 3);
   ASSERT_TRUE(cf.ok());
-  EXPECT_EQ((*cf)[2].bits, 30u);
+  EXPECT_EQ((*cf)[2], 30u);
 }
 
 TEST_F(TempDir, NpyFloatBitsAndRanges) {
@@ -122,7 +122,7 @@ TEST_F(TempDir, NpyFloatBitsAndRanges) {
   std::string p = npy<float>("f.npy", "'<f4'", {2}, {1.5f, nanf});
   auto c = load_column(p, 0, ValType::F32, 2);
   ASSERT_TRUE(c.ok());
-  EXPECT_EQ((*c)[1].bits, nanbits);  // payload kept bit for bit
+  EXPECT_EQ((*c)[1], nanbits);  // payload kept bit for bit
   EXPECT_FALSE(load_column(p, 0, ValType::I32, 2).ok());  // floats never feed integers
   std::string u = npy<uint64_t>("u.npy", "'<u8'", {2}, {5, 1ull << 40});
   EXPECT_TRUE(load_column(u, 0, ValType::I64, 2).ok());
@@ -132,21 +132,21 @@ TEST_F(TempDir, NpyFloatBitsAndRanges) {
   std::string s8 = npy<int8_t>("s.npy", "'|i1'", {2}, {-3, 4});
   auto c8 = load_column(s8, 0, ValType::I32, 2);
   ASSERT_TRUE(c8.ok());
-  EXPECT_EQ(uint32_t((*c8)[0].bits), uint32_t(-3));
+  EXPECT_EQ(uint32_t((*c8)[0]), uint32_t(-3));
 }
 
 TEST_F(TempDir, CsvColumns) {
   std::string p = write("a.csv", "id,x,name\n0,1.5,a\n1,-nan:0x1,b\n2,0x1p-1,c\n");
   auto c = load_column(p, 1, ValType::F64, 3);
   ASSERT_TRUE(c.ok()) << c.error().message;
-  EXPECT_EQ((*c)[0].bits, 0x3FF8000000000000ull);
-  EXPECT_EQ((*c)[1].bits, 0xFFF0000000000001ull);
-  EXPECT_EQ((*c)[2].bits, 0x3FE0000000000000ull);
+  EXPECT_EQ((*c)[0], 0x3FF8000000000000ull);
+  EXPECT_EQ((*c)[1], 0xFFF0000000000001ull);
+  EXPECT_EQ((*c)[2], 0x3FE0000000000000ull);
   // No header: every row is data.
   std::string q = write("b.csv", "7,8\n-9,10\n");
   auto d = load_column(q, 0, ValType::I32, 2);
   ASSERT_TRUE(d.ok());
-  EXPECT_EQ(uint32_t((*d)[1].bits), uint32_t(-9));
+  EXPECT_EQ(uint32_t((*d)[1]), uint32_t(-9));
   auto e = load_column(q, 0, ValType::I32, 3);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().message.find("has 2 rows"), std::string::npos);
@@ -160,7 +160,7 @@ TEST_F(TempDir, RawColumns) {
   std::string p = write("a.bin", std::string(reinterpret_cast<char*>(v.data()), 24));
   auto c = load_column(p, 0, ValType::I64, 3);
   ASSERT_TRUE(c.ok());
-  EXPECT_EQ(int64_t((*c)[1].bits), -4);
+  EXPECT_EQ(int64_t((*c)[1]), -4);
   // The same 24 bytes as i32: 6 elements.
   EXPECT_TRUE(load_column(p, 0, ValType::I32, 6).ok());
   EXPECT_FALSE(load_column(p, 0, ValType::I32, 7).ok());
