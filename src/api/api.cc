@@ -373,6 +373,7 @@ Expected<bool> apply_call_inputs(ww::batch::BatchSpec& spec, const CallOptions& 
   for (const Call& c : o.init) {
     auto type = ww::batch::export_function_type(m, c.export_name);
     if (!type.ok()) return Error{"init call: " + type.error().message};
+    if (c.repeat == 0) return Error{"init call '" + c.export_name + "' repeats 0 times"};
     if (c.args.size() != type->params.size())
       return Error{"init call '" + c.export_name + "' takes " + std::to_string(type->params.size()) +
                    " argument(s), given " + std::to_string(c.args.size())};
@@ -498,13 +499,19 @@ Expected<CallResult> run_batch_unguarded(ww::batch::BatchSpec& spec, const Engin
   spec.cancel = o.cancel;
   if (o.progress) spec.progress = [p = o.progress](uint64_t done, uint64_t total, double) { p(done, total); };
   if (o.note) spec.note = o.note;
-  if (o.on_ready)
-    spec.on_ready = [f = o.on_ready, columns = std::shared_ptr<ResultColumns>()](const ww::batch::BatchResult& r,
-                                                                              uint64_t ready) mutable {
-      // The columns are sized before the first call and never move.
-      if (!columns) columns = std::make_shared<ResultColumns>(columns_of(r));
-      f(*columns, ready);
+  if (o.on_ready) {
+    // The columns are sized before the first report and never move; the
+    // views are made once, whichever of the engine's threads reports first.
+    struct Views {
+      std::once_flag once;
+      ResultColumns columns;
     };
+    spec.on_ready = [f = o.on_ready, views = std::make_shared<Views>()](const ww::batch::BatchResult& r,
+                                                                       uint64_t ready) {
+      std::call_once(views->once, [&] { views->columns = columns_of(r); });
+      f(views->columns, ready);
+    };
+  }
   auto intrinsics = std::make_unique<ww::gpu::GpuBatch>();
   if (auto ok = apply_call_inputs(spec, o, intrinsics.get()); !ok) return ok.error();
   if (auto ok = check_host_memory(spec); !ok) return ok.error();
