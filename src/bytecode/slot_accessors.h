@@ -15,3 +15,12 @@
 // compiled tier writes it raw where no op can observe the NaN's bits.
 #define WF32C(s, v) WF32(s, sem::canon32(v))
 #define WF64C(s, v) WF64(s, sem::canon64(v))
+// A v128: slots s (low word) and s + 1 (high word). The value is read
+// whole before the write, so s0 may alias an input.
+#define RV128(s) ::ww::sem::v128_of(SLOT(s), SLOT((s) + 1))
+#define WV128(s, v)                       \
+  do {                                    \
+    const ::ww::sem::V128 wv128_ = (v);   \
+    SLOT(s) = wv128_.lo;                  \
+    SLOT((s) + 1) = wv128_.hi;            \
+  } while (0)

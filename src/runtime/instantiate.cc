@@ -28,6 +28,13 @@ bool limits_match(uint64_t have_min, const std::optional<uint64_t>& have_max, co
 // global.get) against the instance being built: `funcs` and `globals` are
 // its address spaces so far. Validation guarantees the shape; nullopt
 // covers modules that skipped it.
+// Bytes first..first+7 of a little-endian v128 immediate.
+uint64_t v128_word(const std::array<uint8_t, 16>& bytes, int first) {
+  uint64_t w = 0;
+  for (int i = 7; i >= 0; --i) w = w << 8 | bytes[size_t(first + i)];
+  return w;
+}
+
 std::optional<uint64_t> eval_const(const ConstExpr& e, const StoreImpl& s,
                                    const std::vector<uint32_t>& funcs,
                                    const std::vector<uint32_t>& globals) {
@@ -48,9 +55,20 @@ std::optional<uint64_t> eval_const(const ConstExpr& e, const StoreImpl& s,
     case Opcode::GlobalGet:
       if (in.a >= globals.size()) return std::nullopt;
       return s.globals[globals[in.a]].bits;
+    case Opcode::V128Const:
+      return v128_word(in.bytes, 0);
     default:
       return std::nullopt;
   }
+}
+
+// A v128 constant expression's high word (0 for any other value).
+uint64_t eval_const_hi(const ConstExpr& e, const StoreImpl& s, const std::vector<uint32_t>& globals) {
+  if (e.instrs.size() != 1) return 0;
+  const Instr& in = e.instrs[0];
+  if (in.op == Opcode::V128Const) return v128_word(in.bytes, 8);
+  if (in.op == Opcode::GlobalGet && in.a < globals.size()) return s.globals[globals[in.a]].hi;
+  return 0;
 }
 
 // Checks one import against the provided extern and, when it fits, records
@@ -164,7 +182,8 @@ std::variant<uint32_t, InstantiateError> Store::instantiate_impl(std::shared_ptr
   for (const Global& g : m.globals) {
     auto v = eval_const(g.init, s, inst.funcs, inst.globals);
     if (!v) return unlinkable("invalid constant expression in a global initialiser");
-    s.globals.push_back(GlobalInst{g.type, detail::normalize_bits(g.type.type, *v)});
+    s.globals.push_back(
+        GlobalInst{g.type, detail::normalize_bits(g.type.type, *v), eval_const_hi(g.init, s, inst.globals)});
     inst.globals.push_back(uint32_t(s.globals.size() - 1));
   }
   for (uint32_t a : inst.globals) inst.global_ptrs.push_back(&s.globals[a].bits);

@@ -29,6 +29,7 @@ namespace ww {
 struct Value {
   ValType type = ValType::I32;
   uint64_t bits = 0;
+  uint64_t hi = 0;  // a v128's high word (bits holds its low word)
 
   static Value i32(int32_t v) { return {ValType::I32, uint32_t(v)}; }
   static Value i64(int64_t v) { return {ValType::I64, uint64_t(v)}; }

@@ -110,7 +110,7 @@ GlobalType Store::global_type(uint32_t global_addr) const {
 
 Value Store::global_get(uint32_t global_addr) const {
   const GlobalInst& g = impl_->globals.at(global_addr);
-  return Value{g.type.type, g.bits};
+  return Value{g.type.type, g.bits, g.hi};
 }
 
 uint8_t* Store::memory_data(uint32_t mem_addr) { return impl_->memories.at(mem_addr).data.data(); }
@@ -155,22 +155,28 @@ bool ensure_stack(StoreImpl& s) {
   return true;
 }
 
-TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const uint64_t* args, uint64_t* results) {
+TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const uint64_t* args, uint64_t* results,
+              const uint64_t* args_hi, uint64_t* results_hi) {
   const FuncType& type = s.types[s.funcs[func_addr].type_id];
   const size_t num_params = type.params.size();
+  // Values take slot_width slots each in the callee's frames.
+  const uint32_t w = slot_width_of(s, func_addr);
   if (!ensure_stack(s)) return TrapCode::CallStackExhausted;
   // A top-level call starts at the bottom of the stack; a call made from
   // inside a host function goes above every live frame.
   const bool nested = s.depth > 0;
   const uint32_t base = nested ? s.stack_top : 0;
   const size_t num_results = type.results.size();  // `type` may dangle after the call
-  const size_t need = std::max(num_params, num_results);
+  const size_t need = std::max(num_params, num_results) * w;
   if (base > s.stack.size() || s.stack.size() - base < need) {
     s.last_trap = TrapInfo{TrapCode::CallStackExhausted, 0, 0};
     return TrapCode::CallStackExhausted;
   }
   uint64_t* slots = s.stack.data() + base;
-  std::copy(args, args + num_params, slots);
+  for (size_t i = 0; i < num_params; ++i) {
+    slots[i * w] = args[i];
+    if (w == 2) slots[i * 2 + 1] = args_hi ? args_hi[i] : 0;
+  }
 
   const uint32_t saved_depth = s.depth, saved_top = s.stack_top;
   if (!nested) s.fuel_left = s.limits.fuel;
@@ -187,7 +193,10 @@ TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const uint64_t* args
     s.last_trap.code = trap;
     return trap;
   }
-  if (results) std::copy(slots, slots + num_results, results);
+  for (size_t i = 0; results && i < num_results; ++i) {
+    results[i] = slots[i * w];
+    if (results_hi) results_hi[i] = w == 2 ? slots[i * 2 + 1] : 0;
+  }
   return TrapCode::None;
 }
 
@@ -219,20 +228,22 @@ InvokeResult Store::invoke(uint32_t func_addr, const std::vector<Value>& args) {
   if (func_addr >= s.funcs.size()) return host_error();
   const FuncType& type = s.types[s.funcs[func_addr].type_id];
   if (args.size() != type.params.size()) return host_error();
-  std::vector<uint64_t> in(args.size());
+  std::vector<uint64_t> in(args.size()), in_hi(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].type != type.params[i]) return host_error();
     in[i] = detail::normalize_bits(args[i].type, args[i].bits);
+    in_hi[i] = args[i].type == ValType::V128 ? args[i].hi : 0;
   }
-  std::vector<uint64_t> out(type.results.size());
-  r.trap = detail::call(s, *this, func_addr, in.data(), out.data());
+  std::vector<uint64_t> out(type.results.size()), out_hi(type.results.size());
+  r.trap = detail::call(s, *this, func_addr, in.data(), out.data(), in_hi.data(), out_hi.data());
   if (r.trap != TrapCode::None) return r;
   // `type` may dangle if the call interned new types (a host function that
   // instantiated a module), so look it up again.
   const FuncType& t = s.types[s.funcs[func_addr].type_id];
   r.results.reserve(out.size());
   for (size_t i = 0; i < out.size(); ++i)
-    r.results.push_back(Value{t.results[i], detail::normalize_bits(t.results[i], out[i])});
+    r.results.push_back(Value{t.results[i], detail::normalize_bits(t.results[i], out[i]),
+                              t.results[i] == ValType::V128 ? out_hi[i] : 0});
   return r;
 }
 

@@ -24,7 +24,10 @@ bool ensure_stack(StoreImpl& s);
 // (already checked against its type), on the stack bottom or, when
 // re-entered from a host function, above the live frames; its results go
 // to results[0..results) unless that is null. Records last_trap.
-TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const uint64_t* args, uint64_t* results);
+// One word per argument and result; a v128's high word comes from args_hi[i]
+// and goes to results_hi[i] (either may be null: no v128 there).
+TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const uint64_t* args, uint64_t* results,
+              const uint64_t* args_hi = nullptr, uint64_t* results_hi = nullptr);
 
 // Overwrites a new instance's own memories, globals, tables and segments
 // with `snap` (Store::instantiate with an image); the reason when it does

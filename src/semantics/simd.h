@@ -22,6 +22,7 @@ struct V128 {
 };
 
 WW_HD inline bool operator==(const V128& a, const V128& b) { return a.lo == b.lo && a.hi == b.hi; }
+WW_HD inline V128 v128_of(uint64_t lo, uint64_t hi) { return {lo, hi}; }
 
 // ---------------------------------------------------------------- lanes
 

@@ -5,6 +5,8 @@
 // to find it.
 #pragma once
 
+#include <cstddef>
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -64,7 +66,9 @@ struct TableInst {
 struct GlobalInst {
   GlobalType type;
   uint64_t bits = 0;
+  uint64_t hi = 0;  // a v128's high word, right after its low one (the interpreter reads both)
 };
+static_assert(offsetof(GlobalInst, hi) == offsetof(GlobalInst, bits) + 8);
 
 struct StoreImpl;
 
@@ -144,5 +148,28 @@ struct StoreImpl {
 
   uint32_t intern_type(const FuncType& t);
 };
+
+// Slots per value in the frames of function `func_addr`: its module's
+// BytecodeModule::slot_width (2 when it holds v128 values), 1 for a host
+// function.
+inline uint32_t slot_width_of(const StoreImpl& s, uint32_t func_addr) {
+  const FuncInst& f = s.funcs[func_addr];
+  return f.instance == kHostInstance ? 1 : s.instances[f.instance].module->code.bytecode.slot_width;
+}
+
+// Moves the `n` values at `p` from a frame of `from` slots per value to
+// one of `to`, in place (a call between a module with v128 values and one
+// without: no v128 crosses it, so a value's second slot is never needed).
+inline void relayout_slots(uint64_t* p, size_t n, uint32_t from, uint32_t to) {
+  if (from == to) return;
+  if (from > to) {
+    for (size_t i = 0; i < n; ++i) p[i] = p[i * from];
+  } else {
+    for (size_t i = n; i-- > 0;) {
+      p[i * to] = p[i];
+      p[i * to + 1] = 0;
+    }
+  }
+}
 
 }  // namespace ww

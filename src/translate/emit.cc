@@ -69,8 +69,10 @@ const OpTables& tables() {
 class Emitter {
  public:
   Emitter(const Module& m, BytecodeModule& bc, const TranslateOptions& opts)
-      : m_(m), bc_(bc), code_(bc.code), t_(tables()) {
-    limit_ = std::min<uint32_t>(opts.max_frame_slots, 65535);
+      : m_(m), bc_(bc), code_(bc.code), t_(tables()), w_(bc.slot_width) {
+    // Encoded slot numbers are 16 bits: a wide module's logical slot L
+    // takes 2L and 2L + 1.
+    limit_ = std::min<uint32_t>(opts.max_frame_slots, 65535) / w_;
   }
 
   Status run(uint32_t def, FunctionManifest* man);
@@ -130,16 +132,18 @@ class Emitter {
     while (height() > h) pop();
   }
 
+  // The model works in logical slots; ops are encoded with physical ones
+  // (times the module's slot width).
   void emit(BcOp op, uint32_t s0 = 0, uint32_t s1 = 0, uint32_t s2 = 0, uint32_t s3 = 0,
             uint32_t i0 = 0, uint32_t i1 = 0) {
     last_.pc = kNone;
-    bc_emit(code_, op, s0, s1, s2, s3, i0, i1);
+    bc_emit(code_, op, s0 * w_, s1 * w_, s2 * w_, s3 * w_, i0, i1);
   }
   // An op whose s0 is the new top entry's home.
   void emit_def(BcOp op, uint32_t s0, uint32_t s1 = 0, uint32_t s2 = 0, uint32_t s3 = 0,
                 uint32_t i0 = 0) {
     uint32_t pc = uint32_t(code_.size());
-    bc_emit(code_, op, s0, s1, s2, s3, i0);
+    bc_emit(code_, op, s0 * w_, s1 * w_, s2 * w_, s3 * w_, i0);
     last_ = {pc, height() - 1, op};
   }
   // Whether the top entry was produced by the very last op, still at home.
@@ -149,15 +153,17 @@ class Emitter {
            last_.pc + bc_op_words(last_.op) == code_.size();
   }
 
+  // A move of one value: both slots of it in a wide module.
+  BcOp move_op() const { return w_ == 2 ? BcOp::Copy2 : BcOp::Copy; }
   void copy(uint32_t dst, uint32_t src) {
-    if (dst != src) emit(BcOp::Copy, dst, src);
+    if (dst != src) emit(move_op(), dst, src);
   }
   void materialize_entry(uint32_t i) {
     uint32_t s = loc_[i];
     if (s < nl_) {
       --lazy_refs_[s];
       loc_[i] = home(i);
-      emit(BcOp::Copy, home(i), s);
+      emit(move_op(), home(i), s);
     }
   }
   // Before `local` is written: entries still reading it move home.
@@ -334,11 +340,24 @@ class Emitter {
     }
   }
   void binary(BcOp op);
+  Status simple_op(Opcode op);
+  bool global_is_v128(uint32_t g) const { return g < m_.num_globals() && m_.global_type(g).type == ValType::V128; }
+  // A v128 immediate as two consecutive consts: the index of the first.
+  uint32_t v128_const(const std::array<uint8_t, 16>& bytes) {
+    uint64_t lo = 0, hi = 0;
+    for (int i = 7; i >= 0; --i) lo = lo << 8 | bytes[size_t(i)];
+    for (int i = 15; i >= 8; --i) hi = hi << 8 | bytes[size_t(i)];
+    const uint32_t k = uint32_t(bc_.consts.size());
+    bc_.consts.push_back(lo);
+    bc_.consts.push_back(hi);
+    return k;
+  }
 
   const Module& m_;
   BytecodeModule& bc_;
   std::vector<uint32_t>& code_;
   const OpTables& t_;
+  const uint32_t w_;  // physical slots per logical slot: 1, or 2 with v128 (BytecodeModule::slot_width)
   uint32_t limit_;
 
   // Per function; vectors keep their capacity across functions.
@@ -360,8 +379,8 @@ Emitter::Cond Emitter::pop_cond() {
     BcDecoded d;
     if (bc_decode(code_.data() + last_.pc, code_.size() - last_.pc, &d)) {
       c.cmp = last_.op;
-      c.a = d.s[1];
-      c.b = bc_op_info(d.op).fmt == BcFmt::S2I ? d.i[0] : d.s[2];
+      c.a = d.s[1] / w_;
+      c.b = bc_op_info(d.op).fmt == BcFmt::S2I ? d.i[0] : d.s[2] / w_;
       code_.resize(last_.pc);
       last_.pc = kNone;
       pop();
@@ -377,14 +396,14 @@ void Emitter::local_set(uint32_t local, bool tee) {
     pop();
     if (lazy_refs_[local] == 0) {
       // Retarget the producing op's result slot to the local.
-      code_[last_.pc] = (code_[last_.pc] & 0xffffu) | (local << 16);
+      code_[last_.pc] = (code_[last_.pc] & 0xffffu) | ((local * w_) << 16);
       last_.pc = kNone;
       if (tee) push_lazy(local);
       return;
     }
     materialize_local(local);
     uint32_t src = home(height());
-    emit(BcOp::Copy, local, src);
+    emit(move_op(), local, src);
     if (tee) push_lazy(local);
     return;
   }
@@ -410,6 +429,64 @@ void Emitter::binary(BcOp op) {
   uint32_t a = pop();
   uint32_t d = push_home();
   emit_def(op, d, a, b);
+}
+
+// An op whose row in opcodes.def is its whole story: one bytecode op of the
+// same name, its operands in stack order, its immediate by kind.
+Status Emitter::simple_op(Opcode op) {
+  BcOp bop = t_.simple[int(op)];
+  if (bop == kNoOp) return make_error(in_.offset, std::string("cannot translate ") + opcode_name(op));
+  const OpcodeInfo& oi = opcode_info(op);
+  switch (oi.imm) {
+    case Imm::Mem:
+      if (oi.result != OpType::___) {
+        uint32_t a = pop();
+        emit_def(bop, push_home(), a, 0, 0, uint32_t(in_.imm));
+      } else {
+        uint32_t v = pop(), a = pop();
+        emit(bop, a, v, 0, 0, uint32_t(in_.imm));
+      }
+      return Status::Ok();
+    case Imm::MemLane:
+      if (oi.result != OpType::___) {
+        uint32_t v = pop(), a = pop();
+        emit(bop, push_home(), a, v, 0, uint32_t(in_.imm), in_.lane);
+      } else {
+        uint32_t v = pop(), a = pop();
+        emit(bop, a, v, 0, 0, uint32_t(in_.imm), in_.lane);
+      }
+      return Status::Ok();
+    case Imm::Lane:
+      if (oi.p2 != OpType::___) {
+        uint32_t x = pop(), v = pop();
+        emit_def(bop, push_home(), v, x, 0, in_.lane);
+      } else {
+        uint32_t v = pop();
+        emit_def(bop, push_home(), v, 0, 0, in_.lane);
+      }
+      return Status::Ok();
+    case Imm::V128Const:
+      emit_def(bop, push_home(), 0, 0, 0, v128_const(in_.bytes));
+      return Status::Ok();
+    case Imm::Shuffle: {
+      uint32_t b = pop(), a = pop();
+      const uint32_t k = v128_const(in_.bytes);
+      emit_def(bop, push_home(), a, b, 0, k);
+      return Status::Ok();
+    }
+    default:
+      break;
+  }
+  if (oi.p3 != OpType::___) {
+    uint32_t c = pop(), b = pop(), a = pop();
+    emit_def(bop, push_home(), a, b, c);
+  } else if (oi.p2 != OpType::___) {
+    binary(bop);
+  } else {
+    uint32_t a = pop();
+    emit_def(bop, push_home(), a);
+  }
+  return Status::Ok();
 }
 
 void Emitter::fallthrough_results(const Ctrl& c) {
@@ -621,7 +698,7 @@ Status Emitter::run(uint32_t def, FunctionManifest* man) {
       case Opcode::SelectT: {
         uint32_t c = pop(), b = pop(), a = pop();
         uint32_t d = push_home();
-        emit_def(BcOp::Select, d, a, b, c);
+        emit_def(w_ == 2 ? BcOp::Select2 : BcOp::Select, d, a, b, c);
         break;
       }
       case Opcode::LocalGet:
@@ -635,11 +712,11 @@ Status Emitter::run(uint32_t def, FunctionManifest* man) {
         break;
       case Opcode::GlobalGet: {
         uint32_t d = push_home();
-        emit_def(BcOp::GlobalGet, d, 0, 0, 0, in_.a);
+        emit_def(global_is_v128(in_.a) ? BcOp::GlobalGetV128 : BcOp::GlobalGet, d, 0, 0, 0, in_.a);
         break;
       }
       case Opcode::GlobalSet:
-        emit(BcOp::GlobalSet, pop(), 0, 0, 0, in_.a);
+        emit(global_is_v128(in_.a) ? BcOp::GlobalSetV128 : BcOp::GlobalSet, pop(), 0, 0, 0, in_.a);
         break;
       case Opcode::TableGet: {
         uint32_t i = pop();
@@ -733,28 +810,9 @@ Status Emitter::run(uint32_t def, FunctionManifest* man) {
         emit(BcOp::TableFill, i, v, n, 0, in_.a);
         break;
       }
-      default: {
-        BcOp bop = t_.simple[int(op)];
-        if (bop == kNoOp) {
-          return make_error(in_.offset, std::string("cannot translate ") + opcode_name(op));
-        }
-        const OpcodeInfo& oi = opcode_info(op);
-        if (oi.imm == Imm::Mem) {
-          if (oi.result != OpType::___) {
-            uint32_t a = pop();
-            emit_def(bop, push_home(), a, 0, 0, uint32_t(in_.imm));
-          } else {
-            uint32_t v = pop(), a = pop();
-            emit(bop, a, v, 0, 0, uint32_t(in_.imm));
-          }
-        } else if (oi.p2 != OpType::___) {
-          binary(bop);
-        } else {
-          uint32_t a = pop();
-          emit_def(bop, push_home(), a);
-        }
+      default:
+        WW_TRY(simple_op(op));
         break;
-      }
     }
   }
 
@@ -768,14 +826,15 @@ Status Emitter::run(uint32_t def, FunctionManifest* man) {
   }
   man->max_stack = max_height_;
   man->frame_slots = frame;
+  // The executors see physical slots: in a wide module, two per value.
   FunctionCode& fc = bc_.funcs[def];
   fc.code_begin = begin_;
   fc.code_end = uint32_t(code_.size());
   fc.type_index = man->type_index;
-  fc.num_params = man->num_params;
-  fc.num_results = man->num_results;
-  fc.num_locals = nl_;
-  fc.frame_slots = frame;
+  fc.num_params = man->num_params * w_;
+  fc.num_results = man->num_results * w_;
+  fc.num_locals = nl_ * w_;
+  fc.frame_slots = frame * w_;
   return Status::Ok();
 }
 

@@ -10,9 +10,9 @@
 namespace ww::translate_detail {
 
 // Prep pass for defined function `def`: signature, locals, direct callees,
-// call_indirect use. max_stack and frame_slots are left for emission, which
-// walks the stack anyway.
-Status prep_function(const Module& m, uint32_t def, Instr& scratch, FunctionManifest* out);
+// call_indirect use; sets *simd when it has a v128 instruction. max_stack
+// and frame_slots are left for emission, which walks the stack anyway.
+Status prep_function(const Module& m, uint32_t def, Instr& scratch, FunctionManifest* out, bool* simd);
 
 CallGraph build_call_graph(const Module& m, const std::vector<FunctionManifest>& manifests);
 

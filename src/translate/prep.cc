@@ -6,7 +6,7 @@
 
 namespace ww::translate_detail {
 
-Status prep_function(const Module& m, uint32_t def, Instr& in, FunctionManifest* out) {
+Status prep_function(const Module& m, uint32_t def, Instr& in, FunctionManifest* out, bool* simd) {
   const FunctionBody& body = m.codes[def];
   out->func_index = m.num_imported_funcs + def;
   out->type_index = m.funcs[def];
@@ -23,8 +23,7 @@ Status prep_function(const Module& m, uint32_t def, Instr& in, FunctionManifest*
                body.body_offset);
   while (!r.at_end()) {
     WW_TRY(read_instr(r, in));
-    if (opcode_info(in.op).prefix == 0xFD)
-      return make_error(in.offset, std::string("SIMD is not supported yet (") + opcode_name(in.op) + ")");
+    if (opcode_info(in.op).prefix == 0xFD) *simd = true;
     if (in.op == Opcode::Call) {
       out->callees.push_back(in.a);
     } else if (in.op == Opcode::CallIndirect) {

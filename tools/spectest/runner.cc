@@ -71,6 +71,7 @@ ValType parse_type(const std::string& t) {
   if (t == "f64") return ValType::F64;
   if (t == "funcref") return ValType::FuncRef;
   if (t == "externref") return ValType::ExternRef;
+  if (t == "v128") return ValType::V128;
   bad("unsupported value type \"" + t + "\"");
 }
 
@@ -78,9 +79,43 @@ uint64_t max_bits(ValType t) {
   return t == ValType::I32 || t == ValType::F32 ? 0xFFFFFFFFull : ~0ull;
 }
 
+// A v128's lane shape: "i8" .. "f64", as bits per lane.
+uint32_t lane_bits(const json& v) {
+  const std::string t = str_field(v, "lane_type");
+  if (t == "i8") return 8;
+  if (t == "i16") return 16;
+  if (t == "i32" || t == "f32") return 32;
+  if (t == "i64" || t == "f64") return 64;
+  bad("unknown lane_type \"" + t + "\"");
+}
+
+// Lane `k` (of `bits` bits) of a v128 as lo/hi words, set to `x`.
+void put_lane(Value& v, uint32_t bits, size_t k, uint64_t x) {
+  const size_t per_word = 64 / bits, shift = (k % per_word) * bits;
+  uint64_t& w = k < per_word ? v.bits : v.hi;
+  const uint64_t mask = bits == 64 ? ~0ull : ((1ull << bits) - 1) << shift;
+  w = (w & ~mask) | ((x << shift) & mask);
+}
+
+uint64_t get_lane(const Value& v, uint32_t bits, size_t k) {
+  const size_t per_word = 64 / bits, shift = (k % per_word) * bits;
+  const uint64_t w = k < per_word ? v.bits : v.hi;
+  return bits == 64 ? w : (w >> shift) & ((1ull << bits) - 1);
+}
+
 Value parse_arg(const json& v) {
   Value out;
   out.type = parse_type(str_field(v, "type"));
+  if (out.type == ValType::V128) {
+    const uint32_t bits = lane_bits(v);
+    const json& lanes = array_field(v, "value");
+    if (lanes.size() != 128 / bits) bad("a v128 of " + std::to_string(lanes.size()) + " lanes");
+    for (size_t k = 0; k < lanes.size(); ++k) {
+      if (!lanes[k].is_string()) bad("a v128 lane is not a string");
+      put_lane(out, bits, k, parse_bits(lanes[k].get<std::string>(), bits == 64 ? ~0ull : (1ull << bits) - 1));
+    }
+    return out;
+  }
   std::string s = str_field(v, "value");
   if (is_ref(out.type)) {
     if (s == "null") return Value::null(out.type);
@@ -99,12 +134,37 @@ struct Expect {
   ValType type = ValType::I32;
   Match match = Match::Bits;
   uint64_t bits = 0;
+  // A v128: one expectation per lane of lane_bits bits (f32/f64 lanes may
+  // expect NaN classes).
+  uint32_t lane_bits = 0;
+  std::vector<Expect> lanes;
 };
+
+Expect parse_scalar_expect(ValType type, const std::string& s);
 
 Expect parse_expect(const json& v) {
   Expect e;
   e.type = parse_type(str_field(v, "type"));
-  std::string s = str_field(v, "value");
+  if (e.type == ValType::V128) {
+    e.lane_bits = lane_bits(v);
+    const std::string lt = str_field(v, "lane_type");
+    const ValType lane_type = lt == "f32" ? ValType::F32 : lt == "f64" ? ValType::F64 : lt == "i64" ? ValType::I64 : ValType::I32;
+    const json& lanes = array_field(v, "value");
+    if (lanes.size() != 128 / e.lane_bits) bad("a v128 of " + std::to_string(lanes.size()) + " lanes");
+    for (const json& l : lanes) {
+      if (!l.is_string()) bad("a v128 lane is not a string");
+      Expect le = parse_scalar_expect(lane_type, l.get<std::string>());
+      if (e.lane_bits < 32) le.bits &= (1ull << e.lane_bits) - 1;
+      e.lanes.push_back(le);
+    }
+    return e;
+  }
+  return parse_scalar_expect(e.type, str_field(v, "value"));
+}
+
+Expect parse_scalar_expect(ValType type, const std::string& s) {
+  Expect e;
+  e.type = type;
   if (e.type == ValType::F32 || e.type == ValType::F64) {
     if (s == "nan:canonical") {
       e.match = Expect::Match::CanonicalNan;
@@ -131,6 +191,11 @@ Expect parse_expect(const json& v) {
 
 bool matches(const Expect& e, const Value& v) {
   if (v.type != e.type) return false;
+  if (e.type == ValType::V128) {
+    for (size_t k = 0; k < e.lanes.size(); ++k)
+      if (!matches(e.lanes[k], Value{e.lanes[k].type, get_lane(v, e.lane_bits, k)})) return false;
+    return true;
+  }
   const bool f32 = e.type == ValType::F32;
   // Canonical NaN: only the top payload bit set; arithmetic: at least it.
   const uint64_t abs_mask = f32 ? 0x7FFFFFFFull : 0x7FFFFFFFFFFFFFFFull;
@@ -150,6 +215,11 @@ bool matches(const Expect& e, const Value& v) {
 
 
 std::string show(const Expect& e) {
+  if (e.type == ValType::V128) {
+    std::string s = "v128:[";
+    for (size_t k = 0; k < e.lanes.size(); ++k) s += (k ? " " : "") + show(e.lanes[k]);
+    return s + "]";
+  }
   switch (e.match) {
     case Expect::Match::Bits:
       return show_bits(e.type, e.bits);
@@ -408,7 +478,7 @@ class Script {
     if (ok) return pass(kind, line);
     fail(kind, line,
          "expected " + show_list(expected, [](const Expect& e) { return show(e); }) + ", got " +
-             show_list(o.results, [](const Value& v) { return show_bits(v.type, v.bits); }));
+             show_list(o.results, [](const Value& v) { return show_bits(v.type, v.bits, v.hi); }));
   }
 
   void cmd_assert_trap(const std::string& cmd_kind, uint32_t line, const json& cmd) {
@@ -419,7 +489,7 @@ class Script {
     if (o.kind == ActionOutcome::Kind::Ok)
       return fail(kind, line,
                   "expected trap \"" + text + "\", returned " +
-                      show_list(o.results, [](const Value& v) { return show_bits(v.type, v.bits); }));
+                      show_list(o.results, [](const Value& v) { return show_bits(v.type, v.bits, v.hi); }));
     if (trap_matches(o.message, text)) return pass(kind, line);
     fail(kind, line, "expected trap \"" + text + "\", got \"" + o.message + "\"");
   }

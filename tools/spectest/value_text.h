@@ -10,7 +10,8 @@
 
 namespace ww::spectest {
 
-inline std::string show_bits(ValType t, uint64_t bits) {
+// `hi`: a v128's high word (shown as two hex words, high first).
+inline std::string show_bits(ValType t, uint64_t bits, uint64_t hi = 0) {
   char buf[96];
   switch (t) {
     case ValType::I32:
@@ -34,6 +35,9 @@ inline std::string show_bits(ValType t, uint64_t bits) {
       else
         std::snprintf(buf, sizeof buf, "%s:%llu", valtype_name(t),
                       (unsigned long long)(t == ValType::ExternRef ? bits - 1 : bits));
+      break;
+    case ValType::V128:
+      std::snprintf(buf, sizeof buf, "v128:0x%016llx_%016llx", (unsigned long long)hi, (unsigned long long)bits);
       break;
     default:
       std::snprintf(buf, sizeof buf, "%s:?", valtype_name(t));

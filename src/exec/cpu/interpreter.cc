@@ -11,6 +11,7 @@
 #include "bytecode/ops.h"
 #include "semantics/memory_ops.h"
 #include "semantics/semantics.h"
+#include "semantics/simd.h"
 #include "store/store_views.h"
 
 namespace ww {
@@ -141,6 +142,14 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
 #define MEM_PAGES uint32_t(mem_size / kPageSize)
 #define GLOBAL_GET(g) (*globals[g])
 #define GLOBAL_SET(g, v) (*globals[g] = (v))
+  // A v128 global's high word follows its low word (GlobalInst::hi).
+#define GLOBAL_GET_V128(g) sem::v128_of(globals[g][0], globals[g][1])
+#define GLOBAL_SET_V128(g, v)          \
+  do {                                 \
+    const sem::V128 gv_ = (v);         \
+    globals[g][0] = gv_.lo;            \
+    globals[g][1] = gv_.hi;            \
+  } while (0)
 #define BR_TABLE(v, start, count)                                  \
   do {                                                             \
     uint32_t v_ = (v);                                             \
@@ -210,9 +219,15 @@ do_call_store : {
   // A host function or another instance's function: re-enter through
   // cpu_call with the callee's frame at call_fp.
   const FuncInst& f = S.funcs[call_def];
+  const FuncType& ft = S.types[f.type_id];
+  const size_t np = ft.params.size(), nr = ft.results.size();
+  // A module with v128 values and one without lay values out differently
+  // (BytecodeModule::slot_width): the arguments and results move between.
+  const uint32_t callee_w = slot_width_of(S, call_def);
+  if (callee_w != bc.slot_width && size_t(stack_end - call_fp) < std::max(np, nr) * 2) TRAP(CallStackExhausted);
+  relayout_slots(call_fp, np, bc.slot_width, callee_w);
   if (f.instance == kHostInstance) {
-    const FuncType& ft = S.types[f.type_id];
-    size_t need = std::max(ft.params.size(), ft.results.size());
+    size_t need = std::max(np, nr);
     if (size_t(stack_end - call_fp) < need) TRAP(CallStackExhausted);
     // A host function that re-enters Store::invoke builds frames above ours.
     S.stack_top = uint32_t(call_fp - stack_begin + need);
@@ -226,6 +241,7 @@ do_call_store : {
     trap = t;
     goto trapped;
   }
+  relayout_slots(call_fp, nr, callee_w, bc.slot_width);
   pc = ret_pc;
   DISPATCH();
 }

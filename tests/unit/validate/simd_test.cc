@@ -1,7 +1,7 @@
 // SIMD (v128) validation: the opcode rows' signatures, lane indices,
 // shuffle indices, alignment of the vector loads and stores, v128 in
-// select and constant expressions; and the translator's refusal, since
-// SIMD is not run yet.
+// select and constant expressions; and the slot width a module with v128
+// is translated with.
 #include <gtest/gtest.h>
 
 #include "runtime/runtime.h"
@@ -100,15 +100,16 @@ TEST(Simd, SelectTakesVectorsAndConstantExpressionsMakeThem) {
   EXPECT_EQ(verdict(b.m), "type mismatch");
 }
 
-// Validated SIMD is refused when the module is compiled to run, with the
-// same words wherever it shows up.
-TEST(Simd, CompilingRefusesIt) {
+// A module that holds v128 anywhere (a type, or only an instruction) is
+// translated with two slots per value; one without keeps one.
+TEST(Simd, ModulesWithV128TakeTwoSlotsPerValue) {
   // (module (func (param v128)))
   const std::vector<uint8_t> param = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60,
                                       0x01, 0x7b, 0x00, 0x03, 0x02, 0x01, 0x00, 0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b};
   auto m = compile_module(param);
-  ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.error().message, "SIMD is not supported yet (the module uses v128)");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ((*m)->code.bytecode.slot_width, 2u);
+  EXPECT_EQ((*m)->code.bytecode.funcs[0].num_params, 2u);
   // (module (func (result i32) v128.const 0 i32x4.extract_lane 0)): no v128 in any type
   std::vector<uint8_t> body = cat({{0x00}, v128_const(0), {0xfd, 0x1b, 0x00, 0x0b}});
   std::vector<uint8_t> mod = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00,
@@ -116,8 +117,14 @@ TEST(Simd, CompilingRefusesIt) {
                               uint8_t(body.size())};
   mod.insert(mod.end(), body.begin(), body.end());
   m = compile_module(mod);
-  ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.error().message, "SIMD is not supported yet (v128.const)");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ((*m)->code.bytecode.slot_width, 2u);
+  // (module (func (result i32) i32.const 7))
+  const std::vector<uint8_t> plain = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00,
+                                      0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x0a, 0x06, 0x01, 0x04, 0x00, 0x41, 0x07, 0x0b};
+  m = compile_module(plain);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ((*m)->code.bytecode.slot_width, 1u);
 }
 
 }  // namespace

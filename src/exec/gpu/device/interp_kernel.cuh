@@ -195,7 +195,12 @@ dispatch:
     pc += WW_WORDS_##fmt;                  \
     goto dispatch;                         \
   }
+// v128 ops do not run here yet (the tier gate keeps v128 modules off the GPU).
+#define WW_OPV(...)
+#define WW_OPX(...)
 #include "bytecode/ops.def"
+#undef WW_OPX
+#undef WW_OPV
 #undef WW_OP
     default:
       trap = TrapCode::HostError;
