@@ -122,6 +122,7 @@ struct InstanceSnapshot {
   };
   std::vector<Memory> memories;                     // the module's own memories
   std::vector<uint64_t> globals;                    // the module's own globals
+  std::vector<uint64_t> globals_hi;                 // their v128 high words (0 for the rest)
   std::vector<std::vector<uint64_t>> tables;        // the module's own tables
   std::vector<std::vector<uint64_t>> elem_segments;  // what elem.drop left
   std::vector<uint8_t> data_dropped;
@@ -145,6 +146,7 @@ struct InstanceDelta {
   };
   std::vector<Memory> memories;  // empty: the image's state, untouched
   std::vector<uint64_t> globals;
+  std::vector<uint64_t> globals_hi;  // v128 high words (0 for the rest)
   std::vector<std::vector<uint64_t>> tables;
   std::vector<std::vector<uint64_t>> elem_segments;
   std::vector<uint8_t> data_dropped;

@@ -66,6 +66,7 @@ Result<InstanceSnapshot> Store::snapshot(uint32_t instance) const {
     uint64_t v = g.bits;
     if (is_funcref(g.type.type) && !refs.to_module(g.bits, v)) return foreign();
     snap.globals.push_back(v);
+    snap.globals_hi.push_back(g.hi);
   }
   for (size_t k = m.num_imported_tables; k < inst.tables.size(); ++k) {
     const TableInst& t = s.tables[inst.tables[k]];
@@ -155,6 +156,7 @@ Status Store::reset_instance(uint32_t instance, const InstanceSnapshot& image) {
   for (size_t k = 0; k < image.globals.size(); ++k) {
     GlobalInst& g = s.globals[inst.globals[m.num_imported_globals + k]];
     g.bits = to_store(is_funcref(g.type.type), image.globals[k]);
+    g.hi = k < image.globals_hi.size() ? image.globals_hi[k] : 0;
   }
   for (size_t k = 0; k < image.tables.size(); ++k) {
     TableInst& t = s.tables[inst.tables[m.num_imported_tables + k]];
@@ -219,9 +221,11 @@ Status Store::capture_delta(uint32_t instance, InstanceDelta& d) const {
     return refs->to_module(ref, out);
   };
   d.globals.resize(inst.globals.size() - m.num_imported_globals);
+  d.globals_hi.resize(d.globals.size());
   for (size_t k = m.num_imported_globals; k < inst.globals.size(); ++k) {
     const GlobalInst& g = s.globals[inst.globals[k]];
     uint64_t& v = d.globals[k - m.num_imported_globals];
+    d.globals_hi[k - m.num_imported_globals] = g.hi;
     v = g.bits;
     if (is_funcref(g.type.type) && !to_module(g.bits, v)) return foreign();
   }
@@ -277,6 +281,7 @@ Status Store::apply_delta(uint32_t instance, const InstanceDelta& d) {
   for (size_t k = 0; k < d.globals.size(); ++k) {
     GlobalInst& g = s.globals[inst.globals[m.num_imported_globals + k]];
     g.bits = to_store(is_funcref(g.type.type), d.globals[k]);
+    g.hi = k < d.globals_hi.size() ? d.globals_hi[k] : 0;
   }
   for (size_t k = 0; k < d.tables.size(); ++k) {
     TableInst& t = s.tables[inst.tables[m.num_imported_tables + k]];
@@ -318,6 +323,7 @@ std::optional<std::string> apply_snapshot(StoreImpl& s, InstanceRec& inst, const
   for (size_t k = 0; k < snap.globals.size(); ++k) {
     GlobalInst& g = s.globals[inst.globals[m.num_imported_globals + k]];
     g.bits = is_funcref(g.type.type) ? refs.to_store(snap.globals[k]) : snap.globals[k];
+    g.hi = k < snap.globals_hi.size() ? snap.globals_hi[k] : 0;
   }
   for (size_t k = 0; k < snap.tables.size(); ++k) {
     TableInst& t = s.tables[inst.tables[m.num_imported_tables + k]];

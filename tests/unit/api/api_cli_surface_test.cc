@@ -259,4 +259,48 @@ TEST(ApiSurface, ScalarAndColumnBitsOfAnyType) {
   EXPECT_NE(r.error().message.find("is i32, given i64"), std::string::npos) << r.error().message;
 }
 
+/* wat2wasm of:
+(module
+  (global $acc (mut v128) (v128.const i32x4 10 20 30 40))
+  (func (export "bump") (param $k i32)
+    (global.set $acc (i32x4.add (global.get $acc) (i32x4.splat (local.get $k)))))
+  (func (export "lane2") (result i32) (i32x4.extract_lane 2 (global.get $acc))))
+*/
+const std::vector<uint8_t> kSimdModule = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x09, 0x02, 0x60, 0x01, 0x7f,
+    0x00, 0x60, 0x00, 0x01, 0x7f, 0x03, 0x03, 0x02, 0x00, 0x01, 0x06, 0x16, 0x01, 0x7b,
+    0x01, 0xfd, 0x0c, 0x0a, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x1e, 0x00, 0x00,
+    0x00, 0x28, 0x00, 0x00, 0x00, 0x0b, 0x07, 0x10, 0x02, 0x04, 0x62, 0x75, 0x6d, 0x70,
+    0x00, 0x00, 0x05, 0x6c, 0x61, 0x6e, 0x65, 0x32, 0x00, 0x01, 0x0a, 0x17, 0x02, 0x0d,
+    0x00, 0x23, 0x00, 0x20, 0x00, 0xfd, 0x11, 0xfd, 0xae, 0x01, 0x24, 0x00, 0x0b, 0x07,
+    0x00, 0x23, 0x00, 0xfd, 0x1b, 0x02, 0x0b
+};
+
+// A module with v128 runs on the CPU interpreter: fresh instances with an
+// init call, resident ones keeping their v128 global (its high word, lane
+// 2, included) from call to call; the GPU says it does not run it yet.
+TEST(ApiSurface, SimdModulesRunOnTheCpuInterpreter) {
+  auto m = wasmwarp::Module::from_bytes(kSimdModule);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  wasmwarp::CallOptions o;
+  o.init = {{"bump", {wasmwarp::Arg::i32(5)}, 1}};
+  auto r = cpu().call(*m, "lane2", 3, {}, o);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  for (uint64_t i = 0; i < 3; ++i) EXPECT_EQ(r->i32(i), 35);
+  EXPECT_EQ(r->report().segments.at(0).tier, wasmwarp::Tier::Interpreter);
+
+  auto inst = cpu().instances(*m, 4);
+  ASSERT_TRUE(inst.ok()) << inst.error().message;
+  ASSERT_TRUE(inst->call("bump", {wasmwarp::Arg::index()}).ok());
+  ASSERT_TRUE(inst->call("bump", {wasmwarp::Arg::i32(1)}).ok());
+  r = inst->call("lane2", {});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  for (uint64_t i = 0; i < 4; ++i) EXPECT_EQ(r->i32(i), 30 + int32_t(i) + 1) << i;
+
+  auto g = engine_on(wasmwarp::Backend::Gpu).call(*m, "lane2", 1, {});
+  ASSERT_FALSE(g.ok());
+  EXPECT_NE(g.error().message.find("SIMD (v128) runs on the CPU interpreter only"), std::string::npos)
+      << g.error().message;
+}
+
 }  // namespace
