@@ -428,10 +428,10 @@ Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResul
 // the GPU, the memory layout.
 Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTrace& trace) {
   out.backend = Backend::Cpu;
-  // v128 runs on the CPU interpreter only, so far (docs/architecture.md).
+  // v128 runs on the CPU only, so far (docs/architecture.md).
   if (spec.module->code.bytecode.slot_width != 1) {
-    if (spec.backend == Backend::Gpu) return err("SIMD (v128) runs on the CPU interpreter only for now, not the GPU");
-    out.backend_note = "SIMD (v128) runs on the CPU interpreter only for now";
+    if (spec.backend == Backend::Gpu) return err("SIMD (v128) runs on the CPU only for now, not the GPU");
+    out.backend_note = "SIMD (v128) runs on the CPU only for now";
     return Status::Ok();
   }
   // WASI on the GPU: on request (its calls leave the kernel for the host).

@@ -48,8 +48,10 @@ class Generator {
   Result<Generated> run();
 
  private:
-  uint32_t nparams(uint32_t func) const { return uint32_t(m_.func_type(func).params.size()); }
-  uint32_t nresults(uint32_t func) const { return uint32_t(m_.func_type(func).results.size()); }
+  // Slots of a call's arguments and results: a module with v128 values
+  // takes two per value (BytecodeModule::slot_width).
+  uint32_t nparams(uint32_t func) const { return uint32_t(m_.func_type(func).params.size()) * bc_.slot_width; }
+  uint32_t nresults(uint32_t func) const { return uint32_t(m_.func_type(func).results.size()) * bc_.slot_width; }
   bool same_type(uint32_t type_index, uint32_t func) const {
     return m_.types[type_index] == m_.func_type(func);
   }
@@ -235,8 +237,10 @@ void Generator::emit_template(const DecodedOp& o) {
     switch (p.kind) {
       case TemplatePiece::Text: out_ += p.text; break;
       case TemplatePiece::Slot: out_ += std::to_string(o.d.s[p.index]); break;
+      case TemplatePiece::SlotHi: out_ += std::to_string(o.d.s[p.index] + 1); break;
       case TemplatePiece::Imm: out_ += std::to_string(o.d.i[p.index]) + "u"; break;
       case TemplatePiece::Const64: out_ += hex64(bc_.consts[o.d.i[p.index]]); break;
+      case TemplatePiece::Const64Hi: out_ += hex64(bc_.consts[o.d.i[p.index] + 1]); break;
       case TemplatePiece::Jump: out_ += jump(o.d.i[p.index], o.pc); break;
       case TemplatePiece::CanonWrite:
         // WF32C -> WF32 where no one can observe the NaN's bits.
@@ -340,8 +344,8 @@ bool Generator::foreign_refs_possible() const {
 
 void Generator::emit_call_indirect(const DecodedOp& o, uint32_t caller_def) {
   const uint32_t base = o.d.s[0], idx = o.d.s[1], type = o.d.i[0], table = o.d.i[1];
-  const uint32_t np = uint32_t(m_.types[type].params.size());
-  const uint32_t nr = uint32_t(m_.types[type].results.size());
+  const uint32_t np = uint32_t(m_.types[type].params.size()) * bc_.slot_width;
+  const uint32_t nr = uint32_t(m_.types[type].results.size()) * bc_.slot_width;
   const std::string check = gpu_ ? "gpu::DevSigCheck{I.M, I.M->type_canon[" + std::to_string(type) + "]}"
                                  : "AnySig{}";
   out_ += " uint64_t ref_ = 0; TRAP_IF(sem::call_indirect_ref(TABLEV(" + std::to_string(table) +
@@ -433,6 +437,7 @@ std::vector<uint32_t> named_slots(const Module& m, const BytecodeModule& bc, uin
                                   const std::vector<DecodedOp>& ops) {
   const FunctionCode& fc = bc.funcs[def];
   const uint32_t nimp = m.num_imported_funcs;
+  const uint32_t w = bc.slot_width;  // a v128 operand names its slot and the next
   std::vector<bool> used(fc.frame_slots + 1, false);
   auto use = [&](uint32_t s, uint32_t n) {
     if (s + n > used.size()) used.resize(s + n, false);
@@ -441,12 +446,12 @@ std::vector<uint32_t> named_slots(const Module& m, const BytecodeModule& bc, uin
   use(0, std::max(fc.num_locals, fc.num_results));
   for (const DecodedOp& o : ops) {
     const BcFmtInfo& fi = bc_fmt_info(bc_op_info(o.d.op).fmt);
-    for (uint32_t k = 0; k < fi.nslots; ++k) use(o.d.s[k], 1);
+    for (uint32_t k = 0; k < fi.nslots; ++k) use(o.d.s[k], w);
     if (o.d.op == BcOp::Call || o.d.op == BcOp::CallImport) {
       const FuncType& ft = m.func_type(o.d.i[0]);
-      use(o.d.s[0], uint32_t(std::max(ft.params.size(), ft.results.size())));
+      use(o.d.s[0], uint32_t(std::max(ft.params.size(), ft.results.size())) * w);
     } else if (o.d.op == BcOp::CallIndirect) {
-      use(o.d.s[0], uint32_t(std::max(m.types[o.d.i[0]].params.size(), m.types[o.d.i[0]].results.size())));
+      use(o.d.s[0], uint32_t(std::max(m.types[o.d.i[0]].params.size(), m.types[o.d.i[0]].results.size())) * w);
     }
   }
   (void)nimp;

@@ -1,6 +1,7 @@
 #include "codegen/op_templates.h"
 
 #include <cctype>
+#include <regex>
 #include <string_view>
 
 namespace ww::codegen {
@@ -20,6 +21,21 @@ bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) 
 int operand_index(std::string_view id, char prefix) {
   if (id.size() == 2 && id[0] == prefix && id[1] >= '0' && id[1] <= '3') return id[1] - '0';
   return -1;
+}
+
+// s0_hi..s3_hi: the slot after the operand (see v128_accessors_spelled_out).
+int operand_hi_index(std::string_view id) {
+  return id.size() == 5 && id.substr(2) == "_hi" ? operand_index(id.substr(0, 2), 's') : -1;
+}
+
+// A v128 body's accessors reach the slot after an operand, (sK) + 1, which
+// generated code (slots are locals rK) cannot compute at preprocessing:
+// they are spelled out over sK and sK_hi, which the parser then fills in.
+std::string v128_accessors_spelled_out(std::string body) {
+  body = std::regex_replace(body, std::regex(R"(RV128\((s[0-3])\))"), "::ww::sem::v128_of(SLOT($1), SLOT($1_hi))");
+  body = std::regex_replace(body, std::regex(R"(WV128\((s[0-3]),)"), "WV128_2($1, $1_hi,");
+  body = std::regex_replace(body, std::regex(R"(\((s[0-3])\) \+ 1)"), "$1_hi");
+  return body;
 }
 
 void push_text(std::vector<TemplatePiece>& out, std::string_view t) {
@@ -44,7 +60,9 @@ bool macro_of_imm(std::string_view s, size_t pos, uint8_t* k, size_t* end) {
   return true;
 }
 
-OpTemplate parse(std::string_view body) {
+OpTemplate parse(std::string_view raw) {
+  const std::string spelled = v128_accessors_spelled_out(std::string(raw));
+  const std::string_view body = spelled;
   OpTemplate t;
   size_t text_start = 0, i = 0;
   while (i < body.size()) {
@@ -58,8 +76,8 @@ OpTemplate parse(std::string_view body) {
     TemplatePiece p;
     size_t end = i;
     uint8_t k = 0;
-    if ((id == "JUMP" || id == "CONST64") && macro_of_imm(body, i, &k, &end)) {
-      p.kind = id == "JUMP" ? TemplatePiece::Jump : TemplatePiece::Const64;
+    if ((id == "JUMP" || id == "CONST64" || id == "CONST64_NEXT") && macro_of_imm(body, i, &k, &end)) {
+      p.kind = id == "JUMP" ? TemplatePiece::Jump : id == "CONST64" ? TemplatePiece::Const64 : TemplatePiece::Const64Hi;
       p.index = k;
       if (id == "JUMP") t.jumps = true;
     } else if (id == "WF32C" || id == "WF64C") {
@@ -68,6 +86,9 @@ OpTemplate parse(std::string_view body) {
     } else if (int s = operand_index(id, 's'); s >= 0) {
       p.kind = TemplatePiece::Slot;
       p.index = uint8_t(s);
+    } else if (int h = operand_hi_index(id); h >= 0) {
+      p.kind = TemplatePiece::SlotHi;
+      p.index = uint8_t(h);
     } else if (int m = operand_index(id, 'i'); m >= 0) {
       p.kind = TemplatePiece::Imm;
       p.index = uint8_t(m);

@@ -17,7 +17,9 @@ namespace ww::codegen {
 struct TemplatePiece {
   // CanonWrite: WF32C/WF64C, the canonicalizing write of an arithmetic
   // result, which the generator may emit as the raw WF32/WF64.
-  enum Kind : uint8_t { Text, Slot, Imm, Jump, Const64, CanonWrite } kind = Text;
+  // SlotHi: the slot after s<index> (a v128's high word); Const64Hi: the
+  // constant after the one i<index> names.
+  enum Kind : uint8_t { Text, Slot, SlotHi, Imm, Jump, Const64, Const64Hi, CanonWrite } kind = Text;
   std::string text;   // Text, CanonWrite (the accessor's name)
   uint8_t index = 0;  // s<index> / i<index>
 };

@@ -146,8 +146,8 @@ class PreparedMemo {
 };
 
 Result<std::shared_ptr<const Prepared>> prepared(const Request& req, Outcome* out) {
-  if (req.module && req.module->code.bytecode.slot_width != 1)
-    return make_error(kNoOffset, "SIMD (v128) is not compiled yet: it runs on the CPU interpreter");
+  if (req.module && req.module->code.bytecode.slot_width != 1 && req.target == Target::Gpu)
+    return make_error(kNoOffset, "SIMD (v128) is not compiled for the GPU yet: it runs on the CPU");
   static PreparedMemo memo;
   auto t = Clock::now();
   bool fresh = false;

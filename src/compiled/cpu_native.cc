@@ -138,11 +138,15 @@ uint32_t call_out(HostCall& h, uint32_t func_addr, uint64_t* io, uint32_t depth)
   StoreImpl& S = *h.S;
   const FuncType& ft = S.types[S.funcs[func_addr].type_id];
   const size_t np = ft.params.size(), nr = ft.results.size();
-  const size_t need = std::max(np, nr);
+  // `io` is in the caller's layout; the callee's module may use the other
+  // (BytecodeModule::slot_width: two slots per value with v128).
+  const uint32_t caller_w = h.inst().module->code.bytecode.slot_width, callee_w = slot_width_of(S, func_addr);
+  const size_t need = std::max(np, nr) * std::max(caller_w, callee_w);
   if (S.stack.size() < size_t(h.free_slot) + need) return uint32_t(TrapCode::CallStackExhausted);
   if (h.metered && --h.I.fuel == 0) return uint32_t(TrapCode::FuelExhausted);
   uint64_t* slots = S.stack.data() + h.free_slot;
-  std::copy(io, io + np, slots);
+  std::copy(io, io + np * caller_w, slots);
+  relayout_slots(slots, np, caller_w, callee_w);
   const uint32_t saved_depth = S.depth, saved_top = S.stack_top;
   S.depth = depth;
   S.stack_top = uint32_t(h.free_slot + need);
@@ -152,7 +156,10 @@ uint32_t call_out(HostCall& h, uint32_t func_addr, uint64_t* io, uint32_t depth)
   S.depth = saved_depth;
   S.stack_top = saved_top;
   h.refresh_all();
-  if (t == TrapCode::None) std::copy(slots, slots + nr, io);
+  if (t == TrapCode::None) {
+    relayout_slots(slots, nr, callee_w, caller_w);
+    std::copy(slots, slots + nr * caller_w, io);
+  }
   return uint32_t(t);
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A C program vectorised by clang (-msimd128 -O3; issue 12 part 4): the
-# module must hold v128 instructions, and every backend that runs SIMD
-# must give the answers of the same source compiled natively.
+# module must hold v128 instructions, and every tier that runs SIMD (the
+# CPU's interpreter and compiled code, so far) must give the answers of the
+# same source compiled natively.
 #   usage: tests/simd/simd-c.sh WASMWARP [WORKDIR]
 # Exits 77 (skipped) without clang, wasm-ld or wasm-objdump.
 set -euo pipefail
@@ -23,16 +24,23 @@ ops=$(wasm-objdump -d "$work/kernels.wasm" | grep -cE "(i8x16|i16x8|i32x4|i64x2|
 cc -O2 -DNATIVE_MAIN "$here/kernels.c" -o "$work/kernels_native"
 n=200
 bad=0
-for k in dot saxpy histogram brighten; do
-  "$work/kernels_native" "$k" "$n" >"$work/native_$k.txt"
-  "$ww" run -q -n "$n" --backend cpu --tier interp --output "$work/$k.csv" --invoke "$k" "$work/kernels.wasm" @index
-  tail -n +2 "$work/$k.csv" | cut -d, -f2 >"$work/wasm_$k.txt"
-  if cmp -s "$work/native_$k.txt" "$work/wasm_$k.txt"; then
-    echo "simd-c: $k: $n instances = native"
-  else
-    echo "simd-c: $k: MISMATCH against native"
-    bad=1
-  fi
+for tier in interp compiled; do
+  for k in dot saxpy histogram brighten; do
+    "$work/kernels_native" "$k" "$n" >"$work/native_$k.txt"
+    "$ww" run -q -n "$n" --backend cpu --tier "$tier" --cache-dir "$work/cache" --output "$work/$k.csv" \
+      --stats "$work/$k.json" --invoke "$k" "$work/kernels.wasm" @index
+    tail -n +2 "$work/$k.csv" | cut -d, -f2 >"$work/wasm_$k.txt"
+    # The compiled tier must really have run (a failed compile falls back).
+    if [[ $tier == compiled ]] && ! grep -q '"used": true' "$work/$k.json"; then
+      echo "simd-c: $k ($tier): FAILED: compiled code did not run"
+      bad=1
+    elif cmp -s "$work/native_$k.txt" "$work/wasm_$k.txt"; then
+      echo "simd-c: $k ($tier): $n instances = native"
+    else
+      echo "simd-c: $k ($tier): MISMATCH against native"
+      bad=1
+    fi
+  done
 done
 echo "simd-c: $ops v128 instructions in the module"
 exit $bad

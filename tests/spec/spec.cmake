@@ -62,8 +62,8 @@ if(TARGET ww-spectest)
                    -- --tier compiled --cache-dir ${PROJECT_BINARY_DIR}/spec-code-cache)
   set_tests_properties(spec_gpu_compiled PROPERTIES LABELS "spec;gpu;compiled" TIMEOUT 3600 SKIP_RETURN_CODE 77)
 
-  # The suite's 56 SIMD files on the CPU interpreter (the tier SIMD runs on
-  # so far): every assertion, nothing expected to fail.
+  # The suite's 56 SIMD files on the CPU, interpreter and compiled tier
+  # (where SIMD runs so far): every assertion, nothing expected to fail.
   add_test(NAME spec_simd_cpu
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
                    --runner $<TARGET_FILE:ww-spectest>
@@ -73,6 +73,16 @@ if(TARGET ww-spectest)
                    --simd
                    --backend cpu)
   set_tests_properties(spec_simd_cpu PROPERTIES LABELS spec TIMEOUT 1800)
+  add_test(NAME spec_simd_compiled_cpu
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
+                   --runner $<TARGET_FILE:ww-spectest>
+                   --suite ${WW_SPEC_SUITE}
+                   --wast2json ${ww_wast2json}
+                   --out ${PROJECT_BINARY_DIR}/spec-json-simd-compiled
+                   --simd
+                   --backend cpu
+                   -- --tier compiled --cache-dir ${PROJECT_BINARY_DIR}/spec-code-cache)
+  set_tests_properties(spec_simd_compiled_cpu PROPERTIES LABELS "spec;compiled" TIMEOUT 3600)
 
   # The runner's own checks (NaN classes, references, trap texts, linking):
   # known-wrong assertions must fail, known-right ones must pass.

@@ -18,6 +18,7 @@
 #include "bytecode/slot_accessors.h"
 #include "semantics/memory_ops.h"
 #include "semantics/semantics.h"
+#include "semantics/simd.h"
 #include "semantics/traps.h"
 
 #if defined(__CUDACC__)
@@ -122,6 +123,14 @@ using Inst = rt::CpuInst;
 #define STORE64(a, v) (sem::mark_written(written_, (a)), sem::store64(mem_ + (a), (v)))
 #define GLOBAL_GET(g) (*I.globals[g])
 #define GLOBAL_SET(g, v) (*I.globals[g] = (v))
+// A v128 global's high word follows its low word (the store's GlobalInst).
+#define GLOBAL_GET_V128(g) ::ww::sem::v128_of(I.globals[g][0], I.globals[g][1])
+#define GLOBAL_SET_V128(g, v)             \
+  do {                                    \
+    const ::ww::sem::V128 gv_ = (v);      \
+    I.globals[g][0] = gv_.lo;             \
+    I.globals[g][1] = gv_.hi;             \
+  } while (0)
 
 // The views of semantics/memory_ops.h over the context; growing goes
 // through the host, which refreshes the context's pointers.
@@ -261,3 +270,11 @@ inline void set_trap(Inst& I, TrapCode c, uint32_t fn, uint32_t pc) {
 
 // Slots of the current frame are the generated function's locals r0, r1, ...
 #define SLOT(s) r##s
+// A v128 write to slots a (low word) and b (high word): the generator
+// spells ops.def's WV128(s, v) out so, since it cannot add to a slot name.
+#define WV128_2(a, b, v)                  \
+  do {                                    \
+    const ::ww::sem::V128 wv128_ = (v);   \
+    SLOT(a) = wv128_.lo;                  \
+    SLOT(b) = wv128_.hi;                  \
+  } while (0)

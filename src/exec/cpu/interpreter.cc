@@ -129,6 +129,7 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
     DISPATCH();                                    \
   } while (0)
 #define CONST64(k) consts[k]
+#define CONST64_NEXT(k) consts[(k) + 1]
 #define LOAD8(a) sem::load8(mem + (a))
 #define LOAD16(a) sem::load16(mem + (a))
 #define LOAD32(a) sem::load32(mem + (a))
