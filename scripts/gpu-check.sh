@@ -10,7 +10,7 @@
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
 #              [unit python programs examples auto wasi spec diff sparse startup bench chain ncu
-#               scale interrupt; also layout, deadline, transfers]
+#               scale interrupt simd; also layout, deadline, transfers]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$root/.device-build}")
@@ -24,7 +24,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit python programs examples auto wasi spec diff sparse startup bench chain ncu scale interrupt} "
+parts=" ${PARTS:-unit python programs examples auto wasi spec diff sparse startup bench chain ncu scale interrupt simd} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -208,6 +208,35 @@ if want bench; then
 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" "$O/bench-table.txt" "$O/bench-work" >"$O/bench.log" 2>&1
 row "benchmarks (auto layout)" "exit $? (table below)"
 fi
+if want simd; then
+# SIMD on the GPU interpreter: the vectorised C program against its native
+# build (tests/simd/simd-c.sh), then the kernels with and without
+# -msimd128 on each way that runs them (kernel ms, best of 3).
+SIMD_WASM=$B/simd/kernels-simd.wasm SIMD_NATIVE=$B/simd/kernels_native SIMD_N=100000 \
+  WAYS="gpu:interp cpu:interp cpu:compiled" bash "$root/tests/simd/simd-c.sh" "$W" "$O/simd" >"$O/simd.log" 2>&1
+row "simd C program = native" "$(grep -c '= native' "$O/simd.log") passed, $(grep -cE 'MISMATCH|FAILED' "$O/simd.log") failed"
+{
+  printf '%-10s %-13s %12s %12s\n' kernel way "simd ms" "scalar ms"
+  for way in gpu:interp cpu:interp cpu:compiled; do
+    for k in dot saxpy histogram brighten; do
+      line=$(printf '%-10s %-13s' "$k" "$way")
+      for v in simd scalar; do
+        best=
+        for r in 1 2 3; do
+          "$W" run -q -n 100000 --backend "${way%%:*}" --tier "${way#*:}" --stats "$O/simd/s.json" --invoke "$k" \
+            "$B/simd/kernels-$v.wasm" @index >/dev/null 2>&1
+          ms=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phases_ms"]["kernel"])' "$O/simd/s.json" 2>/dev/null)
+          [[ -z $best ]] || awk -v a="$ms" -v b="$best" 'BEGIN { exit !(a < b) }' && best=$ms
+        done
+        line+=$(printf ' %12.2f' "$best")
+      done
+      echo "$line"
+    done
+  done
+} >"$O/simd-table.txt"
+row "simd kernels" "see simd table"
+fi
+
 if want chain; then
 # 6b. Chained calls on resident instances against a batch or an API call
 # per step, the state through the host (bench/chain/run.sh).
@@ -421,6 +450,7 @@ fi
   [[ -s $O/scale.txt ]] && { echo "-- scale (issue 9)"; cat "$O/scale.txt"; }
   [[ -s $O/transfers/alloc_cost.txt ]] && { echo "-- allocation and transfers"; cat "$O/transfers/alloc_cost.txt" "$O/transfers/summary.txt"; }
   [[ -s $O/deadline/table.txt ]] && { echo "-- deadline cost (compiled kernels, best of 3)"; cat "$O/deadline/table.txt"; }
+  [[ -s $O/simd-table.txt ]] && { echo "-- simd kernels (100,000 instances, kernel ms, best of 3)"; cat "$O/simd-table.txt"; }
 } | tee "$O/summary.txt"
 if [[ -n ${OUT:-} ]]; then
   cp "$O"/{summary.txt,gpu-unit.log,programs.log,spec-gpu.log,spec-gpu-compiled.log,difftest-compiled.log,bench.log,scale.txt} "$OUT/" 2>/dev/null

@@ -51,6 +51,17 @@ clang --target=wasm32-wasi -O2 -c "$root/bench/wasi/greet.c" -o "$bundle/bench/g
 # The chain benchmark (bench/chain/run.sh): its guest, its native
 # reference and its API driver.
 clang --target=wasm32 -O2 -nostdlib -Wl,--no-entry "$root/bench/chain/particle.c" -o "$bundle/bench/particle.wasm"
+# The vectorised C program of tests/simd (with and without -msimd128) and
+# its native build, for gpu-check's part `simd`.
+mkdir -p "$bundle/simd"
+for v in simd scalar; do
+  flag=$([[ $v == simd ]] && echo -msimd128 || true)
+  clang --target=wasm32 -O3 $flag -mbulk-memory -c "$root/tests/simd/kernels.c" -o "$bundle/simd/kernels.o"
+  wasm-ld --no-entry --export=dot --export=saxpy --export=histogram --export=brighten "$bundle/simd/kernels.o" \
+    -o "$bundle/simd/kernels-$v.wasm"
+done
+rm "$bundle/simd/kernels.o"
+cc -O2 -DNATIVE_MAIN "$root/tests/simd/kernels.c" -o "$bundle/simd/kernels_native"
 gcc -O2 -DNATIVE -ffp-contract=off "$root/bench/chain/particle.c" -o "$bundle/bench/particle_ref"
 cp "$build/bench/api_chain_bench" "$build/bench/api_call_overhead" "$bundle/bench/"
 strip "$bundle/bench/api_chain_bench" "$bundle/bench/api_call_overhead"

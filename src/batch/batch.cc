@@ -424,15 +424,29 @@ namespace {
 
 Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResult& out);
 
+// Why a module with v128 cannot run on the GPU yet ("" when it can).
+std::string v128_off_gpu(const BatchSpec& spec) {
+  const Module& m = spec.module->module;
+  if (!m.imports.empty()) return "in a module with imports";
+  for (const Global& g : m.globals)
+    if (g.type.type == ValType::V128) return "with v128 globals";
+  if (spec.tier == Tier::Compiled) return "in compiled code";
+  return "";
+}
+
 // Backend: the GPU when asked for, or for `auto` when one is usable; on
 // the GPU, the memory layout.
 Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTrace& trace) {
   out.backend = Backend::Cpu;
-  // v128 runs on the CPU only, so far (docs/architecture.md).
+  // v128 on the GPU: the interpreter, for modules without imports (their
+  // calls would cross layouts) or v128 globals (not on the device yet).
   if (spec.module->code.bytecode.slot_width != 1) {
-    if (spec.backend == Backend::Gpu) return err("SIMD (v128) runs on the CPU only for now, not the GPU");
-    out.backend_note = "SIMD (v128) runs on the CPU only for now";
-    return Status::Ok();
+    const std::string why = v128_off_gpu(spec);
+    if (!why.empty()) {
+      if (spec.backend == Backend::Gpu) return err("SIMD (v128) " + why + " runs on the CPU only for now, not the GPU");
+      out.backend_note = "SIMD (v128) " + why + " runs on the CPU only for now";
+      return Status::Ok();
+    }
   }
   // WASI on the GPU: on request (its calls leave the kernel for the host).
   if (spec.wasi && spec.backend == Backend::Auto)

@@ -147,7 +147,7 @@ class PreparedMemo {
 
 Result<std::shared_ptr<const Prepared>> prepared(const Request& req, Outcome* out) {
   if (req.module && req.module->code.bytecode.slot_width != 1 && req.target == Target::Gpu)
-    return make_error(kNoOffset, "SIMD (v128) is not compiled for the GPU yet: it runs on the CPU");
+    return make_error(kNoOffset, "SIMD (v128) is not compiled for the GPU yet: its interpreter runs it");
   static PreparedMemo memo;
   auto t = Clock::now();
   bool fresh = false;

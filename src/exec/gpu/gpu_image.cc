@@ -63,6 +63,7 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
   img.br_tables = bc.br_tables;
   img.funcs = bc.funcs;
   img.num_imported_funcs = m.num_imported_funcs;
+  img.slot_width = cm.code.bytecode.slot_width;
   img.num_funcs = uint32_t(inst.funcs.size());
 
   // Canonical type ids: the store's, so that structurally equal types of

@@ -31,6 +31,7 @@ struct GpuImage {
   std::vector<FunctionCode> funcs;  // defined functions
   uint32_t num_imported_funcs = 0;
   uint32_t num_funcs = 0;  // the module's function index space
+  uint32_t slot_width = 1;  // BytecodeModule::slot_width: 2 with v128
   // Per function of the index space, then per foreign function: canonical type id.
   std::vector<uint32_t> func_canon;
   std::vector<uint32_t> type_canon;  // per type index

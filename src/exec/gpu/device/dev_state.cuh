@@ -52,6 +52,9 @@ struct DevModule {
   const uint64_t* shared_tables;    // when tables are immutable
   const uint32_t* shared_table_size;
   uint32_t num_tables;
+  // Slots per value (BytecodeModule::slot_width): 2 in a module with v128,
+  // whose parameters and results then sit at slots 2k.
+  uint32_t slot_width;
 };
 
 // WASI calls served on the device (dev_wasi.cuh; gpu_backend.h's

@@ -16,6 +16,7 @@
 #include "exec/gpu/device/dev_tables.cuh"
 #include "semantics/memory_ops.h"
 #include "semantics/semantics.h"
+#include "semantics/simd.h"
 
 namespace ww::gpu {
 
@@ -88,6 +89,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
     goto dispatch;                                                          \
   } while (0)
 #define CONST64(k) M.consts[k]
+#define CONST64_NEXT(k) M.consts[(k) + 1]
 #define MEM_SIZE mem_size
 #define MEM_PAGES uint32_t(mem_size / kDevPageSize)
 #define LOAD8(a) uint8_t(mem.load8(a))
@@ -183,8 +185,10 @@ start_call : {
     goto trapped;
   }
   const CallAt at = call_at(W, W.pos_end ? W.pos[t] : 0);
-  for (uint32_t k = 0; k < fc.num_params; ++k) fr.at(k) = call_arg(W, at, k, t);
-  for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(s) = 0;
+  // Parameter k at slot k times the module's slot width (a v128 module's
+  // second slots start as zero: no v128 crosses a batch's boundary).
+  for (uint32_t s = 0; s < fc.num_locals; ++s) fr.at(s) = 0;
+  for (uint32_t k = 0; k < fc.num_params / M.slot_width; ++k) fr.at(k * M.slot_width) = call_arg(W, at, k, t);
 }
 
 dispatch:
@@ -195,12 +199,11 @@ dispatch:
     pc += WW_WORDS_##fmt;                  \
     goto dispatch;                         \
   }
-// v128 ops do not run here yet (the tier gate keeps v128 modules off the GPU).
-#define WW_OPV(...)
-#define WW_OPX(...)
+// v128 globals do not live on the GPU yet: the batch engine keeps modules
+// with them on the CPU.
+#define WW_OPG(...)
 #include "bytecode/ops.def"
-#undef WW_OPX
-#undef WW_OPV
+#undef WW_OPG
 #undef WW_OP
     default:
       trap = TrapCode::HostError;
@@ -296,7 +299,8 @@ finished:
       return;
     }
   }
-  for (uint32_t k = 0; k < M.funcs[cur].num_results; ++k) W.io[uint64_t(k) * N + t] = fr.at(k);
+  for (uint32_t k = 0; k < M.funcs[cur].num_results / M.slot_width; ++k)
+    W.io[uint64_t(k) * N + t] = fr.at(k * M.slot_width);
   finish_instance(W, t, TrapCode::None, 0, 0, true);
   return;
 
