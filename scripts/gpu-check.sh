@@ -213,11 +213,11 @@ if want simd; then
 # build (tests/simd/simd-c.sh), then the kernels with and without
 # -msimd128 on each way that runs them (kernel ms, best of 3).
 SIMD_WASM=$B/simd/kernels-simd.wasm SIMD_NATIVE=$B/simd/kernels_native SIMD_N=100000 \
-  WAYS="gpu:interp cpu:interp cpu:compiled" bash "$root/tests/simd/simd-c.sh" "$W" "$O/simd" >"$O/simd.log" 2>&1
+  WAYS="gpu:interp gpu:compiled cpu:interp cpu:compiled" bash "$root/tests/simd/simd-c.sh" "$W" "$O/simd" >"$O/simd.log" 2>&1
 row "simd C program = native" "$(grep -c '= native' "$O/simd.log") passed, $(grep -cE 'MISMATCH|FAILED' "$O/simd.log") failed"
 {
   printf '%-10s %-13s %12s %12s\n' kernel way "simd ms" "scalar ms"
-  for way in gpu:interp cpu:interp cpu:compiled; do
+  for way in gpu:interp gpu:compiled cpu:interp cpu:compiled; do
     for k in dot saxpy histogram brighten; do
       line=$(printf '%-10s %-13s' "$k" "$way")
       for v in simd scalar; do

@@ -430,7 +430,6 @@ std::string v128_off_gpu(const BatchSpec& spec) {
   if (!m.imports.empty()) return "in a module with imports";
   for (const Global& g : m.globals)
     if (g.type.type == ValType::V128) return "with v128 globals";
-  if (spec.tier == Tier::Compiled) return "in compiled code";
   return "";
 }
 

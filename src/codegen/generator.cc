@@ -664,13 +664,17 @@ std::string Generator::gpu_entry_switch(const char* entry, const char* args) con
     out += "    case " + std::to_string(def) + "u: {\n";
     out += "      if (W.max_depth == 0) { set_trap(I, TrapCode::CallStackExhausted, " + std::to_string(f) +
            "u, 0); break; }\n      ";
+    // A batch's value k is slot k * w (w = 2 in a module with v128, whose
+    // second slots start as zero: no v128 crosses the batch's boundary).
+    const uint32_t w = bc_.slot_width;
     std::string call = "f" + std::to_string(def) + "(I, 1";
-    for (uint32_t k = 0; k < np; ++k) call += ", " + std::string(args) + std::to_string(k) + "u, t)";
+    for (uint32_t k = 0; k < np; ++k)
+      call += k % w ? std::string(", 0") : ", " + std::string(args) + std::to_string(k / w) + "u, t)";
     call += ")";
     out += nr ? "auto res_ = " + call + ";\n" : call + ";\n";
     if (nr == 1) out += "      if (!I.trap && !I.leaving && last_) W.io[t] = res_;\n";
-    for (uint32_t k = 0; nr > 1 && k < nr; ++k)
-      out += "      if (!I.trap && !I.leaving && last_) W.io[" + std::to_string(k) + " * N + t] = res_.v[" +
+    for (uint32_t k = 0; nr > 1 && k < nr; k += w)
+      out += "      if (!I.trap && !I.leaving && last_) W.io[" + std::to_string(k / w) + " * N + t] = res_.v[" +
              std::to_string(k) + "];\n";
     out += "      break;\n    }\n";
   }
