@@ -215,6 +215,11 @@ if want simd; then
 SIMD_WASM=$B/simd/kernels-simd.wasm SIMD_NATIVE=$B/simd/kernels_native SIMD_N=100000 \
   WAYS="gpu:interp gpu:compiled cpu:interp cpu:compiled" bash "$root/tests/simd/simd-c.sh" "$W" "$O/simd" >"$O/simd.log" 2>&1
 row "simd C program = native" "$(grep -c '= native' "$O/simd.log") passed, $(grep -cE 'MISMATCH|FAILED' "$O/simd.log") failed"
+# Every SIMD instruction with random operands against the CPU interpreter.
+"$B/ww-difftest" --backend gpu -n 256 --seed 1 "$B/simd/simd_ops.json" >"$O/simd-difftest.log" 2>&1
+row "simd difftest, gpu interp" "$(tail -n 1 "$O/simd-difftest.log")"
+"$B/ww-difftest" --backend gpu --tier compiled -n 256 --seed 1 "$B/simd/simd_ops.json" >"$O/simd-difftest-compiled.log" 2>&1
+row "simd difftest, gpu compiled" "$(tail -n 1 "$O/simd-difftest-compiled.log")"
 {
   printf '%-10s %-13s %12s %12s\n' kernel way "simd ms" "scalar ms"
   for way in gpu:interp gpu:compiled cpu:interp cpu:compiled; do

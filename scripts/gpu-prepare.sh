@@ -62,6 +62,8 @@ for v in simd scalar; do
 done
 rm "$bundle/simd/kernels.o"
 cc -O2 -DNATIVE_MAIN "$root/tests/simd/kernels.c" -o "$bundle/simd/kernels_native"
+# Every SIMD instruction behind numbers, for ww-difftest on the GPU.
+wast2json "$root/tests/simd/simd_ops.wast" -o "$bundle/simd/simd_ops.json"
 gcc -O2 -DNATIVE -ffp-contract=off "$root/bench/chain/particle.c" -o "$bundle/bench/particle_ref"
 cp "$build/bench/api_chain_bench" "$build/bench/api_call_overhead" "$bundle/bench/"
 strip "$bundle/bench/api_chain_bench" "$bundle/bench/api_call_overhead"

@@ -65,4 +65,26 @@ if(WW_BUILD_TESTS)
                    -- --tier compiled -n 256 --seed 1)
   set_tests_properties(difftest_gpu_compiled PROPERTIES LABELS "gpu;compiled" TIMEOUT 3600 SKIP_RETURN_CODE 77
                        ENVIRONMENT "WW_CACHE_DIR=${PROJECT_BINARY_DIR}/spec-code-cache")
+
+  # Every SIMD instruction with random operands (tests/simd/simd_ops.wast,
+  # made by tests/simd/gen_ops.py): compiled CPU code against the CPU
+  # interpreter in every build, and the GPU's two tiers where there is one.
+  foreach(way cpu_compiled gpu gpu_compiled)
+    if(way STREQUAL "cpu_compiled")
+      set(ww_way_args --backend cpu -- --tier compiled -n 64 --seed 1)
+    elseif(way STREQUAL "gpu")
+      set(ww_way_args --backend gpu -- -n 256 --seed 1)
+    else()
+      set(ww_way_args --backend gpu -- --tier compiled -n 256 --seed 1)
+    endif()
+    add_test(NAME difftest_simd_${way}
+             COMMAND bash ${PROJECT_SOURCE_DIR}/tests/spec/run-spec.sh
+                     --runner $<TARGET_FILE:ww-difftest>
+                     --suite ${PROJECT_SOURCE_DIR}/tests/simd
+                     --wast2json ${ww_difftest_wast2json}
+                     --out ${PROJECT_BINARY_DIR}/difftest-simd-${way}
+                     --simd ${ww_way_args})
+    set_tests_properties(difftest_simd_${way} PROPERTIES LABELS "simd" TIMEOUT 1800 SKIP_RETURN_CODE 77
+                         ENVIRONMENT "WW_CACHE_DIR=${PROJECT_BINARY_DIR}/spec-code-cache")
+  endforeach()
 endif()
