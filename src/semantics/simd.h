@@ -65,18 +65,41 @@ WW_HD inline V128 splat(T x) {
   return r;
 }
 
-// r[i] = f(a[i]); lanes of In, results as Out (same lane count).
+// r[i] = f(a[i]); lanes of In, results as Out (same lane count and
+// width). On the host the lanes go through arrays, a loop g++ vectorises
+// into SSE (over shifts and masks it did not: compiled SIMD code ran 2-6x
+// slower than the scalar build, bench/RESULTS.md); on the GPU, where a
+// thread is scalar anyway, shifts keep the two words in registers.
 template <class In, class Out, class F>
 WW_HD inline V128 map1(const V128& a, F f) {
+  static_assert(sizeof(In) == sizeof(Out), "map1 keeps the lane width");
   V128 r;
+#ifdef __CUDA_ARCH__
   for (int i = 0; i < lanes<In>(); ++i) set_lane<Out>(r, i, f(lane<In>(a, i)));
+#else
+  In x[lanes<In>()];
+  Out y[lanes<In>()];
+  memcpy(x, &a, 16);  // little-endian: lo's bytes are lanes 0.., hi's the rest
+  for (int i = 0; i < lanes<In>(); ++i) y[i] = Out(f(x[i]));
+  memcpy(&r, y, 16);
+#endif
   return r;
 }
 
 template <class In, class Out, class F>
 WW_HD inline V128 map2(const V128& a, const V128& b, F f) {
+  static_assert(sizeof(In) == sizeof(Out), "map2 keeps the lane width");
   V128 r;
+#ifdef __CUDA_ARCH__
   for (int i = 0; i < lanes<In>(); ++i) set_lane<Out>(r, i, f(lane<In>(a, i), lane<In>(b, i)));
+#else
+  In x[lanes<In>()], z[lanes<In>()];
+  Out y[lanes<In>()];
+  memcpy(x, &a, 16);
+  memcpy(z, &b, 16);
+  for (int i = 0; i < lanes<In>(); ++i) y[i] = Out(f(x[i], z[i]));
+  memcpy(&r, y, 16);
+#endif
   return r;
 }
 
@@ -121,13 +144,26 @@ WW_HD inline V128 f64x2_replace_lane(const V128& v, int i, double x) { return re
 
 // Byte i of the result is byte s[i] of a, or 0 when s[i] is 16 or more.
 WW_HD inline V128 i8x16_swizzle(const V128& a, const V128& s) {
+#ifdef __CUDA_ARCH__
   return map1<uint8_t, uint8_t>(s, [&](uint8_t k) { return k < 16 ? lane<uint8_t>(a, k) : uint8_t(0); });
+#else
+  uint8_t x[16];
+  memcpy(x, &a, 16);
+  return map1<uint8_t, uint8_t>(s, [&](uint8_t k) { return k < 16 ? x[k] : uint8_t(0); });
+#endif
 }
 
 // Byte i is byte idx[i] of a:b (a's 16 bytes, then b's); indices validated
 // below 32. The immediate's 16 bytes are packed as a V128 too.
 WW_HD inline V128 i8x16_shuffle(const V128& a, const V128& b, const V128& idx) {
+#ifdef __CUDA_ARCH__
   return map1<uint8_t, uint8_t>(idx, [&](uint8_t k) { return k < 16 ? lane<uint8_t>(a, k) : lane<uint8_t>(b, k - 16); });
+#else
+  uint8_t x[32];
+  memcpy(x, &a, 16);
+  memcpy(x + 16, &b, 16);
+  return map1<uint8_t, uint8_t>(idx, [&](uint8_t k) { return x[k & 31]; });
+#endif
 }
 
 // ------------------------------------------------------------------ bitwise
@@ -280,37 +316,65 @@ WW_HD inline V128 i32x4_dot_i16x8_s(const V128& a, const V128& b) {
 
 // Lanes `first`.. of a's narrow N lanes, each extended (signed or not by
 // the type of N) to a wide lane W.
+// The lanes of a v128 as an array (the host's way, see map1) or one by one
+// through shifts (the GPU's).
+template <class T>
+struct LaneArray {
+  T v[16 / sizeof(T)];
+  WW_HD explicit LaneArray(const V128& x) {
+#ifdef __CUDA_ARCH__
+    for (int i = 0; i < lanes<T>(); ++i) v[i] = lane<T>(x, i);
+#else
+    memcpy(v, &x, 16);
+#endif
+  }
+  WW_HD LaneArray() : v{} {}
+  WW_HD V128 vec() const {
+    V128 r;
+#ifdef __CUDA_ARCH__
+    for (int i = 0; i < lanes<T>(); ++i) set_lane<T>(r, i, v[i]);
+#else
+    memcpy(&r, v, 16);
+#endif
+    return r;
+  }
+};
+
 template <class N, class W>
 WW_HD inline V128 extend(const V128& a, int first) {
-  V128 r;
-  for (int i = 0; i < lanes<W>(); ++i) set_lane<W>(r, i, W(lane<N>(a, first + i)));
-  return r;
+  const LaneArray<N> x(a);
+  LaneArray<W> r;
+  for (int i = 0; i < lanes<W>(); ++i) r.v[i] = W(x.v[first + i]);
+  return r.vec();
 }
 
 template <class N, class W>
 WW_HD inline V128 extmul(const V128& a, const V128& b, int first) {
-  V128 r;
-  for (int i = 0; i < lanes<W>(); ++i) set_lane<W>(r, i, W(W(lane<N>(a, first + i)) * W(lane<N>(b, first + i))));
-  return r;
+  const LaneArray<N> x(a), y(b);
+  LaneArray<W> r;
+  for (int i = 0; i < lanes<W>(); ++i) r.v[i] = W(W(x.v[first + i]) * W(y.v[first + i]));
+  return r.vec();
 }
 
 template <class N, class W>
 WW_HD inline V128 extadd_pairwise(const V128& a) {
-  V128 r;
-  for (int i = 0; i < lanes<W>(); ++i) set_lane<W>(r, i, W(W(lane<N>(a, 2 * i)) + W(lane<N>(a, 2 * i + 1))));
-  return r;
+  const LaneArray<N> x(a);
+  LaneArray<W> r;
+  for (int i = 0; i < lanes<W>(); ++i) r.v[i] = W(W(x.v[2 * i]) + W(x.v[2 * i + 1]));
+  return r.vec();
 }
 
 // Wide signed lanes of a, then of b, saturated into the narrow type N.
 template <class Wide, class N>
 WW_HD inline V128 narrow(const V128& a, const V128& b, int32_t lo, int32_t hi) {
-  V128 r;
+  const LaneArray<Wide> x(a), y(b);
+  LaneArray<N> r;
   constexpr int kHalf = lanes<Wide>();
   for (int i = 0; i < kHalf; ++i) {
-    set_lane<N>(r, i, saturate<N, int32_t>(int32_t(lane<Wide>(a, i)), lo, hi));
-    set_lane<N>(r, kHalf + i, saturate<N, int32_t>(int32_t(lane<Wide>(b, i)), lo, hi));
+    r.v[i] = saturate<N, int32_t>(int32_t(x.v[i]), lo, hi);
+    r.v[kHalf + i] = saturate<N, int32_t>(int32_t(y.v[i]), lo, hi);
   }
-  return r;
+  return r.vec();
 }
 
 #define WW_SIMD_WIDEN(P, FROM, NS, NU, WS, WU)                                                                       \
