@@ -8,9 +8,10 @@
 //
 // Float lanes go through the scalar functions (canonical NaNs, no FMA,
 // min/max and rounding as the scalar instructions); integer lanes wrap
-// unless the instruction saturates. Lanes are read and written with shifts
-// on the two words, never through an array: on the GPU the two words stay
-// in registers. Same rules as semantics.h: no host-only std:: calls.
+// unless the instruction saturates. On the GPU lanes are read and written
+// with shifts on the two words (they stay in a thread's registers); on the
+// host through lane arrays, loops the host compiler vectorises (map1). Same
+// rules as semantics.h: no host-only std:: calls.
 #pragma once
 
 #include "semantics/semantics.h"
