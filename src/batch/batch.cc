@@ -428,8 +428,7 @@ Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResul
 std::string v128_off_gpu(const BatchSpec& spec) {
   const Module& m = spec.module->module;
   if (!m.imports.empty()) return "in a module with imports";
-  for (const Global& g : m.globals)
-    if (g.type.type == ValType::V128) return "with v128 globals";
+  if (m.has_v128_global()) return "with v128 globals";
   return "";
 }
 

@@ -122,6 +122,14 @@ struct Module {
 
   // "name" section name, export name, or "func[N]".
   std::string func_display_name(uint32_t funcidx) const;
+  // A global of type v128, imported or defined.
+  bool has_v128_global() const {
+    for (const Import& im : imports)
+      if (im.kind == ExternKind::Global && im.global.type == ValType::V128) return true;
+    for (const Global& g : globals)
+      if (g.type.type == ValType::V128) return true;
+    return false;
+  }
 };
 
 }  // namespace ww

@@ -28,13 +28,6 @@ bool limits_match(uint64_t have_min, const std::optional<uint64_t>& have_max, co
 // global.get) against the instance being built: `funcs` and `globals` are
 // its address spaces so far. Validation guarantees the shape; nullopt
 // covers modules that skipped it.
-// Bytes first..first+7 of a little-endian v128 immediate.
-uint64_t v128_word(const std::array<uint8_t, 16>& bytes, int first) {
-  uint64_t w = 0;
-  for (int i = 7; i >= 0; --i) w = w << 8 | bytes[size_t(first + i)];
-  return w;
-}
-
 std::optional<uint64_t> eval_const(const ConstExpr& e, const StoreImpl& s,
                                    const std::vector<uint32_t>& funcs,
                                    const std::vector<uint32_t>& globals) {

@@ -8,10 +8,9 @@
 //
 // Float lanes go through the scalar functions (canonical NaNs, no FMA,
 // min/max and rounding as the scalar instructions); integer lanes wrap
-// unless the instruction saturates. On the GPU lanes are read and written
-// with shifts on the two words (they stay in a thread's registers); on the
-// host through lane arrays, loops the host compiler vectorises (map1). Same
-// rules as semantics.h: no host-only std:: calls.
+// unless the instruction saturates. Lanes are reached through LaneArray:
+// shifts on the two words on the GPU, arrays the host compiler vectorises
+// on the host. Same rules as semantics.h: no host-only std:: calls.
 #pragma once
 
 #include "semantics/semantics.h"
@@ -66,42 +65,51 @@ WW_HD inline V128 splat(T x) {
   return r;
 }
 
-// r[i] = f(a[i]); lanes of In, results as Out (same lane count and
-// width). On the host the lanes go through arrays, a loop g++ vectorises
-// into SSE (over shifts and masks it did not: compiled SIMD code ran 2-6x
-// slower than the scalar build, bench/RESULTS.md); on the GPU, where a
-// thread is scalar anyway, shifts keep the two words in registers.
+// The lanes of a v128 as an array. On the host through memcpy (a
+// little-endian copy: lo's bytes are lanes 0..), so that loops over lanes
+// are loops g++ vectorises into SSE (over shifts and masks it did not:
+// compiled SIMD code ran 2-6x slower than the scalar build,
+// bench/RESULTS.md); on the GPU, where a thread is scalar anyway, through
+// shifts on the two words, which unrolled loops keep in registers.
+template <class T>
+struct LaneArray {
+  T v[16 / sizeof(T)];
+  WW_HD LaneArray() : v{} {}
+  WW_HD explicit LaneArray(const V128& x) {
+#ifdef __CUDA_ARCH__
+    for (int i = 0; i < lanes<T>(); ++i) v[i] = lane<T>(x, i);
+#else
+    memcpy(v, &x, 16);
+#endif
+  }
+  WW_HD V128 vec() const {
+    V128 r;
+#ifdef __CUDA_ARCH__
+    for (int i = 0; i < lanes<T>(); ++i) set_lane<T>(r, i, v[i]);
+#else
+    memcpy(&r, v, 16);
+#endif
+    return r;
+  }
+};
+
+// r[i] = f(a[i]); lanes of In, results as Out (same lane count and width).
 template <class In, class Out, class F>
 WW_HD inline V128 map1(const V128& a, F f) {
   static_assert(sizeof(In) == sizeof(Out), "map1 keeps the lane width");
-  V128 r;
-#ifdef __CUDA_ARCH__
-  for (int i = 0; i < lanes<In>(); ++i) set_lane<Out>(r, i, f(lane<In>(a, i)));
-#else
-  In x[lanes<In>()];
-  Out y[lanes<In>()];
-  memcpy(x, &a, 16);  // little-endian: lo's bytes are lanes 0.., hi's the rest
-  for (int i = 0; i < lanes<In>(); ++i) y[i] = Out(f(x[i]));
-  memcpy(&r, y, 16);
-#endif
-  return r;
+  const LaneArray<In> x(a);
+  LaneArray<Out> y;
+  for (int i = 0; i < lanes<In>(); ++i) y.v[i] = Out(f(x.v[i]));
+  return y.vec();
 }
 
 template <class In, class Out, class F>
 WW_HD inline V128 map2(const V128& a, const V128& b, F f) {
   static_assert(sizeof(In) == sizeof(Out), "map2 keeps the lane width");
-  V128 r;
-#ifdef __CUDA_ARCH__
-  for (int i = 0; i < lanes<In>(); ++i) set_lane<Out>(r, i, f(lane<In>(a, i), lane<In>(b, i)));
-#else
-  In x[lanes<In>()], z[lanes<In>()];
-  Out y[lanes<In>()];
-  memcpy(x, &a, 16);
-  memcpy(z, &b, 16);
-  for (int i = 0; i < lanes<In>(); ++i) y[i] = Out(f(x[i], z[i]));
-  memcpy(&r, y, 16);
-#endif
-  return r;
+  const LaneArray<In> x(a), z(b);
+  LaneArray<Out> y;
+  for (int i = 0; i < lanes<In>(); ++i) y.v[i] = Out(f(x.v[i], z.v[i]));
+  return y.vec();
 }
 
 // Comparison lanes: all ones for true.
@@ -317,30 +325,6 @@ WW_HD inline V128 i32x4_dot_i16x8_s(const V128& a, const V128& b) {
 
 // Lanes `first`.. of a's narrow N lanes, each extended (signed or not by
 // the type of N) to a wide lane W.
-// The lanes of a v128 as an array (the host's way, see map1) or one by one
-// through shifts (the GPU's).
-template <class T>
-struct LaneArray {
-  T v[16 / sizeof(T)];
-  WW_HD explicit LaneArray(const V128& x) {
-#ifdef __CUDA_ARCH__
-    for (int i = 0; i < lanes<T>(); ++i) v[i] = lane<T>(x, i);
-#else
-    memcpy(v, &x, 16);
-#endif
-  }
-  WW_HD LaneArray() : v{} {}
-  WW_HD V128 vec() const {
-    V128 r;
-#ifdef __CUDA_ARCH__
-    for (int i = 0; i < lanes<T>(); ++i) set_lane<T>(r, i, v[i]);
-#else
-    memcpy(&r, v, 16);
-#endif
-    return r;
-  }
-};
-
 template <class N, class W>
 WW_HD inline V128 extend(const V128& a, int first) {
   const LaneArray<N> x(a);

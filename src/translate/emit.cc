@@ -303,12 +303,9 @@ class Emitter {
   bool global_is_v128(uint32_t g) const { return g < m_.num_globals() && m_.global_type(g).type == ValType::V128; }
   // A v128 immediate as two consecutive consts: the index of the first.
   uint32_t v128_const(const std::array<uint8_t, 16>& bytes) {
-    uint64_t lo = 0, hi = 0;
-    for (int i = 7; i >= 0; --i) lo = lo << 8 | bytes[size_t(i)];
-    for (int i = 15; i >= 8; --i) hi = hi << 8 | bytes[size_t(i)];
     const uint32_t k = uint32_t(bc_.consts.size());
-    bc_.consts.push_back(lo);
-    bc_.consts.push_back(hi);
+    bc_.consts.push_back(v128_word(bytes, 0));
+    bc_.consts.push_back(v128_word(bytes, 8));
     return k;
   }
 

@@ -16,10 +16,7 @@ bool declares_v128(const Module& m) {
   auto has = [](const std::vector<ValType>& ts) { return std::find(ts.begin(), ts.end(), ValType::V128) != ts.end(); };
   for (const FuncType& t : m.types)
     if (has(t.params) || has(t.results)) return true;
-  for (const Import& im : m.imports)
-    if (im.kind == ExternKind::Global && im.global.type == ValType::V128) return true;
-  for (const Global& g : m.globals)
-    if (g.type.type == ValType::V128) return true;
+  if (m.has_v128_global()) return true;
   for (const FunctionBody& b : m.codes)
     if (has(b.locals)) return true;
   return false;

@@ -45,6 +45,14 @@ struct Instr {
   uint8_t lane = 0;                     // Lane, MemLane
 };
 
+// Bytes first..first+7 of a v128 immediate (little-endian) as one word:
+// first 0 the low word, 8 the high one.
+inline uint64_t v128_word(const std::array<uint8_t, 16>& bytes, int first) {
+  uint64_t w = 0;
+  for (int i = 7; i >= 0; --i) w = w << 8 | bytes[size_t(first + i)];
+  return w;
+}
+
 // Reads the next instruction at `r`. Errors: "unexpected end",
 // "illegal opcode" for unknown opcodes (SIMD's 0xFD prefix included), LEB
 // errors from ByteReader, "zero byte expected" for reserved memory/table

@@ -187,8 +187,9 @@ start_call : {
   const CallAt at = call_at(W, W.pos_end ? W.pos[t] : 0);
   // Parameter k at slot k times the module's slot width (a v128 module's
   // second slots start as zero: no v128 crosses a batch's boundary).
-  for (uint32_t s = 0; s < fc.num_locals; ++s) fr.at(s) = 0;
-  for (uint32_t k = 0; k < fc.num_params / M.slot_width; ++k) fr.at(k * M.slot_width) = call_arg(W, at, k, t);
+  for (uint32_t s = 0; s < fc.num_params; ++s)
+    fr.at(s) = s % M.slot_width ? 0 : call_arg(W, at, s / M.slot_width, t);
+  for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(s) = 0;
 }
 
 dispatch:
