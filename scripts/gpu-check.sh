@@ -220,6 +220,14 @@ row "simd C program = native" "$(grep -c '= native' "$O/simd.log") passed, $(gre
 row "simd difftest, gpu interp" "$(tail -n 1 "$O/simd-difftest.log")"
 "$B/ww-difftest" --backend gpu --tier compiled -n 256 --seed 1 "$B/simd/simd_ops.json" >"$O/simd-difftest-compiled.log" 2>&1
 row "simd difftest, gpu compiled" "$(tail -n 1 "$O/simd-difftest-compiled.log")"
+# The suite's 56 SIMD files through both GPU tiers (nothing expected to
+# fail, as on the CPU); the bundle carries them packed.
+mkdir -p "$O/spec-simd" && tar -xJf "$B/spec-simd.tar.xz" -C "$O/spec-simd"
+timeout "${SIMD_SPEC_LIMIT:-400}" "$B/ww-spectest" --backend gpu "$O"/spec-simd/*.json >"$O/spec-simd-gpu.log" 2>&1
+row "simd spec suite, gpu interp" "rc=$? $(tail -n 1 "$O/spec-simd-gpu.log")"
+timeout "${SIMD_SPEC_LIMIT:-400}" "$B/ww-spectest" --backend gpu --tier compiled --cache-dir "$O/spec-simd-cache" \
+  "$O"/spec-simd/*.json >"$O/spec-simd-gpu-compiled.log" 2>&1
+row "simd spec suite, gpu compiled" "rc=$? $(tail -n 1 "$O/spec-simd-gpu-compiled.log")"
 {
   printf '%-10s %-13s %12s %12s\n' kernel way "simd ms" "scalar ms"
   for way in gpu:interp gpu:compiled cpu:interp cpu:compiled; do

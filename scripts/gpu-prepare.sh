@@ -64,6 +64,13 @@ rm "$bundle/simd/kernels.o"
 cc -O2 -DNATIVE_MAIN "$root/tests/simd/kernels.c" -o "$bundle/simd/kernels_native"
 # Every SIMD instruction behind numbers, for ww-difftest on the GPU.
 wast2json "$root/tests/simd/simd_ops.wast" -o "$bundle/simd/simd_ops.json"
+# The suite's SIMD files, packed: 17 MB of JSON and modules would take a
+# quarter of what the device tool carries.
+rm -rf "$bundle/spec-simd" && mkdir -p "$bundle/spec-simd"
+for f in "$suite"/simd_*.wast; do
+  (cd "$bundle/spec-simd" && wast2json "$f" -o "$(basename "${f%.wast}").json")
+done
+tar -cJf "$bundle/spec-simd.tar.xz" -C "$bundle/spec-simd" . && rm -rf "$bundle/spec-simd"
 gcc -O2 -DNATIVE -ffp-contract=off "$root/bench/chain/particle.c" -o "$bundle/bench/particle_ref"
 cp "$build/bench/api_chain_bench" "$build/bench/api_call_overhead" "$bundle/bench/"
 strip "$bundle/bench/api_chain_bench" "$bundle/bench/api_call_overhead"

@@ -424,27 +424,18 @@ namespace {
 
 Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResult& out);
 
-// Why a module with v128 cannot run on the GPU yet ("" when it can).
-std::string v128_off_gpu(const BatchSpec& spec) {
-  const Module& m = spec.module->module;
-  if (!m.imports.empty()) return "in a module with imports";
-  if (m.has_v128_global()) return "with v128 globals";
-  return "";
-}
 
 // Backend: the GPU when asked for, or for `auto` when one is usable; on
 // the GPU, the memory layout.
 Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTrace& trace) {
   out.backend = Backend::Cpu;
-  // v128 on the GPU: the interpreter, for modules without imports (their
-  // calls would cross layouts) or v128 globals (not on the device yet).
-  if (spec.module->code.bytecode.slot_width != 1) {
-    const std::string why = v128_off_gpu(spec);
-    if (!why.empty()) {
-      if (spec.backend == Backend::Gpu) return err("SIMD (v128) " + why + " runs on the CPU only for now, not the GPU");
-      out.backend_note = "SIMD (v128) " + why + " runs on the CPU only for now";
-      return Status::Ok();
-    }
+  // v128 on the GPU: for modules without imports (a host call's arguments
+  // would cross the two slot layouts).
+  if (spec.module->code.bytecode.slot_width != 1 && !spec.module->module.imports.empty()) {
+    const std::string why = "SIMD (v128) in a module with imports runs on the CPU only for now";
+    if (spec.backend == Backend::Gpu) return err(why + ", not the GPU");
+    out.backend_note = why;
+    return Status::Ok();
   }
   // WASI on the GPU: on request (its calls leave the kernel for the host).
   if (spec.wasi && spec.backend == Backend::Auto)

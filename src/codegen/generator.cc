@@ -142,8 +142,10 @@ Status Generator::analyse() {
     if (!compiled_[def]) continue;
     WW_ASSIGN_OR_RETURN(code_[def], decode_function(bc_, def));
     for (const DecodedOp& o : code_[def]) {
-      if (o.d.op == BcOp::GlobalGet && o.d.i[0] < global_read_.size()) global_read_[o.d.i[0]] = true;
-      if (o.d.op == BcOp::GlobalSet && o.d.i[0] < global_written_.size()) global_written_[o.d.i[0]] = true;
+      const bool get = o.d.op == BcOp::GlobalGet || o.d.op == BcOp::GlobalGetV128;
+      const bool set = o.d.op == BcOp::GlobalSet || o.d.op == BcOp::GlobalSetV128;
+      if (get && o.d.i[0] < global_read_.size()) global_read_[o.d.i[0]] = true;
+      if (set && o.d.i[0] < global_written_.size()) global_written_[o.d.i[0]] = true;
       const std::string_view body = op_body_text(o.d.op);
       if (body.find("MEM_SIZE") != body.npos || body.find("MEM_PAGES") != body.npos ||
           body.find("MEMV") != body.npos)
@@ -183,7 +185,11 @@ void Generator::emit_prelude() {
   out_ += "#define WW_DEADLINE " + std::string(opts_.deadline ? "1" : "0") + "\n";
   if (gpu_) {
     out_ += "#define WW_LAYOUT ww::gpu::DevLayout(" + std::to_string(int(opts_.layout)) + ")\n";
-    out_ += "#define WW_NUM_GLOBALS " + std::to_string(m_.num_globals()) + "\n";
+    // Global rows as the GPU image has them: v128 globals' high words after
+    // every global's low word.
+    const uint32_t ng = m_.num_globals();
+    out_ += "#define WW_NUM_GLOBALS " + std::to_string(m_.has_v128_global() ? 2 * ng : ng) + "\n";
+    out_ += "#define WW_GLOBAL_HI_ROW " + std::to_string(ng) + "\n";
   }
   // Split into several units, functions have hidden external linkage so
   // the units link; in one unit they are static, which lets the compiler
@@ -664,17 +670,15 @@ std::string Generator::gpu_entry_switch(const char* entry, const char* args) con
     out += "    case " + std::to_string(def) + "u: {\n";
     out += "      if (W.max_depth == 0) { set_trap(I, TrapCode::CallStackExhausted, " + std::to_string(f) +
            "u, 0); break; }\n      ";
-    // A batch's value k is slot k * w (w = 2 in a module with v128, whose
-    // second slots start as zero: no v128 crosses the batch's boundary).
-    const uint32_t w = bc_.slot_width;
+    // The wave's argument and result rows are slots, as the frame's
+    // (gpu::DevWave::io): a v128 takes two.
     std::string call = "f" + std::to_string(def) + "(I, 1";
-    for (uint32_t k = 0; k < np; ++k)
-      call += k % w ? std::string(", 0") : ", " + std::string(args) + std::to_string(k / w) + "u, t)";
+    for (uint32_t k = 0; k < np; ++k) call += ", " + std::string(args) + std::to_string(k) + "u, t)";
     call += ")";
     out += nr ? "auto res_ = " + call + ";\n" : call + ";\n";
     if (nr == 1) out += "      if (!I.trap && !I.leaving && last_) W.io[t] = res_;\n";
-    for (uint32_t k = 0; nr > 1 && k < nr; k += w)
-      out += "      if (!I.trap && !I.leaving && last_) W.io[" + std::to_string(k / w) + " * N + t] = res_.v[" +
+    for (uint32_t k = 0; nr > 1 && k < nr; ++k)
+      out += "      if (!I.trap && !I.leaving && last_) W.io[" + std::to_string(k) + " * N + t] = res_.v[" +
              std::to_string(k) + "];\n";
     out += "      break;\n    }\n";
   }
@@ -686,10 +690,14 @@ void Generator::emit_gpu_kernel() {
   // Only the globals the code touches are loaded, and only those it sets
   // are stored back: every other one stays in device memory as it was.
   std::string load_globals, store_globals;
-  for (uint32_t g = 0; g < m_.num_globals(); ++g) {
-    const std::string k = std::to_string(g);
-    if (global_read_[g] || global_written_[g]) load_globals += "  I.g[" + k + "] = W.globals[" + k + " * N + t];\n";
-    if (global_written_[g]) store_globals += "  W.globals[" + k + " * N + t] = I.g[" + k + "];\n";
+  const uint32_t ng = m_.num_globals();
+  for (uint32_t g = 0; g < ng; ++g) {
+    for (uint32_t row : {g, ng + g}) {
+      if (row != g && m_.global_type(g).type != ValType::V128) continue;
+      const std::string k = std::to_string(row);
+      if (global_read_[g] || global_written_[g]) load_globals += "  I.g[" + k + "] = W.globals[" + k + " * N + t];\n";
+      if (global_written_[g]) store_globals += "  W.globals[" + k + " * N + t] = I.g[" + k + "];\n";
+    }
   }
   const std::string params =
       "(const ww::gpu::DevModule& M, const ww::gpu::DevWave& W, const ww::gpu::DevIntrinsics& In, uint32_t t)";

@@ -146,10 +146,6 @@ class PreparedMemo {
 };
 
 Result<std::shared_ptr<const Prepared>> prepared(const Request& req, Outcome* out) {
-  // v128 globals do not live on the GPU yet (the batch engine keeps such
-  // modules on the CPU; this is for ahead-of-time compiles).
-  if (req.module && req.target == Target::Gpu && req.module->module.has_v128_global())
-    return make_error(kNoOffset, "SIMD (v128) globals are not compiled for the GPU yet");
   static PreparedMemo memo;
   auto t = Clock::now();
   bool fresh = false;

@@ -43,7 +43,7 @@ struct Snapshot {
   bool has_memory = false;
   uint32_t pages = 0;
   std::vector<uint8_t> memory;
-  std::vector<uint64_t> globals;
+  std::vector<uint64_t> globals, globals_hi;
   std::vector<std::vector<uint64_t>> tables;
   std::vector<uint8_t> data_dropped;
   std::vector<std::vector<uint64_t>> elem_segments;
@@ -58,7 +58,10 @@ Snapshot take_snapshot(const StoreImpl& S, uint32_t instance) {
     s.pages = m.pages;
     s.memory = m.data;
   }
-  for (uint32_t g : inst.globals) s.globals.push_back(S.globals[g].bits);
+  for (uint32_t g : inst.globals) {
+    s.globals.push_back(S.globals[g].bits);
+    s.globals_hi.push_back(S.globals[g].hi);
+  }
   for (uint32_t t : inst.tables) s.tables.push_back(S.tables[t].elems);
   s.data_dropped = inst.data_dropped;
   s.elem_segments = inst.elem_segments;
@@ -72,7 +75,10 @@ void restore_snapshot(StoreImpl& S, uint32_t instance, Snapshot&& s) {
     m.pages = s.pages;
     m.data = std::move(s.memory);
   }
-  for (size_t g = 0; g < inst.globals.size(); ++g) S.globals[inst.globals[g]].bits = s.globals[g];
+  for (size_t g = 0; g < inst.globals.size(); ++g) {
+    S.globals[inst.globals[g]].bits = s.globals[g];
+    S.globals[inst.globals[g]].hi = s.globals_hi[g];
+  }
   for (size_t t = 0; t < inst.tables.size(); ++t) S.tables[inst.tables[t]].elems = std::move(s.tables[t]);
   inst.data_dropped = std::move(s.data_dropped);
   inst.elem_segments = std::move(s.elem_segments);
@@ -98,8 +104,12 @@ std::string show_outcome(const gpu::BatchResult& r, uint32_t i) {
   std::string s = "(";
   for (size_t k = 0; k < nres; ++k) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%s%s:0x%llx", k ? ", " : "", valtype_name(r.result_types[k]),
-                  (unsigned long long)r.results[i * nres + k]);
+    if (r.result_types[k] == ValType::V128)
+      std::snprintf(buf, sizeof buf, "%sv128:0x%016llx%016llx", k ? ", " : "",
+                    (unsigned long long)r.results_hi[i * nres + k], (unsigned long long)r.results[i * nres + k]);
+    else
+      std::snprintf(buf, sizeof buf, "%s%s:0x%llx", k ? ", " : "", valtype_name(r.result_types[k]),
+                    (unsigned long long)r.results[i * nres + k]);
     s += buf;
   }
   return s + ")";
@@ -111,7 +121,9 @@ bool same_outcome(const gpu::BatchResult& r, uint32_t a, uint32_t b) {
   if (r.traps[a] != uint8_t(TrapCode::None)) return true;
   for (size_t k = 0; k < nres; ++k)
     if (r.results[a * nres + k] != r.results[b * nres + k]) return false;
-  return true;
+  return r.results_hi.empty() ||
+         std::equal(r.results_hi.begin() + a * nres, r.results_hi.begin() + (a + 1) * nres,
+                    r.results_hi.begin() + b * nres);
 }
 
 bool imports_functions(const Module& m) {
@@ -177,7 +189,10 @@ class GpuBackend final : public CpuBackend {
     req.instances = calls_out ? 1 : o.gpu_instances;
     StoreCalls calls(store(), instance);
     req.host_calls = &calls;
-    for (const Value& a : args) req.args.push_back(a.bits);
+    for (const Value& a : args) {
+      req.args.push_back(a.bits);
+      req.args_hi.push_back(a.hi);
+    }
     req.fuel = o.fuel;
     req.stack_slots_limit = o.stack_slots ? o.stack_slots : kGpuStackSlots;
     req.call_depth_limit = o.max_call_depth ? o.max_call_depth : kGpuCallDepth;
@@ -233,7 +248,8 @@ class GpuBackend final : public CpuBackend {
       return out;
     }
     const size_t nres = R.result_types.size();
-    for (size_t k = 0; k < nres; ++k) out.results.push_back({R.result_types[k], R.results[k]});
+    for (size_t k = 0; k < nres; ++k)
+      out.results.push_back({R.result_types[k], R.results[k], R.results_hi.empty() ? 0 : R.results_hi[k]});
     return out;
   }
 

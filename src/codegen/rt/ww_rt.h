@@ -10,7 +10,7 @@
 // The generator defines before including this: WW_METERED (fuel at
 // back-edges and calls), WW_SPLIT (the module is several units), and for
 // the GPU WW_DEADLINE (the timeout at back-edges), WW_LAYOUT (memory
-// layout) and WW_NUM_GLOBALS.
+// layout), WW_NUM_GLOBALS (rows) and WW_GLOBAL_HI_ROW.
 #pragma once
 
 #include <stdint.h>
@@ -88,6 +88,14 @@ struct Inst {
 #define STORE64(a, v) I.mem.store((a), uint64_t(v), 8)
 #define GLOBAL_GET(k) I.g[k]
 #define GLOBAL_SET(k, v) (I.g[k] = (v))
+// A v128 global's high word: row WW_GLOBAL_HI_ROW + k (gpu::GpuImage::globals).
+#define GLOBAL_GET_V128(k) ::ww::sem::v128_of(I.g[k], I.g[WW_GLOBAL_HI_ROW + (k)])
+#define GLOBAL_SET_V128(k, v)               \
+  do {                                      \
+    const ::ww::sem::V128 gv_ = (v);        \
+    I.g[k] = gv_.lo;                        \
+    I.g[WW_GLOBAL_HI_ROW + (k)] = gv_.hi;   \
+  } while (0)
 #define MEMV (gpu::DevMemView<WW_LAYOUT>{I.mem, &I.mem_size, &I.W->mem_pages[I.t], I.W->mem_max_pages})
 #define WW_MEM_LOCALS
 #define MEM_REFRESH() ((void)0)

@@ -27,6 +27,7 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
     if (c.data) c.data = static_cast<const uint8_t*>(c.data) + uint64_t(i) * c.width;
   for (BatchRequest::DeviceOut& o : sub.device_results) o.data = static_cast<uint8_t*>(o.data) + uint64_t(i) * o.width;
   sub.dest = {d.results + i * nr, d.traps + i, d.trap_func + i, d.trap_pc + i, d.finished + i};
+  if (d.results_hi) sub.dest.results_hi = d.results_hi + i * nr;
   sub.write_back = req.write_back && i == 0;
   sub.on_plan = nullptr;
   sub.progress = nullptr;
@@ -215,7 +216,10 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   // background releaser) is part of the memory's cost.
   out.memory_setup_ms += std::chrono::duration<double, std::milli>(Clock::now() - t_free).count();
   BatchRequest::Destination d = req.dest;
-  if (!d.traps) d = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data()};
+  if (!d.traps) {
+    d = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data()};
+    if (!out.results_hi.empty()) d.results_hi = out.results_hi.data();
+  }
   rerun_exhausted(req, d, out);
   trace("stack reruns");
   out.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();

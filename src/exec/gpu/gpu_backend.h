@@ -190,9 +190,12 @@ struct BatchRequest {
   // total_instances instances (gpu.instance_count; 0 = `instances`).
   uint32_t index_base = 0;
   uint32_t total_instances = 0;
-  // Arguments as raw 64-bit slots: one row of nparams for every instance
-  // (args_per_instance) or a single row shared by all.
+  // Arguments as raw 64-bit values: one row of nparams for every instance
+  // (args_per_instance) or a single row shared by all. A v128's high word
+  // comes in args_hi (per parameter; empty: zeros), for the shared row
+  // only: every other way in carries scalars.
   std::vector<uint64_t> args;
+  std::vector<uint64_t> args_hi;
   bool args_per_instance = false;
   // Instead of per-instance `args`: fills the arguments of instances
   // [first, first + n) parameter-major (value k of instance first + t at
@@ -284,6 +287,7 @@ struct BatchRequest {
     // waves without a trap then leave them as they are, where zeroing them
     // again was a tenth of an 8.3M-instance batch.
     bool trap_words_zero = false;
+    uint64_t* results_hi = nullptr;  // as results, v128 results' high words; null: not wanted
   } dest;
 
   GpuBatch* batch = nullptr;  // the `gpu` intrinsics' shared state; may be null
@@ -313,6 +317,7 @@ struct BatchRequest {
 struct BatchResult {
   std::vector<ValType> result_types;
   std::vector<uint64_t> results;     // instances x result_types.size()
+  std::vector<uint64_t> results_hi;  // as results, v128 results' high words (empty without v128 results)
   std::vector<uint8_t> traps;        // TrapCode per instance
   std::vector<uint32_t> trap_func;   // module function index where it trapped
   std::vector<uint32_t> trap_pc;     // bytecode word offset in that function, or kNoTrapPc

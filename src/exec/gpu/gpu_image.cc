@@ -119,6 +119,8 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
     img.globals.push_back(is_ref(gi.type.type) ? to_gpu_ref(store, inst, img, gi.type.type, gi.bits)
                                                : gi.bits);
   }
+  if (m.has_v128_global())
+    for (uint32_t g : inst.globals) img.globals.push_back(store.globals[g].hi);
 
   for (size_t t = 0; t < inst.tables.size(); ++t) {
     const TableInst& ti = store.tables[inst.tables[t]];
@@ -145,10 +147,12 @@ void write_back(StoreImpl& store, uint32_t instance, const GpuImage& img, const 
     mem.pages = st.pages;
     mem.data.assign(st.memory.begin(), st.memory.begin() + uint64_t(st.pages) * kPageSize);
   }
-  for (size_t g = 0; g < inst.globals.size() && g < st.globals.size(); ++g) {
+  const size_t nglobals = inst.globals.size();
+  for (size_t g = 0; g < nglobals && g < st.globals.size(); ++g) {
     GlobalInst& gi = store.globals[inst.globals[g]];
     gi.bits = is_ref(gi.type.type) ? from_gpu_ref(inst, img, gi.type.type, st.globals[g])
                                    : st.globals[g];
+    if (gi.type.type == ValType::V128 && nglobals + g < st.globals.size()) gi.hi = st.globals[nglobals + g];
   }
   for (size_t t = 0; t < inst.tables.size() && t < st.table_size.size(); ++t) {
     TableInst& ti = store.tables[inst.tables[t]];

@@ -54,7 +54,10 @@ struct GpuImage {
   uint32_t init_pages = 0;
   uint32_t max_pages = 0;  // the memory's own maximum (declared max, store cap)
 
-  // Globals: initial bits, GPU reference encoding for funcref globals.
+  // Globals: initial bits, GPU reference encoding for funcref globals; in
+  // a module with v128 globals, then the high word of every global (global
+  // g's at global_types.size() + g: rows of their own keep the low words
+  // where every other global's are).
   std::vector<uint64_t> globals;
   std::vector<ValType> global_types;
 

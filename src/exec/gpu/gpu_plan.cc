@@ -64,15 +64,18 @@ uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
 
 uint32_t io_slots(const BatchRequest& req) {
   const Module* m = req.module ? &req.module->module : nullptr;
-  if (m && req.resident) {  // any export may be called
-    size_t w = 0;
+  if (!m) return 0;
+  const uint32_t slot_width = req.module->code.bytecode.slot_width;
+  if (req.resident) {  // any export may be called
+    size_t values = 0;
     for (const Export& e : m->exports)
       if (e.kind == ExternKind::Func)
-        w = std::max({w, m->func_type(e.index).params.size(), m->func_type(e.index).results.size()});
-    return uint32_t(w);
+        values = std::max({values, m->func_type(e.index).params.size(), m->func_type(e.index).results.size()});
+    return uint32_t(values) * slot_width;
   }
-  if (!m || req.func_index >= m->num_funcs() || req.result_func() >= m->num_funcs()) return 0;
-  return uint32_t(std::max(m->func_type(req.func_index).params.size(), m->func_type(req.result_func()).results.size()));
+  if (req.func_index >= m->num_funcs() || req.result_func() >= m->num_funcs()) return 0;
+  return uint32_t(std::max(m->func_type(req.func_index).params.size(), m->func_type(req.result_func()).results.size())) *
+         slot_width;
 }
 
 uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img, bool frames) {

@@ -45,7 +45,8 @@ bool imports_atomic_add(const Module& m);
 uint32_t sparse_chunk_shift(uint64_t capacity_bytes);
 // `frames`: the interpreter's frame slots and call records are counted.
 // 64-bit words per instance for arguments in and results out: the
-// export's parameters, the chain's last call's results.
+// export's parameters, the chain's last call's results, each value the
+// module's slot width.
 uint32_t io_slots(const BatchRequest& req);
 uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img, bool frames = true);
 

@@ -94,6 +94,7 @@ Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& ou
   WW_TRY(arena.upload(&M.shared_table_size, img.table_init_size));
   M.num_tables = uint32_t(img.table_cap.size());
   M.slot_width = img.slot_width;
+  M.global_hi_row = uint32_t(img.global_types.size());
 
   InitState& S = out.init;
   WW_TRY(arena.upload(&S.globals, img.globals));

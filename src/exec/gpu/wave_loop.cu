@@ -97,9 +97,33 @@ void WaveLoop::bind_call() {
   nparams_ = uint32_t(m.func_type(req_.func_index).params.size());
   nres_ = uint32_t(ftype_->results.size());
   ref_results_ = std::any_of(ftype_->results.begin(), ftype_->results.end(), is_ref);
-  results32_ = !ftype_->results.empty() && std::all_of(ftype_->results.begin(), ftype_->results.end(), [](ValType t) {
-    return t == ValType::I32 || t == ValType::F32;
-  });
+  results32_ = w_ == 1 && !ftype_->results.empty() &&
+               std::all_of(ftype_->results.begin(), ftype_->results.end(),
+                           [](ValType t) { return t == ValType::I32 || t == ValType::F32; });
+  v128_results_ = std::find(ftype_->results.begin(), ftype_->results.end(), ValType::V128) != ftype_->results.end();
+}
+
+// A row of values as slots (value k at k * w), `hi` giving v128s' high words.
+template <typename T>
+static std::vector<T> as_slots(const std::vector<T>& values, const std::vector<T>& hi, uint32_t w) {
+  if (w == 1) return values;
+  std::vector<T> slots(values.size() * w, 0);
+  for (size_t k = 0; k < values.size(); ++k) {
+    slots[k * w] = values[k];
+    if (k < hi.size()) slots[k * w + 1] = hi[k];
+  }
+  return slots;
+}
+
+void WaveLoop::own_results(BatchResult& out, uint32_t n) {
+  out.results.assign(uint64_t(n) * nres_, 0);
+  out.results_hi.assign(v128_results_ ? uint64_t(n) * nres_ : 0, 0);
+  out.traps.assign(n, 0);
+  out.trap_func.assign(n, 0);
+  out.trap_pc.assign(n, 0);
+  out.finished.assign(n, 0);
+  dest_ = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data(), true};
+  if (v128_results_) dest_.results_hi = out.results_hi.data();
 }
 
 Result<uint64_t> WaveLoop::device_now_ns() {
@@ -123,8 +147,9 @@ Status WaveLoop::prepare_call(DeviceArena& arena, uint64_t now_ns) {
   W_.args_uniform = !req_.args_per_instance && !req_.fill_args;
   W_.args = nullptr;
   W_.arg_index_kind = nullptr;
-  if (W_.args_uniform) WW_TRY(arena.upload(&W_.args, req_.args));
-  if (W_.args_uniform && !req_.arg_index_kind.empty()) WW_TRY(arena.upload(&W_.arg_index_kind, req_.arg_index_kind));
+  if (W_.args_uniform) WW_TRY(arena.upload(&W_.args, as_slots(req_.args, req_.args_hi, w_)));
+  if (W_.args_uniform && !req_.arg_index_kind.empty())
+    WW_TRY(arena.upload(&W_.arg_index_kind, as_slots(req_.arg_index_kind, {}, w_)));
   return upload_chain(arena);
 }
 
@@ -155,13 +180,7 @@ Status WaveLoop::setup(BatchResult& out) {
   out.result_types = ftype_->results;
   dest_ = req_.dest;
   if (!dest_.traps) {
-    out.results.assign(uint64_t(req_.instances) * nres_, 0);
-    out.traps.assign(req_.instances, 0);
-    out.trap_func.assign(req_.instances, 0);
-    out.trap_pc.assign(req_.instances, 0);
-    out.finished.assign(req_.instances, 0);
-    dest_ = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data(),
-             true};
+    own_results(out, req_.instances);
     trace_("host result arrays");
   }
   return Status::Ok();
@@ -211,6 +230,9 @@ Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
   // Arguments, value k of instance t at io[k * n + t] (shared ones were
   // uploaded once, in setup).
   if (nparams_ && (req_.fill_args || req_.args_per_instance)) {
+    // Values land at rows k * w_; the rows between (high words: these
+    // arguments are scalars) are zeros.
+    if (w_ > 1) WW_CUDA(cudaMemsetAsync(W_.io, 0, uint64_t(nparams_) * w_ * n * 8));
     const uint32_t rows = staging_rows_;
     WW_TRY(staging_->upload(
         (n + rows - 1) / rows,
@@ -227,7 +249,7 @@ Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
         },
         [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
           const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
-          WW_CUDA(cudaMemcpy2DAsync(W_.io + off, uint64_t(n) * 8, buf, uint64_t(m) * 8, uint64_t(m) * 8,
+          WW_CUDA(cudaMemcpy2DAsync(W_.io + off, uint64_t(n) * w_ * 8, buf, uint64_t(m) * 8, uint64_t(m) * 8,
                                     nparams_, cudaMemcpyHostToDevice, s));
           return Status::Ok();
         }));
@@ -237,7 +259,7 @@ Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
     const BatchRequest::DeviceColumn& c = req_.device_args[k];
     if (!c.data) continue;
     column_in_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
-        static_cast<const uint8_t*>(c.data) + uint64_t(first) * c.width, c.width, n, W_.io + uint64_t(k) * n);
+        static_cast<const uint8_t*>(c.data) + uint64_t(first) * c.width, c.width, n, W_.io + uint64_t(k) * w_ * n);
     WW_CUDA(cudaGetLastError());
   }
   for (size_t k = 0; k < req_.mem_in.size(); ++k) {
@@ -324,8 +346,10 @@ Status WaveLoop::upload_chain(DeviceArena& arena) {
     end += c.repeat;
     if (end > 0xffffffffu) return make_error(kNoOffset, "GPU batch: more than 2^32-1 calls in the chain");
     calls.push_back({c.func_index - nimp, uint32_t(end), uint32_t(args.size())});
-    args.insert(args.end(), c.args.begin(), c.args.end());
-    for (size_t k = 0; k < c.args.size(); ++k) kinds.push_back(k < c.arg_index_kind.size() ? c.arg_index_kind[k] : 0);
+    std::vector<uint8_t> call_kinds(c.args.size(), 0);
+    std::copy_n(c.arg_index_kind.begin(), std::min(c.arg_index_kind.size(), c.args.size()), call_kinds.begin());
+    for (uint64_t v : as_slots(c.args, {}, w_)) args.push_back(v);
+    for (uint8_t k : as_slots(call_kinds, {}, w_)) kinds.push_back(k);
   }
   // Never empty, so that every pointer is a real allocation.
   args.push_back(0);
@@ -388,7 +412,7 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
     // Results that stay on the device: column by column where the caller said.
     for (uint32_t k = 0; k < nres_ && k < req_.device_results.size(); ++k) {
       const BatchRequest::DeviceOut& o = req_.device_results[k];
-      column_out_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(W_.io + uint64_t(k) * n, W_.trap, o.width, n,
+      column_out_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(W_.io + uint64_t(k) * w_ * n, W_.trap, o.width, n,
                                                                static_cast<uint8_t*>(o.data) + uint64_t(first) * o.width);
       WW_CUDA(cudaGetLastError());
     }
@@ -402,15 +426,16 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
         (n + rows - 1) / rows,
         [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
           const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
-          WW_CUDA(cudaMemcpy2DAsync(buf, uint64_t(m) * 8, W_.io + off, uint64_t(n) * 8, uint64_t(m) * 8, nres_,
-                                    cudaMemcpyDeviceToHost, s));
+          WW_CUDA(cudaMemcpy2DAsync(buf, uint64_t(m) * 8, W_.io + off, uint64_t(n) * 8, uint64_t(m) * 8,
+                                    nres_ * w_, cudaMemcpyDeviceToHost, s));
           return Status::Ok();
         },
         [&](uint64_t p, void* buf) {
           const uint64_t* io = static_cast<const uint64_t*>(buf);
           const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
           uint64_t* to = dest_.results + uint64_t(first + off) * nres_;
-          if (nres_ == 1 && !ref_results_) {
+          uint64_t* to_hi = dest_.results_hi ? dest_.results_hi + uint64_t(first + off) * nres_ : nullptr;
+          if (nres_ == 1 && w_ == 1 && !ref_results_) {
             parallel_copy(to, io, uint64_t(m) * 8);
             return;
           }
@@ -421,9 +446,10 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
             const uint32_t t0 = uint32_t(b) * block, t1 = std::min(m, t0 + block);
             for (uint32_t t = t0; t < t1; ++t)
               for (uint32_t k = 0; k < nres_; ++k) {
-                uint64_t v = io[uint64_t(k) * m + t];
+                uint64_t v = io[uint64_t(k) * w_ * m + t];
                 if (is_ref(ftype_->results[k])) v = from_gpu_ref(irec, img_, ftype_->results[k], v);
                 to[uint64_t(t) * nres_ + k] = v;
+                if (to_hi) to_hi[uint64_t(t) * nres_ + k] = w_ > 1 ? io[(uint64_t(k) * w_ + 1) * m + t] : 0;
               }
           });
         }));
@@ -603,12 +629,7 @@ Status WaveLoop::resident_call(BatchResult& out) {
   WW_TRY(prepare_call(call, now));
   WW_TRY(alloc_memory_io(call, n));
   out.result_types = ftype_->results;
-  out.results.assign(uint64_t(n) * nres_, 0);
-  out.traps.assign(n, 0);
-  out.trap_func.assign(n, 0);
-  out.trap_pc.assign(n, 0);
-  out.finished.assign(n, 0);
-  dest_ = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data(), true};
+  own_results(out, n);
   WW_TRY(upload_inputs(0, n));
   WW_CUDA(cudaMemsetAsync(W_.trapped, 0, sizeof(unsigned long long)));
   WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));

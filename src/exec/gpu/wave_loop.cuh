@@ -167,6 +167,8 @@ class WaveLoop {
   // The export and the chain after it: in one launch, or one per call.
   Status launch_chain(uint32_t blocks, BatchResult& out);
   Status upload_chain(DeviceArena& arena);
+  // The host's result arrays when the caller gave none.
+  void own_results(BatchResult& out, uint32_t n);
   uint32_t host_call_width() const { return host_call_width_of(img_); }
   Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
   // Results that are all i32 or f32: cut to 32 bits on the device, widened
@@ -194,14 +196,18 @@ class WaveLoop {
   const BatchPlan& plan_;
   const Clock::time_point t_start_;
   const FuncType* ftype_ = nullptr;  // the function whose results the batch returns
-  uint32_t nparams_ = 0, nres_ = 0;
+  uint32_t nparams_ = 0, nres_ = 0;  // values
+  // Slots per value (GpuImage::slot_width): value k's rows in W_.io are
+  // k * w_ .. k * w_ + w_ - 1.
+  const uint32_t w_ = img_.slot_width;
+  bool v128_results_ = false;
   const DevLayout layout_ = DevLayout(plan_.layout);
   const bool sparse_ = plan_.layout == MemoryLayout::Sparse;
   const std::unique_ptr<HostCallPass> host_calls_ =
       uses_host_calls(req_, img_) ? std::make_unique<HostCallPass>(*req_.host_calls, DevLayout(plan_.layout), img_)
                                   : nullptr;
   bool ref_results_ = false;
-  bool results32_ = false;  // every result i32 or f32
+  bool results32_ = false;  // every result i32 or f32, one slot each
   uint32_t* results32_scratch_[2] = {nullptr, nullptr};  // a staging piece each, on the device
 
   DeviceArena arena_;

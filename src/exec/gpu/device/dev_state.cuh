@@ -53,8 +53,11 @@ struct DevModule {
   const uint32_t* shared_table_size;
   uint32_t num_tables;
   // Slots per value (BytecodeModule::slot_width): 2 in a module with v128,
-  // whose parameters and results then sit at slots 2k.
+  // whose value k then takes slots 2k and 2k+1, in a frame as in the
+  // wave's argument and result rows (DevWave::io).
   uint32_t slot_width;
+  // A v128 global g's high word: globals row global_hi_row + g (GpuImage).
+  uint32_t global_hi_row;
 };
 
 // WASI calls served on the device (dev_wasi.cuh; gpu_backend.h's
@@ -205,12 +208,14 @@ struct DevWave {
   unsigned int* stack_used;
   uint32_t *stack_seg, *stack_next;
   uint32_t slots_limit, depth_limit;
-  uint64_t* io;  // arguments in, results out: value k of instance t at io[k * n + t]
-  // Arguments every instance shares: value k at args[k], and io only holds
+  // Arguments in, results out: slot k of instance t at io[k * n + t], a
+  // value taking DevModule::slot_width slots as in a frame.
+  uint64_t* io;
+  // Arguments every instance shares: slot k at args[k], and io only holds
   // results (reading one broadcast value beats n copies of it).
   const uint64_t* args;
   bool args_uniform;
-  // With uniform arguments: per parameter, 0 = args[k], else the instance's
+  // With uniform arguments: per slot, 0 = args[k], else the instance's
   // index as an i32, i64, f32 or f64 (1..4), made here instead of uploaded.
   const uint8_t* arg_index_kind;
   // A chain of calls: position 0 is the export (entry, with the arguments
@@ -298,7 +303,7 @@ __device__ __forceinline__ uint64_t index_arg(uint8_t kind, uint64_t i) {
   }
 }
 
-// Argument k of instance t.
+// Argument slot k of instance t.
 __device__ __forceinline__ uint64_t wave_arg(const DevWave& w, uint32_t k, uint32_t t) {
   if (!w.args_uniform) return w.io[uint64_t(k) * w.n + t];
   if (!w.arg_index_kind || !w.arg_index_kind[k]) return w.args[k];
@@ -322,7 +327,7 @@ __device__ __forceinline__ CallAt call_at(const DevWave& w, uint32_t p) {
   return {d.entry, w.then_args + d.args, w.then_arg_kind + d.args};
 }
 
-// Argument k of instance t for the call `c`.
+// Argument slot k of instance t for the call `c`.
 __device__ __forceinline__ uint64_t call_arg(const DevWave& w, const CallAt& c, uint32_t k, uint32_t t) {
   if (!c.values) return wave_arg(w, k, t);
   return c.kinds[k] ? index_arg(c.kinds[k], uint64_t(w.first) + t) : c.values[k];

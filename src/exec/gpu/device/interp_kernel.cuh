@@ -102,6 +102,13 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
 #define STORE64(a, v) mem.store((a), uint64_t(v), 8)
 #define GLOBAL_GET(g) W.globals[uint64_t(g) * N + t]
 #define GLOBAL_SET(g, v) (W.globals[uint64_t(g) * N + t] = (v))
+#define GLOBAL_GET_V128(g) sem::v128_of(GLOBAL_GET(g), GLOBAL_GET(M.global_hi_row + (g)))
+#define GLOBAL_SET_V128(g, v)                   \
+  do {                                          \
+    const sem::V128 gv_ = (v);                  \
+    GLOBAL_SET(g, gv_.lo);                      \
+    GLOBAL_SET(M.global_hi_row + (g), gv_.hi); \
+  } while (0)
 #define BR_TABLE(v, start, count)                     \
   do {                                                \
     uint32_t v_ = (v);                                \
@@ -185,10 +192,7 @@ start_call : {
     goto trapped;
   }
   const CallAt at = call_at(W, W.pos_end ? W.pos[t] : 0);
-  // Parameter k at slot k times the module's slot width (a v128 module's
-  // second slots start as zero: no v128 crosses a batch's boundary).
-  for (uint32_t s = 0; s < fc.num_params; ++s)
-    fr.at(s) = s % M.slot_width ? 0 : call_arg(W, at, s / M.slot_width, t);
+  for (uint32_t s = 0; s < fc.num_params; ++s) fr.at(s) = call_arg(W, at, s, t);
   for (uint32_t s = fc.num_params; s < fc.num_locals; ++s) fr.at(s) = 0;
 }
 
@@ -200,11 +204,7 @@ dispatch:
     pc += WW_WORDS_##fmt;                  \
     goto dispatch;                         \
   }
-// v128 globals do not live on the GPU yet: the batch engine keeps modules
-// with them on the CPU.
-#define WW_OPG(...)
 #include "bytecode/ops.def"
-#undef WW_OPG
 #undef WW_OP
     default:
       trap = TrapCode::HostError;
@@ -300,8 +300,7 @@ finished:
       return;
     }
   }
-  for (uint32_t k = 0; k < M.funcs[cur].num_results / M.slot_width; ++k)
-    W.io[uint64_t(k) * N + t] = fr.at(k * M.slot_width);
+  for (uint32_t k = 0; k < M.funcs[cur].num_results; ++k) W.io[uint64_t(k) * N + t] = fr.at(k);
   finish_instance(W, t, TrapCode::None, 0, 0, true);
   return;
 
@@ -329,6 +328,8 @@ stopped:
 #undef STORE64
 #undef GLOBAL_GET
 #undef GLOBAL_SET
+#undef GLOBAL_GET_V128
+#undef GLOBAL_SET_V128
 #undef BR_TABLE
 #undef RETURN
 #undef CALL
