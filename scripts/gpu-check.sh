@@ -209,10 +209,10 @@ BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" "$O/bench-table.txt" "$O/b
 row "benchmarks (auto layout)" "exit $? (table below)"
 fi
 if want simd; then
-# SIMD on the GPU interpreter: the vectorised C program against its native
-# build (tests/simd/simd-c.sh), then the kernels with and without
+# SIMD on the GPU interpreter: the vectorised C program, as exports and as
+# a WASI command, against its native build (tests/simd/simd-c.sh), then the kernels with and without
 # -msimd128 on each way that runs them (kernel ms, best of 3).
-SIMD_WASM=$B/simd/kernels-simd.wasm SIMD_NATIVE=$B/simd/kernels_native SIMD_N=100000 \
+SIMD_WASM=$B/simd/kernels-simd.wasm SIMD_WASI_WASM=$B/simd/kernels-wasi.wasm SIMD_NATIVE=$B/simd/kernels_native SIMD_N=100000 \
   WAYS="gpu:interp gpu:compiled cpu:interp cpu:compiled" bash "$root/tests/simd/simd-c.sh" "$W" "$O/simd" >"$O/simd.log" 2>&1
 row "simd C program = native" "$(grep -c '= native' "$O/simd.log") passed, $(grep -cE 'MISMATCH|FAILED' "$O/simd.log") failed"
 # Every SIMD instruction with random operands against the CPU interpreter.

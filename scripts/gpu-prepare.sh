@@ -60,6 +60,9 @@ for v in simd scalar; do
   wasm-ld --no-entry --export=dot --export=saxpy --export=histogram --export=brighten "$bundle/simd/kernels.o" \
     -o "$bundle/simd/kernels-$v.wasm"
 done
+clang --target=wasm32-wasi -O3 -msimd128 -mbulk-memory -DNATIVE_MAIN -c "$root/tests/simd/kernels.c" \
+  -o "$bundle/simd/kernels.o"
+clang --target=wasm32-wasi "$bundle/simd/kernels.o" -o "$bundle/simd/kernels-wasi.wasm"
 rm "$bundle/simd/kernels.o"
 cc -O2 -DNATIVE_MAIN "$root/tests/simd/kernels.c" -o "$bundle/simd/kernels_native"
 # Every SIMD instruction behind numbers, for ww-difftest on the GPU.

@@ -424,19 +424,10 @@ namespace {
 
 Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResult& out);
 
-
 // Backend: the GPU when asked for, or for `auto` when one is usable; on
 // the GPU, the memory layout.
 Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTrace& trace) {
   out.backend = Backend::Cpu;
-  // v128 on the GPU: for modules without imports (a host call's arguments
-  // would cross the two slot layouts).
-  if (spec.module->code.bytecode.slot_width != 1 && !spec.module->module.imports.empty()) {
-    const std::string why = "SIMD (v128) in a module with imports runs on the CPU only for now";
-    if (spec.backend == Backend::Gpu) return err(why + ", not the GPU");
-    out.backend_note = why;
-    return Status::Ok();
-  }
   // WASI on the GPU: on request (its calls leave the kernel for the host).
   if (spec.wasi && spec.backend == Backend::Auto)
     out.backend_note = "WASI programs run on the CPU backend unless --backend gpu";

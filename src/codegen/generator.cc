@@ -68,7 +68,14 @@ class Generator {
   void emit_direct_call(uint32_t callee_def, uint32_t base, bool indirect, const char* indent);
   void emit_call_import(uint32_t func, uint32_t base);
   // `uint64_t io_[...] = {arguments};` for a call out of np arguments at base.
+  // A call out of compiled code (an import; on the GPU another instance's
+  // function too) over `np`/`nr` slots at `base`: the io_ array it passes,
+  // and the results back from it. The host's calls on the CPU take the
+  // caller's slots (cpu_native.cc moves them between layouts); the GPU's
+  // intrinsics, WASI and call records one word per value.
+  uint32_t out_stride() const { return gpu_ ? bc_.slot_width : 1; }
   std::string io_array(uint32_t np, uint32_t nr, uint32_t base) const;
+  std::string io_results(uint32_t nr, uint32_t base) const;
   // A call the device serves or leaves for the host: import slot `slot`
   // (an expression), np arguments and nr results at `base`.
   void emit_call_leaving(const std::string& slot, uint32_t np, uint32_t nr, uint32_t base);
@@ -298,9 +305,17 @@ int Generator::intrinsic_of(uint32_t import_func) const {
 }
 
 std::string Generator::io_array(uint32_t np, uint32_t nr, uint32_t base) const {
-  std::string io = "uint64_t io_[" + std::to_string(std::max<uint32_t>(std::max(np, nr), 1)) + "] = {";
-  for (uint32_t k = 0; k < np; ++k) io += (k ? ", r" : "r") + std::to_string(base + k);
+  const uint32_t w = out_stride();
+  std::string io = "uint64_t io_[" + std::to_string(std::max<uint32_t>(std::max(np, nr) / w, 1)) + "] = {";
+  for (uint32_t k = 0; k < np; k += w) io += (k ? ", r" : "r") + std::to_string(base + k);
   return io + "};";
+}
+
+std::string Generator::io_results(uint32_t nr, uint32_t base) const {
+  const uint32_t w = out_stride();
+  std::string out;
+  for (uint32_t k = 0; k < nr; k += w) out += " r" + std::to_string(base + k) + " = io_[" + std::to_string(k / w) + "];";
+  return out;
 }
 
 void Generator::emit_call_import(uint32_t func, uint32_t base) {
@@ -318,7 +333,7 @@ void Generator::emit_call_import(uint32_t func, uint32_t base) {
             "u, io_, depth)));";
     if (memory_locals()) out_ += " MEM_REFRESH();";
   }
-  for (uint32_t k = 0; k < nr; ++k) out_ += " r" + std::to_string(base + k) + " = io_[" + std::to_string(k) + "];";
+  out_ += io_results(nr, base);
 }
 
 void Generator::emit_call_leaving(const std::string& slot, uint32_t np, uint32_t nr, uint32_t base) {
@@ -331,7 +346,7 @@ void Generator::emit_call_leaving(const std::string& slot, uint32_t np, uint32_t
           ", MEMV, io_, &leave_));\n      if (leave_) { if (!gpu::reserve_frames(*I.W, I.chain + " + own +
           ", &I.save_pos)) TRAP(CallStackExhausted); gpu::leave_slots(*I.M, *I.W, I.t, " + slot +
           ", io_); I.leaving = true; resume_id_ = " + std::to_string(cur_resume_) + "; goto leave_save_; } }\n   ";
-  for (uint32_t k = 0; k < nr; ++k) out_ += " r" + std::to_string(base + k) + " = io_[" + std::to_string(k) + "];";
+  out_ += io_results(nr, base);
 }
 
 bool Generator::foreign_refs_possible() const {

@@ -130,6 +130,15 @@ struct Module {
       if (g.type.type == ValType::V128) return true;
     return false;
   }
+  // An imported function that takes or returns a v128.
+  bool imports_v128_functions() const {
+    for (const Import& im : imports)
+      if (im.kind == ExternKind::Func)
+        for (const auto* list : {&types[im.func_type].params, &types[im.func_type].results})
+          for (ValType v : *list)
+            if (v == ValType::V128) return true;
+    return false;
+  }
 };
 
 }  // namespace ww

@@ -80,11 +80,14 @@ uint32_t brighten(int32_t seed) {
 #ifdef NATIVE_MAIN
 #include <stdio.h>
 #include <stdlib.h>
-// Prints the answers of instances 0..n-1 of one kernel, one per line.
+// Prints the answers of instances first..first+n-1 of one kernel, one per
+// line. Built natively (the reference) and for wasm32-wasi (a SIMD module
+// whose WASI calls run beside its v128 code).
 int main(int argc, char** argv) {
   const char* k = argc > 1 ? argv[1] : "dot";
   const int n = argc > 2 ? atoi(argv[2]) : 16;
-  for (int i = 0; i < n; ++i) {
+  const int first = argc > 3 ? atoi(argv[3]) : 0;
+  for (int i = first; i < first + n; ++i) {
     if (k[0] == 'd') printf("%d\n", dot(i));
     else if (k[0] == 's') printf("%d\n", (int32_t)saxpy(i));
     else if (k[0] == 'h') printf("%d\n", (int32_t)histogram(i));

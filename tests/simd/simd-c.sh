@@ -4,8 +4,12 @@
 # SIMD must give the answers of the same source compiled natively.
 #   usage: tests/simd/simd-c.sh WASMWARP [WORKDIR]
 #   env WAYS: backend:tier pairs (default "cpu:interp cpu:compiled");
-#       SIMD_WASM, SIMD_NATIVE: prebuilt module and native program (the
-#       GPU machine has no clang; scripts/gpu-prepare.sh builds them).
+#       SIMD_WASM, SIMD_WASI_WASM, SIMD_NATIVE: prebuilt modules and native
+#       program (the GPU machine has no clang; scripts/gpu-prepare.sh
+#       builds them).
+# The same source as a WASI command (main prints instance `first`'s
+# answer; a batch of n instances with @index as `first` prints them all
+# in instance order) runs a v128 module's WASI calls on every way too.
 # Exits 77 (skipped) when it cannot build them.
 set -euo pipefail
 ww=${1:?usage: simd-c.sh WASMWARP [WORKDIR]}
@@ -13,6 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=${2:-$(mktemp -d)}
 mkdir -p "$work"
 wasm=${SIMD_WASM:-$work/kernels.wasm}
+wasi=${SIMD_WASI_WASM:-$work/kernels-wasi.wasm}
 native=${SIMD_NATIVE:-$work/kernels_native}
 if [[ -z ${SIMD_WASM:-} ]]; then
   for tool in clang wasm-ld wasm-objdump cc; do
@@ -27,9 +32,30 @@ if [[ -z ${SIMD_WASM:-} ]]; then
   [[ $ops -ge 10 ]] || { echo "simd-c: FAILED: only $ops v128 instructions in the module"; exit 1; }
   echo "simd-c: $ops v128 instructions in the module"
   cc -O2 -DNATIVE_MAIN "$here/kernels.c" -o "$native"
+  clang --target=wasm32-wasi -O3 -msimd128 -mbulk-memory -DNATIVE_MAIN -c "$here/kernels.c" -o "$work/kernels-wasi.o" ||
+    { echo "simd-c: no wasi-libc: skipped"; exit 77; }
+  clang --target=wasm32-wasi "$work/kernels-wasi.o" -o "$wasi"
+  ops=$(wasm-objdump -d "$wasi" | grep -cE "(i8x16|i16x8|i32x4|i64x2|f32x4|f64x2|v128)\." || true)
+  [[ $ops -ge 10 ]] || { echo "simd-c: FAILED: only $ops v128 instructions in the WASI build"; exit 1; }
 fi
 n=${SIMD_N:-200}
 bad=0
+# check WHAT STATS OUT: the way asked for ran (a failed compile falls
+# back) and printed the native answers.
+check() {
+  if [[ $tier == compiled ]] && ! grep -q '"used": true' "$2"; then
+    echo "simd-c: $1 ($way): FAILED: compiled code did not run"
+    bad=1
+  elif ! grep -q "\"backend\": \"$backend\"" "$2"; then
+    echo "simd-c: $1 ($way): FAILED: ran elsewhere"
+    bad=1
+  elif cmp -s "$work/native_$k.txt" "$3"; then
+    echo "simd-c: $1 ($way): $n instances = native"
+  else
+    echo "simd-c: $1 ($way): MISMATCH against native"
+    bad=1
+  fi
+}
 for way in ${WAYS:-cpu:interp cpu:compiled}; do
   backend=${way%%:*} tier=${way#*:}
   for k in dot saxpy histogram brighten; do
@@ -37,17 +63,13 @@ for way in ${WAYS:-cpu:interp cpu:compiled}; do
     "$ww" run -q -n "$n" --backend "$backend" --tier "$tier" --cache-dir "$work/cache" --output "$work/$k.csv" \
       --stats "$work/$k.json" --invoke "$k" "$wasm" @index
     tail -n +2 "$work/$k.csv" | cut -d, -f2 >"$work/wasm_$k.txt"
-    # The way asked for must have run (a failed compile falls back).
-    if [[ $tier == compiled ]] && ! grep -q '"used": true' "$work/$k.json"; then
-      echo "simd-c: $k ($way): FAILED: compiled code did not run"
-      bad=1
-    elif ! grep -q "\"backend\": \"$backend\"" "$work/$k.json"; then
-      echo "simd-c: $k ($way): FAILED: ran elsewhere"
-      bad=1
-    elif cmp -s "$work/native_$k.txt" "$work/wasm_$k.txt"; then
-      echo "simd-c: $k ($way): $n instances = native"
+    check "$k" "$work/$k.json" "$work/wasm_$k.txt"
+    # The WASI build: each instance prints its own answer.
+    if "$ww" run -q -n "$n" --backend "$backend" --tier "$tier" --cache-dir "$work/cache" \
+      --stats "$work/wasi_$k.json" "$wasi" "$k" 1 @index >"$work/wasi_$k.txt"; then
+      check "$k, WASI" "$work/wasi_$k.json" "$work/wasi_$k.txt"
     else
-      echo "simd-c: $k ($way): MISMATCH against native"
+      echo "simd-c: $k ($way, WASI): FAILED: wasmwarp exited $?"
       bad=1
     fi
   done

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <vector>
 #include <string>
 
 #include "bytecode/ops.h"
@@ -139,9 +140,29 @@ class StoreCalls final : public gpu::HostCallServer {
   StoreCalls(Store& store, uint32_t instance) : store_(store), instance_(instance) {}
   bool parallel() const override { return false; }
   void serve(gpu::HostCall& c) override {
-    const uint32_t addr =
-        c.foreign_func >= 0 ? uint32_t(c.foreign_func) : store_.impl().instances[instance_].funcs[c.func];
-    c.trap = store_.invoke_slots(addr, c.io);
+    const StoreImpl& S = store_.impl();
+    const uint32_t addr = c.foreign_func >= 0 ? uint32_t(c.foreign_func) : S.instances[instance_].funcs[c.func];
+    // The record holds one word per value; the callee takes its own layout.
+    const FuncType& type = S.types[S.funcs[addr].type_id];
+    const uint32_t w = slot_width_of(S, addr);
+    if (w == 1) {
+      c.trap = store_.invoke_slots(addr, c.io);
+      return;
+    }
+    // A v128 cannot cross (its high word is not in the record): the
+    // invoke then runs on the CPU, as for any HostError.
+    for (const auto* list : {&type.params, &type.results})
+      if (std::find(list->begin(), list->end(), ValType::V128) != list->end()) {
+        c.trap = TrapCode::HostError;
+        return;
+      }
+    const size_t np = type.params.size(), nr = type.results.size();
+    std::vector<uint64_t> slots(std::max<size_t>(std::max(np, nr) * w, 1));
+    std::copy_n(c.io, np, slots.begin());
+    relayout_slots(slots.data(), np, 1, w);
+    c.trap = store_.invoke_slots(addr, slots.data());
+    relayout_slots(slots.data(), nr, w, 1);
+    std::copy_n(slots.begin(), nr, c.io);
   }
 
  private:

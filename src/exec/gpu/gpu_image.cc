@@ -57,6 +57,10 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
   const CompiledModule& cm = *inst.module;
   const Module& m = cm.module;
   const BytecodeModule& bc = cm.code.bytecode;
+  // Intrinsics, WASI and host call records take one word per value.
+  if (m.imports_v128_functions())
+    return make_error(kNoOffset, "GPU image: an imported function takes or returns v128, which calls out of "
+                                 "the GPU cannot carry yet");
   GpuImage img;
   img.code = bc.code;
   img.consts = bc.consts;

@@ -26,6 +26,24 @@ const std::vector<uint8_t> kModule = {
     0x0a, 0x0a, 0x01, 0x08, 0x00, 0x20, 0x00, 0x41, 0x03, 0x10, 0x00, 0x0b,
 };
 
+/* wat2wasm of the same with v128 around the call (two slots per value:
+   the import's arguments and result must still reach the host as values):
+(module
+  (import "env" "mix" (func $mix (param i64 i32) (result i64)))
+  (func (export "run") (param i64) (result i64)
+    (i64x2.extract_lane 1
+      (i64x2.replace_lane 1 (v128.const i64x2 7 7) (call $mix (local.get 0) (i32.const 3))))))
+*/
+const std::vector<uint8_t> kSimdModule = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0c, 0x02, 0x60,
+    0x02, 0x7e, 0x7f, 0x01, 0x7e, 0x60, 0x01, 0x7e, 0x01, 0x7e, 0x02, 0x0b,
+    0x01, 0x03, 0x65, 0x6e, 0x76, 0x03, 0x6d, 0x69, 0x78, 0x00, 0x00, 0x03,
+    0x02, 0x01, 0x01, 0x07, 0x07, 0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x01,
+    0x0a, 0x22, 0x01, 0x20, 0x00, 0xfd, 0x0c, 0x07, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20,
+    0x00, 0x41, 0x03, 0x10, 0x00, 0xfd, 0x1e, 0x01, 0xfd, 0x1d, 0x01, 0x0b,
+};
+
 using wasmwarp::ValueType;
 
 // mix(x, k) = x * k + the calling instance's index; x == 13 fails.
@@ -40,31 +58,66 @@ wasmwarp::HostFunction mix(std::atomic<uint64_t>& calls) {
           }};
 }
 
+// Also from a module with v128 (BytecodeModule::slot_width 2).
 TEST(ApiHostFunctions, ServedOnEveryBackendAndTier) {
-  auto m = wasmwarp::Module::from_bytes(kModule);
-  ASSERT_TRUE(m.ok()) << m.error().message;
   const uint64_t n = 2000;
   for (wasmwarp::Backend b : {wasmwarp::Backend::Cpu, wasmwarp::Backend::Gpu})
-    for (wasmwarp::Tier t : {wasmwarp::Tier::Interpreter, wasmwarp::Tier::Compiled}) {
-      std::atomic<uint64_t> calls{0};
-      wasmwarp::EngineOptions o;
-      o.backend = b;
-      o.tier = t;
-      o.threads = 2;
-      o.host_functions = {mix(calls)};
-      auto r = wasmwarp::Engine(o).call(*m, "run", n, {wasmwarp::Arg::index()});
-      if (b == wasmwarp::Backend::Gpu && !r.ok()) GTEST_SKIP() << "no GPU: " << r.error().message;
-      ASSERT_TRUE(r.ok()) << r.error().message;
-      EXPECT_EQ(calls.load(), n);
-      for (uint64_t i = 0; i < n; ++i) {
-        if (i == 13) {
-          EXPECT_EQ(r->trap_message(i), "host function failed");
-          continue;
+    for (const std::vector<uint8_t>* bytes : {&kModule, &kSimdModule})
+      for (wasmwarp::Tier t : {wasmwarp::Tier::Interpreter, wasmwarp::Tier::Compiled}) {
+        SCOPED_TRACE(bytes == &kModule ? "scalar module" : "v128 module");
+        auto m = wasmwarp::Module::from_bytes(*bytes);
+        ASSERT_TRUE(m.ok()) << m.error().message;
+        std::atomic<uint64_t> calls{0};
+        wasmwarp::EngineOptions o;
+        o.backend = b;
+        o.tier = t;
+        o.threads = 2;
+        o.host_functions = {mix(calls)};
+        auto r = wasmwarp::Engine(o).call(*m, "run", n, {wasmwarp::Arg::index()});
+        if (b == wasmwarp::Backend::Gpu && !r.ok()) GTEST_SKIP() << "no GPU: " << r.error().message;
+        ASSERT_TRUE(r.ok()) << r.error().message;
+        EXPECT_EQ(calls.load(), n);
+        for (uint64_t i = 0; i < n; ++i) {
+          if (i == 13) {
+            EXPECT_EQ(r->trap_message(i), "host function failed");
+            continue;
+          }
+          ASSERT_FALSE(r->trapped(i)) << i << ": " << r->trap_message(i);
+          ASSERT_EQ(r->i64(i), 4 * int64_t(i)) << i;
         }
-        ASSERT_FALSE(r->trapped(i)) << i << ": " << r->trap_message(i);
-        ASSERT_EQ(r->i64(i), 4 * int64_t(i)) << i;
       }
-    }
+}
+
+/* wat2wasm of:
+(module
+  (import "env" "take" (func $take (param v128) (result i32)))
+  (func (export "run") (result i32) (call $take (v128.const i32x4 1 2 3 4))))
+*/
+const std::vector<uint8_t> kV128ImportModule = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0a, 0x02, 0x60, 0x01, 0x7b, 0x01, 0x7f,
+    0x60, 0x00, 0x01, 0x7f, 0x02, 0x0c, 0x01, 0x03, 0x65, 0x6e, 0x76, 0x04, 0x74, 0x61, 0x6b, 0x65,
+    0x00, 0x00, 0x03, 0x02, 0x01, 0x01, 0x07, 0x07, 0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x01, 0x0a,
+    0x18, 0x01, 0x16, 0x00, 0xfd, 0x0c, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x00,
+    0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x10, 0x00, 0x0b,
+};
+
+// A host function sees one word per value: one with v128 in its type is
+// refused with a clear error, not called with half of each vector.
+TEST(ApiHostFunctions, V128InTheirTypeIsRefused) {
+  auto m = wasmwarp::Module::from_bytes(kV128ImportModule);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  wasmwarp::EngineOptions o;
+  o.backend = wasmwarp::Backend::Cpu;
+  o.threads = 2;
+  o.host_functions = {{"env", "take", {{ValueType::V128}, {ValueType::I32}},
+                       [](uint64_t, std::span<const uint64_t>, std::span<uint64_t> results) {
+                         results[0] = 1;
+                         return true;
+                       }}};
+  auto r = wasmwarp::Engine(o).call(*m, "run", 4, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("host function env.take takes or returns v128"), std::string::npos)
+      << r.error().message;
 }
 
 // Resident instances call them too, on every backend and tier, call after

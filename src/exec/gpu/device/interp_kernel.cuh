@@ -166,8 +166,11 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
 #define ELEMV(seg) DevElemView{&M, &W, t, (seg)}
 #define REF_FUNC(f) (uint64_t(f) + 1)
 
+  // An import's value k at slot base + k * slot_width: intrinsics, WASI and
+  // the host's call records take one word per value (no import of a v128
+  // module has v128 in its type: Module::imports_v128_functions).
   auto frame_io = [&](uint32_t base) {
-    return [&fr, base](uint32_t k) -> uint64_t& { return fr.at(base + k); };
+    return [&fr, base, w = M.slot_width](uint32_t k) -> uint64_t& { return fr.at(base + k * w); };
   };
 
   if (W.hc.resuming) {
