@@ -152,6 +152,10 @@ class Arg {
   // Any type as raw bits (i32 and f32 in the low half; a reference's
   // null is 0), the same for every instance or a row per instance.
   static Arg scalar_bits(ValueType type, uint64_t bits);
+  // A v128, the same for every instance: `lo` holds its bytes 0-7 (lane 0
+  // in the low bits, little-endian as in memory), `hi` bytes 8-15. Its
+  // bits() are {lo, hi}. v128 arguments are constants only.
+  static Arg v128(uint64_t lo, uint64_t hi);
   static Arg column_bits(ValueType type, std::vector<uint64_t> rows);
   // A column in GPU memory (a CUDA device pointer): a row per instance,
   // 4 bytes each for i32 and f32, 8 for i64 and f64. The GPU backend reads
@@ -291,6 +295,9 @@ struct ResultColumns {
   std::vector<ValueType> types;
   std::vector<std::string> names;  // empty: result0, result1, ...
   const uint64_t* results = nullptr;
+  // As results, the high words of v128 results (bytes 8-15; the low word
+  // is in results); null when no result is a v128.
+  const uint64_t* results_hi = nullptr;
   const uint8_t* traps = nullptr;
   // Trap site: the module's function index and the bytecode word offset
   // in it (kNoTrapOffset: outside the code).
@@ -409,6 +416,9 @@ class CallResult {
   int64_t i64(uint64_t instance, size_t k = 0) const { return int64_t(bits(instance, k)); }
   float f32(uint64_t instance, size_t k = 0) const;
   double f64(uint64_t instance, size_t k = 0) const;
+  // A v128 result's high word (bytes 8-15; bits() is bytes 0-7); 0 for
+  // results of other types.
+  uint64_t bits_hi(uint64_t instance, size_t k = 0) const;
   // All results, instance-major: instances() x result_types().size().
   std::span<const uint64_t> all_bits() const;
 

@@ -120,6 +120,20 @@ void release_dlpack(py::list& keep) {
 wasmwarp::Arg arg_of(const py::handle& a, wasmwarp::ValueType t, size_t k, const std::string& fn, py::list& keep) {
   const std::string which = "argument " + std::to_string(k + 1) + " of '" + fn + "'";
   if (a.is_none()) return wasmwarp::Arg::index();
+  if (t == wasmwarp::ValueType::V128) {
+    // The vector's 16 bytes as in memory: bytes, bytearray, a uint8 array.
+    std::string b;
+    try {
+      b = py::module_::import("builtins").attr("bytes")(a).cast<std::string>();
+    } catch (const py::error_already_set&) {
+      throw py::type_error(which + " is v128: give its 16 bytes (bytes, bytearray or a uint8 array)");
+    }
+    if (b.size() != 16) throw py::value_error(which + " is v128: 16 bytes, given " + std::to_string(b.size()));
+    uint64_t lo, hi;
+    std::memcpy(&lo, b.data(), 8);  // little-endian hosts
+    std::memcpy(&hi, b.data() + 8, 8);
+    return wasmwarp::Arg::v128(lo, hi);
+  }
   if (py::hasattr(a, "__cuda_array_interface__")) return cuda_column(a, t, which);
 #ifdef WW_HAVE_DLPACK
   if (!py::isinstance<py::array>(a) && py::hasattr(a, "__dlpack__") && py::hasattr(a, "__dlpack_device__"))
@@ -236,6 +250,17 @@ py::tuple outcome(const wasmwarp::CallResult& r) {
   for (size_t k = 0; k < types.size(); ++k) {
     if (const void* d = r.device_result(k)) {
       cols.append(py::cast(CudaArray{r.device_owner(), d, n, types[k]}));
+      continue;
+    }
+    if (types[k] == wasmwarp::ValueType::V128) {
+      // A row of its 16 bytes per instance, as in memory.
+      py::array_t<uint8_t> col(std::vector<py::ssize_t>{py::ssize_t(n), 16});
+      auto* out = col.mutable_data();
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t w[2] = {r.trapped(i) ? 0 : r.bits(i, k), r.trapped(i) ? 0 : r.bits_hi(i, k)};
+        std::memcpy(out + i * 16, w, 16);  // little-endian hosts
+      }
+      cols.append(col);
       continue;
     }
     const std::string dt = dtype_of(types[k]);

@@ -261,3 +261,23 @@ def test_python_host_functions(wasm, backend):
         wasmwarp.Module(wasm["host"]).run("run", 1, n=2, backend="cpu")
     with pytest.raises(TypeError, match="not callable"):
         wasmwarp.Module(wasm["host"], imports={"env": {"mix": 5}})
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_v128_arguments_and_results(wasm, backend):
+    m = wasmwarp.Module(wasm["lanes"])
+    v = np.array([1, -2, 3, 0x7FFFFFF0], dtype=np.int32)
+    k = np.arange(100, dtype=np.int32)
+    try:
+        r = m.run("add_lanes", v.tobytes(), k, backend=backend)
+    except ValueError as e:
+        if backend == "gpu" and "gpu" in str(e).lower():
+            pytest.skip(str(e))
+        raise
+    assert r.dtype == np.uint8 and r.shape == (100, 16)
+    np.testing.assert_array_equal(r.view(np.int32), v[None, :] + k[:, None])  # wraps like i32x4.add
+    total = 1 - 2 + 3 + 0x7FFFFFF0
+    np.testing.assert_array_equal(m.run("sum", bytearray(v.tobytes()), backend=backend, n=3), [total] * 3)
+    np.testing.assert_array_equal(m.run("sum", v, backend=backend, n=2), [total] * 2)  # an array's bytes
+    with pytest.raises(ValueError, match="16 bytes, given 4"):
+        m.run("sum", b"abcd", backend=backend, n=1)

@@ -128,7 +128,9 @@ class Module:
 
         Returns one NumPy array (a row per instance), a tuple of them for
         several results, or None for none; with ``traps="mask"``, a pair
-        (those results, a boolean trap mask). ``backend``: "auto", "cpu" or
+        (those results, a boolean trap mask). A v128 argument is its 16
+        bytes (bytes, bytearray, or any array's bytes), the same for every
+        instance; a v128 result is a (n, 16) uint8 array. ``backend``: "auto", "cpu" or
         "gpu"; ``tier``: "auto", "interp" or "compiled"; ``fuel``: the most
         back-edges and calls an instance may take; ``timeout``: seconds.
 
@@ -188,6 +190,9 @@ class Module:
                 converted.append(None)
             elif isinstance(a, (list, tuple)) and params is not None and k < len(params) and params[k] in _DTYPES:
                 converted.append(np.asarray(a, dtype=_DTYPES[params[k]]))
+            elif isinstance(a, np.ndarray) and params is not None and k < len(params) and params[k] == "v128":
+                # A vector, the same for every instance: its 16 bytes, not rows.
+                converted.append(np.ascontiguousarray(a).tobytes())
             else:
                 converted.append(a)
         return converted

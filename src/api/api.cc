@@ -73,6 +73,12 @@ std::vector<uint64_t> bits_of(std::span<const T> rows) {
 }
 
 // Arguments that fit the export's parameters, as the batch engine takes them.
+// A scalar argument as the engine's value (a v128's bits are {lo, hi}).
+ww::Value scalar_value(const Arg& a, ww::ValType type) {
+  const std::vector<uint64_t>& b = a.bits();
+  return ww::Value{type, b[0], type == ww::ValType::V128 && b.size() > 1 ? b[1] : 0};
+}
+
 Expected<std::vector<ww::batch::ArgSource>> arg_sources(const std::string& name, const ww::FuncType& type,
                                                         uint64_t instances, const std::vector<Arg>& args) {
   if (args.size() != type.params.size())
@@ -100,7 +106,7 @@ Expected<std::vector<ww::batch::ArgSource>> arg_sources(const std::string& name,
     }
     if (a.kind() == Arg::Kind::Scalar) {
       out[k].kind = ww::batch::ArgSource::Const;
-      out[k].value = ww::Value{want, a.bits()[0]};
+      out[k].value = scalar_value(a, want);
       continue;
     }
     if (a.bits().size() < instances)
@@ -134,6 +140,7 @@ Arg Arg::column(std::span<const float> rows) { return Arg(Kind::Column, ValueTyp
 Arg Arg::column(std::span<const double> rows) { return Arg(Kind::Column, ValueType::F64, bits_of(rows)); }
 Arg Arg::index() { return Arg(Kind::Index, ValueType::I64, {}); }
 Arg Arg::scalar_bits(ValueType type, uint64_t bits) { return Arg(Kind::Scalar, type, {bits}); }
+Arg Arg::v128(uint64_t lo, uint64_t hi) { return Arg(Kind::Scalar, ValueType::V128, {lo, hi}); }
 Arg Arg::column_bits(ValueType type, std::vector<uint64_t> rows) { return Arg(Kind::Column, type, std::move(rows)); }
 Arg Arg::device_column(const void* device_data, ValueType type) {
   Arg a(Kind::DeviceColumn, type, {});
@@ -382,7 +389,7 @@ Expected<bool> apply_call_inputs(ww::batch::BatchSpec& spec, const CallOptions& 
       if (c.args[k].kind() != Arg::Kind::Scalar || internal_type(c.args[k].type()) != type->params[k])
         return Error{"init call '" + c.export_name + "': argument " + std::to_string(k + 1) + " must be a " +
                      ww::valtype_name(type->params[k]) + " scalar"};
-      call.args.push_back(ww::Value{type->params[k], c.args[k].bits()[0]});
+      call.args.push_back(scalar_value(c.args[k], type->params[k]));
     }
     for (uint64_t r = 0; r < c.repeat; ++r) spec.init_calls.push_back(call);
   }

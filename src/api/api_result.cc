@@ -50,6 +50,7 @@ ResultColumns columns_of(const ww::batch::BatchResult& r) {
   for (ww::ValType t : r.type.results) v.types.push_back(public_type(t));
   v.names = r.result_names;
   v.results = r.results.data();
+  v.results_hi = r.results_hi.empty() ? nullptr : r.results_hi.data();
   v.traps = r.traps.data();
   v.trap_function = r.trap_func.data();
   v.trap_offset = r.trap_pc.data();
@@ -78,6 +79,10 @@ double CallResult::f64(uint64_t instance, size_t k) const {
   double d;
   std::memcpy(&d, &b, 8);
   return d;
+}
+uint64_t CallResult::bits_hi(uint64_t instance, size_t k) const {
+  const auto& hi = impl_->r.results_hi;
+  return hi.empty() ? 0 : hi[instance * impl_->types.size() + k];
 }
 std::span<const uint64_t> CallResult::all_bits() const { return {impl_->r.results.data(), impl_->r.results.size()}; }
 const void* CallResult::device_result(size_t k) const {

@@ -27,13 +27,15 @@ namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
 
-// A batch's arguments and results are 64-bit columns: a v128 does not fit
-// them yet (the store's invoke takes them).
-Status refuse_v128_values(const std::string& name, const FuncType& t) {
+// A v128 argument is a constant (Value::hi its high word): columns and
+// @index are 64-bit rows. Results may be v128 (BatchResult::results_hi).
+Status check_v128_args(const std::string& name, const FuncType& t, const std::vector<ArgSource>& args, Job& job) {
+  for (size_t k = 0; k < t.params.size() && k < args.size(); ++k)
+    if (t.params[k] == ValType::V128 && args[k].kind != ArgSource::Const)
+      return err("export '" + name + "': argument " + std::to_string(k) +
+                 " is a v128, which is given as a constant (the same vector for every instance)");
   for (const auto* list : {&t.params, &t.results})
-    for (ValType v : *list)
-      if (v == ValType::V128)
-        return err("export '" + name + "' takes or returns v128, which batches cannot carry yet");
+    job.v128_values |= std::find(list->begin(), list->end(), ValType::V128) != list->end();
   return Status::Ok();
 }
 
@@ -74,11 +76,11 @@ Status resolve_then(const BatchSpec& spec, Job& job) {
   for (const BatchSpec::ThenCall& c : spec.then) {
     Job::ThenCall t;
     WW_ASSIGN_OR_RETURN(t.type, export_function_type(m, c.export_name, &t.func_index));
-    WW_TRY(refuse_v128_values(c.export_name, t.type));
     if (c.args.size() != t.type.params.size())
       return err("--then " + c.export_name + ": export '" + c.export_name + "' takes " +
                  std::to_string(t.type.params.size()) + " argument(s) (" + valtype_list(t.type.params) + "), got " +
                  std::to_string(c.args.size()));
+    WW_TRY(check_v128_args(c.export_name, t.type, c.args, job));
     for (const ArgSource& a : c.args)
       if (a.kind == ArgSource::Column || a.kind == ArgSource::DeviceColumn)
         return err("--then " + c.export_name + ": arguments are constants or @index");
@@ -99,7 +101,6 @@ Result<Job> make_job(const BatchSpec& spec) {
   Job job;
   job.spec = &spec;
   WW_ASSIGN_OR_RETURN(job.type, export_function_type(m, spec.export_name, &job.func_index));
-  WW_TRY(refuse_v128_values(spec.export_name, job.type));
   if (spec.wasi) {
     if (!job.type.params.empty() || !job.type.results.empty())
       return err("a WASI command's _start takes and returns nothing; this one is " + functype_to_string(job.type));
@@ -112,6 +113,7 @@ Result<Job> make_job(const BatchSpec& spec) {
   if (!spec.wasi && spec.args.size() != job.type.params.size())
     return err("export '" + spec.export_name + "' takes " + std::to_string(job.type.params.size()) +
                " argument(s) (" + valtype_list(job.type.params) + "), got " + std::to_string(spec.args.size()));
+  if (!spec.wasi) WW_TRY(check_v128_args(spec.export_name, job.type, spec.args, job));
   for (const ArgSource& a : spec.args)
     if (a.kind == ArgSource::Column && a.column.size() < spec.instances)
       return err("an argument column has fewer rows than instances");
@@ -148,6 +150,8 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
     parallel_zero(column.data(), size * sizeof(column[0]));
   };
   zeroed(out.results, n * job.type.results.size());
+  const auto& rt = job.type.results;
+  if (std::find(rt.begin(), rt.end(), ValType::V128) != rt.end()) zeroed(out.results_hi, n * rt.size());
   if (spec.wasi) {
     out.result_names = {"exit_code"};
     if (spec.wasi->stdout_pattern.empty()) out.stdout_blocks.resize(n);

@@ -234,6 +234,7 @@ struct BatchResult {
   uint64_t device_files = 0, device_file_bytes = 0;  // read-only files whose reads the GPU served
   uint64_t first_output_capped = ~uint64_t{0};  // the first of them
   Column<uint64_t> results;  // instances x type.results.size()
+  Column<uint64_t> results_hi;  // as results, v128 results' high words (empty without v128 results)
   Column<uint8_t> traps;     // TrapCode per instance
   // Where each trap happened: module function index and bytecode word
   // offset in it; trap_pc is gpu::kNoTrapPc for traps outside the code (a

@@ -155,10 +155,18 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
     b.mem->mark_written(addr, m.record);
   }
   const size_t np = job.type.params.size();
-  for (size_t k = 0; k < np; ++k) io[k] = arg_value(spec.args[k], job.type.params[k], i).bits;
+  // v128 arguments are constants: their high words once, from the spec.
+  uint64_t* io_hi = job.v128_values ? io + job.io_slots : nullptr;
+  auto set_args = [&](const std::vector<ArgSource>& args, const std::vector<ValType>& params) {
+    for (size_t k = 0; k < params.size(); ++k) {
+      io[k] = arg_value(args[k], params[k], i).bits;
+      if (io_hi) io_hi[k] = args[k].value.hi;
+    }
+  };
+  set_args(spec.args, job.type.params);
   if (b.wasi) io[0] = 0;  // the exit code when _start returns
   clock.lap(clock.setup_ns);
-  TrapCode t = store.invoke_slots(b.func, io);
+  TrapCode t = store.invoke_slots(b.func, io, io_hi);
   clock.lap(clock.run_ns);
   if (t == TrapCode::Exit && b.wasi && b.wasi->exit_code()) {
     io[0] = *b.wasi->exit_code();
@@ -170,8 +178,8 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
     const BatchSpec::ThenCall& call = spec.then[c];
     const std::vector<ValType>& params = job.then[c].type.params;
     for (uint64_t r = 0; r < call.repeat && t == TrapCode::None; ++r) {
-      for (size_t k = 0; k < params.size(); ++k) io[k] = arg_value(call.args[k], params[k], i).bits;
-      t = store.invoke_slots(b.then[c], io);
+      set_args(call.args, params);
+      t = store.invoke_slots(b.then[c], io, io_hi);
     }
   }
   clock.lap(clock.run_ns);
@@ -184,6 +192,7 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
   }
   const size_t nr = job.type.results.size();
   std::copy(io, io + nr, out.results.data() + i * nr);
+  if (!out.results_hi.empty()) std::copy(io_hi, io_hi + nr, out.results_hi.data() + i * nr);
   clock.lap(clock.copy_ns);
   return TrapCode::None;
 }
@@ -434,7 +443,7 @@ class CpuExecutor final : public Executor {
     gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
     WorkerInstances instances(job, limits, native_, &ctx);
     Resident::Cpu* resident = spec.resident ? &spec.resident->cpu() : nullptr;
-    std::vector<uint64_t> io(job.io_slots);
+    std::vector<uint64_t> io(job.io_slots * (job.v128_values ? 2 : 1));
     PhaseClock clock;
     while (!sh.failed) {
       uint64_t begin = sh.next.fetch_add(sh.chunk);

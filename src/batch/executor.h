@@ -45,6 +45,9 @@ struct Job {
   };
   std::vector<ThenCall> then;  // spec->then resolved
   size_t io_slots = 1;         // the most parameters or results of any call
+  // A v128 among them: each value's high word travels too (on the CPU in
+  // io[io_slots + k], beside value k).
+  bool v128_values = false;
   std::shared_ptr<const InitImage> image;  // null: instances instantiate afresh
   // The GPU's memory layout, Auto resolved (compiled code is built for it).
   gpu::MemoryLayout gpu_layout = gpu::MemoryLayout::Interleaved;

@@ -70,10 +70,11 @@ class HostFunctionCalls final : public gpu::HostCallServer {
 };
 
 void uniform_args(const std::vector<ArgSource>& args, const std::vector<ValType>& params, std::vector<uint64_t>& values,
-                  std::vector<uint8_t>& index_kind) {
+                  std::vector<uint64_t>& values_hi, std::vector<uint8_t>& index_kind) {
   for (size_t k = 0; k < params.size(); ++k) {
     const bool index = args[k].kind == ArgSource::Index;
     values.push_back(index ? 0 : args[k].value.bits);
+    values_hi.push_back(args[k].kind == ArgSource::Const ? args[k].value.hi : 0);
     index_kind.push_back(!index                          ? 0
                          : params[k] == ValType::I32 ? 1
                          : params[k] == ValType::I64 ? 2
@@ -149,8 +150,10 @@ class GpuExecutor final : public Executor {
     }
     if (on_device) WW_TRY(gpu::device_synchronize());
     if (uniform) {
-      uniform_args(spec.args, params, req.args, req.arg_index_kind);
+      uniform_args(spec.args, params, req.args, req.args_hi, req.arg_index_kind);
     } else {
+      // Columns are scalars; a v128 argument is a constant (make_job).
+      for (const ArgSource& a : spec.args) req.args_hi.push_back(a.kind == ArgSource::Const ? a.value.hi : 0);
       req.fill_args = [&spec, &params, first](uint32_t wave_first, uint32_t n, uint64_t* io) {
         for (size_t k = 0; k < params.size(); ++k)
           for (uint32_t t = 0; t < n; ++t)
@@ -163,7 +166,7 @@ class GpuExecutor final : public Executor {
       call.func_index = job.then[c].func_index;
       if (spec.then[c].repeat > 0xffffffffu) return make_error(kNoOffset, "--then: a call repeated more than 2^32-1 times");
       call.repeat = uint32_t(spec.then[c].repeat);
-      uniform_args(spec.then[c].args, job.then[c].type.params, call.args, call.arg_index_kind);
+      uniform_args(spec.then[c].args, job.then[c].type.params, call.args, call.args_hi, call.arg_index_kind);
     }
     req.launch_per_call = spec.gpu.launch_per_call;
     req.fuel = spec.fuel;
@@ -225,11 +228,13 @@ class GpuExecutor final : public Executor {
     // size_result zeroed the columns, and no other executor runs this range.
     req.dest = {out.results.data() + first * nr, out.traps.data() + first, out.trap_func.data() + first,
                 out.trap_pc.data() + first, out.finished.data() + first, true};
+    if (!out.results_hi.empty()) req.dest.results_hi = out.results_hi.data() + first * nr;
     gpu::BatchResult r;
     if (spec.resident) {
       // The resident wave answers in vectors of its own: into the batch's.
       WW_ASSIGN_OR_RETURN(r, spec.resident->gpu()->call(req));
       std::copy(r.results.begin(), r.results.end(), req.dest.results);
+      if (req.dest.results_hi) std::copy(r.results_hi.begin(), r.results_hi.end(), req.dest.results_hi);
       std::copy(r.traps.begin(), r.traps.end(), req.dest.traps);
       std::copy(r.trap_func.begin(), r.trap_func.end(), req.dest.trap_func);
       std::copy(r.trap_pc.begin(), r.trap_pc.end(), req.dest.trap_pc);

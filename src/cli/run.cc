@@ -43,6 +43,10 @@ Status set_address(Io& io, const std::string& text) {
   return Status::Ok();
 }
 
+wasmwarp::Arg constant_arg(const Value& v) {
+  return v.type == ValType::V128 ? wasmwarp::Arg::v128(v.bits, v.hi) : wasmwarp::Arg::scalar_bits(v.type, v.bits);
+}
+
 Result<wasmwarp::Arg> parse_arg(const std::string& text, ValType type, uint64_t n, size_t pos) {
   std::string where = "argument " + std::to_string(pos + 1) + " (" + valtype_name(type) + ")";
   if (text == "@index") {
@@ -70,7 +74,7 @@ Result<wasmwarp::Arg> parse_arg(const std::string& text, ValType type, uint64_t 
                "' (use @index or @col:FILE[:K])");
   auto v = parse_value(text, type);
   if (!v.ok()) return err(where + ": " + v.error().message);
-  return wasmwarp::Arg::scalar_bits(type, v->bits);
+  return constant_arg(*v);
 }
 
 // "A,B,C" -> {"A", "B", "C"} (one empty word for "").
@@ -100,7 +104,7 @@ Result<wasmwarp::Call> parse_init_call(const std::string& text, const wasmwarp::
   for (size_t k = 0; k < words.size(); ++k) {
     auto v = parse_value(words[k], t->params[k]);
     if (!v.ok()) return err("--init " + text + ": argument " + std::to_string(k + 1) + ": " + v.error().message);
-    c.args.push_back(wasmwarp::Arg::scalar_bits(v->type, v->bits));
+    c.args.push_back(constant_arg(*v));
   }
   return c;
 }
@@ -261,8 +265,6 @@ Result<std::vector<ValType>> checked_result_types(const wasmwarp::Module& m, con
                                                   const Outputs& outputs, bool is_wasi) {
   if (is_wasi) return std::vector<ValType>{ValType::I32};
   WW_ASSIGN_OR_RETURN(wasmwarp::FunctionType t, function_type(m, returner));
-  for (ValType v : t.results)
-    if (v == ValType::V128) return err("export '" + returner + "' returns v128, which the CLI cannot print");
   if (outputs.fmt == OutFormat::Npy) {
     if (t.results.empty()) return err("--output .npy needs an export with results; '" + returner + "' has none");
     for (ValType v : t.results)
@@ -328,7 +330,8 @@ void print_results(const RunSpec& spec, const Outputs& outputs, const wasmwarp::
     if (r.trapped(0)) {
       std::fprintf(stderr, "wasm trap: %s\n", r.trap_message(0).c_str());
     } else {
-      for (size_t k = 0; k < rt.size(); ++k) std::printf("%s\n", format_value(Value{rt[k], r.bits(0, k)}).c_str());
+      for (size_t k = 0; k < rt.size(); ++k)
+        std::printf("%s\n", format_value(Value{rt[k], r.bits(0, k), r.bits_hi(0, k)}).c_str());
     }
   } else if (outputs.rows_to_stdout) {
     std::string line;
@@ -337,7 +340,7 @@ void print_results(const RunSpec& spec, const Outputs& outputs, const wasmwarp::
       if (r.trapped(i)) {
         line += "\ttrap: " + r.trap_message(i);
       } else {
-        for (size_t k = 0; k < rt.size(); ++k) line += "\t" + format_value(Value{rt[k], r.bits(i, k)});
+        for (size_t k = 0; k < rt.size(); ++k) line += "\t" + format_value(Value{rt[k], r.bits(i, k), r.bits_hi(i, k)});
       }
       line += "\n";
       std::fwrite(line.data(), 1, line.size(), stdout);

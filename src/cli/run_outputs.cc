@@ -17,6 +17,7 @@ const char* npy_descr(ValType t) {
     case ValType::I64: return "'<i8'";
     case ValType::F32: return "'<f4'";
     case ValType::F64: return "'<f8'";
+    case ValType::V128: return "'|V16'";  // its 16 bytes as in memory
     default: return nullptr;
   }
 }
@@ -121,7 +122,9 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
   const uint64_t n = r.instances;
   const auto& rt = r.types;
   const size_t nr = rt.size();
-  auto value = [&](uint64_t i, size_t k) { return Value{rt[k], r.results[i * nr + k]}; };
+  auto value = [&](uint64_t i, size_t k) {
+    return Value{rt[k], r.results[i * nr + k], r.results_hi ? r.results_hi[i * nr + k] : 0};
+  };
   if (fmt_ == OutFormat::Csv) {
     return write_in_blocks(first, end, out_, [&](uint64_t from, uint64_t to, std::string& s) {
       for (uint64_t i = from; i < to; ++i) {
@@ -174,6 +177,10 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
         const uint64_t b = trapped ? 0 : r.results[i * nr + k];
         const size_t w = (rt[k] == ValType::I32 || rt[k] == ValType::F32) ? 4 : 8;
         s.append(reinterpret_cast<const char*>(&b), w);  // little-endian hosts
+        if (rt[k] == ValType::V128) {
+          const uint64_t hi = trapped || !r.results_hi ? 0 : r.results_hi[i * nr + k];
+          s.append(reinterpret_cast<const char*>(&hi), 8);
+        }
       }
     }
   });

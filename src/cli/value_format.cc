@@ -2,9 +2,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace ww::cli {
 namespace {
@@ -106,6 +108,67 @@ std::string format_float_bits(Bits b) {
   return std::string(buf, r.ptr);
 }
 
+// An integer lane of `bits` bits, signed or unsigned reading.
+bool parse_int_lane(std::string_view word, uint32_t bits, uint64_t& out) {
+  const bool neg = split_sign(word);
+  uint64_t mag = 0;
+  if (!parse_magnitude(word, mag)) return false;
+  const uint64_t max_pos = bits == 64 ? ~0ull : (1ull << bits) - 1, max_neg = 1ull << (bits - 1);
+  if (neg ? mag > max_neg : mag > max_pos) return false;
+  out = (neg ? 0 - mag : mag) & max_pos;
+  return true;
+}
+
+// "0x" and 1-32 hex digits (the vector as a 128-bit number, lane 0 in the
+// low bits), or the text format's lanes: "i32x4 1 2 3 4", "f32x4 nan 1 -0 inf".
+Result<Value> parse_v128(std::string_view text) {
+  Value v{ValType::V128, 0, 0};
+  std::string_view s = text;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+    if (s.size() > 32) return bad(text, "v128 (at most 32 hex digits)");
+    const size_t lo_digits = std::min<size_t>(16, s.size());
+    const std::string_view hi_part = s.substr(0, s.size() - lo_digits), lo_part = s.substr(s.size() - lo_digits);
+    auto hex = [](std::string_view d, uint64_t& out) {
+      if (d.empty()) return true;
+      auto [p, ec] = std::from_chars(d.data(), d.data() + d.size(), out, 16);
+      return ec == std::errc() && p == d.data() + d.size();
+    };
+    if (!hex(lo_part, v.bits) || !hex(hi_part, v.hi)) return bad(text, "v128");
+    return v;
+  }
+  std::vector<std::string_view> words;
+  for (size_t at = 0; at < s.size();) {
+    const size_t end = std::min(s.find(' ', at), s.size());
+    if (end > at) words.push_back(s.substr(at, end - at));
+    at = end + 1;
+  }
+  static constexpr struct { const char* name; uint32_t bits; ValType lane; } kShapes[] = {
+      {"i8x16", 8, ValType::I32},  {"i16x8", 16, ValType::I32}, {"i32x4", 32, ValType::I32},
+      {"i64x2", 64, ValType::I64}, {"f32x4", 32, ValType::F32}, {"f64x2", 64, ValType::F64}};
+  for (const auto& shape : kShapes) {
+    if (words.empty() || words[0] != shape.name) continue;
+    const size_t lanes = 128 / shape.bits;
+    if (words.size() != lanes + 1)
+      return make_error(kNoOffset, "'" + std::string(text) + "': " + shape.name + " takes " + std::to_string(lanes) +
+                                       " lanes");
+    for (size_t k = 0; k < lanes; ++k) {
+      uint64_t lane = 0;
+      if (shape.lane == ValType::F32 || shape.lane == ValType::F64) {
+        WW_ASSIGN_OR_RETURN(Value f, parse_value(words[k + 1], shape.lane));
+        lane = f.bits;
+      } else if (!parse_int_lane(words[k + 1], shape.bits, lane)) {
+        return make_error(kNoOffset, "lane '" + std::string(words[k + 1]) + "' of '" + std::string(text) +
+                                         "' is no " + std::to_string(shape.bits) + "-bit integer");
+      }
+      const size_t bit = k * shape.bits;
+      (bit < 64 ? v.bits : v.hi) |= lane << (bit % 64);
+    }
+    return v;
+  }
+  return bad(text, "v128 (give 0x and up to 32 hex digits, or a shape and its lanes: \"i32x4 1 2 3 4\")");
+}
+
 }  // namespace
 
 Result<uint32_t> parse_f32_bits(std::string_view text) {
@@ -162,7 +225,7 @@ Result<Value> parse_value(std::string_view text, ValType type) {
       return Value{type, n + 1};
     }
     case ValType::V128:
-      break;
+      return parse_v128(text);
   }
   return make_error(kNoOffset, std::string("values of type ") + valtype_name(type) +
                                    " cannot be given on the command line");
@@ -177,7 +240,11 @@ std::string format_value(const Value& v) {
     case ValType::FuncRef: return v.bits == 0 ? "null" : "ref.func";
     case ValType::ExternRef:
       return v.bits == 0 ? "null" : "ref.extern " + std::to_string(v.bits - 1);
-    case ValType::V128: break;
+    case ValType::V128: {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "0x%016llx%016llx", (unsigned long long)v.hi, (unsigned long long)v.bits);
+      return buf;
+    }
   }
   return "?";
 }

@@ -17,10 +17,12 @@ namespace ww::cli {
 // range of the type (i32 accepts -2147483648 .. 4294967295).
 // Floats: decimal, hex floats (0x1.8p3), inf, -inf, nan, -nan, nan:0xPAYLOAD.
 // externref: "null", "ref.extern N" or "N"; funcref: "null" only.
+// v128: "0x" and up to 32 hex digits (a 128-bit number, lane 0 in the low
+// bits), or a shape and its lanes as in the text format: "i32x4 1 2 3 4".
 Result<Value> parse_value(std::string_view text, ValType type);
 
 // Signed decimal for integers; see above for floats; refs as "null",
-// "ref.func", "ref.extern N".
+// "ref.func", "ref.extern N"; v128 as "0x" and 32 hex digits.
 std::string format_value(const Value& v);
 
 Result<uint32_t> parse_f32_bits(std::string_view text);

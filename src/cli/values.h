@@ -16,6 +16,7 @@ using ValType = wasmwarp::ValueType;
 struct Value {
   ValType type = ValType::I32;
   uint64_t bits = 0;
+  uint64_t hi = 0;  // a v128's bytes 8-15 (bits: bytes 0-7)
 
   static Value i32(int32_t v) { return {ValType::I32, uint32_t(v)}; }
   static Value i64(int64_t v) { return {ValType::I64, uint64_t(v)}; }

@@ -214,8 +214,9 @@ class Store {
   // invoke() without its checks and vectors, for loops that checked the
   // function's type once: arguments in io[0..params), results back in
   // io[0..results) (i32 and f32 with their upper bits zero); io holds
-  // max(params, results) slots.
-  TrapCode invoke_slots(uint32_t func_addr, uint64_t* io);
+  // max(params, results) slots. With io_hi (as long as io): v128 values'
+  // high words beside them, in and out.
+  TrapCode invoke_slots(uint32_t func_addr, uint64_t* io, uint64_t* io_hi = nullptr);
   const TrapInfo& last_trap() const;
 
   const FuncType& func_type(uint32_t func_addr) const;

@@ -202,7 +202,7 @@ TrapCode call(StoreImpl& s, Store& api, uint32_t func_addr, const uint64_t* args
 
 }  // namespace detail
 
-TrapCode Store::invoke_slots(uint32_t func_addr, uint64_t* io) {
+TrapCode Store::invoke_slots(uint32_t func_addr, uint64_t* io, uint64_t* io_hi) {
   StoreImpl& s = *impl_;
   if (func_addr >= s.funcs.size()) {
     s.last_trap = TrapInfo{TrapCode::HostError, 0, 0};
@@ -210,7 +210,7 @@ TrapCode Store::invoke_slots(uint32_t func_addr, uint64_t* io) {
   }
   const FuncType& type = s.types[s.funcs[func_addr].type_id];
   const size_t nr = type.results.size();
-  TrapCode t = detail::call(s, *this, func_addr, io, io);
+  TrapCode t = detail::call(s, *this, func_addr, io, io, io_hi, io_hi);
   if (t != TrapCode::None) return t;
   const FuncType& after = s.types[s.funcs[func_addr].type_id];
   for (size_t k = 0; k < nr; ++k) io[k] = detail::normalize_bits(after.results[k], io[k]);

@@ -686,6 +686,37 @@ TEST_F(Cli, OutputNpy) {
   expect_error({"run", "--invoke", "nothing", "--output", path("x.npy"), mod("basic")}, "needs an export with results");
 }
 
+// v128 arguments (constants: 0x and hex digits, or a shape and lanes) and
+// results (0x and 32 hex digits; 16 bytes in .npy).
+TEST_F(Cli, V128ArgumentsAndResults) {
+  Proc r = run({"run", "--invoke", "pair", mod("lanes"), "i32x4 1 2 3 -1"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "0xffffffff000000030000000200000001\n-1\n");
+  r = run({"run", "--invoke", "pair", mod("lanes"), "0x1"});
+  EXPECT_EQ(r.out, "0x00000000000000000000000000000001\n0\n");
+  std::string out = path("v.csv");
+  r = run({"run", "-n", "3", "--invoke", "add_lanes", "--output", out, mod("lanes"), "i32x4 0 10 20 0xffffffff",
+           "@index"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(slurp(out),
+            "instance,result0,trap\n"
+            "0,0xffffffff000000140000000a00000000,\n"
+            "1,0x00000000000000150000000b00000001,\n"
+            "2,0x00000001000000160000000c00000002,\n");
+  out = path("v.npy");
+  r = run({"run", "-n", "2", "--invoke", "add_lanes", "--output", out, mod("lanes"), "0x0", "@index"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  std::string s = slurp(out);
+  EXPECT_NE(s.find("'descr': '|V16'"), std::string::npos) << s.substr(0, 80);
+  ASSERT_EQ(s.size() % 64, 32u);  // 64-aligned header + 2 rows of 16 bytes
+  std::vector<uint32_t> lanes(8);
+  std::memcpy(lanes.data(), s.data() + s.size() - 32, 32);
+  EXPECT_EQ(lanes, (std::vector<uint32_t>{0, 0, 0, 0, 1, 1, 1, 1}));
+  expect_error({"run", "-n", "2", "--invoke", "add_lanes", mod("lanes"), "@index", "1"},
+               "@index cannot feed a v128");
+  expect_error({"run", "--invoke", "add_lanes", mod("lanes"), "i32x4 1 2 3", "1"}, "i32x4 takes 4 lanes");
+}
+
 TEST_F(Cli, OutputErrorsBeforeRunning) {
   expect_error({"run", "--invoke", "add", "--output", path("no/such/dir/x.csv"), mod("basic"), "1", "2"},
                "cannot write " + path("no/such/dir/x.csv"));

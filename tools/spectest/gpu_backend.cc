@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <vector>
 #include <string>
 
 #include "bytecode/ops.h"
@@ -142,27 +141,16 @@ class StoreCalls final : public gpu::HostCallServer {
   void serve(gpu::HostCall& c) override {
     const StoreImpl& S = store_.impl();
     const uint32_t addr = c.foreign_func >= 0 ? uint32_t(c.foreign_func) : S.instances[instance_].funcs[c.func];
-    // The record holds one word per value; the callee takes its own layout.
+    // The record holds one word per value, as invoke_slots takes them: a
+    // v128 cannot cross (its high word is not in the record), so such a
+    // call ends in HostError and the invoke runs on the CPU.
     const FuncType& type = S.types[S.funcs[addr].type_id];
-    const uint32_t w = slot_width_of(S, addr);
-    if (w == 1) {
-      c.trap = store_.invoke_slots(addr, c.io);
-      return;
-    }
-    // A v128 cannot cross (its high word is not in the record): the
-    // invoke then runs on the CPU, as for any HostError.
     for (const auto* list : {&type.params, &type.results})
       if (std::find(list->begin(), list->end(), ValType::V128) != list->end()) {
         c.trap = TrapCode::HostError;
         return;
       }
-    const size_t np = type.params.size(), nr = type.results.size();
-    std::vector<uint64_t> slots(std::max<size_t>(std::max(np, nr) * w, 1));
-    std::copy_n(c.io, np, slots.begin());
-    relayout_slots(slots.data(), np, 1, w);
-    c.trap = store_.invoke_slots(addr, slots.data());
-    relayout_slots(slots.data(), nr, w, 1);
-    std::copy_n(slots.begin(), nr, c.io);
+    c.trap = store_.invoke_slots(addr, c.io);
   }
 
  private:

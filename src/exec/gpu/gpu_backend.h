@@ -192,8 +192,8 @@ struct BatchRequest {
   uint32_t total_instances = 0;
   // Arguments as raw 64-bit values: one row of nparams for every instance
   // (args_per_instance) or a single row shared by all. A v128's high word
-  // comes in args_hi (per parameter; empty: zeros), for the shared row
-  // only: every other way in carries scalars.
+  // comes in args_hi (per parameter, the same for every instance; empty:
+  // zeros): only constants are v128, the other ways in carry scalars.
   std::vector<uint64_t> args;
   std::vector<uint64_t> args_hi;
   bool args_per_instance = false;
@@ -214,7 +214,7 @@ struct BatchRequest {
   struct ThenCall {
     uint32_t func_index = 0;  // a defined function
     uint32_t repeat = 1;
-    std::vector<uint64_t> args;
+    std::vector<uint64_t> args, args_hi;   // as the request's
     std::vector<uint8_t> arg_index_kind;  // per parameter, as arg_index_kind (empty: none)
   };
   std::vector<ThenCall> then;

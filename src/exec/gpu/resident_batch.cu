@@ -74,6 +74,7 @@ class ResidentWave final : public ResidentBatch {
     BatchRequest& r = req_;
     r.func_index = c.func_index;
     r.args = c.args;
+    r.args_hi = c.args_hi;
     r.args_per_instance = c.args_per_instance;
     r.fill_args = c.fill_args;
     r.arg_index_kind = c.arg_index_kind;

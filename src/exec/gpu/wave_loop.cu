@@ -230,9 +230,16 @@ Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
   // Arguments, value k of instance t at io[k * n + t] (shared ones were
   // uploaded once, in setup).
   if (nparams_ && (req_.fill_args || req_.args_per_instance)) {
-    // Values land at rows k * w_; the rows between (high words: these
-    // arguments are scalars) are zeros.
-    if (w_ > 1) WW_CUDA(cudaMemsetAsync(W_.io, 0, uint64_t(nparams_) * w_ * n * 8));
+    // Values land at rows k * w_; the rows between hold the high words,
+    // zero but for v128 constants.
+    if (w_ > 1) {
+      WW_CUDA(cudaMemsetAsync(W_.io, 0, uint64_t(nparams_) * w_ * n * 8));
+      for (uint32_t k = 0; k < nparams_ && k < req_.args_hi.size(); ++k)
+        if (req_.args_hi[k]) {
+          fill_words_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(W_.io + (uint64_t(k) * w_ + 1) * n, req_.args_hi[k], n);
+          WW_CUDA(cudaGetLastError());
+        }
+    }
     const uint32_t rows = staging_rows_;
     WW_TRY(staging_->upload(
         (n + rows - 1) / rows,
@@ -348,7 +355,7 @@ Status WaveLoop::upload_chain(DeviceArena& arena) {
     calls.push_back({c.func_index - nimp, uint32_t(end), uint32_t(args.size())});
     std::vector<uint8_t> call_kinds(c.args.size(), 0);
     std::copy_n(c.arg_index_kind.begin(), std::min(c.arg_index_kind.size(), c.args.size()), call_kinds.begin());
-    for (uint64_t v : as_slots(c.args, {}, w_)) args.push_back(v);
+    for (uint64_t v : as_slots(c.args, c.args_hi, w_)) args.push_back(v);
     for (uint8_t k : as_slots(call_kinds, {}, w_)) kinds.push_back(k);
   }
   // Never empty, so that every pointer is a real allocation.

@@ -305,4 +305,64 @@ TEST(ApiSurface, SimdModulesRunOnEveryBackend) {
   }
 }
 
+/* wat2wasm of tests/cli/modules/lanes.wat:
+(module
+  (func (export "add_lanes") (param $v v128) (param $k i32) (result v128)
+    (i32x4.add (local.get $v) (i32x4.splat (local.get $k))))
+  (func (export "pair") (param $v v128) (result v128 i32)
+    (local.get $v) (i32x4.extract_lane 3 (local.get $v))))
+*/
+const std::vector<uint8_t> kLanesModule = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0d, 0x02, 0x60, 0x02, 0x7b,
+    0x7f, 0x01, 0x7b, 0x60, 0x01, 0x7b, 0x02, 0x7b, 0x7f, 0x03, 0x03, 0x02, 0x00, 0x01,
+    0x07, 0x14, 0x02, 0x09, 0x61, 0x64, 0x64, 0x5f, 0x6c, 0x61, 0x6e, 0x65, 0x73, 0x00,
+    0x00, 0x04, 0x70, 0x61, 0x69, 0x72, 0x00, 0x01, 0x0a, 0x17, 0x02, 0x0b, 0x00, 0x20,
+    0x00, 0x20, 0x01, 0xfd, 0x11, 0xfd, 0xae, 0x01, 0x0b, 0x09, 0x00, 0x20, 0x00, 0x20,
+    0x00, 0xfd, 0x1b, 0x03, 0x0b
+};
+
+// v128 arguments (constants) and results cross the API on every backend
+// and tier: beside a column of another parameter, with @index, in a chain.
+TEST(ApiSurface, V128ArgumentsAndResults) {
+  auto m = wasmwarp::Module::from_bytes(kLanesModule);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const uint64_t lo = 0x0000000a00000000ull, hi = 0xffffffff00000014ull;  // i32x4 0 10 20 -1
+  const std::vector<int32_t> ks = {5, 0, -7};
+  auto lane = [](uint64_t lo_, uint64_t hi_, int k) { return uint32_t((k < 2 ? lo_ : hi_) >> (32 * (k % 2))); };
+  for (wasmwarp::Backend b : {wasmwarp::Backend::Cpu, wasmwarp::Backend::Gpu})
+    for (wasmwarp::Tier t : {wasmwarp::Tier::Interpreter, wasmwarp::Tier::Compiled}) {
+      SCOPED_TRACE(std::string(wasmwarp::backend_name(b)) + " " + wasmwarp::tier_name(t));
+      wasmwarp::EngineOptions o;
+      o.backend = b;
+      o.tier = t;
+      o.threads = 2;
+      wasmwarp::Engine e(o);
+      auto r = e.call(*m, "add_lanes", ks.size(), {wasmwarp::Arg::v128(lo, hi), wasmwarp::Arg::column(ks)});
+      if (b == wasmwarp::Backend::Gpu && !r.ok()) {
+        EXPECT_NE(r.error().message.find("GPU"), std::string::npos) << r.error().message;
+        GTEST_SKIP() << "no GPU: " << r.error().message;
+      }
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      for (uint64_t i = 0; i < ks.size(); ++i)
+        for (int k = 0; k < 4; ++k)
+          EXPECT_EQ(lane(r->bits(i, 0), r->bits_hi(i, 0), k), lane(lo, hi, k) + uint32_t(ks[i])) << i << " " << k;
+      r = e.call(*m, "add_lanes", 2, {wasmwarp::Arg::v128(lo, hi), wasmwarp::Arg::index()});
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      EXPECT_EQ(r->bits_hi(1, 0), 0x0000000000000015ull);
+      const auto c = r->columns();
+      ASSERT_NE(c.results_hi, nullptr);
+      EXPECT_EQ(c.results_hi[0], hi);
+      r = e.chain(*m, 2, {{"add_lanes", {wasmwarp::Arg::v128(lo, hi), wasmwarp::Arg::i32(1)}},
+                          {"pair", {wasmwarp::Arg::v128(0, 0x0000000700000000ull)}}});
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      EXPECT_EQ(r->bits_hi(0, 0), 0x0000000700000000ull);
+      EXPECT_EQ(r->i32(1, 1), 7);
+    }
+  auto bad = cpu().call(*m, "add_lanes", 2, {wasmwarp::Arg::column_bits(wasmwarp::ValueType::V128, {1, 2}),
+                                             wasmwarp::Arg::i32(0)});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("is a v128, which is given as a constant"), std::string::npos)
+      << bad.error().message;
+}
+
 }  // namespace

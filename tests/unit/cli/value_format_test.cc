@@ -75,6 +75,39 @@ TEST(ParseValue, Refs) {
   EXPECT_FALSE(parse_value("1", ValType::FuncRef).ok());
 }
 
+// A v128 as 0x and up to 32 hex digits (lane 0 in the low bits) or as the
+// text format's shape and lanes; printed as 0x and 32 digits, which reads
+// back to the same bits.
+TEST(ParseValue, V128) {
+  const struct {
+    const char* text;
+    uint64_t lo, hi;
+  } cases[] = {
+      {"0x0102030405060708090a0b0c0d0e0f10", 0x090a0b0c0d0e0f10ull, 0x0102030405060708ull},
+      {"0x5", 5, 0},
+      {"i32x4 1 -1 0x7fffffff 4294967295", 0xFFFFFFFF00000001ull, 0xFFFFFFFF7FFFFFFFull},
+      {"i8x16 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 -1", 0x0706050403020100ull, 0xFF0E0D0C0B0A0908ull},
+      {"f64x2 -0 nan:0x1", 0x8000000000000000ull, 0x7FF0000000000001ull},
+      {"i16x8  1 2 3 4 5 6 7 8", 0x0004000300020001ull, 0x0008000700060005ull},  // spaces may repeat
+  };
+  for (const auto& c : cases) {
+    auto v = parse_value(c.text, ValType::V128);
+    ASSERT_TRUE(v.ok()) << c.text << ": " << v.error().message;
+    EXPECT_EQ(v->bits, c.lo) << c.text;
+    EXPECT_EQ(v->hi, c.hi) << c.text;
+  }
+  for (const char* bad : {"", "0x", "0x1g", "0x123456789012345678901234567890123", "i32x4 1 2 3",
+                          "i32x4 1 2 3 4 5", "i8x16 256 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", "i16x8 -32769 0 0 0 0 0 0 0",
+                          "f32x4 1 2 x 4", "u32x4 1 2 3 4", "1 2 3 4"})
+    EXPECT_FALSE(parse_value(bad, ValType::V128).ok()) << bad;
+  const Value w{ValType::V128, 0x090a0b0c0d0e0f10ull, 0x0102030405060708ull};
+  EXPECT_EQ(format_value(w), "0x0102030405060708090a0b0c0d0e0f10");
+  auto back = parse_value(format_value(w), ValType::V128);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->bits, w.bits);
+  EXPECT_EQ(back->hi, w.hi);
+}
+
 TEST(FormatValue, Specials) {
   EXPECT_EQ(format_value(Value::i32(-5)), "-5");
   EXPECT_EQ(format_value(Value::i64(INT64_MIN)), "-9223372036854775808");

@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
     cb = code + M.funcs[cur].code_begin;
     pc = code + W.hc.rs_pc[t];
     const uint32_t packed = W.hc.rs_base[t], base = packed & 0xffffffu;
-    trap = resume_from_host(M, W, t, memv, [&](uint32_t k) -> uint64_t& { return fr.at(fb + base + k); });
+    trap = resume_from_host(M, W, t, memv, frame_io(fb + base));
     if (trap != TrapCode::None) goto trapped;
     pc += packed >> 24;
     goto dispatch;
@@ -275,7 +275,7 @@ segment_return : {
 leave:
   // Everything else of the instance is in device memory already: frames,
   // call records, globals, memory.
-  leave_for_host(M, W, t, call_target, [&](uint32_t k) { return fr.at(fb + (call_base & 0xffffffu) + k); });
+  leave_for_host(M, W, t, call_target, frame_io(fb + (call_base & 0xffffffu)));
   W.hc.rs_pc[t] = uint32_t(pc - code);
   W.hc.rs_func[t] = cur;
   W.hc.rs_fb[t] = fb;

@@ -108,6 +108,12 @@ __global__ void mem_out_kernel(DevWave W, uint8_t* out, uint32_t length, uint32_
   for (uint32_t k = 0; k < length; ++k) o[k] = m.load8(uint64_t(address) + k);
 }
 
+// n words of `value` (a v128 constant's high word beside per-instance rows).
+__global__ void fill_words_kernel(uint64_t* dst, uint64_t value, uint32_t n) {
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < n) dst[t] = value;
+}
+
 // A column in GPU memory (rows of 4 or 8 bytes) into the 64-bit slots of
 // io, and a result column out of them (a 4-byte result is its low half;
 // zeros for an instance that trapped, as the host's results show it).
