@@ -6,8 +6,9 @@
 // (i % (64 / N)) * N: the same two words that fill two register-bytecode
 // slots (docs/architecture.md, "v128 values").
 //
-// Float lanes go through the scalar functions (canonical NaNs, no FMA,
-// min/max and rounding as the scalar instructions); integer lanes wrap
+// Float lanes follow the scalar functions (canonical NaNs, no FMA, min/max
+// and rounding as the scalar instructions; float_arith applies the
+// canonical-NaN rule once per vector on the host); integer lanes wrap
 // unless the instruction saturates. Lanes are reached through LaneArray:
 // shifts on the two words on the GPU, arrays the host compiler vectorises
 // on the host. Same rules as semantics.h: no host-only std:: calls.
@@ -412,13 +413,65 @@ WW_HD inline V128 f64_lanes(const V128& a, const V128& b, F f) {
   return map2<uint64_t, uint64_t>(a, b, [&](uint64_t x, uint64_t y) { return f64_bits(f(f64_from_bits(x), f64_from_bits(y))); });
 }
 
+WW_HD inline float canon(float r) { return canon32(r); }
+WW_HD inline double canon(double r) { return canon64(r); }
+// A float type's bits: their unsigned type, and the value from them.
+template <class T>
+struct FloatBits;
+template <>
+struct FloatBits<float> {
+  using type = uint32_t;
+  static WW_HD float value(uint32_t b) { return f32_from_bits(b); }
+  static WW_HD uint32_t bits(float f) { return f32_bits(f); }
+};
+template <>
+struct FloatBits<double> {
+  using type = uint64_t;
+  static WW_HD double value(uint64_t b) { return f64_from_bits(b); }
+  static WW_HD uint64_t bits(double d) { return f64_bits(d); }
+};
+
+// Arithmetic whose only NaN rule is "a NaN result is the canonical NaN"
+// (add, sub, mul, div, sqrt: semantics.h's NAME_raw forms). On the host:
+// the hardware's lanes in one loop over float arrays, then, in the rare
+// vector with a NaN lane, the canonical NaN there; the per-lane branch of
+// the scalar functions kept g++ from vectorising (compiled saxpy with
+// -msimd128 ran at half its scalar build's speed, bench/RESULTS.md). On
+// the GPU, whose thread is scalar, the scalar functions lane by lane.
+template <class T, class Raw>
+WW_HD inline V128 float_arith(const V128& a, const V128& b, Raw raw) {
+#ifdef __CUDA_ARCH__
+  using B = typename FloatBits<T>::type;
+  return map2<B, B>(a, b, [&](B x, B y) {
+    return FloatBits<T>::bits(canon(raw(FloatBits<T>::value(x), FloatBits<T>::value(y))));
+  });
+#else
+  constexpr int n = 16 / int(sizeof(T));
+  T x[n], z[n], y[n];
+  memcpy(x, &a, 16);
+  memcpy(z, &b, 16);
+  bool nan = false;
+  for (int i = 0; i < n; ++i) y[i] = raw(x[i], z[i]);
+  for (int i = 0; i < n; ++i) nan |= y[i] != y[i];
+  if (WW_NAN_UNLIKELY(nan))
+    for (int i = 0; i < n; ++i) y[i] = canon(y[i]);
+  V128 r;
+  memcpy(&r, y, 16);
+  return r;
+#endif
+}
+template <class T, class Raw>
+WW_HD inline V128 float_arith(const V128& a, Raw raw) {
+  return float_arith<T>(a, a, [&](T x, T) { return raw(x); });
+}
+
 // pmin/pmax are C's `b < a ? b : a` / `a < b ? b : a`: an operand comes
 // back as it is, NaN payload and all.
 #define WW_SIMD_FLOAT_SHAPE(P, S, T)                                                                     \
-  WW_HD inline V128 P##_add(const V128& a, const V128& b) { return S##_lanes(a, b, S##_add); }          \
-  WW_HD inline V128 P##_sub(const V128& a, const V128& b) { return S##_lanes(a, b, S##_sub); }          \
-  WW_HD inline V128 P##_mul(const V128& a, const V128& b) { return S##_lanes(a, b, S##_mul); }          \
-  WW_HD inline V128 P##_div(const V128& a, const V128& b) { return S##_lanes(a, b, S##_div); }          \
+  WW_HD inline V128 P##_add(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_add_raw); }  \
+  WW_HD inline V128 P##_sub(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_sub_raw); }  \
+  WW_HD inline V128 P##_mul(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_mul_raw); }  \
+  WW_HD inline V128 P##_div(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_div_raw); }  \
   WW_HD inline V128 P##_min(const V128& a, const V128& b) { return S##_lanes(a, b, S##_min); }          \
   WW_HD inline V128 P##_max(const V128& a, const V128& b) { return S##_lanes(a, b, S##_max); }          \
   WW_HD inline V128 P##_pmin(const V128& a, const V128& b) {                                           \
@@ -429,7 +482,7 @@ WW_HD inline V128 f64_lanes(const V128& a, const V128& b, F f) {
   }                                                                                                      \
   WW_HD inline V128 P##_abs(const V128& a) { return S##_lanes(a, S##_abs); }                            \
   WW_HD inline V128 P##_neg(const V128& a) { return S##_lanes(a, S##_neg); }                            \
-  WW_HD inline V128 P##_sqrt(const V128& a) { return S##_lanes(a, S##_sqrt); }                          \
+  WW_HD inline V128 P##_sqrt(const V128& a) { return float_arith<T>(a, S##_sqrt_raw); }                 \
   WW_HD inline V128 P##_ceil(const V128& a) { return S##_lanes(a, S##_ceil); }                          \
   WW_HD inline V128 P##_floor(const V128& a) { return S##_lanes(a, S##_floor); }                        \
   WW_HD inline V128 P##_trunc(const V128& a) { return S##_lanes(a, S##_trunc); }                        \
