@@ -7,6 +7,27 @@
 
 namespace ww {
 
+namespace {
+
+// A v128 constant and a shuffle's lane mask take two pool words
+// (CONST64_NEXT): the vector as one 128-bit number, the mask as its lanes.
+std::string v128_immediate(const BytecodeModule& bc, const BcDecoded& d) {
+  const uint32_t v = d.i[0];
+  if (uint64_t(v) + 1 >= bc.consts.size()) return "<bad const " + std::to_string(v) + ">";
+  const uint64_t lo = bc.consts[v], hi = bc.consts[v + 1];
+  char buf[40];
+  if (d.op == BcOp::V128Const) {
+    std::snprintf(buf, sizeof buf, "0x%016" PRIx64 "%016" PRIx64, hi, lo);
+    return buf;
+  }
+  std::string out = "[";
+  for (int lane = 0; lane < 16; ++lane)
+    out += (lane ? " " : "") + std::to_string(((lane < 8 ? lo : hi) >> (lane % 8 * 8)) & 0xff);
+  return out + "]";
+}
+
+}  // namespace
+
 std::string disassemble_function(const BytecodeModule& bc, uint32_t defined_index) {
   std::string out;
   if (defined_index >= bc.funcs.size()) return "<no such function>\n";
@@ -33,6 +54,11 @@ std::string disassemble_function(const BytecodeModule& bc, uint32_t defined_inde
       std::snprintf(buf, sizeof buf, "%ss%u", sep, d.s[k]);
       out += buf;
       sep = ", ";
+    }
+    if (d.op == BcOp::V128Const || d.op == BcOp::I8x16Shuffle) {
+      out += sep + v128_immediate(bc, d) + "\n";
+      pc += d.words;
+      continue;
     }
     for (uint32_t k = 0; k < fi.nimms; ++k) {
       uint32_t v = d.i[k];
