@@ -61,4 +61,30 @@ bool falls_through(BcOp op) {
   return op != BcOp::Br && op != BcOp::BrTable && op != BcOp::Return && op != BcOp::Unreachable;
 }
 
+std::vector<uint32_t> named_slots(const Module& m, const BytecodeModule& bc, uint32_t def,
+                                  const std::vector<DecodedOp>& ops) {
+  const FunctionCode& fc = bc.funcs[def];
+  const uint32_t w = bc.slot_width;  // a v128 operand names its slot and the next
+  std::vector<bool> used(fc.frame_slots + 1, false);
+  auto use = [&](uint32_t s, uint32_t n) {
+    if (s + n > used.size()) used.resize(s + n, false);
+    for (uint32_t k = 0; k < n; ++k) used[s + k] = true;
+  };
+  use(0, std::max(fc.num_locals, fc.num_results));
+  for (const DecodedOp& o : ops) {
+    const BcFmtInfo& fi = bc_fmt_info(bc_op_info(o.d.op).fmt);
+    for (uint32_t k = 0; k < fi.nslots; ++k) use(o.d.s[k], w);
+    if (o.d.op == BcOp::Call || o.d.op == BcOp::CallImport) {
+      const FuncType& ft = m.func_type(o.d.i[0]);
+      use(o.d.s[0], uint32_t(std::max(ft.params.size(), ft.results.size())) * w);
+    } else if (o.d.op == BcOp::CallIndirect) {
+      use(o.d.s[0], uint32_t(std::max(m.types[o.d.i[0]].params.size(), m.types[o.d.i[0]].results.size())) * w);
+    }
+  }
+  std::vector<uint32_t> out;
+  for (uint32_t s = 0; s < used.size(); ++s)
+    if (used[s]) out.push_back(s);
+  return out;
+}
+
 }  // namespace ww::codegen

@@ -36,4 +36,9 @@ void branch_targets(const BytecodeModule& bc, const DecodedOp& o, std::vector<ui
 // Whether control can fall through to the next op.
 bool falls_through(BcOp op);
 
+// The slots a function's code names, ascending: its locals in generated
+// code, and what a frame saved on leaving for the host holds.
+std::vector<uint32_t> named_slots(const Module& m, const BytecodeModule& bc, uint32_t def,
+                                  const std::vector<DecodedOp>& ops);
+
 }  // namespace ww::codegen

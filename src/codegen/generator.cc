@@ -26,19 +26,6 @@ std::string ret_type(uint32_t nresults) {
 
 bool is_call(BcOp op) { return op == BcOp::Call || op == BcOp::CallImport || op == BcOp::CallIndirect; }
 
-bool has_ref_in(const ConstExpr& e, uint32_t* f) {
-  if (e.instrs.size() == 1 && e.instrs[0].op == Opcode::RefFunc) {
-    *f = e.instrs[0].a;
-    return true;
-  }
-  return false;
-}
-
-// The slots a function's code names, ascending: its locals in generated
-// code, and what a frame saved on leaving for the host holds.
-std::vector<uint32_t> named_slots(const Module& m, const BytecodeModule& bc, uint32_t def,
-                                  const std::vector<DecodedOp>& ops);
-
 class Generator {
  public:
   Generator(const CompiledModule& cm, const Options& o)
@@ -67,7 +54,6 @@ class Generator {
   void emit_results(const std::string& value, uint32_t base, uint32_t n);
   void emit_direct_call(uint32_t callee_def, uint32_t base, bool indirect, const char* indent);
   void emit_call_import(uint32_t func, uint32_t base);
-  // `uint64_t io_[...] = {arguments};` for a call out of np arguments at base.
   // A call out of compiled code (an import; on the GPU another instance's
   // function too) over `np`/`nr` slots at `base`: the io_ array it passes,
   // and the results back from it. The host's calls on the CPU take the
@@ -454,34 +440,6 @@ void Generator::emit_op(const DecodedOp& o, uint32_t def) {
   out_ += " }\n";
 }
 
-std::vector<uint32_t> named_slots(const Module& m, const BytecodeModule& bc, uint32_t def,
-                                  const std::vector<DecodedOp>& ops) {
-  const FunctionCode& fc = bc.funcs[def];
-  const uint32_t nimp = m.num_imported_funcs;
-  const uint32_t w = bc.slot_width;  // a v128 operand names its slot and the next
-  std::vector<bool> used(fc.frame_slots + 1, false);
-  auto use = [&](uint32_t s, uint32_t n) {
-    if (s + n > used.size()) used.resize(s + n, false);
-    for (uint32_t k = 0; k < n; ++k) used[s + k] = true;
-  };
-  use(0, std::max(fc.num_locals, fc.num_results));
-  for (const DecodedOp& o : ops) {
-    const BcFmtInfo& fi = bc_fmt_info(bc_op_info(o.d.op).fmt);
-    for (uint32_t k = 0; k < fi.nslots; ++k) use(o.d.s[k], w);
-    if (o.d.op == BcOp::Call || o.d.op == BcOp::CallImport) {
-      const FuncType& ft = m.func_type(o.d.i[0]);
-      use(o.d.s[0], uint32_t(std::max(ft.params.size(), ft.results.size())) * w);
-    } else if (o.d.op == BcOp::CallIndirect) {
-      use(o.d.s[0], uint32_t(std::max(m.types[o.d.i[0]].params.size(), m.types[o.d.i[0]].results.size())) * w);
-    }
-  }
-  (void)nimp;
-  std::vector<uint32_t> out;
-  for (uint32_t s = 0; s < used.size(); ++s)
-    if (used[s]) out.push_back(s);
-  return out;
-}
-
 Status Generator::emit_function(uint32_t def) {
   const uint32_t f = nimp_ + def;
   const FunctionCode& fc = bc_.funcs[def];
@@ -818,69 +776,6 @@ Result<Generated> Generator::run() {
 }
 
 }  // namespace
-
-std::vector<bool> reachable_functions(const CompiledModule& cm, const std::vector<uint32_t>& entries) {
-  const Module& m = cm.module;
-  const uint32_t nimp = m.num_imported_funcs;
-  std::vector<bool> in(m.funcs.size(), false);
-  std::vector<uint32_t> work;
-  auto add = [&](uint32_t f) {
-    if (f >= nimp && f - nimp < in.size() && !in[f - nimp]) {
-      in[f - nimp] = true;
-      work.push_back(f - nimp);
-    }
-  };
-  // Functions a reference can name: only a call_indirect of their own type
-  // can call them (any other traps), so they join once such a call_indirect
-  // is reachable. With a table or global shared with other modules, an
-  // exported function can be put in a table from outside too.
-  std::vector<bool> referenced(m.num_funcs(), false);
-  uint32_t f = 0;
-  for (const ElemSegment& seg : m.elems)
-    for (const ConstExpr& e : seg.init)
-      if (has_ref_in(e, &f) && f < referenced.size()) referenced[f] = true;
-  for (const Global& g : m.globals)
-    if (has_ref_in(g.init, &f) && f < referenced.size()) referenced[f] = true;
-  bool shared = false;
-  for (const Import& im : m.imports) shared |= im.kind == ExternKind::Table || im.kind == ExternKind::Global;
-  for (const Export& e : m.exports) shared |= e.kind == ExternKind::Table || e.kind == ExternKind::Global;
-  for (const Export& e : m.exports)
-    if (e.kind == ExternKind::Func && shared && e.index < referenced.size()) referenced[e.index] = true;
-  for (const Export& e : m.exports)
-    if (e.kind == ExternKind::Func && entries.empty()) add(e.index);
-  for (uint32_t e : entries) add(e);
-  if (m.start) add(*m.start);
-
-  std::vector<bool> indirect_type(m.types.size(), false);
-  bool grew = true;
-  while (grew) {
-    while (!work.empty()) {
-      uint32_t def = work.back();
-      work.pop_back();
-      for (uint32_t callee : cm.code.manifests[def].callees) add(callee);
-      const FunctionCode& fc = cm.code.bytecode.funcs[def];
-      for (uint32_t w = fc.code_begin; w < fc.code_end;) {
-        BcDecoded d;
-        if (!bc_decode(cm.code.bytecode.code.data() + w, fc.code_end - w, &d)) break;
-        if (d.op == BcOp::RefFunc && d.i[0] < referenced.size()) referenced[d.i[0]] = true;
-        if (d.op == BcOp::CallIndirect && d.i[0] < indirect_type.size()) indirect_type[d.i[0]] = true;
-        w += d.words;
-      }
-    }
-    grew = false;
-    for (uint32_t g = nimp; g < m.num_funcs(); ++g) {
-      if (!referenced[g] || in[g - nimp]) continue;
-      const FuncType& ft = m.func_type(g);
-      for (uint32_t t = 0; t < m.types.size(); ++t)
-        if (indirect_type[t] && m.types[t] == ft) {
-          add(g);
-          grew = true;
-          break;
-        }
-    }
-  }
-  return in;
-}
 
 Result<Generated> generate(const CompiledModule& cm, const Options& opts) {
   Generator g(cm, opts);
