@@ -307,6 +307,15 @@ struct ResultColumns {
 };
 
 struct CallOptions {
+  // The call's instances as instances [first_index, first_index + n) of a
+  // batch of total_instances (0: n), one share of it (an MPI rank's, a
+  // cluster job's): what an instance sees of its index (Arg::index(),
+  // gpu.thread_id and gpu.instance_count, a host function's instance, a
+  // WASI program's @index, {i} and random seed) is the whole batch's;
+  // argument columns, memory inputs and outputs and the results are this
+  // call's rows. Not for resident instances.
+  uint64_t first_index = 0;
+  uint64_t total_instances = 0;
   uint64_t fuel = 0;      // per instance: back-edges and calls; 0 = unlimited
   double timeout_s = 0;   // stop running instances after this long; 0 = none
   std::vector<MemoryIn> memory_in = {};

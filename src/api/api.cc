@@ -353,6 +353,8 @@ Expected<ww::batch::Address> address_of(const ww::Module& m, uint64_t address, c
 Expected<bool> apply_call_inputs(ww::batch::BatchSpec& spec, const CallOptions& o, ww::gpu::GpuBatch* intrinsics) {
   const ww::Module& m = spec.module->module;
   const uint64_t n = spec.instances;
+  spec.index_base = o.first_index;
+  spec.total_instances = o.total_instances;
   if ((!o.memory_in.empty() || !o.memory_out.empty()) && m.num_memories() == 0)
     return Error{"memory inputs and outputs need a module with a memory"};
   for (const MemoryIn& mi : o.memory_in) {
@@ -403,7 +405,7 @@ Expected<bool> apply_call_inputs(ww::batch::BatchSpec& spec, const CallOptions& 
     spec.files = std::move(files);
   }
   const GpuIntrinsics& g = o.intrinsics;
-  intrinsics->instance_count = uint32_t(std::min<uint64_t>(n, 0xffffffffu));
+  intrinsics->instance_count = uint32_t(std::min<uint64_t>(spec.total(), 0xffffffffu));
   if (g.image_width || g.image_height) {
     if (!g.image_width || !g.image_height || g.image_width > 65535 || g.image_height > 65535 ||
         uint64_t(g.image_width) * g.image_height > (uint64_t(1) << 26))

@@ -97,6 +97,11 @@ Status resolve_then(const BatchSpec& spec, Job& job) {
 Result<Job> make_job(const BatchSpec& spec) {
   if (!spec.module) return err("no module");
   if (spec.instances == 0) return err("--instances must be at least 1");
+  if (spec.index_base + spec.instances > spec.total() || spec.index_base + spec.instances < spec.index_base)
+    return err("instances [" + std::to_string(spec.index_base) + ", " + std::to_string(spec.index_base + spec.instances) +
+               ") are not within a batch of " + std::to_string(spec.total()));
+  if (spec.resident && (spec.index_base || spec.total_instances))
+    return err("resident instances are a batch of their own (no first index or total)");
   const Module& m = spec.module->module;
   Job job;
   job.spec = &spec;
@@ -346,10 +351,10 @@ const char* tier_name(Tier t) {
 }
 
 
-Value arg_value(const ArgSource& a, ValType type, uint64_t i) {
+Value arg_value(const ArgSource& a, ValType type, uint64_t row, uint64_t i) {
   switch (a.kind) {
     case ArgSource::Const: return a.value;
-    case ArgSource::Column: return Value{type, a.column[i]};
+    case ArgSource::Column: return Value{type, a.column[row]};
     case ArgSource::DeviceColumn: return Value{type, 0};  // the GPU reads it (never asked for on the host)
     case ArgSource::Index:
       switch (type) {

@@ -51,9 +51,9 @@ struct ArgSource {
 // on the GPU): i32 and f32 4, the rest 8.
 inline uint32_t column_width(ValType t) { return t == ValType::I32 || t == ValType::F32 ? 4 : 8; }
 
-// Argument of instance i: the constant, the index converted to `type`, or
-// the column's row.
-Value arg_value(const ArgSource& a, ValType type, uint64_t i);
+// Argument of row `row`, whose instance index is `index`: the constant, the
+// index converted to `type`, or the column's row.
+Value arg_value(const ArgSource& a, ValType type, uint64_t row, uint64_t index);
 
 // A memory address: a number, or an export (a () -> i32 function or an i32
 // global) read per instance.
@@ -120,6 +120,15 @@ struct BatchSpec {
   std::shared_ptr<const WasiBatch> files;
   std::string export_name;  // empty: _start
   uint64_t instances = 1;
+  // This batch as instances [index_base, index_base + instances) of one of
+  // total_instances (0: instances), a share of it (MPI ranks): what an
+  // instance sees of its index (@index, gpu.thread_id, gpu.instance_count,
+  // host functions' instance, WASI's @index, {i} and random seed) is the
+  // whole batch's; argument columns, memory inputs and the results are
+  // this batch's rows.
+  uint64_t index_base = 0;
+  uint64_t total_instances = 0;
+  uint64_t total() const { return total_instances ? total_instances : instances; }
   std::vector<ArgSource> args;  // one per parameter of the export
   std::vector<MemInput> mem_in;
   std::vector<MemOutput> mem_out;

@@ -159,7 +159,7 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
   uint64_t* io_hi = job.v128_values ? io + job.io_slots : nullptr;
   auto set_args = [&](const std::vector<ArgSource>& args, const std::vector<ValType>& params) {
     for (size_t k = 0; k < params.size(); ++k) {
-      io[k] = arg_value(args[k], params[k], i).bits;
+      io[k] = arg_value(args[k], params[k], i, spec.index_base + i).bits;
       if (io_hi) io_hi[k] = args[k].value.hi;
     }
   };
@@ -459,7 +459,8 @@ class CpuExecutor final : public Executor {
           out.traps[i] = why;
           continue;
         }
-        ctx.instance_index = uint32_t(i);
+        const uint64_t index = spec.index_base + i;  // what the instance sees
+        ctx.instance_index = uint32_t(index);
         // A resident instance that trapped in an earlier batch keeps its trap.
         if (resident && resident->traps[i]) {
           out.traps[i] = resident->traps[i];
@@ -476,13 +477,13 @@ class CpuExecutor final : public Executor {
             throw std::runtime_error(s.error().message);
         std::optional<WasiInput> wasi_input;
         if (spec.wasi && t == TrapCode::None) {
-          wasi_input.emplace(*spec.wasi, i, out.stdout_blocks.empty() ? nullptr : &out.stdout_blocks[i],
+          wasi_input.emplace(*spec.wasi, index, out.stdout_blocks.empty() ? nullptr : &out.stdout_blocks[i],
                              out.stderr_blocks.empty() ? nullptr : &out.stderr_blocks[i]);
-          wasi_input->start(*instances.wasi(), spec.wasi->seed + i);
+          wasi_input->start(*instances.wasi(), spec.wasi->seed + index);
         } else if (spec.files && t == TrapCode::None) {
           // The instance's own writable directories ({i}).
-          wasi_input.emplace(*spec.files, i, nullptr, nullptr);
-          wasi_input->start(*instances.wasi(), spec.files->seed + i);
+          wasi_input.emplace(*spec.files, index, nullptr, nullptr);
+          wasi_input->start(*instances.wasi(), spec.files->seed + index);
         }
         if (t == TrapCode::None) t = run_one(store, *b, job, i, io.data(), out, clock);
         if (wasi_input && instances.wasi()->output_capped()) {

@@ -117,7 +117,7 @@ class GpuExecutor final : public Executor {
       if (job.then[c].func_index < m.num_imported_funcs)
         return make_error(kNoOffset, "export '" + spec.then[c].export_name +
                                          "' is an imported function; the GPU runs functions the module defines");
-    if (spec.instances > 0xffffffffu)
+    if (spec.total() > 0xffffffffu)
       return make_error(kNoOffset, "the GPU backend runs at most 2^32-1 instances per batch");
     return run_stretch(job, first, count, out, launcher_, progress, ready);
   }
@@ -157,7 +157,8 @@ class GpuExecutor final : public Executor {
       req.fill_args = [&spec, &params, first](uint32_t wave_first, uint32_t n, uint64_t* io) {
         for (size_t k = 0; k < params.size(); ++k)
           for (uint32_t t = 0; t < n; ++t)
-            io[k * n + t] = arg_value(spec.args[k], params[k], first + wave_first + t).bits;
+            io[k * n + t] = arg_value(spec.args[k], params[k], first + wave_first + t,
+                                      spec.index_base + first + wave_first + t).bits;
       };
     }
 
@@ -216,7 +217,7 @@ class GpuExecutor final : public Executor {
     }
     std::unique_ptr<GpuWasiCalls> wasi;
     if (const WasiBatch* w = spec.wasi ? spec.wasi.get() : spec.files.get()) {
-      wasi = std::make_unique<GpuWasiCalls>(*w, spec.module->module, out, first, count);
+      wasi = std::make_unique<GpuWasiCalls>(*w, spec.module->module, out, first, count, spec.index_base);
       WW_TRY(wasi->open());
       req.host_calls = wasi.get();
       if (uint32_t cap = wasi->max_wave()) req.max_wave = req.max_wave ? std::min(req.max_wave, cap) : cap;
@@ -286,8 +287,8 @@ class GpuExecutor final : public Executor {
     req.module = spec.module;
     req.func_index = job.func_index;
     req.instances = uint32_t(count);
-    req.index_base = uint32_t(first);
-    req.total_instances = uint32_t(spec.instances);
+    req.index_base = uint32_t(spec.index_base + first);
+    req.total_instances = uint32_t(spec.total());
     req.launcher = launcher;
     // Small stacks for every instance; past them, stack segments
     // (gpu::BatchRequest::*_limit), up to the CPU backend's limits.

@@ -107,8 +107,9 @@ uint64_t resolution_ns(clockid_t id) {
 
 }  // namespace
 
-GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out, uint64_t first, uint64_t count)
-    : w_(w), out_(out), first_(first), count_(count), owner_(w.config) {
+GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out, uint64_t first, uint64_t count,
+                           uint64_t index_base)
+    : w_(w), out_(out), first_(first), count_(count), base_(index_base), owner_(w.config) {
   for (const Import& im : m.imports)
     if (im.kind == ExternKind::Func) {
       handles_.push_back(im.module == wasi::kModuleName ? wasi::Context::handle(im.field, m.types[im.func_type])
@@ -160,7 +161,7 @@ Status GpuWasiCalls::open() {
   // starts, as on the CPU (instance `first`'s files are made now, as they
   // would be at its first call).
   try {
-    WasiInput probe(w_, first_, nullptr, nullptr);
+    WasiInput probe(w_, base_ + first_, nullptr, nullptr);
     // Every instance's stdio is alike (blocks, or files the patterns
     // name): the device answers fd_fdstat_get for fds 0-2 with these.
     wasi::Config c = w_.config;
@@ -205,7 +206,7 @@ uint32_t GpuWasiCalls::max_wave() const {
 
 void GpuWasiCalls::begin(uint32_t first, uint32_t n) {
   // A wave (or one run again): what these instances had goes, output too.
-  for (uint64_t i = first; i < uint64_t(first) + n && i - first_ < count_; ++i) {
+  for (uint64_t i = row(first); i < row(first) + n && i - first_ < count_; ++i) {
     const uint64_t k = i - first_;
     live_[k].reset();
     exited_[k] = capped_[k] = 0;
@@ -217,27 +218,27 @@ void GpuWasiCalls::begin(uint32_t first, uint32_t n) {
 }
 
 GpuWasiCalls::Live& GpuWasiCalls::live(uint32_t instance) {
-  std::unique_ptr<Live>& l = live_[instance - first_];
+  const uint64_t i = row(instance), k = i - first_;
+  std::unique_ptr<Live>& l = live_[k];
   if (!l) {
     l = std::make_unique<Live>();
     l->cx = std::make_unique<wasi::Context>(w_.config);
     l->cx->borrow_preopens(owner_);
-    l->input = std::make_unique<WasiInput>(w_, instance, out_.stdout_blocks.empty() ? nullptr : &out_.stdout_blocks[instance],
-                                           out_.stderr_blocks.empty() ? nullptr : &out_.stderr_blocks[instance]);
+    l->input = std::make_unique<WasiInput>(w_, instance, out_.stdout_blocks.empty() ? nullptr : &out_.stdout_blocks[i],
+                                           out_.stderr_blocks.empty() ? nullptr : &out_.stderr_blocks[i]);
     l->input->start(*l->cx, w_.seed + instance);
-    const uint64_t k = instance - first_;
     for (uint32_t fd : {1u, 2u}) l->cx->stdio_taken(fd, direct_[2 * k + fd - 1]);
   }
   return *l;
 }
 
 void GpuWasiCalls::device_output(uint32_t instance, uint32_t fd, const uint8_t* bytes, size_t n) {
-  const uint64_t k = instance - first_;
+  const uint64_t k = row(instance) - first_;
   if (k >= count_ || fd < 1 || fd > 2) return;
   std::vector<std::string>& blocks = fd == 1 ? out_.stdout_blocks : out_.stderr_blocks;
   const bool pattern = !(fd == 1 ? w_.stdout_pattern : w_.stderr_pattern).empty();
   if (!live_[k] && !pattern && !blocks.empty()) {
-    blocks[instance].append(reinterpret_cast<const char*>(bytes), n);
+    blocks[row(instance)].append(reinterpret_cast<const char*>(bytes), n);
     direct_[2 * k + fd - 1] += n;
     return;
   }
@@ -252,7 +253,7 @@ void GpuWasiCalls::device_output(uint32_t instance, uint32_t fd, const uint8_t* 
 }
 
 void GpuWasiCalls::device_exit(uint32_t instance, uint32_t code) {
-  const uint64_t k = instance - first_;
+  const uint64_t k = row(instance) - first_;
   if (k >= count_) return;
   exited_[k] = 1;
   exit_code_[k] = code;
@@ -272,7 +273,7 @@ void GpuWasiCalls::serve(gpu::HostCall& c) {
     c.trap = TrapCode::HostError;
     return;
   }
-  const uint64_t k = c.instance - first_;
+  const uint64_t k = row(c.instance) - first_;
   if (kind_[c.func] == Kind::ReadFile || kind_[c.func] == Kind::WriteFile) {
     const uint32_t a = uint32_t(c.io[0]), b = uint32_t(c.io[1]), n = uint32_t(c.io[2]);
     const int32_t r = !c.memory              ? -int32_t(wasi::kFault)  // no memory

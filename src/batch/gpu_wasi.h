@@ -23,8 +23,11 @@ namespace ww::batch {
 class GpuWasiCalls final : public gpu::HostCallServer {
  public:
   // `out` receives stdout and stderr blocks (its columns sized for the
-  // whole batch); instances [first, first + count) are this range's.
-  GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out, uint64_t first, uint64_t count);
+  // whole batch); instances [first, first + count) are this range's. The
+  // device names an instance by the index it sees (BatchSpec::index_base
+  // + its row), which argv, {i} and the seed take; rows index `out`.
+  GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out, uint64_t first, uint64_t count,
+               uint64_t index_base = 0);
   ~GpuWasiCalls() override;
   // Opens the preopens: "cannot open --dir DIR: reason".
   Status open();
@@ -50,7 +53,9 @@ class GpuWasiCalls final : public gpu::HostCallServer {
     std::unique_ptr<WasiInput> input;
     uint32_t device_fds[gpu::kDevFdSlots] = {};  // as the device's slots: fd + 1, 0 free
   };
+  // `instance`: the index the device names it by.
   Live& live(uint32_t instance);
+  uint64_t row(uint32_t instance) const { return instance - base_; }
   // After a path_open that gave `fd`: the device serves its reads when it
   // is a read-only file and the instance has a free slot.
   void give_to_device(Live& l, gpu::HostCall& c, uint32_t fd);
@@ -61,7 +66,7 @@ class GpuWasiCalls final : public gpu::HostCallServer {
 
   const WasiBatch& w_;
   BatchResult& out_;
-  const uint64_t first_, count_;
+  const uint64_t first_, count_, base_;
   std::vector<wasi::Context::CallHandle> handles_;  // by imported function index
   // Imports the server treats apart from the WASI calls' handles.
   enum class Kind : uint8_t { Other, ReadFile, WriteFile, PathOpen, FdClose };
