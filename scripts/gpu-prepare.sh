@@ -36,8 +36,12 @@ mkdir -p "$bundle/pyinclude" && cp -r /usr/include/dlpack "$bundle/pyinclude/"
 for w in "$root"/python/tests/*.wat; do wat2wasm "$w" -o "$bundle/pywasm/$(basename "${w%.wat}").wasm"; done
 clang --target=wasm32-wasi -O2 -nostartfiles -Wl,--no-entry "$root/examples/python/option.c" -lm \
   -o "$bundle/pywasm/option.wasm"
-# The GPU machine's image may lack libpng; carry the one we link.
-cp "$(ldd "$build/wasmwarp" | awk '/libpng/ {print $3}')" "$bundle/lib/"
+# The GPU machine's image may lack libpng and Open MPI's libraries (which
+# a build with MPI links; MPI_Init is only called under mpirun): carry the
+# ones we link.
+for lib in $(ldd "$build/wasmwarp" | awk '/libpng|libmpi|libopen-|libhwloc|libevent|libudev/ {print $3}'); do
+  cp "$lib" "$bundle/lib/"
+done
 for f in "$suite"/*.wast; do
   case $(basename "$f") in simd_*) continue ;; esac
   wast2json "$f" -o "$bundle/spec/$(basename "${f%.wast}").json"

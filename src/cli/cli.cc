@@ -5,6 +5,8 @@
 #include <string>
 
 #include "cli/batch.h"
+#include "cli/common.h"
+#include "cli/mpi_world.h"
 
 namespace ww::cli {
 namespace {
@@ -31,6 +33,11 @@ trapped; output files are still complete), 2 a usage or input error.
 }  // namespace
 
 int main(int argc, char** argv) {
+  const MpiScope mpi(&argc, &argv);
+  if (!mpi.status().ok()) {
+    print_error(mpi.status().error().message);
+    return kExitUsage;
+  }
   if (argc < 2) {
     std::fputs(kUsage, stderr);
     return kExitUsage;

@@ -11,6 +11,8 @@
 #include "cli/interrupt.h"
 #include "cli/io_formats.h"
 #include "cli/module_source.h"
+#include "cli/mpi_world.h"
+#include "cli/run_mpi.h"
 #include "cli/run_outputs.h"
 #include "cli/run_report.h"
 #include "cli/run_support.h"
@@ -67,6 +69,7 @@ Result<wasmwarp::Arg> parse_arg(const std::string& text, ValType type, uint64_t 
     if (rest.empty()) return err(where + ": missing file name in '" + text + "'");
     auto c = load_column(rest, col, type, n);
     if (!c.ok()) return err(where + ": " + c.error().message);
+    keep_share(*c, n);
     return wasmwarp::Arg::column_bits(type, std::move(*c));
   }
   if (text.starts_with("@"))
@@ -198,6 +201,8 @@ Status add_mem_io(const RunSpec& spec, wasmwarp::CallOptions& call, std::vector<
     }
     inputs.push_back(std::move(data));
     mi.bytes = std::span<const uint8_t>(inputs.back().data(), inputs.back().size());
+    const MpiShare share = mpi_share(n);  // this rank's records
+    mi.bytes = mi.bytes.subspan(share.first * mi.record_size, share.count * mi.record_size);
     call.memory_in.push_back(std::move(mi));
   }
   for (const std::string& s : spec.mem_out) {
@@ -323,39 +328,73 @@ Result<Invocation> invocation_of(const RunSpec& spec, const wasmwarp::Module& m,
   return inv;
 }
 
-// Results on stdout: one call's values, or a row per instance (--output -).
+// Results on stdout: one call's values, or a row per instance (--output -),
+// row i being instance index_base + i. Written as they are made; under
+// mpirun collected and written after the rank before's.
 void print_results(const RunSpec& spec, const Outputs& outputs, const wasmwarp::CallResult& r,
-                   const std::vector<ValType>& rt, bool is_wasi) {
+                   const std::vector<ValType>& rt, bool is_wasi, uint64_t index_base) {
+  const bool collect = mpi_world().active();
+  std::string out, errs;
+  auto put = [&](std::string& buffer, FILE* f, std::string_view text) {
+    if (collect) buffer += text;
+    else std::fwrite(text.data(), 1, text.size(), f);
+  };
   if (!spec.batch) {
     if (r.trapped(0)) {
-      std::fprintf(stderr, "wasm trap: %s\n", r.trap_message(0).c_str());
+      put(errs, stderr, "wasm trap: " + r.trap_message(0) + "\n");
     } else {
       for (size_t k = 0; k < rt.size(); ++k)
-        std::printf("%s\n", format_value(Value{rt[k], r.bits(0, k), r.bits_hi(0, k)}).c_str());
+        put(out, stdout, format_value(Value{rt[k], r.bits(0, k), r.bits_hi(0, k)}) + "\n");
     }
   } else if (outputs.rows_to_stdout) {
     std::string line;
     for (uint64_t i = 0; i < r.instances(); ++i) {
-      line = std::to_string(i);
+      line = std::to_string(index_base + i);
       if (r.trapped(i)) {
         line += "\ttrap: " + r.trap_message(i);
       } else {
         for (size_t k = 0; k < rt.size(); ++k) line += "\t" + format_value(Value{rt[k], r.bits(i, k), r.bits_hi(i, k)});
       }
       line += "\n";
-      std::fwrite(line.data(), 1, line.size(), stdout);
+      put(out, stdout, line);
     }
   }
   // WASI programs' own output, each instance's whole, in instance order.
-  if (!is_wasi) return;
-  for (uint64_t i = 0; i < r.instances(); ++i) {
-    const std::string_view out = r.stdout_of(i);
-    std::fwrite(out.data(), 1, out.size(), stdout);
+  if (is_wasi) {
+    for (uint64_t i = 0; i < r.instances(); ++i) put(out, stdout, r.stdout_of(i));
+    for (uint64_t i = 0; i < r.instances(); ++i) put(errs, stderr, r.stderr_of(i));
   }
-  for (uint64_t i = 0; i < r.instances(); ++i) {
-    const std::string_view e = r.stderr_of(i);
-    std::fwrite(e.data(), 1, e.size(), stderr);
+  if (!collect) return;
+  mpi_print_ordered(out, stdout);
+  mpi_print_ordered(errs, stderr);
+}
+
+// .npy without --allow-traps cannot hold traps: true, with the reason in
+// `output_error`, when the batch had any.
+bool npy_refused(const RunSpec& spec, const Outputs& outputs, const RunCounts& counts, std::string& output_error) {
+  const uint64_t trapped = counts.trapped + counts.unfinished;
+  if (outputs.fmt != OutFormat::Npy || !trapped || spec.allow_traps) return false;
+  output_error = std::to_string(trapped) + " instance(s) " +
+                 (counts.unfinished ? "trapped or did not finish; " : "trapped; ") + spec.output +
+                 " not written: .npy cannot record traps (use --allow-traps for zero rows "
+                 "plus a trap-code file, or .csv/.json)";
+  return true;
+}
+
+// Under mpirun the same files, every rank writing its rows at their place
+// (run_mpi.h); the files each rank opened were only to find an unwritable
+// path before any work.
+Status finish_mpi_outputs(const RunSpec& spec, Outputs& outputs, const wasmwarp::Module& m,
+                          const wasmwarp::CallResult& r, const RunCounts& counts, std::string& output_error) {
+  MpiOutputPaths paths{outputs.fmt, spec.output, outputs.trap_path, {}};
+  for (auto& f : outputs.mem_out) {
+    paths.mem_out.push_back(f->path());
+    f->discard();
   }
+  if (outputs.fmt != OutFormat::None) outputs.out.discard();
+  if (!outputs.trap_path.empty()) outputs.trap_out.discard();
+  const bool refused = npy_refused(spec, outputs, counts, output_error);
+  return write_mpi_outputs(paths, m, r, spec.instances, refused);
 }
 
 // --output and --mem-out files, committed (or, for .npy that cannot hold
@@ -367,14 +406,9 @@ Status finish_outputs(const RunSpec& spec, Outputs& outputs, OutputStream* strea
     if (!stream) WW_TRY(outputs.mem_out[k]->write(r.memory_out(k).data(), r.memory_out(k).size()));
     WW_TRY(outputs.mem_out[k]->commit());
   }
-  const uint64_t trapped = counts.trapped + counts.unfinished;
   if (outputs.fmt == OutFormat::None) return Status::Ok();
-  if (outputs.fmt == OutFormat::Npy && trapped && !spec.allow_traps) {
+  if (npy_refused(spec, outputs, counts, output_error)) {
     outputs.out.discard();
-    output_error = std::to_string(trapped) + " instance(s) " +
-                   (counts.unfinished ? "trapped or did not finish; " : "trapped; ") + spec.output +
-                   " not written: .npy cannot record traps (use --allow-traps for zero rows "
-                   "plus a trap-code file, or .csv/.json)";
     return Status::Ok();
   }
   if (!stream) WW_TRY(write_results(r, m, outputs.fmt, outputs.out, outputs.trap_path.empty() ? nullptr : &outputs.trap_out));
@@ -386,6 +420,11 @@ Status finish_outputs(const RunSpec& spec, Outputs& outputs, OutputStream* strea
 Result<int> run_impl(const RunSpec& spec) {
   if (spec.instances == 0) return err("--instances must be at least 1");
   if (spec.instances > (uint64_t(1) << 36)) return err("--instances must be at most 2^36");
+  WW_TRY(check_mpi_run(spec));
+  // Under mpirun this rank's instances of the batch, else all of them.
+  const MpiWorld& world = mpi_world();
+  const MpiShare share = mpi_share(spec.instances);
+  const bool rank0 = world.rank == 0;
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point t) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -418,23 +457,26 @@ Result<int> run_impl(const RunSpec& spec) {
   WW_TRY(setup_intrinsics(spec, call.intrinsics));
   call.fuel = spec.fuel;
   call.timeout_s = spec.timeout;
+  call.first_index = share.first;
+  call.total_instances = spec.instances;
   call.gpu_launch_per_call = spec.gpu_launch_per_call;
 
   InterruptScope interrupt;
   call.cancel = interrupt.cancel();
-  ProgressLine progress(spec.batch && !spec.quiet);
+  ProgressLine progress(spec.batch && !spec.quiet && rank0);
   const Clock::time_point started = Clock::now();
   call.progress = [&](uint64_t done, uint64_t total) {
     progress.update(done, total, std::chrono::duration<double>(Clock::now() - started).count());
   };
   // The memory plan is shown before anything runs: a batch that needs
   // waves says so up front.
-  if (spec.batch && !spec.quiet) call.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  if (spec.batch && !spec.quiet && rank0)
+    call.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
 
   // --output rows and --mem-out records are written while the batch runs,
-  // as they become final.
+  // as they become final (under mpirun by every rank at the end).
   std::unique_ptr<OutputStream> stream;
-  if (spec.batch && (outputs.fmt != OutFormat::None || !outputs.mem_out.empty())) {
+  if (spec.batch && !world.active() && (outputs.fmt != OutFormat::None || !outputs.mem_out.empty())) {
     std::vector<AtomicFile*> mem_files;
     std::vector<uint64_t> mem_len;
     for (size_t k = 0; k < outputs.mem_out.size(); ++k) {
@@ -445,44 +487,54 @@ Result<int> run_impl(const RunSpec& spec) {
                                             std::move(mem_files), std::move(mem_len));
     call.on_ready = [s = stream.get()](const wasmwarp::ResultColumns& c, uint64_t upto) { s->ready(c, upto); };
   }
-  auto result = inv.is_wasi             ? engine.run_command(m, spec.instances, inv.wasi, call)
-                : inv.calls.size() == 1 ? engine.call(m, inv.calls[0].export_name, spec.instances, inv.calls[0].args, call)
-                                        : engine.chain(m, spec.instances, inv.calls, call);
-  if (!result) return err(result.error().message);
+  const uint64_t n = share.count;
+  auto result = inv.is_wasi             ? engine.run_command(m, n, inv.wasi, call)
+                : inv.calls.size() == 1 ? engine.call(m, inv.calls[0].export_name, n, inv.calls[0].args, call)
+                                        : engine.chain(m, n, inv.calls, call);
+  // A rank that failed ends every rank here, not in a collective below.
+  if (const uint64_t failed = world.active() ? mpi_max(result ? 0 : uint64_t(world.rank) + 1) : 0; failed && result)
+    return err("rank " + std::to_string(failed - 1) + " failed (its error is above)");
+  if (!result) return err((world.active() ? "rank " + std::to_string(world.rank) + ": " : "") + result.error().message);
   wasmwarp::CallResult& r = *result;
   progress.finish();
   t_phase = Clock::now();
   WW_TRY(write_intrinsics_outputs(spec, r));
 
-  const RunCounts counts = count_outcomes(r);
+  const RunCounts mine = count_outcomes(r);
+  const RunCounts counts = world.active() ? mpi_counts(mine) : mine;
   // A single call: a compiled tier that could not be had is worth a line.
   if (!spec.batch && !spec.quiet && !r.report().compile.fallback.empty() && eopts.tier == wasmwarp::Tier::Compiled)
     std::fprintf(stderr, "wasmwarp: note: %s\n", r.report().compile.fallback.c_str());
-  print_results(spec, outputs, r, inv.result_types, inv.is_wasi);
+  print_results(spec, outputs, r, inv.result_types, inv.is_wasi, share.first);
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) return err("cannot write the results to stdout");
 
   std::string output_error;
-  WW_TRY(finish_outputs(spec, outputs, stream.get(), m, r, counts, output_error));
+  if (world.active()) WW_TRY(finish_mpi_outputs(spec, outputs, m, r, counts, output_error));
+  else WW_TRY(finish_outputs(spec, outputs, stream.get(), m, r, counts, output_error));
   r.set_caller_phases(read_inputs_ms, translate_ms, ms_since(t_phase));
   if (!spec.stats.empty()) WW_TRY(write_stats(spec.stats, counts, r.report()));
 
-  if (spec.batch) {
+  if (world.active()) {
+    std::fputs(mpi_report(counts, mine, r, spec.quiet).c_str(), stderr);
+  } else if (spec.batch) {
     // The summary is optional; what went wrong is not.
     std::string s = spec.quiet ? "" : summary_text(counts, r);
     s += problem_lines(counts, r);
     std::fputs(s.c_str(), stderr);
   }
-  if (!output_error.empty()) print_error(output_error);
+  if (!output_error.empty() && rank0) print_error(output_error);
   if (r.output_capped())
     std::fprintf(stderr, "wasmwarp: %llu instance(s) wrote more than --output-cap allows; their output was cut there (first: instance %llu)\n",
-                 (unsigned long long)r.output_capped(), (unsigned long long)r.first_output_capped());
+                 (unsigned long long)r.output_capped(), (unsigned long long)(share.first + r.first_output_capped()));
   if (int sig = interrupt.signal_number()) return 128 + sig;
   uint64_t nonzero_exits = 0;
   if (inv.is_wasi)
-    for (uint64_t i = 0; i < spec.instances; ++i) nonzero_exits += r.finished(i) && !r.trapped(i) && r.bits(i) != 0;
-  if (nonzero_exits && !spec.quiet)
+    for (uint64_t i = 0; i < n; ++i) nonzero_exits += r.finished(i) && !r.trapped(i) && r.bits(i) != 0;
+  nonzero_exits = mpi_sum(nonzero_exits);
+  if (nonzero_exits && !spec.quiet && rank0)
     std::fprintf(stderr, "wasmwarp: %llu instance(s) exited with a non-zero code\n", (unsigned long long)nonzero_exits);
-  return counts.trapped + counts.unfinished || nonzero_exits || r.output_capped() ? kExitTrap : kExitOk;
+  const bool capped = mpi_max(r.output_capped()) != 0;
+  return counts.trapped + counts.unfinished || nonzero_exits || capped ? kExitTrap : kExitOk;
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ namespace {
 constexpr uint64_t kRowsPerBlock = 1 << 16;
 
 template <class Format>  // format(first, end, std::string& into)
-Status write_in_blocks(uint64_t from, uint64_t n, AtomicFile& out, Format&& format) {
+Status write_in_blocks(uint64_t from, uint64_t n, const ByteSink& out, Format&& format) {
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> blocks(cores);
   for (uint64_t base = from; base < n; base += kRowsPerBlock * cores) {
@@ -40,7 +40,7 @@ Status write_in_blocks(uint64_t from, uint64_t n, AtomicFile& out, Format&& form
       blocks[j].clear();
       format(first, std::min(n, first + kRowsPerBlock), blocks[j]);
     });
-    for (size_t j = 0; j < jobs; ++j) WW_TRY(out.write(blocks[j]));
+    for (size_t j = 0; j < jobs; ++j) WW_TRY(out(blocks[j]));
   }
   return Status::Ok();
 }
@@ -99,12 +99,12 @@ Status ResultWriter::begin() {
   if (fmt_ == OutFormat::Csv) {
     std::string head = "instance";
     for (size_t k = 0; k < nr; ++k) head += "," + result_name(r_, k);
-    return out_.write(head + ",trap\n");
+    return out_(head + ",trap\n");
   }
-  if (fmt_ == OutFormat::Json) return out_.write("[\n");
+  if (fmt_ == OutFormat::Json) return out_("[\n");
   bool same = std::all_of(rt.begin(), rt.end(), [&](ValType t) { return t == rt[0]; });
   std::string descr;
-  std::vector<uint64_t> shape{r_.instances};
+  std::vector<uint64_t> shape{total()};
   if (same) {
     descr = npy_descr(rt[0]);
     if (nr > 1) shape.push_back(nr);
@@ -114,12 +114,12 @@ Status ResultWriter::begin() {
       descr += "('" + result_name(r_, k) + "', " + npy_descr(rt[k]) + ")" + (k + 1 < nr ? ", " : "");
     descr += "]";
   }
-  return out_.write(npy_header(descr, false, shape));
+  return out_(npy_header(descr, false, shape));
 }
 
 Status ResultWriter::rows(uint64_t first, uint64_t end) {
   const ResultColumns& r = r_;
-  const uint64_t n = r.instances;
+  const uint64_t n = total(), base = numbers_.index_base;
   const auto& rt = r.types;
   const size_t nr = rt.size();
   auto value = [&](uint64_t i, size_t k) {
@@ -128,7 +128,7 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
   if (fmt_ == OutFormat::Csv) {
     return write_in_blocks(first, end, out_, [&](uint64_t from, uint64_t to, std::string& s) {
       for (uint64_t i = from; i < to; ++i) {
-        append_int(s, i);
+        append_int(s, base + i);
         const uint8_t t = r.traps[i];
         for (size_t k = 0; k < nr; ++k) {
           s += ',';
@@ -144,7 +144,7 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
     return write_in_blocks(first, end, out_, [&](uint64_t from, uint64_t to, std::string& s) {
       for (uint64_t i = from; i < to; ++i) {
         s += "  {\"instance\":";
-        append_int(s, i);
+        append_int(s, base + i);
         const uint8_t t = r.traps[i];
         if (t == 0) {
           // Integers as JSON numbers; floats and refs as exact text (JSON
@@ -166,7 +166,7 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
             append_int(s, r.trap_offset[i]);
           }
         }
-        s += i + 1 < n ? "},\n" : "}\n";
+        s += base + i + 1 < n ? "},\n" : "}\n";
       }
     });
   }
@@ -186,8 +186,14 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
   });
 }
 
+ByteSink sink_to(AtomicFile& f) {
+  return [&f](std::string_view b) { return f.write(b); };
+}
+
+Status ResultWriter::end() { return fmt_ == OutFormat::Json ? out_("]\n") : Status::Ok(); }
+
 Status ResultWriter::finish(AtomicFile* trap_file) {
-  if (fmt_ == OutFormat::Json) WW_TRY(out_.write("]\n"));
+  WW_TRY(end());
   if (fmt_ == OutFormat::Npy && trap_file) {
     WW_TRY(trap_file->write(npy_header("'|u1'", false, {r_.instances})));
     WW_TRY(trap_file->write(r_.traps, r_.instances));

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #include "cli/io_formats.h"
@@ -22,19 +24,39 @@ const char* npy_descr(ValType t);
 // Rows are formatted on every core.
 using wasmwarp::ResultColumns;
 
+// Where a writer's bytes go, in order: a file, or (an MPI rank's share)
+// memory.
+using ByteSink = std::function<Status(std::string_view)>;
+ByteSink sink_to(AtomicFile& f);
+
+// The rows' numbering: row i is instance index_base + i of a batch of
+// `total` (0: the rows'), as when an MPI rank writes its share.
+struct RowNumbers {
+  uint64_t index_base = 0;
+  uint64_t total = 0;
+};
+
 class ResultWriter {
  public:
+  ResultWriter(ResultColumns r, const wasmwarp::Module& m, OutFormat fmt, ByteSink out, RowNumbers numbers = {})
+      : r_(std::move(r)), m_(m), fmt_(fmt), out_(std::move(out)), numbers_(numbers) {}
   ResultWriter(ResultColumns r, const wasmwarp::Module& m, OutFormat fmt, AtomicFile& out)
-      : r_(std::move(r)), m_(m), fmt_(fmt), out_(out) {}
+      : ResultWriter(std::move(r), m, fmt, sink_to(out)) {}
   [[nodiscard]] Status begin();
   [[nodiscard]] Status rows(uint64_t first, uint64_t end);
+  // The end of the rows (JSON's closing bracket).
+  [[nodiscard]] Status end();
+  // end(), then for .npy with --allow-traps the trap codes into `trap_file`.
   [[nodiscard]] Status finish(AtomicFile* trap_file);
 
  private:
+  uint64_t total() const { return numbers_.total ? numbers_.total : r_.instances; }
+
   const ResultColumns r_;
   const wasmwarp::Module& m_;
   OutFormat fmt_;
-  AtomicFile& out_;
+  const ByteSink out_;
+  const RowNumbers numbers_;
 };
 
 // Writes every instance's results (or its trap) to `out`; for .npy with

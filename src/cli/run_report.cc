@@ -125,10 +125,14 @@ std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result)
 }
 
 std::string problem_lines(const RunCounts& c, const wasmwarp::CallResult& r) {
+  return problem_text(c, c.trapped ? r.trap_message(c.first_trapped) : "");
+}
+
+std::string problem_text(const RunCounts& c, const std::string& first_trap_message) {
   std::string s;
   if (c.trapped) {
     const uint64_t i = c.first_trapped;
-    s += "wasm trap: instance " + std::to_string(i) + ": " + r.trap_message(i);
+    s += "wasm trap: instance " + std::to_string(i) + ": " + first_trap_message;
     if (c.trapped > 1) s += " (first of " + std::to_string(c.trapped) + " trapped instances)";
     s += "\n";
   }

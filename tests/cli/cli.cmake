@@ -31,3 +31,12 @@ target_compile_definitions(ww_test_cli_e2e PRIVATE
   WW_CLI_BIN="$<TARGET_FILE:wasmwarp>" WW_CLI_MODULES="${ww_cli_module_dir}" WW_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(ww_test_cli_e2e ww_cli_modules wasmwarp)
 gtest_discover_tests(ww_test_cli_e2e DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cli TIMEOUT 120)
+
+# mpirun -np 2 and 3 against one process (tests/mpi), where MPI support is
+# built (Open MPI: scripts/setup.sh installs it).
+if(MPI_C_FOUND)
+  add_test(NAME mpi_outputs
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/mpi/mpi-compare.sh $<TARGET_FILE:wasmwarp> ${ww_cli_module_dir}
+                   ${CMAKE_CURRENT_BINARY_DIR}/mpi-compare)
+  set_tests_properties(mpi_outputs PROPERTIES LABELS mpi TIMEOUT 600 SKIP_RETURN_CODE 77)
+endif()

@@ -1,0 +1,111 @@
+#include "cli/run_mpi.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/io_formats.h"
+
+namespace ww::cli {
+namespace {
+
+Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s);
+  return buf;
+}
+
+}  // namespace
+
+Status check_mpi_run(const RunSpec& spec) {
+  const MpiWorld& w = mpi_world();
+  if (!w.active()) return Status::Ok();
+  const std::string np = "mpirun with " + std::to_string(w.size) + " ranks";
+  if (!spec.batch) return err(np + " runs batches: give -n N (each rank runs its share of the N instances)");
+  if (spec.instances < uint64_t(w.size))
+    return err(np + ": -n " + std::to_string(spec.instances) + " leaves a rank without instances");
+  if (!spec.image.empty() || !spec.state_out.empty() || !spec.state_in.empty() || spec.state_size)
+    return err(np + ": --image and --state are one buffer for the whole batch, not split across ranks yet");
+  if (!spec.stats.empty()) return err(np + ": --stats is not written under mpirun yet (rank 0 prints the summary)");
+  return Status::Ok();
+}
+
+void keep_share(std::vector<uint64_t>& column, uint64_t instances) {
+  if (!mpi_world().active()) return;
+  const MpiShare s = mpi_share(instances);
+  column.erase(column.begin() + std::min<uint64_t>(column.size(), s.first + s.count), column.end());
+  column.erase(column.begin(), column.begin() + std::min<uint64_t>(column.size(), s.first));
+}
+
+Status write_mpi_outputs(const MpiOutputPaths& paths, const wasmwarp::Module& m, const wasmwarp::CallResult& r,
+                         uint64_t total, bool refused) {
+  const MpiWorld& w = mpi_world();
+  const MpiShare share = mpi_share(total);
+  if (paths.fmt != OutFormat::None && !refused) {
+    std::string mine;
+    ResultWriter rows(r.columns(), m, paths.fmt,
+                      [&mine](std::string_view b) {
+                        mine.append(b);
+                        return Status::Ok();
+                      },
+                      {share.first, total});
+    // Formatting into memory cannot fail; only the writes below can.
+    if (w.rank == 0) (void)rows.begin();
+    (void)rows.rows(0, r.instances());
+    if (w.rank + 1 == w.size) (void)rows.end();
+    WW_TRY(mpi_write_ordered(paths.output, mine));
+    if (!paths.trap_path.empty()) {
+      std::string codes = w.rank == 0 ? npy_header("'|u1'", false, {total}) : "";
+      const std::span<const uint8_t> t = r.trap_codes();
+      codes.append(reinterpret_cast<const char*>(t.data()), t.size());
+      WW_TRY(mpi_write_ordered(paths.trap_path, codes));
+    }
+  }
+  for (size_t k = 0; k < paths.mem_out.size(); ++k) {
+    const std::span<const uint8_t> b = r.memory_out(k);
+    WW_TRY(mpi_write_ordered(paths.mem_out[k], {reinterpret_cast<const char*>(b.data()), b.size()}));
+  }
+  return Status::Ok();
+}
+
+RunCounts mpi_counts(const RunCounts& mine) {
+  RunCounts all;
+  all.instances = mpi_sum(mine.instances);
+  all.completed = mpi_sum(mine.completed);
+  all.trapped = mpi_sum(mine.trapped);
+  all.unfinished = mpi_sum(mine.unfinished);
+  all.unfinished_code = uint8_t(mpi_max(mine.unfinished_code));
+  for (unsigned code = 1; code < 256; ++code) {
+    auto it = mine.trap_counts.find(uint8_t(code));
+    if (uint64_t n = mpi_sum(it == mine.trap_counts.end() ? 0 : it->second)) all.trap_counts[uint8_t(code)] = n;
+  }
+  // The lowest index of a trapped instance: the complement's maximum.
+  const uint64_t first = mine.trapped ? mpi_share(all.instances).first + mine.first_trapped : ~uint64_t{0};
+  all.first_trapped = ~mpi_max(~first);
+  return all;
+}
+
+std::string mpi_report(const RunCounts& all, const RunCounts& mine, const wasmwarp::CallResult& r, bool quiet) {
+  const MpiWorld& w = mpi_world();
+  const MpiShare share = mpi_share(all.instances);
+  const wasmwarp::RunReport& rep = r.report();
+  const std::string line = "  rank " + std::to_string(w.rank) + ": instances " + std::to_string(share.first) + ".." +
+                           std::to_string(share.first + share.count - 1) + ", " + std::to_string(mine.completed) +
+                           " completed, " + std::to_string(mine.trapped) + " trapped, wall " + seconds(rep.wall_s) +
+                           " s, backend=" + wasmwarp::backend_name(rep.backend) +
+                           (rep.backend == wasmwarp::Backend::Gpu ? " device=\"" + rep.device + "\"" : "") + "\n";
+  const std::string trap = mine.trapped ? r.trap_message(mine.first_trapped) : "";
+  const std::vector<std::string> lines = mpi_gather(line), traps = mpi_gather(trap);
+  if (w.rank != 0) return "";
+  std::string s;
+  if (!quiet) {
+    s = summary_text(all, r);
+    s += "mpi: " + std::to_string(w.size) + " ranks (the figures above are rank 0's but the counts)\n";
+    for (const std::string& l : lines) s += l;
+  }
+  const auto first = std::find_if(traps.begin(), traps.end(), [](const std::string& t) { return !t.empty(); });
+  return s + problem_text(all, first == traps.end() ? "" : *first);
+}
+
+}  // namespace ww::cli

@@ -1,0 +1,46 @@
+// `mpirun -np R wasmwarp run ...`: each rank runs its share of the batch
+// (cli/mpi_world.h's mpi_share), and the outputs are the files one process
+// would write, byte for byte, each rank writing its own rows at their place
+// (MPI-IO) so that no rank holds more than its share. Rank 0 prints the
+// summary, with the counts of every rank and a line per rank.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/batch.h"
+#include "cli/mpi_world.h"
+#include "cli/run_outputs.h"
+#include "cli/run_report.h"
+
+namespace ww::cli {
+
+// What a run under mpirun cannot do yet: one clear error before any work.
+[[nodiscard]] Status check_mpi_run(const RunSpec& spec);
+
+// This rank's rows of an argument column or of --mem-in records that were
+// read for every instance.
+void keep_share(std::vector<uint64_t>& column, uint64_t instances);
+
+// Where the outputs of a run go (the paths; the files were opened on every
+// rank only to find an unwritable path before any work).
+struct MpiOutputPaths {
+  OutFormat fmt = OutFormat::None;
+  std::string output, trap_path;
+  std::vector<std::string> mem_out;
+};
+
+// Collective: --output rows (or, for .npy with traps and no --allow-traps,
+// nothing: `refused`), the .npy trap codes and --mem-out records of every
+// rank, in instance order.
+[[nodiscard]] Status write_mpi_outputs(const MpiOutputPaths& paths, const wasmwarp::Module& m,
+                                       const wasmwarp::CallResult& r, uint64_t total, bool refused);
+
+// Collective: the counts of every rank's instances (first_trapped as the
+// whole batch's index).
+RunCounts mpi_counts(const RunCounts& mine);
+// Collective: what rank 0 prints after the run (the summary unless
+// `quiet`, the problem lines, a line per rank); the other ranks get "".
+std::string mpi_report(const RunCounts& all, const RunCounts& mine, const wasmwarp::CallResult& r, bool quiet);
+
+}  // namespace ww::cli
