@@ -30,14 +30,7 @@ exit codes: 0 success, 1 a WebAssembly trap (in a batch: any instance
 trapped; output files are still complete), 2 a usage or input error.
 )";
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const MpiScope mpi(&argc, &argv);
-  if (!mpi.status().ok()) {
-    print_error(mpi.status().error().message);
-    return kExitUsage;
-  }
+int dispatch(int argc, char** argv) {
   if (argc < 2) {
     std::fputs(kUsage, stderr);
     return kExitUsage;
@@ -59,6 +52,19 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "wasmwarp: error: unknown command '%s' (commands: run, compile, validate, inspect, disasm; see --help)\n",
                cmd.c_str());
   return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const MpiScope mpi(&argc, &argv);
+  if (!mpi.status().ok()) {
+    print_error(mpi.status().error().message);
+    return kExitUsage;
+  }
+  const int rc = dispatch(argc, argv);
+  if (rc == kExitUsage) mpi.abort(rc);
+  return rc;
 }
 
 }  // namespace ww::cli

@@ -62,6 +62,13 @@ MpiScope::MpiScope(int* argc, char*** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }
 
+void MpiScope::abort(int code) const {
+  if (!started_) return;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+}
+
 MpiScope::~MpiScope() {
   if (!started_) return;
   // mpirun ends the job once a rank exits with a non-zero code (a trap):
@@ -84,6 +91,11 @@ uint64_t mpi_max(uint64_t v) {
   uint64_t out = 0;
   MPI_Allreduce(&v, &out, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   return out;
+}
+
+void mpi_sum_each(std::vector<uint64_t>& v) {
+  if (!g_world.active() || v.empty()) return;
+  MPI_Allreduce(MPI_IN_PLACE, v.data(), int(v.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
 }
 
 Status mpi_write_ordered(const std::string& path, std::string_view bytes) {
@@ -181,9 +193,11 @@ MpiScope::MpiScope(int*, char***) {
 }
 
 MpiScope::~MpiScope() = default;
+void MpiScope::abort(int) const {}
 
 uint64_t mpi_sum(uint64_t v) { return v; }
 uint64_t mpi_max(uint64_t v) { return v; }
+void mpi_sum_each(std::vector<uint64_t>&) {}
 void mpi_print_ordered(std::string_view text, FILE* f) { std::fwrite(text.data(), 1, text.size(), f); }
 std::vector<std::string> mpi_gather(const std::string& line) { return {line}; }
 Status mpi_write_ordered(const std::string&, std::string_view) {

@@ -31,6 +31,9 @@ class MpiScope {
   MpiScope(const MpiScope&) = delete;
   MpiScope& operator=(const MpiScope&) = delete;
   const Status& status() const { return status_; }
+  // Ends the whole job with `code`: a rank that fails may leave the others
+  // waiting in a collective it never reaches.
+  void abort(int code) const;
 
  private:
   Status status_ = Status::Ok();
@@ -47,6 +50,8 @@ MpiShare mpi_share(uint64_t n);
 // Collectives: every rank calls them, in the same order.
 uint64_t mpi_sum(uint64_t v);
 uint64_t mpi_max(uint64_t v);
+// Each element summed over the ranks, in place.
+void mpi_sum_each(std::vector<uint64_t>& v);
 // Every rank's `bytes`, one after another in rank order, into `path`,
 // which appears whole or not at all (a temporary name that rank 0 renames
 // once every rank wrote). Each rank holds only its own share.

@@ -494,7 +494,7 @@ Result<int> run_impl(const RunSpec& spec) {
   // A rank that failed ends every rank here, not in a collective below.
   if (const uint64_t failed = world.active() ? mpi_max(result ? 0 : uint64_t(world.rank) + 1) : 0; failed && result)
     return err("rank " + std::to_string(failed - 1) + " failed (its error is above)");
-  if (!result) return err((world.active() ? "rank " + std::to_string(world.rank) + ": " : "") + result.error().message);
+  if (!result) return err(result.error().message);
   wasmwarp::CallResult& r = *result;
   progress.finish();
   t_phase = Clock::now();

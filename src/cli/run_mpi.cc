@@ -76,10 +76,11 @@ RunCounts mpi_counts(const RunCounts& mine) {
   all.trapped = mpi_sum(mine.trapped);
   all.unfinished = mpi_sum(mine.unfinished);
   all.unfinished_code = uint8_t(mpi_max(mine.unfinished_code));
-  for (unsigned code = 1; code < 256; ++code) {
-    auto it = mine.trap_counts.find(uint8_t(code));
-    if (uint64_t n = mpi_sum(it == mine.trap_counts.end() ? 0 : it->second)) all.trap_counts[uint8_t(code)] = n;
-  }
+  std::vector<uint64_t> by_code(256, 0);
+  for (auto [code, n] : mine.trap_counts) by_code[code] = n;
+  mpi_sum_each(by_code);
+  for (unsigned code = 1; code < 256; ++code)
+    if (by_code[code]) all.trap_counts[uint8_t(code)] = by_code[code];
   // The lowest index of a trapped instance: the complement's maximum.
   const uint64_t first = mine.trapped ? mpi_share(all.instances).first + mine.first_trapped : ~uint64_t{0};
   all.first_trapped = ~mpi_max(~first);
