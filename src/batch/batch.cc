@@ -133,6 +133,9 @@ Result<Job> make_job(const BatchSpec& spec) {
       return err("a memory input holds fewer records than instances");
   job.io_slots = std::max<size_t>({job.type.params.size(), job.type.results.size(), 1});
   WW_TRY(resolve_then(spec, job));
+  for (ValType t : job.type.results)
+    if (!spec.device_results.empty() && t == ValType::V128)
+      return err("device results are 4 or 8 bytes a row: a v128 result comes back to the host only");
   for (const BatchSpec::InitCall& c : spec.init_calls) {
     WW_ASSIGN_OR_RETURN(FuncType t, export_function_type(m, c.export_name));
     bool same = t.params.size() == c.args.size();

@@ -227,8 +227,8 @@ Status WaveLoop::reset_memory() {
 }
 
 Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
-  // Arguments, value k of instance t at io[k * n + t] (shared ones were
-  // uploaded once, in setup).
+  // Arguments, value k of instance t at io[k * w_ * n + t] (shared ones
+  // were uploaded once, in setup).
   if (nparams_ && (req_.fill_args || req_.args_per_instance)) {
     // Values land at rows k * w_; the rows between hold the high words,
     // zero but for v128 constants.

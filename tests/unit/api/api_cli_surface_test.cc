@@ -357,6 +357,15 @@ TEST(ApiSurface, V128ArgumentsAndResults) {
       ASSERT_TRUE(r.ok()) << r.error().message;
       EXPECT_EQ(r->bits_hi(0, 0), 0x0000000700000000ull);
       EXPECT_EQ(r->i32(1, 1), 7);
+      if (b == wasmwarp::Backend::Gpu) {
+        // Device columns are 4 or 8 bytes a row.
+        wasmwarp::CallOptions on_device;
+        on_device.results_on_device = true;
+        auto d = e.call(*m, "add_lanes", 2, {wasmwarp::Arg::v128(lo, hi), wasmwarp::Arg::i32(1)}, on_device);
+        ASSERT_FALSE(d.ok());
+        EXPECT_NE(d.error().message.find("a v128 result comes back to the host only"), std::string::npos)
+            << d.error().message;
+      }
     }
   auto bad = cpu().call(*m, "add_lanes", 2, {wasmwarp::Arg::column_bits(wasmwarp::ValueType::V128, {1, 2}),
                                              wasmwarp::Arg::i32(0)});
