@@ -14,74 +14,51 @@ if(TARGET ww-spectest)
   else()
     set(ww_wast2json "wast2json")
   endif()
-  add_test(NAME spec_cpu
-           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
-                   --runner $<TARGET_FILE:ww-spectest>
-                   --suite ${WW_SPEC_SUITE}
-                   --wast2json ${ww_wast2json}
-                   --out ${PROJECT_BINARY_DIR}/spec-json
-                   --expected-failures ${CMAKE_CURRENT_LIST_DIR}/expected-failures.txt
-                   --backend cpu)
+  # One run of the suite: its JSON folder (ctest -j runs several at once),
+  # the backend, SIMD files or the rest, an expected-failures file (or
+  # none), and runner options after EXTRA.
+  function(ww_spec_test name json backend)
+    cmake_parse_arguments(arg "SIMD" "XFAIL" "EXTRA" ${ARGN})
+    set(cmd bash ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/run-spec.sh --runner $<TARGET_FILE:ww-spectest>
+            --suite ${WW_SPEC_SUITE} --wast2json ${ww_wast2json} --out ${PROJECT_BINARY_DIR}/${json})
+    if(arg_XFAIL)
+      list(APPEND cmd --expected-failures ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${arg_XFAIL})
+    endif()
+    if(arg_SIMD)
+      list(APPEND cmd --simd)
+    endif()
+    list(APPEND cmd --backend ${backend})
+    if(arg_EXTRA)
+      list(APPEND cmd -- ${arg_EXTRA})
+    endif()
+    add_test(NAME ${name} COMMAND ${cmd})
+  endfunction()
+  set(ww_compiled_tier --tier compiled --cache-dir ${PROJECT_BINARY_DIR}/spec-code-cache)
+
+  ww_spec_test(spec_cpu spec-json cpu XFAIL expected-failures.txt)
   set_tests_properties(spec_cpu PROPERTIES LABELS spec TIMEOUT 3600)
 
   # The same suite through the compiled CPU tier: every module compiled by
   # the host C++ compiler (through a cache of the test's own, cold in a
   # fresh build) and every invoke run by compiled code.
-  add_test(NAME spec_compiled_cpu
-           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
-                   --runner $<TARGET_FILE:ww-spectest>
-                   --suite ${WW_SPEC_SUITE}
-                   --wast2json ${ww_wast2json}
-                   --out ${PROJECT_BINARY_DIR}/spec-json-compiled
-                   --expected-failures ${CMAKE_CURRENT_LIST_DIR}/expected-failures.txt
-                   --backend cpu
-                   -- --tier compiled --cache-dir ${PROJECT_BINARY_DIR}/spec-code-cache)
+  ww_spec_test(spec_compiled_cpu spec-json-compiled cpu XFAIL expected-failures.txt EXTRA ${ww_compiled_tier})
   set_tests_properties(spec_compiled_cpu PROPERTIES LABELS "spec;compiled" TIMEOUT 3600)
 
   # The same suite with every invoke on the GPU (tools/spectest/gpu_backend.cc).
   # ww-spectest exits 77 when no GPU is usable: the test is then SKIPPED,
-  # never passed. Its own JSON folder: ctest -j may run it beside spec_cpu.
+  # never passed.
   target_link_libraries(ww-spectest PRIVATE ww_gpu)
-  add_test(NAME spec_gpu
-           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
-                   --runner $<TARGET_FILE:ww-spectest>
-                   --suite ${WW_SPEC_SUITE}
-                   --wast2json ${ww_wast2json}
-                   --out ${PROJECT_BINARY_DIR}/spec-json-gpu
-                   --expected-failures ${CMAKE_CURRENT_LIST_DIR}/expected-failures-gpu.txt
-                   --backend gpu)
+  ww_spec_test(spec_gpu spec-json-gpu gpu XFAIL expected-failures-gpu.txt)
   set_tests_properties(spec_gpu PROPERTIES LABELS "spec;gpu" TIMEOUT 3600 SKIP_RETURN_CODE 77)
-  add_test(NAME spec_gpu_compiled
-           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
-                   --runner $<TARGET_FILE:ww-spectest>
-                   --suite ${WW_SPEC_SUITE}
-                   --wast2json ${ww_wast2json}
-                   --out ${PROJECT_BINARY_DIR}/spec-json-gpu-compiled
-                   --expected-failures ${CMAKE_CURRENT_LIST_DIR}/expected-failures-gpu.txt
-                   --backend gpu
-                   -- --tier compiled --cache-dir ${PROJECT_BINARY_DIR}/spec-code-cache)
+  ww_spec_test(spec_gpu_compiled spec-json-gpu-compiled gpu XFAIL expected-failures-gpu.txt EXTRA ${ww_compiled_tier})
   set_tests_properties(spec_gpu_compiled PROPERTIES LABELS "spec;gpu;compiled" TIMEOUT 3600 SKIP_RETURN_CODE 77)
 
-  # The suite's 56 SIMD files on the CPU, interpreter and compiled tier
-  # (where SIMD runs so far): every assertion, nothing expected to fail.
-  add_test(NAME spec_simd_cpu
-           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
-                   --runner $<TARGET_FILE:ww-spectest>
-                   --suite ${WW_SPEC_SUITE}
-                   --wast2json ${ww_wast2json}
-                   --out ${PROJECT_BINARY_DIR}/spec-json-simd
-                   --simd
-                   --backend cpu)
+  # The suite's 56 SIMD files on the CPU, interpreter and compiled tier:
+  # every assertion, nothing expected to fail (the GPU's two tiers run them
+  # in scripts/gpu-check.sh, part simd).
+  ww_spec_test(spec_simd_cpu spec-json-simd cpu SIMD)
   set_tests_properties(spec_simd_cpu PROPERTIES LABELS spec TIMEOUT 1800)
-  add_test(NAME spec_simd_compiled_cpu
-           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run-spec.sh
-                   --runner $<TARGET_FILE:ww-spectest>
-                   --suite ${WW_SPEC_SUITE}
-                   --wast2json ${ww_wast2json}
-                   --out ${PROJECT_BINARY_DIR}/spec-json-simd-compiled
-                   --simd
-                   --backend cpu
-                   -- --tier compiled --cache-dir ${PROJECT_BINARY_DIR}/spec-code-cache)
+  ww_spec_test(spec_simd_compiled_cpu spec-json-simd-compiled cpu SIMD EXTRA ${ww_compiled_tier})
   set_tests_properties(spec_simd_compiled_cpu PROPERTIES LABELS "spec;compiled" TIMEOUT 3600)
 
   # The runner's own checks (NaN classes, references, trap texts, linking):
