@@ -34,8 +34,7 @@ Status check_v128_args(const std::string& name, const FuncType& t, const std::ve
     if (t.params[k] == ValType::V128 && args[k].kind != ArgSource::Const)
       return err("export '" + name + "': argument " + std::to_string(k) +
                  " is a v128, which is given as a constant (the same vector for every instance)");
-  for (const auto* list : {&t.params, &t.results})
-    job.v128_values |= std::find(list->begin(), list->end(), ValType::V128) != list->end();
+  job.v128_values |= has_v128(t);
   return Status::Ok();
 }
 
@@ -133,9 +132,8 @@ Result<Job> make_job(const BatchSpec& spec) {
       return err("a memory input holds fewer records than instances");
   job.io_slots = std::max<size_t>({job.type.params.size(), job.type.results.size(), 1});
   WW_TRY(resolve_then(spec, job));
-  for (ValType t : job.type.results)
-    if (!spec.device_results.empty() && t == ValType::V128)
-      return err("device results are 4 or 8 bytes a row: a v128 result comes back to the host only");
+  if (!spec.device_results.empty() && has_v128(job.type.results))
+    return err("device results are 4 or 8 bytes a row: a v128 result comes back to the host only");
   for (const BatchSpec::InitCall& c : spec.init_calls) {
     WW_ASSIGN_OR_RETURN(FuncType t, export_function_type(m, c.export_name));
     bool same = t.params.size() == c.args.size();
@@ -158,8 +156,7 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
     parallel_zero(column.data(), size * sizeof(column[0]));
   };
   zeroed(out.results, n * job.type.results.size());
-  const auto& rt = job.type.results;
-  if (std::find(rt.begin(), rt.end(), ValType::V128) != rt.end()) zeroed(out.results_hi, n * rt.size());
+  if (has_v128(job.type.results)) zeroed(out.results_hi, n * job.type.results.size());
   if (spec.wasi) {
     out.result_names = {"exit_code"};
     if (spec.wasi->stdout_pattern.empty()) out.stdout_blocks.resize(n);

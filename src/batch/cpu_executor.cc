@@ -154,7 +154,6 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
     std::memcpy(b.mem->data.data() + addr, m.bytes.data() + i * m.record, m.record);
     b.mem->mark_written(addr, m.record);
   }
-  const size_t np = job.type.params.size();
   // v128 arguments are constants: their high words once, from the spec.
   uint64_t* io_hi = job.v128_values ? io + job.io_slots : nullptr;
   auto set_args = [&](const std::vector<ArgSource>& args, const std::vector<ValType>& params) {

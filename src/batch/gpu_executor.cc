@@ -69,12 +69,19 @@ class HostFunctionCalls final : public gpu::HostCallServer {
   std::vector<const HostFunction*> by_func_;  // per imported function, into host_
 };
 
+// The arguments' high words: 0 but for v128 constants (the only v128
+// arguments, make_job), whatever the other arguments' kinds.
+std::vector<uint64_t> high_words(const std::vector<ArgSource>& args) {
+  std::vector<uint64_t> hi;
+  for (const ArgSource& a : args) hi.push_back(a.value.hi);
+  return hi;
+}
+
 void uniform_args(const std::vector<ArgSource>& args, const std::vector<ValType>& params, std::vector<uint64_t>& values,
-                  std::vector<uint64_t>& values_hi, std::vector<uint8_t>& index_kind) {
+                  std::vector<uint8_t>& index_kind) {
   for (size_t k = 0; k < params.size(); ++k) {
     const bool index = args[k].kind == ArgSource::Index;
     values.push_back(index ? 0 : args[k].value.bits);
-    values_hi.push_back(args[k].kind == ArgSource::Const ? args[k].value.hi : 0);
     index_kind.push_back(!index                          ? 0
                          : params[k] == ValType::I32 ? 1
                          : params[k] == ValType::I64 ? 2
@@ -149,11 +156,10 @@ class GpuExecutor final : public Executor {
       req.device_results.push_back({static_cast<uint8_t*>(spec.device_results[k]) + first * w, w});
     }
     if (on_device) WW_TRY(gpu::device_synchronize());
+    req.args_hi = high_words(spec.args);
     if (uniform) {
-      uniform_args(spec.args, params, req.args, req.args_hi, req.arg_index_kind);
+      uniform_args(spec.args, params, req.args, req.arg_index_kind);
     } else {
-      // Columns are scalars; a v128 argument is a constant (make_job).
-      for (const ArgSource& a : spec.args) req.args_hi.push_back(a.kind == ArgSource::Const ? a.value.hi : 0);
       req.fill_args = [&spec, &params, first](uint32_t wave_first, uint32_t n, uint64_t* io) {
         for (size_t k = 0; k < params.size(); ++k)
           for (uint32_t t = 0; t < n; ++t)
@@ -167,7 +173,8 @@ class GpuExecutor final : public Executor {
       call.func_index = job.then[c].func_index;
       if (spec.then[c].repeat > 0xffffffffu) return make_error(kNoOffset, "--then: a call repeated more than 2^32-1 times");
       call.repeat = uint32_t(spec.then[c].repeat);
-      uniform_args(spec.then[c].args, job.then[c].type.params, call.args, call.args_hi, call.arg_index_kind);
+      uniform_args(spec.then[c].args, job.then[c].type.params, call.args, call.arg_index_kind);
+      call.args_hi = high_words(spec.then[c].args);
     }
     req.launch_per_call = spec.gpu.launch_per_call;
     req.fuel = spec.fuel;

@@ -1,6 +1,5 @@
 #include "batch/host_imports.h"
 
-#include <algorithm>
 #include <optional>
 
 namespace ww::batch {
@@ -31,10 +30,9 @@ Status check_imports(const Module& m, bool wasi, const HostFunctions* host) {
     if (const HostFunction* h = host_function_for(imp, host)) {
       const FuncType& want = m.types[imp.func_type];
       // Host functions see one 64-bit word per value.
-      for (const auto* list : {&h->type.params, &h->type.results})
-        if (std::find(list->begin(), list->end(), ValType::V128) != list->end())
-          return make_error(kNoOffset, "host function " + imp.module + "." + imp.field +
-                                           " takes or returns v128, which host functions cannot carry yet");
+      if (has_v128(h->type))
+        return make_error(kNoOffset, "host function " + imp.module + "." + imp.field +
+                                         " takes or returns v128, which host functions cannot carry yet");
       if (h->type.params != want.params || h->type.results != want.results)
         return make_error(kNoOffset, "host function " + imp.module + "." + imp.field + " is " +
                                          functype_to_string(h->type) + "; the module imports it as " +

@@ -133,10 +133,7 @@ struct Module {
   // An imported function that takes or returns a v128.
   bool imports_v128_functions() const {
     for (const Import& im : imports)
-      if (im.kind == ExternKind::Func)
-        for (const auto* list : {&types[im.func_type].params, &types[im.func_type].results})
-          for (ValType v : *list)
-            if (v == ValType::V128) return true;
+      if (im.kind == ExternKind::Func && has_v128(types[im.func_type])) return true;
     return false;
   }
 };

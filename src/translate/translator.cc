@@ -13,12 +13,11 @@ namespace {
 // Whether the module holds a v128 value anywhere: in a type, a global, a
 // local (its instructions are found by prep_function).
 bool declares_v128(const Module& m) {
-  auto has = [](const std::vector<ValType>& ts) { return std::find(ts.begin(), ts.end(), ValType::V128) != ts.end(); };
   for (const FuncType& t : m.types)
-    if (has(t.params) || has(t.results)) return true;
+    if (has_v128(t)) return true;
   if (m.has_v128_global()) return true;
   for (const FunctionBody& b : m.codes)
-    if (has(b.locals)) return true;
+    if (has_v128(b.locals)) return true;
   return false;
 }
 

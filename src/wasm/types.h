@@ -30,6 +30,12 @@ struct FuncType {
   bool operator==(const FuncType&) const = default;
 };
 std::string functype_to_string(const FuncType& t);  // "(i32, f64) -> (i32)"
+inline bool has_v128(const std::vector<ValType>& ts) {
+  for (ValType t : ts)
+    if (t == ValType::V128) return true;
+  return false;
+}
+inline bool has_v128(const FuncType& t) { return has_v128(t.params) || has_v128(t.results); }
 std::string valtype_list(const std::vector<ValType>& ts);  // "i32, f64"
 
 struct Limits {

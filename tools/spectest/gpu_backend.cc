@@ -144,13 +144,7 @@ class StoreCalls final : public gpu::HostCallServer {
     // The record holds one word per value, as invoke_slots takes them: a
     // v128 cannot cross (its high word is not in the record), so such a
     // call ends in HostError and the invoke runs on the CPU.
-    const FuncType& type = S.types[S.funcs[addr].type_id];
-    for (const auto* list : {&type.params, &type.results})
-      if (std::find(list->begin(), list->end(), ValType::V128) != list->end()) {
-        c.trap = TrapCode::HostError;
-        return;
-      }
-    c.trap = store_.invoke_slots(addr, c.io);
+    c.trap = has_v128(S.types[S.funcs[addr].type_id]) ? TrapCode::HostError : store_.invoke_slots(addr, c.io);
   }
 
  private:

@@ -100,7 +100,7 @@ void WaveLoop::bind_call() {
   results32_ = w_ == 1 && !ftype_->results.empty() &&
                std::all_of(ftype_->results.begin(), ftype_->results.end(),
                            [](ValType t) { return t == ValType::I32 || t == ValType::F32; });
-  v128_results_ = std::find(ftype_->results.begin(), ftype_->results.end(), ValType::V128) != ftype_->results.end();
+  v128_results_ = has_v128(ftype_->results);
 }
 
 // A row of values as slots (value k at k * w), `hi` giving v128s' high words.

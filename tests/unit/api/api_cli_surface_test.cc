@@ -332,11 +332,7 @@ TEST(ApiSurface, V128ArgumentsAndResults) {
   for (wasmwarp::Backend b : {wasmwarp::Backend::Cpu, wasmwarp::Backend::Gpu})
     for (wasmwarp::Tier t : {wasmwarp::Tier::Interpreter, wasmwarp::Tier::Compiled}) {
       SCOPED_TRACE(std::string(wasmwarp::backend_name(b)) + " " + wasmwarp::tier_name(t));
-      wasmwarp::EngineOptions o;
-      o.backend = b;
-      o.tier = t;
-      o.threads = 2;
-      wasmwarp::Engine e(o);
+      const wasmwarp::Engine e = engine_on(b, t);
       auto r = e.call(*m, "add_lanes", ks.size(), {wasmwarp::Arg::v128(lo, hi), wasmwarp::Arg::column(ks)});
       if (b == wasmwarp::Backend::Gpu && !r.ok()) {
         EXPECT_NE(r.error().message.find("GPU"), std::string::npos) << r.error().message;

@@ -68,10 +68,7 @@ TEST(ApiHostFunctions, ServedOnEveryBackendAndTier) {
         auto m = wasmwarp::Module::from_bytes(*bytes);
         ASSERT_TRUE(m.ok()) << m.error().message;
         std::atomic<uint64_t> calls{0};
-        wasmwarp::EngineOptions o;
-        o.backend = b;
-        o.tier = t;
-        o.threads = 2;
+        wasmwarp::EngineOptions o = options_on(b, t);
         o.host_functions = {mix(calls)};
         auto r = wasmwarp::Engine(o).call(*m, "run", n, {wasmwarp::Arg::index()});
         if (b == wasmwarp::Backend::Gpu && !r.ok()) GTEST_SKIP() << "no GPU: " << r.error().message;
@@ -106,9 +103,7 @@ const std::vector<uint8_t> kV128ImportModule = {
 TEST(ApiHostFunctions, V128InTheirTypeIsRefused) {
   auto m = wasmwarp::Module::from_bytes(kV128ImportModule);
   ASSERT_TRUE(m.ok()) << m.error().message;
-  wasmwarp::EngineOptions o;
-  o.backend = wasmwarp::Backend::Cpu;
-  o.threads = 2;
+  wasmwarp::EngineOptions o = options_on(wasmwarp::Backend::Cpu);
   o.host_functions = {{"env", "take", {{ValueType::V128}, {ValueType::I32}},
                        [](uint64_t, std::span<const uint64_t>, std::span<uint64_t> results) {
                          results[0] = 1;
@@ -129,10 +124,7 @@ TEST(ApiHostFunctions, ResidentInstances) {
   for (wasmwarp::Backend b : {wasmwarp::Backend::Cpu, wasmwarp::Backend::Gpu})
     for (wasmwarp::Tier t : {wasmwarp::Tier::Interpreter, wasmwarp::Tier::Compiled}) {
       std::atomic<uint64_t> calls{0};
-      wasmwarp::EngineOptions o;
-      o.backend = b;
-      o.tier = t;
-      o.threads = 2;
+      wasmwarp::EngineOptions o = options_on(b, t);
       o.host_functions = {mix(calls)};
       auto inst = wasmwarp::Engine(o).instances(*m, n);
       if (b == wasmwarp::Backend::Gpu && !inst.ok()) GTEST_SKIP() << "no GPU: " << inst.error().message;

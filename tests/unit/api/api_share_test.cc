@@ -39,11 +39,7 @@ TEST(ApiShares, RowsEqualTheWholeBatchs) {
   for (wasmwarp::Backend b : {wasmwarp::Backend::Cpu, wasmwarp::Backend::Gpu})
     for (wasmwarp::Tier t : {wasmwarp::Tier::Interpreter, wasmwarp::Tier::Compiled}) {
       SCOPED_TRACE(std::string(wasmwarp::backend_name(b)) + " " + wasmwarp::tier_name(t));
-      wasmwarp::EngineOptions eo;
-      eo.backend = b;
-      eo.tier = t;
-      eo.threads = 2;
-      wasmwarp::Engine e(eo);
+      const wasmwarp::Engine e = engine_on(b, t);
       auto whole = e.call(*m, "f", n, {wasmwarp::Arg::index(), wasmwarp::Arg::column(x)});
       if (b == wasmwarp::Backend::Gpu && !whole.ok()) {
         EXPECT_NE(whole.error().message.find("GPU"), std::string::npos) << whole.error().message;
