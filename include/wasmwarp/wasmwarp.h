@@ -249,6 +249,16 @@ struct EngineOptions {
     uint32_t call_depth_limit = 0;   // call frames per instance; 0 = the CPU's limit
     uint32_t memory_pages = 0;       // linear-memory capacity per instance, 64 KiB pages
     uint32_t max_wave = 0;           // instances per wave, at most
+    // The GPUs a call spreads its instances over: these ordinals (one
+    // listed twice is shared, each taking part of its memory), or with
+    // none listed every visible GPU, at most max_devices of them (0: all).
+    // Instances go to the GPUs as they finish work, so a faster GPU takes
+    // more; results come back in instance order as on one GPU.
+    std::vector<int> devices = {};
+    unsigned max_devices = 0;
+    // The part of each GPU's free memory this process plans with (several
+    // processes sharing GPUs, as MPI ranks may).
+    double memory_share = 1;
   } gpu = {};
 };
 
@@ -379,12 +389,24 @@ struct Segment {
   double seconds = 0;
 };
 
+// One GPU's part of a call spread over several.
+struct GpuShare {
+  int device = 0;  // ordinal
+  std::string name;
+  uint64_t instances = 0;
+  double seconds = 0;  // its wall time
+  double kernel_ms = 0;
+};
+
 // How a call ran: where, in which tier, what compiling cost, where the
 // time went, and the GPU's memory per instance and waves.
 struct RunReport {
   Backend backend = Backend::Cpu;
   std::string backend_note;  // why not the GPU, when Backend::Auto chose the CPU
   std::string device;        // the GPU's name
+  // A call on several GPUs: each one's part (empty on one GPU); phases and
+  // kernel_ms are then the GPUs' average.
+  std::vector<GpuShare> gpus;
   unsigned threads = 0;      // CPU workers
   double wall_s = 0;
   double kernel_ms = 0;      // GPU kernels, all segments
@@ -594,5 +616,9 @@ std::optional<Error> validate(std::vector<uint8_t> wasm);
 // Returns once an Engine::warm_up has finished: a process must not exit
 // while it loads the CUDA libraries.
 void wait_for_warm_up();
+
+// The GPUs this process sees (CUDA_VISIBLE_DEVICES applies): 0 without a
+// GPU, a driver or CUDA support.
+int gpu_count();
 
 }  // namespace wasmwarp

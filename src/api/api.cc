@@ -473,12 +473,19 @@ void apply_engine_options(ww::batch::BatchSpec& spec, const EngineOptions& e) {
   if (e.gpu.call_depth_limit) spec.gpu.call_depth_limit = e.gpu.call_depth_limit;
   spec.gpu.memory_pages = e.gpu.memory_pages;
   spec.gpu.max_wave = e.gpu.max_wave;
+  spec.gpu.devices = e.gpu.devices;
+  spec.gpu.max_devices = e.gpu.max_devices;
+  spec.gpu.memory_share = e.gpu.memory_share;
 }
 
 // EngineOptions that no call can run with.
 Expected<bool> check_engine_options(const EngineOptions& e) {
   if (!ww::gpu::parse_layout(e.gpu.layout))
     return Error{"GPU memory layout must be auto, interleaved, contiguous or sparse, not '" + e.gpu.layout + "'"};
+  for (int d : e.gpu.devices)
+    if (d < 0) return Error{"GPU numbers are 0 or more, not " + std::to_string(d)};
+  if (!(e.gpu.memory_share > 0 && e.gpu.memory_share <= 1))
+    return Error{"the GPU memory share is in (0, 1], not " + std::to_string(e.gpu.memory_share)};
   return true;
 }
 

@@ -86,9 +86,16 @@ Expected<CompileInfo> Engine::compile(const Module& m, const CompileRequest& req
 }
 
 void Engine::warm_up() const {
-  if (options_.backend != Backend::Cpu) ww::batch::warm_up_gpu(options_.tier != Tier::Interpreter);
+  if (options_.backend != Backend::Cpu) {
+    ww::batch::GpuOptions gpus;
+    gpus.devices = options_.gpu.devices;
+    gpus.max_devices = options_.gpu.max_devices;
+    ww::batch::warm_up_gpu(options_.tier != Tier::Interpreter, gpus);
+  }
 }
 
 void wait_for_warm_up() { ww::batch::wait_for_warm_up(); }
+
+int gpu_count() { return ww::gpu::device_count(); }
 
 }  // namespace wasmwarp

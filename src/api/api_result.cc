@@ -18,6 +18,7 @@ RunReport report_of(const ww::batch::BatchResult& r) {
   o.backend = public_backend(r.backend);
   o.backend_note = r.backend_note;
   o.device = r.device;
+  for (const ww::batch::GpuShare& g : r.gpus) o.gpus.push_back({g.device, g.name, g.instances, g.seconds, g.kernel_ms});
   o.threads = r.threads;
   o.wall_s = r.wall_s;
   o.kernel_ms = r.kernel_ms;

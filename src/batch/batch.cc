@@ -15,6 +15,7 @@
 #include <mutex>
 #include <thread>
 
+#include "batch/device_shares.h"
 #include "batch/executor.h"
 #include "batch/host_imports.h"
 #include "batch/resident.h"
@@ -384,11 +385,33 @@ struct Probe {
   double ms = 0;
 };
 
-Probe timed_probe(bool nvrtc) {
+// The ordinals `o` selects among `count` GPUs (invalid ones are
+// resolve_gpus' to report).
+std::vector<int> selected_devices(const GpuOptions& o, int count) {
+  std::vector<int> list = o.devices;
+  if (list.empty())
+    for (int d = 0; d < count && (!o.max_devices || unsigned(d) < o.max_devices); ++d) list.push_back(d);
+  return list;
+}
+
+Probe timed_probe(bool nvrtc, GpuOptions gpus) {
   auto t = std::chrono::steady_clock::now();
   Probe p;
-  p.info = gpu::probe_device();
-  if (p.info.available) gpu::prepare_transfers();
+  std::vector<int> devices = selected_devices(gpus, gpu::device_count());
+  // Each GPU's context starts on a thread of its own (hundreds of ms each
+  // on a cold machine); the first one's on this thread.
+  std::vector<std::thread> others;
+  for (size_t k = 1; k < devices.size(); ++k)
+    others.emplace_back([d = devices[k]] {
+      gpu::DeviceScope on(d);
+      if (on.status().ok() && gpu::probe_device().available) gpu::prepare_transfers();
+    });
+  {
+    gpu::DeviceScope on(devices.empty() ? 0 : devices[0]);
+    p.info = gpu::probe_device();
+    if (p.info.available) gpu::prepare_transfers();
+  }
+  for (std::thread& o : others) o.join();
   // Loaded here, not on a thread of its own, so that run() waiting for the
   // probe also waits for it (a load still under way at exit crashed the
   // process). A failure shows again, with its message, where the version
@@ -403,9 +426,9 @@ std::shared_future<Probe> g_probe;
 
 }  // namespace
 
-void warm_up_gpu(bool nvrtc) {
+void warm_up_gpu(bool nvrtc, const GpuOptions& gpus) {
   std::lock_guard<std::mutex> g(g_probe_mu);
-  if (!g_probe.valid()) g_probe = std::async(std::launch::async, timed_probe, nvrtc).share();
+  if (!g_probe.valid()) g_probe = std::async(std::launch::async, timed_probe, nvrtc, gpus).share();
 }
 
 void wait_for_warm_up() {
@@ -446,7 +469,7 @@ Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTra
       std::lock_guard<std::mutex> g(g_probe_mu);
       probe = g_probe;
     }
-    const Probe p = probe.valid() ? probe.get() : timed_probe(false);
+    const Probe p = probe.valid() ? probe.get() : timed_probe(false, spec.gpu);
     trace("wait for GPU start-up");
     out.phases.gpu_startup = p.ms;
     const gpu::DeviceInfo& dev = p.info;
@@ -457,6 +480,45 @@ Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTra
     if (job.gpu_layout == gpu::MemoryLayout::Auto)
       job.gpu_layout = gpu::choose_layout(spec.module->module, spec.instances, spec.gpu.memory_pages,
                                           dev.free_bytes);
+  }
+  return Status::Ok();
+}
+
+// The GPUs the batch runs on (Job::gpus), each with the memory it may
+// plan with: its free memory split among the entries that share it.
+Status resolve_gpus(const BatchSpec& spec, Job& job) {
+  const int count = gpu::device_count();
+  std::vector<int> list = selected_devices(spec.gpu, count);
+  for (int d : list)
+    if (d < 0 || d >= count)
+      return err("GPU " + std::to_string(d) + " was asked for; this machine has " + std::to_string(count) +
+                 (count == 1 ? " (GPU 0)" : " (GPUs 0-" + std::to_string(count - 1) + ")"));
+  // What every instance shares lives on one GPU.
+  std::string one;
+  bool device_arrays = !spec.device_results.empty();
+  for (const ArgSource& a : spec.args) device_arrays |= a.kind == ArgSource::DeviceColumn;
+  if (device_arrays) {
+    list = {gpu::current_device()};  // where the caller's arrays are
+  } else if (spec.intrinsics && (spec.intrinsics->image || !spec.intrinsics->state.empty())) {
+    one = "the gpu intrinsics' image and state are shared by every instance";
+  }
+  if (list.size() > 1 && !one.empty()) {
+    if (spec.note) spec.note("gpu: " + one + ", so this batch runs on GPU " + std::to_string(list[0]) + " only");
+    list.resize(1);
+  }
+  // Every GPU should get at least one claim.
+  const uint64_t useful = std::max<uint64_t>(1, spec.instances / StretchClaims::kMinClaim);
+  if (list.size() > useful) list.resize(size_t(useful));
+  for (int d : list) {
+    const auto shared = std::count(list.begin(), list.end(), d);
+    uint64_t budget = 0;
+    if (shared > 1 || spec.gpu.memory_share < 1) {
+      gpu::DeviceScope on(d);
+      WW_TRY(on.status());
+      budget = uint64_t(double(gpu::probe_device().free_bytes) * std::clamp(spec.gpu.memory_share, 0.0, 1.0) /
+                        double(shared));
+    }
+    job.gpus.push_back({d, budget});
   }
   return Status::Ok();
 }
@@ -541,6 +603,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
   }
   WW_TRY(choose_backend(spec, job, out, trace));
   WW_TRY(check_device_arrays(spec, out.backend));
+  if (out.backend == Backend::Gpu) WW_TRY(resolve_gpus(spec, job));
   std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_executor(nullptr)
                                                                   : make_cpu_executor(nullptr);
 

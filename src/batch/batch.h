@@ -92,7 +92,16 @@ struct GpuOptions {
   // Chained calls (BatchSpec::then): one launch per call instead of one
   // for the whole chain (bench/gpu/chain.sh compares them).
   bool launch_per_call = false;
+  // The GPUs a batch runs on: their ordinals (one listed twice is shared,
+  // each taking part of its memory), or empty for every visible one, at
+  // most max_devices of them (0: no limit).
+  std::vector<int> devices;
+  unsigned max_devices = 0;
+  // The part of each GPU's free memory this process plans with (MPI ranks
+  // sharing GPUs).
+  double memory_share = 1;
 };
+
 
 // A batch of WASI commands (modules importing wasi_snapshot_preview1, run
 // through `_start`): what each instance's argv, stdio and random bytes
@@ -188,6 +197,15 @@ struct BatchSpec {
   std::function<void(const std::string& line)> note;
 };
 
+// One GPU's part of a batch run on several.
+struct GpuShare {
+  int device = 0;  // ordinal
+  std::string name;
+  uint64_t instances = 0;
+  double seconds = 0;    // its wall time
+  double kernel_ms = 0;
+};
+
 // A stretch of instances that ran one way (the summary lists them).
 struct Segment {
   uint64_t first = 0, count = 0;
@@ -255,6 +273,9 @@ struct BatchResult {
   Backend backend = Backend::Cpu;
   std::string backend_note;  // why not the GPU, when auto chose the CPU
   std::string device;        // the GPU's name
+  // A batch on several GPUs: each one's part (empty on one GPU). Its phase
+  // times and kernel_ms are then the GPUs' average.
+  std::vector<GpuShare> gpus;
   unsigned threads = 0;      // CPU workers
   double kernel_ms = 0;      // GPU kernels, all segments
   PhaseTimes phases;
@@ -283,7 +304,9 @@ Result<FuncType> export_function_type(const Module& m, const std::string& name, 
 // waits for it instead of starting them itself. With `nvrtc`, NVRTC is
 // loaded alongside: its version is part of the compiled-code cache's key,
 // and its dlopen was most of a cache hit's 6 ms.
-void warm_up_gpu(bool nvrtc);
+// The GPUs `gpus` selects start their contexts too (the first on the
+// caller's thread's GPU 0 as before, the rest alongside).
+void warm_up_gpu(bool nvrtc, const GpuOptions& gpus = {});
 // Returns once the warm-up (if one started) has finished.
 void wait_for_warm_up();
 

@@ -49,6 +49,13 @@ struct Job {
   // io[io_slots + k], beside value k).
   bool v128_values = false;
   std::shared_ptr<const InitImage> image;  // null: instances instantiate afresh
+  // The GPUs the batch runs on, each with the memory it may plan with (0:
+  // what is free); empty: the calling thread's GPU.
+  struct Gpu {
+    int device = 0;
+    uint64_t memory_budget = 0;
+  };
+  std::vector<Gpu> gpus;
   // The GPU's memory layout, Auto resolved (compiled code is built for it).
   gpu::MemoryLayout gpu_layout = gpu::MemoryLayout::Interleaved;
   std::chrono::steady_clock::time_point t0;  // the batch's start (timeout, get_time)

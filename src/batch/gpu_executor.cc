@@ -1,8 +1,14 @@
 // The GPU executor: a range of the batch as one gpu::BatchRequest (the
 // wave loop plans its own waves), run by the interpreter kernel or by
 // compiled code.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <mutex>
+#include <thread>
 
+#include "batch/device_shares.h"
 #include "batch/executor.h"
 #include "batch/gpu_wasi.h"
 #include "batch/host_imports.h"
@@ -90,6 +96,50 @@ void uniform_args(const std::vector<ArgSource>& args, const std::vector<ValType>
   }
 }
 
+// Several GPUs' figures as the batch's: counts add up; times, which
+// passed side by side, are the GPUs' average (so the phases still split
+// the wall time); sizes are the largest. Each GPU's part is listed too,
+// added to what earlier segments of the batch ran there.
+void merge_device_figures(const std::vector<BatchResult>& figs, BatchResult& out) {
+  const double k = double(figs.size());
+  PhaseTimes& ph = out.phases;
+  std::string names;
+  for (const BatchResult& f : figs) {
+    out.host_calls += f.host_calls;
+    out.host_passes += f.host_passes;
+    out.device_output_bytes += f.device_output_bytes;
+    out.device_files += f.device_files;
+    out.device_file_bytes += f.device_file_bytes;
+    out.pool_reruns += f.pool_reruns;
+    out.waves += f.waves;
+    out.kernel_ms += f.kernel_ms / k;
+    ph.host_calls += f.phases.host_calls / k;
+    ph.plan += f.phases.plan / k;
+    ph.upload += f.phases.upload / k;
+    ph.memory_setup += f.phases.memory_setup / k;
+    ph.kernel += f.phases.kernel / k;
+    ph.download += f.phases.download / k;
+    out.linear_bytes_per_instance = std::max(out.linear_bytes_per_instance, f.linear_bytes_per_instance);
+    out.device_bytes_per_instance = std::max(out.device_bytes_per_instance, f.device_bytes_per_instance);
+    out.reserved_bytes_per_instance = std::max(out.reserved_bytes_per_instance, f.reserved_bytes_per_instance);
+    out.stack_pool_bytes = std::max(out.stack_pool_bytes, f.stack_pool_bytes);
+    out.wave_size = std::max(out.wave_size, f.wave_size);
+    if (!f.memory_layout.empty()) out.memory_layout = f.memory_layout;
+    for (const GpuShare& g : f.gpus) {
+      auto same = std::find_if(out.gpus.begin(), out.gpus.end(), [&](const GpuShare& o) { return o.device == g.device; });
+      if (same == out.gpus.end()) {
+        out.gpus.push_back(g);
+        continue;
+      }
+      same->instances += g.instances;
+      same->seconds += g.seconds;
+      same->kernel_ms += g.kernel_ms;
+    }
+    if (names.find(f.device) == std::string::npos) names += (names.empty() ? "" : " + ") + f.device;
+  }
+  out.device = std::to_string(figs.size()) + " GPUs: " + names;
+}
+
 class GpuExecutor final : public Executor {
  public:
   explicit GpuExecutor(std::shared_ptr<gpu::KernelLauncher> launcher) : launcher_(std::move(launcher)) {}
@@ -126,16 +176,96 @@ class GpuExecutor final : public Executor {
                                          "' is an imported function; the GPU runs functions the module defines");
     if (spec.total() > 0xffffffffu)
       return make_error(kNoOffset, "the GPU backend runs at most 2^32-1 instances per batch");
-    return run_stretch(job, first, count, out, launcher_, progress, ready);
+    if (job.gpus.size() > 1) return run_on_devices(job, first, count, out, progress, ready);
+    const Job::Gpu gpu = job.gpus.empty() ? Job::Gpu{gpu::current_device(), 0} : job.gpus[0];
+    gpu::DeviceScope on(gpu.device);
+    WW_TRY(on.status());
+    Stretch s{first, count, nullptr, gpu.memory_budget};
+    auto rows_final = [&](uint32_t, uint32_t end) {
+      if (ready) ready(end);
+    };
+    return run_stretch(job, s, out, out, progress, ready ? rows_final : RowsFinal());
   }
 
  private:
-  Status run_stretch(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
-                     const std::shared_ptr<gpu::KernelLauncher>& launcher,
-                     const std::function<void(uint64_t)>& progress,
-                     const std::function<void(uint64_t)>& ready) {
+  using RowsFinal = std::function<void(uint32_t first, uint32_t end)>;
+  // A range of the batch for one GPU: all of it, or the waves `claims`
+  // hands this device (number `device` of the batch's GPUs).
+  struct Stretch {
+    uint64_t first = 0, count = 0;
+    StretchClaims* claims = nullptr;
+    uint64_t memory_budget = 0;
+    unsigned device = 0;
+  };
+
+  // The range on every GPU of job.gpus at once, each on a thread of its
+  // own taking waves from the same claims; its figures are merged after.
+  Status run_on_devices(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
+                        const std::function<void(uint64_t)>& progress,
+                        const std::function<void(uint64_t)>& ready) {
+    const size_t k = job.gpus.size();
+    StretchClaims claims(count, unsigned(k));
+    std::mutex mu;  // the frontier, progress and `ready` calls
+    ReadyFrontier frontier;
+    std::vector<uint64_t> done(k, 0);
+    std::vector<BatchResult> figures(k);
+    std::vector<Status> status(k);
+    std::vector<double> seconds(k, 0);
+    std::vector<std::thread> threads;
+    for (size_t d = 0; d < k; ++d)
+      threads.emplace_back([&, d] {
+        const auto t0 = std::chrono::steady_clock::now();
+        gpu::DeviceScope on(job.gpus[d].device);
+        status[d] = on.status();
+        if (status[d].ok()) {
+          Stretch s{first, count, &claims, job.gpus[d].memory_budget, unsigned(d)};
+          auto device_progress = [&](uint64_t n) {
+            std::lock_guard<std::mutex> g(mu);
+            done[d] = n;
+            uint64_t all = 0;
+            for (uint64_t x : done) all += x;
+            if (progress) progress(std::min(all, count));
+          };
+          auto rows_final = [&](uint32_t a, uint32_t b) {
+            std::lock_guard<std::mutex> g(mu);
+            const uint64_t before = frontier.add(0, 0);
+            const uint64_t now = frontier.add(a, b);
+            if (now > before && ready) ready(now);
+          };
+          status[d] = run_stretch(job, s, out, figures[d], device_progress, rows_final);
+        }
+        // A failed GPU's unclaimed instances are not run by the others:
+        // the batch reports that GPU's error.
+        if (!status[d].ok()) claims.stop();
+        seconds[d] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      });
+    for (std::thread& t : threads) t.join();
+    for (size_t d = 0; d < k; ++d)
+      if (!status[d].ok())
+        return make_error(kNoOffset, "GPU " + std::to_string(job.gpus[d].device) + ": " + status[d].error().message);
+    for (size_t d = 0; d < k; ++d) {
+      figures[d].gpus.push_back({job.gpus[d].device, figures[d].device, claims.taken(unsigned(d)), seconds[d],
+                                 figures[d].kernel_ms});
+    }
+    merge_device_figures(figures, out);
+    device_ = out.device;
+    return Status::Ok();
+  }
+
+  Status run_stretch(const Job& job, const Stretch& st, BatchResult& out, BatchResult& fig,
+                     const std::function<void(uint64_t)>& progress, const RowsFinal& rows_final) {
     const BatchSpec& spec = *job.spec;
+    const uint64_t first = st.first, count = st.count;
+    const std::shared_ptr<gpu::KernelLauncher>& launcher = launcher_;
     gpu::BatchRequest req = base_request(job, first, count, launcher);
+    req.memory_budget = st.memory_budget;
+    if (StretchClaims* claims = st.claims)
+      req.claim = [claims, d = st.device](uint32_t want, uint32_t* at) {
+        uint64_t a = 0;
+        const uint32_t n = claims->claim(d, want, &a);
+        *at = uint32_t(a);
+        return n;
+      };
 
     const auto& params = job.type.params;
     // Constants and @index are made on the device; only columns travel.
@@ -204,12 +334,11 @@ class GpuExecutor final : public Executor {
     };
     // A WASI command's exit codes and output are the host's, settled when
     // the stretch ends.
-    if (ready && !spec.wasi) req.final_rows = [&](uint32_t upto) { ready(upto); };
-    if (spec.note && !plan_shown_) {
+    if (rows_final && !spec.wasi) req.final_rows = rows_final;
+    if (spec.note && !plan_shown_.exchange(true)) {
       req.on_plan = [&](const gpu::BatchPlan& plan, const std::string& device) {
         spec.note("gpu plan (" + device + "): " + plan.to_string());
       };
-      plan_shown_ = true;
     }
 
     // The embedder's host functions, and WASI calls and the gpu file
@@ -250,20 +379,22 @@ class GpuExecutor final : public Executor {
     } else {
       WW_ASSIGN_OR_RETURN(r, gpu::run_batch(req));
     }
-    PhaseTimes& ph = out.phases;
+    PhaseTimes& ph = fig.phases;
     if (wasi) {
+      // Its counters are the whole batch's.
+      std::lock_guard<std::mutex> g(finish_mu_);
       wasi->finish();
       if (const uint64_t n = wasi->out_of_descriptors(); n && spec.note)
         spec.note("gpu: the host ran out of file descriptors for " + std::to_string(n) +
                   " instance(s), which end in \"host function failed\"; a smaller --gpu-max-wave holds fewer files open at once");
     }
-    out.host_calls += r.host_calls;
-    out.host_passes += r.host_passes;
-    out.device_output_bytes += r.device_output_bytes;
-    out.device_files += r.device_files;
-    out.device_file_bytes += r.device_file_bytes;
+    fig.host_calls += r.host_calls;
+    fig.host_passes += r.host_passes;
+    fig.device_output_bytes += r.device_output_bytes;
+    fig.device_files += r.device_files;
+    fig.device_file_bytes += r.device_file_bytes;
     ph.host_calls += r.host_ms;
-    out.kernel_ms += r.kernel_ms;
+    fig.kernel_ms += r.kernel_ms;
     ph.plan += r.plan_ms;
     ph.upload += r.upload_ms;
     ph.memory_setup += r.memory_setup_ms;
@@ -271,17 +402,18 @@ class GpuExecutor final : public Executor {
     ph.download += r.download_ms;
     // Sparse memory: what the instances took from the pool, measured on
     // the fullest wave; dense: the capacity, all of it allocated.
-    out.linear_bytes_per_instance = r.plan.layout != gpu::MemoryLayout::Sparse ? r.plan.linear_bytes_per_instance
+    fig.linear_bytes_per_instance = r.plan.layout != gpu::MemoryLayout::Sparse ? r.plan.linear_bytes_per_instance
                                     : r.pool_wave_instances ? r.pool_bytes_used / r.pool_wave_instances
                                                             : 0;
-    out.device_bytes_per_instance = out.linear_bytes_per_instance + r.plan.overhead_bytes_per_instance;
-    out.reserved_bytes_per_instance = uint64_t(r.plan.memory_pages) * kPageSize;
-    out.pool_reruns += r.pool_reruns;
-    out.stack_pool_bytes = std::max(out.stack_pool_bytes, r.stack_pool_bytes);
-    out.wave_size = std::max(out.wave_size, r.plan.wave_size);
-    out.waves += r.plan.waves;
-    out.memory_layout = gpu::layout_name(r.plan.layout);
-    device_ = r.device_name;
+    fig.device_bytes_per_instance = fig.linear_bytes_per_instance + r.plan.overhead_bytes_per_instance;
+    fig.reserved_bytes_per_instance = uint64_t(r.plan.memory_pages) * kPageSize;
+    fig.pool_reruns += r.pool_reruns;
+    fig.stack_pool_bytes = std::max(fig.stack_pool_bytes, r.stack_pool_bytes);
+    fig.wave_size = std::max(fig.wave_size, r.plan.wave_size);
+    fig.waves += r.plan.waves;
+    fig.memory_layout = gpu::layout_name(r.plan.layout);
+    fig.device = r.device_name;
+    if (&fig == &out) device_ = r.device_name;
     return Status::Ok();
   }
 
@@ -318,7 +450,8 @@ class GpuExecutor final : public Executor {
 
   std::shared_ptr<gpu::KernelLauncher> launcher_;
   std::string device_;
-  bool plan_shown_ = false;
+  std::atomic<bool> plan_shown_{false};
+  std::mutex finish_mu_;
 };
 
 }  // namespace

@@ -120,6 +120,7 @@ int cmd_run(const char* prog, int argc, char** argv) {
   app.add_option("--gpu-call-depth", gpu_call_depth, "most call frames a GPU instance may use (default: the CPU's, 20000)")->type_name("N");
   app.add_option("--gpu-memory-pages", gpu_memory_pages, "linear memory capacity per GPU instance in 64 KiB pages")->type_name("N");
   app.add_option("--gpu-max-wave", gpu_max_wave, "largest number of instances per GPU wave")->type_name("N");
+  app.add_option("--gpus", spec.gpus, "GPUs to spread the batch over: all (default), a count N (the first N), or numbers 0,2,5 (one alone as 3,); the faster GPU takes more instances")->type_name("all|N|LIST");
   app.add_option("--dir", spec.dirs, "WASI: preopen a host directory, read-only, under the guest name GUEST (default: HOST)")->allow_extra_args(false)->type_name("HOST[::GUEST]");
   app.add_option("--dir-rw", spec.dirs_rw, "WASI: preopen a host directory the program may write (made when missing); in a batch {i} in HOST is each instance's index, so that instances never write the same files")->allow_extra_args(false)->type_name("HOST[::GUEST]");
   app.add_option("--env", spec.env, "WASI: an environment variable of the program")->allow_extra_args(false)->type_name("NAME=VALUE");

@@ -57,6 +57,12 @@ MpiScope::MpiScope(int* argc, char*** argv) {
   started_ = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_world.size);
+  MPI_Comm local;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) == MPI_SUCCESS) {
+    MPI_Comm_rank(local, &g_world.local_rank);
+    MPI_Comm_size(local, &g_world.local_size);
+    MPI_Comm_free(&local);
+  }
   // A rank that fails must end the job, not leave the others waiting in a
   // collective; errors come back as codes, and the CLI reports them.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

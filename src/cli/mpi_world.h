@@ -18,6 +18,9 @@ namespace ww::cli {
 struct MpiWorld {
   int rank = 0;
   int size = 1;
+  // Among the ranks on this host (GPUs are handed out by it).
+  int local_rank = 0;
+  int local_size = 1;
   bool active() const { return size > 1; }
 };
 const MpiWorld& mpi_world();

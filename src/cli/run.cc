@@ -240,6 +240,7 @@ Result<wasmwarp::EngineOptions> engine_options(const RunSpec& spec) {
   e.gpu.call_depth_limit = spec.gpu_call_depth;
   e.gpu.memory_pages = spec.gpu_memory_pages;
   e.gpu.max_wave = spec.gpu_max_wave;
+  WW_TRY(parse_gpus(spec.gpus, e.gpu));
   return e;
 }
 
@@ -430,6 +431,7 @@ Result<int> run_impl(const RunSpec& spec) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   };
   WW_ASSIGN_OR_RETURN(wasmwarp::EngineOptions eopts, engine_options(spec));
+  choose_rank_gpus(spec, eopts.gpu);
   const wasmwarp::Engine engine(eopts);
   // The GPU's start-up overlaps reading the module and the inputs. Every
   // way out of here waits for it: a process that exits while the start-up

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/io_formats.h"
 
@@ -29,6 +30,17 @@ Status check_mpi_run(const RunSpec& spec) {
     return err(np + ": --image and --state are one buffer for the whole batch, not split across ranks yet");
   if (!spec.stats.empty()) return err(np + ": --stats is not written under mpirun yet (rank 0 prints the summary)");
   return Status::Ok();
+}
+
+void choose_rank_gpus(const RunSpec& spec, wasmwarp::EngineOptions::Gpu& g) {
+  const MpiWorld& w = mpi_world();
+  if (!w.active() || spec.gpus != "all" || spec.backend == "cpu" || std::getenv("CUDA_VISIBLE_DEVICES")) return;
+  const int count = wasmwarp::gpu_count();
+  if (count == 0) return;
+  const int device = w.local_rank % count;
+  const int sharing = (w.local_size - device + count - 1) / count;  // local ranks j with j % count == device
+  g.devices = {device};
+  g.memory_share = 1.0 / std::max(sharing, 1);
 }
 
 void keep_share(std::vector<uint64_t>& column, uint64_t instances) {

@@ -25,6 +25,10 @@ std::string how_it_ran(const RunReport& r) {
     s = "backend=cpu threads=" + std::to_string(r.threads) +
         (r.backend_note.empty() ? "" : " (" + r.backend_note + ")");
   s += "\n";
+  // Several GPUs: what each took (the faster one takes more).
+  for (const wasmwarp::GpuShare& g : r.gpus)
+    s += "  gpu " + std::to_string(g.device) + " (" + g.name + "): " + std::to_string(g.instances) + " instances, " +
+         format_fixed(g.seconds, 3) + " s, kernel " + format_fixed(g.kernel_ms / 1000, 3) + " s\n";
   if (r.segments.size() == 1) {
     s += "tier: " + std::string(wasmwarp::tier_name(r.segments[0].tier)) + "\n";
   } else if (!r.segments.empty()) {
@@ -157,6 +161,13 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
   j["backend"] = wasmwarp::backend_name(r.backend);
   if (r.backend == Backend::Gpu) j["device"] = r.device;
   else j["threads"] = r.threads;
+  if (!r.gpus.empty()) {
+    ordered_json gpus = ordered_json::array();
+    for (const wasmwarp::GpuShare& g : r.gpus)
+      gpus.push_back({{"device", g.device}, {"name", g.name}, {"instances", g.instances}, {"seconds", g.seconds},
+                      {"kernel_ms", g.kernel_ms}});
+    j["gpus"] = gpus;
+  }
   ordered_json phases = ordered_json::object();
   for (const PhaseRow& p : kPhases) phases[p.name] = r.phases.*p.field;
   phases["gpu start-up"] = r.phases.gpu_startup;

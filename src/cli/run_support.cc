@@ -38,6 +38,31 @@ Result<wasmwarp::Tier> parse_tier(const std::string& s) {
   return err("--tier must be interp, compiled or auto, not '" + s + "'");
 }
 
+Status parse_gpus(const std::string& text, wasmwarp::EngineOptions::Gpu& o) {
+  o.devices.clear();
+  o.max_devices = 0;
+  if (text.empty() || text == "all") return Status::Ok();
+  auto digits = [](const std::string& t) {
+    return !t.empty() && t.size() <= 4 && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  const Error bad =
+      err("--gpus '" + text + "': give all, a count (2: the first two GPUs) or GPU numbers (0,2,5; one alone as 3,)");
+  if (text.find(',') == std::string::npos) {
+    if (!digits(text)) return bad;
+    o.max_devices = unsigned(std::stoul(text));
+    if (o.max_devices == 0) return err("--gpus 0: at least one GPU (or --backend cpu)");
+    return Status::Ok();
+  }
+  for (size_t at = 0; at < text.size();) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    if (!digits(item)) return bad;
+    o.devices.push_back(std::stoi(item));
+    at = comma + 1;
+  }
+  return Status::Ok();
+}
+
 ProgressLine::ProgressLine(bool enabled) : enabled_(enabled), tty_(isatty(2) == 1) {}
 
 void ProgressLine::update(uint64_t done, uint64_t total, double seconds) {

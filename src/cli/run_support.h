@@ -14,6 +14,9 @@ namespace ww::cli {
 // names the accepted words.
 Result<wasmwarp::Backend> parse_backend(const std::string& s);
 Result<wasmwarp::Tier> parse_tier(const std::string& s);
+// --gpus: "all", a count ("2": the first two GPUs) or GPU numbers ("0,2,5";
+// one alone with a trailing comma, "3,", as "3" is a count).
+Status parse_gpus(const std::string& text, wasmwarp::EngineOptions::Gpu& o);
 
 // The progress line of long batches on stderr: instances done, rate, time
 // left. Silent for the first second, then at most twice a second; on a

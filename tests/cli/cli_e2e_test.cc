@@ -400,8 +400,25 @@ TEST_F(Cli, BadArguments) {
   expect_error({"run", "-n", "0", "--invoke", "bump", m}, "--instances must be at least 1");
   expect_error({"run", "-n", "abc", "--invoke", "bump", m}, "--instances");
   expect_error({"run", "--threads", "0", "--invoke", "bump", m}, "--threads");
+  expect_error({"run", "--gpus", "x", "--invoke", "bump", m}, "--gpus 'x': give all, a count");
+  expect_error({"run", "--gpus", "0,,1", "--invoke", "bump", m}, "--gpus '0,,1'");
+  expect_error({"run", "--gpus", "0", "--invoke", "bump", m}, "--gpus 0: at least one GPU");
   expect_error({"frobnicate"}, "unknown command 'frobnicate'");
   expect_error({"validate"}, "validate");
+}
+
+// A GPU that is not there is named, on a machine with GPUs or without;
+// the CPU backend runs whatever --gpus says.
+TEST_F(Cli, GpuSelection) {
+  const std::string m = mod("basic");
+  Proc r = run({"run", "--backend", "gpu", "--gpus", "7,", "-n", "4", "--invoke", "bump", m});
+  EXPECT_NE(r.rc, 0);
+  const bool named = r.err.find("GPU 7 was asked for; this machine has") != std::string::npos;
+  const bool none = r.err.find("the GPU backend was asked for") != std::string::npos;
+  EXPECT_TRUE(named || none) << r.err;
+  Proc c = run({"run", "--backend", "cpu", "--gpus", "2", "--output", "-", "-n", "3", "--invoke", "add", m, "@index", "1"});
+  EXPECT_EQ(c.rc, 0) << c.err;
+  EXPECT_EQ(c.out, "0\t1\n1\t2\n2\t3\n");
 }
 
 TEST_F(Cli, ValidateInspectDisasm) {

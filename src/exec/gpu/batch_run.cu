@@ -32,6 +32,7 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
   sub.on_plan = nullptr;
   sub.progress = nullptr;
   sub.final_rows = nullptr;  // the stretch's rows are final when the whole request is
+  sub.claim = nullptr;
   return sub;
 }
 
@@ -71,6 +72,7 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
   // The last batch's memory, freed in the background, counts as free.
   wait_for_background_frees();
   p.dev = probe_device();
+  if (req.memory_budget) p.dev.free_bytes = std::min(p.dev.free_bytes, req.memory_budget);
   const DeviceInfo& dev = p.dev;
   trace("probe device");
   if (!dev.available) return make_error(kNoOffset, dev.reason);
@@ -187,20 +189,30 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     // Compiled code's instances that run out of stack run again after the
     // waves (rerun_exhausted): rows from the first of them on are not final.
     const uint8_t* traps = req.dest.traps ? req.dest.traps : out.traps.data();
-    uint32_t first_exhausted = req.instances;
+    bool exhausted_seen = false;
     out.plan.waves = 0;
-    for (uint32_t first = 0; first < req.instances;) {
-      const uint32_t n = std::min(loop.next_wave_size(), req.instances - first);
+    // Instances [first, end) are this loop's and not yet run: the whole
+    // request, or the stretches `claim` hands out.
+    uint32_t first = 0, end = req.claim ? 0 : req.instances;
+    for (;;) {
+      if (first == end) {
+        if (!req.claim || !(end = req.claim(loop.next_wave_size(), &first))) break;
+        end += first;
+      }
+      const uint32_t n = std::min(loop.next_wave_size(), end - first);
       uint32_t redo = 0;
       WW_TRY(loop.run_wave(first, n, out, &redo));
       ++out.plan.waves;
       if (!may_rerun || (redo == 1 && n == 1 && !loop.rerun_owed())) redo = 0;
       out.pool_reruns += redo;
-      if (req.final_rows) {
-        if (req.launcher && first_exhausted == req.instances)
-          first_exhausted = first + uint32_t(parallel_find_byte(traps + first, uint8_t(TrapCode::CallStackExhausted),
-                                                                n - redo));
-        req.final_rows(std::min(first + n - redo, first_exhausted));
+      // Compiled code's instances that ran out of stack run again after the
+      // waves (rerun_exhausted): their waves' rows, and without `claim` all
+      // rows after them, are final only when run_batch returns.
+      if (req.final_rows && !exhausted_seen) {
+        exhausted_seen = req.launcher && parallel_find_byte(traps + first, uint8_t(TrapCode::CallStackExhausted),
+                                                            n - redo) < n - redo;
+        if (!exhausted_seen) req.final_rows(first, first + n - redo);
+        if (req.claim) exhausted_seen = false;
       }
       first += n - redo;
     }

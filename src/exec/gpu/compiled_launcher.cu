@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <deque>
 #include <mutex>
 
 #include "exec/gpu/cuda_check.cuh"
@@ -64,20 +65,51 @@ constexpr uint64_t kDefaultFrameBytes = 512;
 // Room for the kernel's own frame below the recursion.
 constexpr uint64_t kKernelFrameBytes = 1024;
 
+// Loaded into a device's primary context: the calling thread's GPU
+// (use_device) when the batch starts there.
+struct LoadedCode {
+  int device = 0;
+  CUmodule mod = nullptr;
+  CUfunction fn = nullptr;
+  uint64_t stack_set = 0;  // the device's CUDA stack limit as this code last set it
+};
+
+Result<LoadedCode> load_on_current_device(const Driver& d, const std::vector<uint8_t>& cubin, const std::string& kernel) {
+  // The runtime's primary context must exist before a driver-API load.
+  WW_CUDA(cudaFree(nullptr));
+  LoadedCode c;
+  c.device = current_device();
+  CUresult r = d.module_load_data(&c.mod, cubin.data());
+  if (r != CUDA_SUCCESS) return err("cannot load compiled GPU code on GPU " + std::to_string(c.device) + ": " + cu_error(d, r));
+  r = d.module_get_function(&c.fn, c.mod, kernel.c_str());
+  if (r != CUDA_SUCCESS) {
+    d.module_unload(c.mod);
+    return err("compiled GPU code has no kernel " + kernel + ": " + cu_error(d, r));
+  }
+  return c;
+}
+
 class CompiledLauncher final : public KernelLauncher {
  public:
   // `frames`: nvrtc_compile's trailer (the largest frame recursion may
   // repeat, low 16 bits; the kernel's and the chain function's, once at
   // the base, high 16).
-  CompiledLauncher(const Driver& d, CUmodule mod, CUfunction fn, bool recursive, uint32_t frames, uint64_t leave_words)
-      : d_(d), mod_(mod), fn_(fn), recursive_(recursive), leave_words_(leave_words),
+  CompiledLauncher(const Driver& d, std::vector<uint8_t> cubin, std::string kernel, LoadedCode first,
+                   bool recursive, uint32_t frames, uint64_t leave_words)
+      : d_(d), cubin_(std::move(cubin)), kernel_(std::move(kernel)), recursive_(recursive), leave_words_(leave_words),
         frame_((frames & 0xffff) ? (frames & 0xffff) + 16 : kDefaultFrameBytes),
         base_(kKernelFrameBytes + (frames >> 16)) {
+    loaded_.push_back(first);
     cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, 0) == cudaSuccess)
+    if (cudaGetDeviceProperties(&p, first.device) == cudaSuccess)
       resident_threads_ = uint64_t(p.multiProcessorCount) * p.maxThreadsPerMultiProcessor;
   }
-  ~CompiledLauncher() override { d_.module_unload(mod_); }
+  ~CompiledLauncher() override {
+    for (const LoadedCode& c : loaded_) {
+      DeviceScope on(c.device);
+      d_.module_unload(c.mod);
+    }
+  }
 
   const char* tier_name() const override { return "compiled"; }
   bool needs_frames() const override { return false; }
@@ -88,12 +120,13 @@ class CompiledLauncher final : public KernelLauncher {
 
   Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks,
                 DevLayout, cudaStream_t stream) override {
+    WW_ASSIGN_OR_RETURN(LoadedCode * code, on_this_device());
     DevWave wave = w;
     if (recursive_) {
       uint64_t bytes = stack_bytes(w.max_depth);
-      if (bytes != stack_set_) {
+      if (bytes != code->stack_set) {
         WW_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, bytes));
-        stack_set_ = bytes;
+        code->stack_set = bytes;
       }
       // As many frames as the stack holds, at most the requested depth.
       wave.max_depth = uint32_t(std::min<uint64_t>(w.max_depth, (bytes - base_) / frame_));
@@ -101,7 +134,7 @@ class CompiledLauncher final : public KernelLauncher {
     DevModule mod = m;
     DevIntrinsics intr = in;
     void* params[] = {&mod, &wave, &intr};
-    CUresult r = d_.launch(fn_, blocks, 1, 1, kBlock, 1, 1, 0, reinterpret_cast<CUstream>(stream), params, nullptr);
+    CUresult r = d_.launch(code->fn, blocks, 1, 1, kBlock, 1, 1, 0, reinterpret_cast<CUstream>(stream), params, nullptr);
     if (r != CUDA_SUCCESS) return err("CUDA error launching compiled code: " + cu_error(d_, r));
     return Status::Ok();
   }
@@ -111,15 +144,28 @@ class CompiledLauncher final : public KernelLauncher {
     return std::min<uint64_t>(kMaxStackPerThread, uint64_t(std::max<uint32_t>(max_depth, 1)) * frame_ + base_);
   }
 
+  // The code's module on the calling thread's GPU, loaded there on its
+  // first launch (a batch spread over several GPUs launches it on each).
+  Result<LoadedCode*> on_this_device() {
+    const int dev = current_device();
+    std::lock_guard<std::mutex> g(mu_);
+    for (LoadedCode& c : loaded_)
+      if (c.device == dev) return &c;
+    WW_ASSIGN_OR_RETURN(LoadedCode c, load_on_current_device(d_, cubin_, kernel_));
+    loaded_.push_back(c);
+    return &loaded_.back();
+  }
+
   const Driver& d_;
-  CUmodule mod_;
-  CUfunction fn_;
+  const std::vector<uint8_t> cubin_;
+  const std::string kernel_;
+  std::mutex mu_;
+  std::deque<LoadedCode> loaded_;  // per GPU; a deque keeps the pointers launches hold
   bool recursive_;
   uint64_t leave_words_;
   uint64_t frame_;
   uint64_t base_;  // the kernel's frame and the chain function's, below the recursion
   uint64_t resident_threads_ = 132 * 2048;
-  uint64_t stack_set_ = 0;
 };
 
 }  // namespace
@@ -134,19 +180,10 @@ Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<u
   uint32_t frame = 0;
   for (int k = 0; k < 4; ++k) frame |= uint32_t(payload[cubin_size + k]) << (8 * k);
   WW_ASSIGN_OR_RETURN(const Driver* d, driver());
-  // The runtime's primary context must exist before a driver-API load.
-  WW_CUDA(cudaFree(nullptr));
   std::vector<uint8_t> cubin(payload.begin(), payload.begin() + ptrdiff_t(cubin_size));
-  CUmodule mod = nullptr;
-  CUresult r = d->module_load_data(&mod, cubin.data());
-  if (r != CUDA_SUCCESS) return err("cannot load compiled GPU code: " + cu_error(*d, r));
-  CUfunction fn = nullptr;
-  r = d->module_get_function(&fn, mod, kernel.c_str());
-  if (r != CUDA_SUCCESS) {
-    d->module_unload(mod);
-    return err("compiled GPU code has no kernel " + kernel + ": " + cu_error(*d, r));
-  }
-  return std::shared_ptr<KernelLauncher>(std::make_shared<CompiledLauncher>(*d, mod, fn, recursive, frame, leave_words));
+  WW_ASSIGN_OR_RETURN(LoadedCode first, load_on_current_device(*d, cubin, kernel));
+  return std::shared_ptr<KernelLauncher>(
+      std::make_shared<CompiledLauncher>(*d, std::move(cubin), kernel, first, recursive, frame, leave_words));
 }
 
 }  // namespace ww::gpu

@@ -38,10 +38,31 @@ struct DeviceInfo {
   int cc_major = 0, cc_minor = 0;
   uint64_t total_bytes = 0, free_bytes = 0;
 };
-// Never fails: a machine without a driver or a GPU, or a build without
-// CUDA, gives available = false and a one-line reason.
+// The calling thread's GPU (use_device). Never fails: a machine without
+// a driver or a GPU, or a build without CUDA, gives available = false and
+// a one-line reason.
 DeviceInfo probe_device();
 bool built_with_cuda();
+// GPUs this process sees (CUDA_VISIBLE_DEVICES applies); 0 without any.
+int device_count();
+// Makes GPU `ordinal` the calling thread's: its batches, buffers and
+// compiled code's loaded modules go there. Threads start on GPU 0.
+Status use_device(int ordinal);
+int current_device();
+// The calling thread on `ordinal` until the scope ends, then back where
+// it was.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int ordinal) : before_(current_device()) { status_ = use_device(ordinal); }
+  ~DeviceScope() { (void)use_device(before_); }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  [[nodiscard]] const Status& status() const { return status_; }
+
+ private:
+  int before_;
+  Status status_ = Status::Ok();
+};
 // Pins the host buffers batches copy through, ahead of the first batch
 // (the GPU's start-up thread calls it while the inputs are read).
 void prepare_transfers();
@@ -241,6 +262,15 @@ struct BatchRequest {
   };
   std::vector<DeviceOut> device_results;
 
+  // Set: several GPUs share this request's instances, each running the
+  // whole request on its own thread and device. A device's wave loop takes
+  // its waves from `claim` (up to `want` instances at *first, relative to
+  // the request; 0 when none are left) and writes only their rows.
+  std::function<uint32_t(uint32_t want, uint32_t* first)> claim;
+  // Device memory this request plans with (GPUs it shares with other
+  // requests at once); 0 = what is free.
+  uint64_t memory_budget = 0;
+
   uint64_t fuel = 0;       // instructions per instance (back-edges and calls); 0 = unlimited
   double timeout_s = 0;    // stop the batch after this long; 0 = none
   uint32_t stack_slots = 384;    // 64-bit frame slots each instance owns
@@ -251,9 +281,11 @@ struct BatchRequest {
   // again on the interpreter. 0 = the sizes above.
   uint32_t stack_slots_limit = 0;
   uint32_t call_depth_limit = 0;
-  // While the batch runs: instances [0, upto) of this request will not
+  // While the batch runs: instances [first, end) of this request will not
   // change again (their results, traps and memory outputs are in `dest`).
-  std::function<void(uint32_t upto)> final_rows;
+  // Without `claim` the ranges come in order, each starting where the one
+  // before ended.
+  std::function<void(uint32_t first, uint32_t end)> final_rows;
   // The most device memory for stack segments; 0 = kStackPoolMaxBytes.
   uint64_t max_stack_pool_bytes = 0;
   uint32_t memory_pages = 0;     // linear-memory capacity per instance; 0 = automatic

@@ -6,6 +6,8 @@
 namespace ww::gpu {
 
 bool built_with_cuda() { return false; }
+int device_count() { return 0; }
+int current_device() { return 0; }
 void prepare_transfers() {}
 void retire_in_background(std::shared_ptr<void>) {}
 
@@ -19,6 +21,7 @@ namespace {
 Error no_cuda() { return make_error(kNoOffset, "this wasmwarp was built without CUDA support"); }
 }  // namespace
 
+Status use_device(int) { return no_cuda(); }
 Result<BatchResult> run_batch(const BatchRequest&) { return no_cuda(); }
 Result<std::shared_ptr<void>> device_buffer(uint64_t) { return no_cuda(); }
 Status device_synchronize() { return no_cuda(); }

@@ -45,6 +45,32 @@ std::string why_no_gpu(cudaError_t e) {
 
 bool built_with_cuda() { return true; }
 
+int device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+Status use_device(int ordinal) {
+  if (cudaError_t e = cudaSetDevice(ordinal); e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return make_error(kNoOffset, "cannot use GPU " + std::to_string(ordinal) + ": " + cudaGetErrorString(e));
+  }
+  return Status::Ok();
+}
+
+int current_device() {
+  int d = 0;
+  if (cudaGetDevice(&d) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return d;
+}
+
 DeviceInfo probe_device() {
   DeviceInfo d;
   int count = 0;
@@ -58,7 +84,7 @@ DeviceInfo probe_device() {
     return d;
   }
   cudaDeviceProp p{};
-  if ((e = cudaGetDeviceProperties(&p, 0)) != cudaSuccess) {
+  if ((e = cudaGetDeviceProperties(&p, current_device())) != cudaSuccess) {
     d.reason = std::string("cannot read GPU properties: ") + cudaGetErrorString(e);
     return d;
   }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -21,9 +22,10 @@ constexpr size_t kBackgroundFreeBytes = size_t(1) << 30;
 // Both constructed on first use, after the CUDA runtime started, so they
 // are destroyed (the staging unpinned, the free joined) before the
 // runtime's own teardown at exit.
+// One per GPU: a staging's streams and events belong to its device.
 struct KeptStaging {
   std::mutex mu;
-  std::unique_ptr<PinnedStaging> staging;
+  std::map<int, std::unique_ptr<PinnedStaging>> staging;
 };
 
 KeptStaging& kept_staging() {
@@ -95,7 +97,8 @@ void DeviceArena::release_in_background() {
   if (total < kBackgroundFreeBytes) return;  // the destructor frees them
   // The host goes on with the batch's outputs meanwhile; the process
   // waits for the frees at exit.
-  background_frees().post([allocs = std::move(allocs_)] {
+  background_frees().post([allocs = std::move(allocs_), device = current_device()] {
+    DeviceScope on(device);
     for (const Allocation& a : allocs) cudaFree(a.ptr);
   });
   allocs_.clear();
@@ -135,7 +138,8 @@ Result<std::unique_ptr<PinnedStaging>> take_staging() {
   {
     KeptStaging& k = kept_staging();
     std::lock_guard<std::mutex> g(k.mu);
-    if (k.staging) return std::move(k.staging);
+    auto it = k.staging.find(current_device());
+    if (it != k.staging.end() && it->second) return std::move(it->second);
   }
   auto s = std::make_unique<PinnedStaging>();
   WW_TRY(s->init(staging_piece_bytes()));
@@ -145,7 +149,8 @@ Result<std::unique_ptr<PinnedStaging>> take_staging() {
 void give_staging(std::unique_ptr<PinnedStaging> staging) {
   KeptStaging& k = kept_staging();
   std::lock_guard<std::mutex> g(k.mu);
-  if (!k.staging) k.staging = std::move(staging);
+  std::unique_ptr<PinnedStaging>& kept = k.staging[current_device()];
+  if (!kept) kept = std::move(staging);
 }
 
 void prepare_transfers() {

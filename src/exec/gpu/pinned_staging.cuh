@@ -24,6 +24,10 @@ class PinnedStaging {
   PinnedStaging(const PinnedStaging&) = delete;
   PinnedStaging& operator=(const PinnedStaging&) = delete;
   ~PinnedStaging() {
+    // Its streams and events are its GPU's.
+    int before = 0;
+    (void)cudaGetDevice(&before);
+    (void)cudaSetDevice(device_);
     for (int k = 0; k < 2; ++k) {
       if (buf_[k]) cudaFreeHost(buf_[k]);
       if (ev_[k]) cudaEventDestroy(ev_[k]);
@@ -33,6 +37,7 @@ class PinnedStaging {
     if (signals_.poll_stream) cudaStreamDestroy(signals_.poll_stream);
     if (signals_.start) cudaEventDestroy(signals_.start);
     if (signals_.stop) cudaEventDestroy(signals_.stop);
+    (void)cudaSetDevice(before);
   }
 
   // What a wave loop polls a running kernel and times it with, kept with
@@ -49,6 +54,7 @@ class PinnedStaging {
   // default stream, and the kernels after them wait for the copies.
   Status init(uint64_t piece_bytes) {
     piece_bytes_ = piece_bytes;
+    WW_CUDA(cudaGetDevice(&device_));
     WW_CUDA(cudaStreamCreate(&stream_));
     for (int k = 0; k < 2; ++k) {
       WW_CUDA(cudaHostAlloc(&buf_[k], piece_bytes, cudaHostAllocDefault));
@@ -61,6 +67,7 @@ class PinnedStaging {
     return Status::Ok();
   }
   uint64_t piece_bytes() const { return piece_bytes_; }
+  int device() const { return device_; }
 
   // enqueue(p, buf, stream) queues piece p's copy into buf; consume(p, buf)
   // reads it once it has arrived, while piece p + 1 is on its way.
@@ -129,6 +136,7 @@ class PinnedStaging {
   }
 
   uint64_t piece_bytes_ = 0;
+  int device_ = 0;
   void* buf_[2] = {nullptr, nullptr};
   cudaEvent_t ev_[2] = {nullptr, nullptr};
   cudaStream_t stream_ = nullptr;

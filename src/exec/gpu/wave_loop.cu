@@ -616,7 +616,8 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   if (stack.wave_cap) stack_wave_cap_ = stack_wave_cap_ ? std::min(stack_wave_cap_, stack.wave_cap) : stack.wave_cap;
   trace_("wave: pool accounting");
   if (req_.write_back && first == 0) WW_TRY(write_back_first(n));
-  if (req_.progress) req_.progress(first + n, req_.instances, seconds_since(t_start_));
+  waves_done_ += n - *redo;
+  if (req_.progress) req_.progress(waves_done_, req_.instances, seconds_since(t_start_));
   return Status::Ok();
 }
 

@@ -225,6 +225,7 @@ class WaveLoop {
   // copy at full speed.
   std::unique_ptr<PinnedStaging> staging_;
   uint32_t staging_rows_ = 0;
+  uint64_t waves_done_ = 0;  // instances of finished waves (not counting reruns)
   double kernel_ms_ = 0;
   double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
   BatchRequest::Destination dest_;
