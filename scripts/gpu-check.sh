@@ -24,7 +24,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit python programs examples auto wasi spec diff sparse startup bench chain ncu scale interrupt simd} "
+parts=" ${PARTS:-unit python programs examples auto wasi spec diff sparse startup bench chain ncu scale interrupt simd gpus} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -364,6 +364,28 @@ for tier in interp compiled; do
 done
 echo "  ackermann A(3,5) on the cpu: $("$W" run --backend cpu --invoke ack "$root/bench/scale/ackermann.wat" 3 5 2>&1)" >>"$O/scale.txt"
 row "scale (issue 9)" "see scale.txt"
+fi
+
+if want gpus; then
+# 10. Several GPUs (issue 13): one process over k GPUs (--gpus) and
+# `mpirun -np k` (a GPU per rank), every output byte-identical to one
+# GPU's, and the scaling table (bench/gpus/run.sh). On a one-GPU machine
+# GPU_COUNTS "1 2" lists that GPU twice and has two ranks share it: the
+# same paths run, but the figures say nothing of scaling.
+  M=$O/gpus
+  mkdir -p "$M/ompi"
+  if [[ -f $B/openmpi.tar.xz ]] && tar -xJf "$B/openmpi.tar.xz" -C "$M/ompi"; then
+    # shellcheck disable=SC1091
+    source "$M/ompi/ompi/env.sh"
+  fi
+  ngpu=$(nvidia-smi -L | grep -c '^GPU ')
+  counts=${GPU_COUNTS:-}
+  ((ngpu == 1)) && counts=${GPU_COUNTS:-1 2}
+  GPU_COUNTS=$counts SCALE=${GPUS_SCALE:-1} REPEAT=${GPUS_REPEAT:-$( ((ngpu == 1)) && echo 1 || echo 3)} \
+    CHECK_DIV=${GPUS_CHECK_DIV:-4} \
+    BUILD_DIR=$B/bench bash "$root/bench/gpus/run.sh" "$W" "$O/gpus-table.txt" "$M/work" >"$O/gpus.log" 2>&1
+  row "gpus ($ngpu on this machine)" "exit $?, $(grep -c '^ok ' "$O/gpus.log") outputs equal, $(grep -c '^FAIL' "$O/gpus.log") failed (gpus-table.txt)"
+  rm -rf "$M"
 fi
 
 if want interrupt; then

@@ -42,6 +42,8 @@ clang --target=wasm32-wasi -O2 -nostartfiles -Wl,--no-entry "$root/examples/pyth
 for lib in $(ldd "$build/wasmwarp" | awk '/libpng|libmpi|libopen-|libhwloc|libevent|libudev/ {print $3}'); do
   cp "$lib" "$bundle/lib/"
 done
+# mpirun for gpu-check's part `gpus` (the GPU machines lack Open MPI).
+bash "$root/scripts/pack-openmpi.sh" "$bundle/openmpi.tar.xz" >/dev/null
 for f in "$suite"/*.wast; do
   case $(basename "$f") in simd_*) continue ;; esac
   wast2json "$f" -o "$bundle/spec/$(basename "${f%.wast}").json"

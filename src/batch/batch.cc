@@ -506,20 +506,26 @@ Status resolve_gpus(const BatchSpec& spec, Job& job) {
     if (spec.note) spec.note("gpu: " + one + ", so this batch runs on GPU " + std::to_string(list[0]) + " only");
     list.resize(1);
   }
-  // Every GPU should get at least one claim.
-  const uint64_t useful = std::max<uint64_t>(1, spec.instances / StretchClaims::kMinClaim);
-  if (list.size() > useful) list.resize(size_t(useful));
+  std::vector<Job::Gpu> gpus;
+  uint64_t min_claim = 0;
   for (int d : list) {
-    const auto shared = std::count(list.begin(), list.end(), d);
-    uint64_t budget = 0;
-    if (shared > 1 || spec.gpu.memory_share < 1) {
+    Job::Gpu g{d, 0, 0};
+    if (list.size() > 1 || spec.gpu.memory_share < 1) {
       gpu::DeviceScope on(d);
       WW_TRY(on.status());
-      budget = uint64_t(double(gpu::probe_device().free_bytes) * std::clamp(spec.gpu.memory_share, 0.0, 1.0) /
-                        double(shared));
+      const gpu::DeviceInfo info = gpu::probe_device();
+      const auto shared = std::count(list.begin(), list.end(), d);
+      if (shared > 1 || spec.gpu.memory_share < 1)
+        g.memory_budget = uint64_t(double(info.free_bytes) * std::clamp(spec.gpu.memory_share, 0.0, 1.0) / double(shared));
+      g.resident_threads = info.resident_threads;
+      min_claim = std::max(min_claim, info.resident_threads);
     }
-    job.gpus.push_back({d, budget});
+    gpus.push_back(g);
   }
+  // Every GPU should get at least one claim, a wave that fills it.
+  const uint64_t useful = std::max<uint64_t>(1, spec.instances / std::max<uint64_t>(min_claim, 1));
+  if (gpus.size() > useful) gpus.resize(size_t(useful));
+  job.gpus = std::move(gpus);
   return Status::Ok();
 }
 

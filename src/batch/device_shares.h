@@ -27,8 +27,8 @@ class StretchClaims {
   void stop();
   uint64_t taken(unsigned d) const;  // instances device d has claimed
 
-  // The smallest claim but the last: a wave this size keeps an H200 busy
-  // for well over its launch overhead on the bench programs.
+  // The smallest claim but the last when the GPUs' own size is unknown
+  // (the executor passes what a GPU runs at once, 270,336 on an H200).
   static constexpr uint32_t kMinClaim = 8192;
 
  private:

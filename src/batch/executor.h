@@ -54,6 +54,7 @@ struct Job {
   struct Gpu {
     int device = 0;
     uint64_t memory_budget = 0;
+    uint64_t resident_threads = 0;  // instances it runs at once
   };
   std::vector<Gpu> gpus;
   // The GPU's memory layout, Auto resolved (compiled code is built for it).

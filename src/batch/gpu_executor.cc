@@ -96,11 +96,12 @@ void uniform_args(const std::vector<ArgSource>& args, const std::vector<ValType>
   }
 }
 
-// Several GPUs' figures as the batch's: counts add up; times, which
+// Several GPUs' figures (and each one's part, shares[d] for figs[d]) as
+// the batch's: counts add up; times, which
 // passed side by side, are the GPUs' average (so the phases still split
 // the wall time); sizes are the largest. Each GPU's part is listed too,
 // added to what earlier segments of the batch ran there.
-void merge_device_figures(const std::vector<BatchResult>& figs, BatchResult& out) {
+void merge_device_figures(const std::vector<BatchResult>& figs, const std::vector<GpuShare>& shares, BatchResult& out) {
   const double k = double(figs.size());
   PhaseTimes& ph = out.phases;
   std::string names;
@@ -125,15 +126,16 @@ void merge_device_figures(const std::vector<BatchResult>& figs, BatchResult& out
     out.stack_pool_bytes = std::max(out.stack_pool_bytes, f.stack_pool_bytes);
     out.wave_size = std::max(out.wave_size, f.wave_size);
     if (!f.memory_layout.empty()) out.memory_layout = f.memory_layout;
-    for (const GpuShare& g : f.gpus) {
-      auto same = std::find_if(out.gpus.begin(), out.gpus.end(), [&](const GpuShare& o) { return o.device == g.device; });
-      if (same == out.gpus.end()) {
-        out.gpus.push_back(g);
-        continue;
-      }
-      same->instances += g.instances;
-      same->seconds += g.seconds;
-      same->kernel_ms += g.kernel_ms;
+    // The d-th GPU of the batch is out.gpus[d] (one GPU listed twice is
+    // two entries): a batch's segments all run on the same list.
+    const GpuShare& g = shares[size_t(&f - figs.data())];
+    if (out.gpus.size() < figs.size()) {
+      out.gpus.push_back(g);
+    } else {
+      GpuShare& o = out.gpus[size_t(&f - figs.data())];
+      o.instances += g.instances;
+      o.seconds += g.seconds;
+      o.kernel_ms += g.kernel_ms;
     }
     if (names.find(f.device) == std::string::npos) names += (names.empty() ? "" : " + ") + f.device;
   }
@@ -204,7 +206,12 @@ class GpuExecutor final : public Executor {
                         const std::function<void(uint64_t)>& progress,
                         const std::function<void(uint64_t)>& ready) {
     const size_t k = job.gpus.size();
-    StretchClaims claims(count, unsigned(k));
+    // A claim smaller than what a GPU runs at once leaves it part idle
+    // (montecarlo on the interpreter ran at half speed in waves of half
+    // an H200).
+    uint64_t min_claim = StretchClaims::kMinClaim;
+    for (const Job::Gpu& g : job.gpus) min_claim = std::max(min_claim, g.resident_threads);
+    StretchClaims claims(count, unsigned(k), uint32_t(std::min<uint64_t>(min_claim, 1u << 30)));
     std::mutex mu;  // the frontier, progress and `ready` calls
     ReadyFrontier frontier;
     std::vector<uint64_t> done(k, 0);
@@ -243,11 +250,10 @@ class GpuExecutor final : public Executor {
     for (size_t d = 0; d < k; ++d)
       if (!status[d].ok())
         return make_error(kNoOffset, "GPU " + std::to_string(job.gpus[d].device) + ": " + status[d].error().message);
-    for (size_t d = 0; d < k; ++d) {
-      figures[d].gpus.push_back({job.gpus[d].device, figures[d].device, claims.taken(unsigned(d)), seconds[d],
-                                 figures[d].kernel_ms});
-    }
-    merge_device_figures(figures, out);
+    std::vector<GpuShare> shares;
+    for (size_t d = 0; d < k; ++d)
+      shares.push_back({job.gpus[d].device, figures[d].device, claims.taken(unsigned(d)), seconds[d], figures[d].kernel_ms});
+    merge_device_figures(figures, shares, out);
     device_ = out.device;
     return Status::Ok();
   }

@@ -110,11 +110,15 @@ std::string mpi_report(const RunCounts& all, const RunCounts& mine, const wasmwa
                            (rep.backend == wasmwarp::Backend::Gpu ? " device=\"" + rep.device + "\"" : "") + "\n";
   const std::string trap = mine.trapped ? r.trap_message(mine.first_trapped) : "";
   const std::vector<std::string> lines = mpi_gather(line), traps = mpi_gather(trap);
+  // The batch took as long as its slowest rank.
+  const double wall = double(mpi_max(uint64_t(rep.wall_s * 1e6))) / 1e6;
   if (w.rank != 0) return "";
   std::string s;
   if (!quiet) {
     s = summary_text(all, r);
-    s += "mpi: " + std::to_string(w.size) + " ranks (the figures above are rank 0's but the counts)\n";
+    s += "mpi: " + std::to_string(w.size) + " ranks (the figures above are rank 0's but the counts); wall " +
+         seconds(wall) + " s (the slowest rank), rate " + std::to_string(uint64_t(wall > 0 ? double(all.completed) / wall : 0)) +
+         " completed instances/s\n";
     for (const std::string& l : lines) s += l;
   }
   const auto first = std::find_if(traps.begin(), traps.end(), [](const std::string& t) { return !t.empty(); });

@@ -35,6 +35,7 @@ struct DeviceInfo {
   std::string reason;  // why not, when !available
   std::string name;
   int sm_count = 0;
+  uint64_t resident_threads = 0;  // threads the device runs at once (SMs x threads per SM)
   int cc_major = 0, cc_minor = 0;
   uint64_t total_bytes = 0, free_bytes = 0;
 };

@@ -96,6 +96,7 @@ DeviceInfo probe_device() {
   d.available = true;
   d.name = p.name;
   d.sm_count = p.multiProcessorCount;
+  d.resident_threads = uint64_t(p.multiProcessorCount) * uint64_t(p.maxThreadsPerMultiProcessor);
   d.cc_major = p.major;
   d.cc_minor = p.minor;
   d.total_bytes = total_b;

@@ -47,7 +47,7 @@ uint32_t expected(uint32_t i) {
 TEST(ApiGpus, OneGpuListedTwiceGivesOneGpusRows) {
   auto m = wasmwarp::Module::from_bytes(kUneven);
   ASSERT_TRUE(m.ok()) << m.error().message;
-  const uint64_t n = 200'000;
+  const uint64_t n = 600'000;  // two claims of at least what an H200 runs at once (270,336)
   for (wasmwarp::Tier t : {wasmwarp::Tier::Interpreter, wasmwarp::Tier::Compiled}) {
     SCOPED_TRACE(wasmwarp::tier_name(t));
     wasmwarp::EngineOptions o = options_on(wasmwarp::Backend::Gpu, t);
