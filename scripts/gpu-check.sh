@@ -385,6 +385,17 @@ if want gpus; then
     CHECK_DIV=${GPUS_CHECK_DIV:-4} \
     BUILD_DIR=$B/bench bash "$root/bench/gpus/run.sh" "$W" "$O/gpus-table.txt" "$M/work" >"$O/gpus.log" 2>&1
   row "gpus ($ngpu on this machine)" "exit $?, $(grep -c '^ok ' "$O/gpus.log") outputs equal, $(grep -c '^FAIL' "$O/gpus.log") failed (gpus-table.txt)"
+  # The canvas of gpu.set_pixel drawn by every GPU at once, merged.
+  sel=$( ((ngpu == 1)) && echo 0,0 || echo all)
+  canvas=""
+  for t in interp compiled; do
+    for g in 1 "$sel"; do
+      "$W" run --backend gpu --tier $t --gpus "$g" -q -n 1048576 --image "1024x1024=$M/canvas-$t-${g//,/_}.png" \
+        --invoke render "$B/bench/mandel.wasm" 1024 1024 1 >>"$O/gpus.log" 2>&1
+    done
+    canvas+="$t $(cmp -s "$M/canvas-$t-1.png" "$M/canvas-$t-${sel//,/_}.png" && echo ok || echo DIFFERS); "
+  done
+  row "gpus: --image on --gpus $sel" "$canvas"
   rm -rf "$M"
 fi
 

@@ -499,8 +499,8 @@ Status resolve_gpus(const BatchSpec& spec, Job& job) {
   for (const ArgSource& a : spec.args) device_arrays |= a.kind == ArgSource::DeviceColumn;
   if (device_arrays) {
     list = {gpu::current_device()};  // where the caller's arrays are
-  } else if (spec.intrinsics && (spec.intrinsics->image || !spec.intrinsics->state.empty())) {
-    one = "the gpu intrinsics' image and state are shared by every instance";
+  } else if (spec.intrinsics && !spec.intrinsics->state.empty()) {
+    one = "the gpu intrinsics' state buffer is read and written by every instance at once";
   }
   if (list.size() > 1 && !one.empty()) {
     if (spec.note) spec.note("gpu: " + one + ", so this batch runs on GPU " + std::to_string(list[0]) + " only");

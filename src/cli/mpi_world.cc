@@ -172,6 +172,19 @@ void mpi_print_ordered(std::string_view text, FILE* f) {
   std::fflush(f);
 }
 
+void mpi_max_to_root(uint32_t* words, uint64_t n) {
+  if (!g_world.active()) return;
+  // In pieces: MPI counts are ints.
+  constexpr uint64_t kPiece = uint64_t(1) << 28;
+  for (uint64_t at = 0; at < n; at += kPiece) {
+    const int count = int(std::min(kPiece, n - at));
+    if (g_world.rank == 0)
+      MPI_Reduce(MPI_IN_PLACE, words + at, count, MPI_UINT32_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    else
+      MPI_Reduce(words + at, nullptr, count, MPI_UINT32_T, MPI_MAX, 0, MPI_COMM_WORLD);
+  }
+}
+
 std::vector<std::string> mpi_gather(const std::string& line) {
   if (!g_world.active()) return {line};
   const int mine = int(line.size());
@@ -206,6 +219,7 @@ uint64_t mpi_max(uint64_t v) { return v; }
 void mpi_sum_each(std::vector<uint64_t>&) {}
 void mpi_print_ordered(std::string_view text, FILE* f) { std::fwrite(text.data(), 1, text.size(), f); }
 std::vector<std::string> mpi_gather(const std::string& line) { return {line}; }
+void mpi_max_to_root(uint32_t*, uint64_t) {}
 Status mpi_write_ordered(const std::string&, std::string_view) {
   return err("mpi_write_ordered without MPI support");  // never reached: the world is one process
 }

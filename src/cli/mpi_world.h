@@ -62,6 +62,9 @@ void mpi_sum_each(std::vector<uint64_t>& v);
 // Every rank's `text` to `f` (stdout or stderr) in rank order, written by
 // rank 0.
 void mpi_print_ordered(std::string_view text, FILE* f);
+// Rank 0 gets each word's maximum over the ranks, in place; the others'
+// words are left as they are.
+void mpi_max_to_root(uint32_t* words, uint64_t n);
 // Rank 0 gets every rank's `line`, in rank order; the others nothing.
 std::vector<std::string> mpi_gather(const std::string& line);
 

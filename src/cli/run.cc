@@ -500,7 +500,8 @@ Result<int> run_impl(const RunSpec& spec) {
   wasmwarp::CallResult& r = *result;
   progress.finish();
   t_phase = Clock::now();
-  WW_TRY(write_intrinsics_outputs(spec, r));
+  if (world.active() && !spec.image.empty()) WW_TRY(write_mpi_canvas(spec.image.substr(spec.image.find('=') + 1), r));
+  else WW_TRY(write_intrinsics_outputs(spec, r));
 
   const RunCounts mine = count_outcomes(r);
   const RunCounts counts = world.active() ? mpi_counts(mine) : mine;
@@ -514,10 +515,13 @@ Result<int> run_impl(const RunSpec& spec) {
   if (world.active()) WW_TRY(finish_mpi_outputs(spec, outputs, m, r, counts, output_error));
   else WW_TRY(finish_outputs(spec, outputs, stream.get(), m, r, counts, output_error));
   r.set_caller_phases(read_inputs_ms, translate_ms, ms_since(t_phase));
-  if (!spec.stats.empty()) WW_TRY(write_stats(spec.stats, counts, r.report()));
+  MpiRanks ranks;
+  if (world.active()) ranks = mpi_ranks(counts, mine, r);
+  if (!spec.stats.empty() && rank0)
+    WW_TRY(write_stats(spec.stats, counts, r.report(), world.active() ? ranks.json.dump() : ""));
 
   if (world.active()) {
-    std::fputs(mpi_report(counts, mine, r, spec.quiet).c_str(), stderr);
+    std::fputs(mpi_report(counts, mine, ranks, r, spec.quiet).c_str(), stderr);
   } else if (spec.batch) {
     // The summary is optional; what went wrong is not.
     std::string s = spec.quiet ? "" : summary_text(counts, r);

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
+#include <nlohmann/json.hpp>
+
+#include "cli/image_files.h"
 #include "cli/io_formats.h"
 
 namespace ww::cli {
@@ -26,9 +30,10 @@ Status check_mpi_run(const RunSpec& spec) {
   if (!spec.batch) return err(np + " runs batches: give -n N (each rank runs its share of the N instances)");
   if (spec.instances < uint64_t(w.size))
     return err(np + ": -n " + std::to_string(spec.instances) + " leaves a rank without instances");
-  if (!spec.image.empty() || !spec.state_out.empty() || !spec.state_in.empty() || spec.state_size)
-    return err(np + ": --image and --state are one buffer for the whole batch, not split across ranks yet");
-  if (!spec.stats.empty()) return err(np + ": --stats is not written under mpirun yet (rank 0 prints the summary)");
+  // A state buffer's reads, writes and atomic adds act on one buffer that
+  // every instance sees at once; ranks' copies cannot be merged into that.
+  if (!spec.state_out.empty() || !spec.state_in.empty() || spec.state_size)
+    return err(np + ": --state is one buffer every instance reads and writes at once, which ranks cannot share");
   return Status::Ok();
 }
 
@@ -99,30 +104,71 @@ RunCounts mpi_counts(const RunCounts& mine) {
   return all;
 }
 
-std::string mpi_report(const RunCounts& all, const RunCounts& mine, const wasmwarp::CallResult& r, bool quiet) {
+MpiRanks mpi_ranks(const RunCounts& all, const RunCounts& mine, const wasmwarp::CallResult& r) {
   const MpiWorld& w = mpi_world();
   const MpiShare share = mpi_share(all.instances);
   const wasmwarp::RunReport& rep = r.report();
+  const bool gpu = rep.backend == wasmwarp::Backend::Gpu;
   const std::string line = "  rank " + std::to_string(w.rank) + ": instances " + std::to_string(share.first) + ".." +
                            std::to_string(share.first + share.count - 1) + ", " + std::to_string(mine.completed) +
                            " completed, " + std::to_string(mine.trapped) + " trapped, wall " + seconds(rep.wall_s) +
                            " s, backend=" + wasmwarp::backend_name(rep.backend) +
-                           (rep.backend == wasmwarp::Backend::Gpu ? " device=\"" + rep.device + "\"" : "") + "\n";
-  const std::string trap = mine.trapped ? r.trap_message(mine.first_trapped) : "";
-  const std::vector<std::string> lines = mpi_gather(line), traps = mpi_gather(trap);
+                           (gpu ? " device=\"" + rep.device + "\"" : "") + "\n";
+  nlohmann::ordered_json j = {{"rank", w.rank},
+                              {"first", share.first},
+                              {"instances", share.count},
+                              {"completed", mine.completed},
+                              {"trapped", mine.trapped},
+                              {"wall_s", rep.wall_s},
+                              {"backend", wasmwarp::backend_name(rep.backend)}};
+  if (gpu) j["device"] = rep.device;
+  MpiRanks out;
+  out.lines = mpi_gather(line);
+  const std::vector<std::string> per_rank = mpi_gather(j.dump());
   // The batch took as long as its slowest rank.
-  const double wall = double(mpi_max(uint64_t(rep.wall_s * 1e6))) / 1e6;
+  out.slowest_wall_s = double(mpi_max(uint64_t(rep.wall_s * 1e6))) / 1e6;
+  if (w.rank == 0) {
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (const std::string& p : per_rank) all.push_back(nlohmann::ordered_json::parse(p));
+    out.json = {{"ranks", w.size}, {"wall_s", out.slowest_wall_s}, {"per_rank", all}};
+  }
+  return out;
+}
+
+std::string mpi_report(const RunCounts& all, const RunCounts& mine, const MpiRanks& ranks, const wasmwarp::CallResult& r,
+                       bool quiet) {
+  const MpiWorld& w = mpi_world();
+  const std::string trap = mine.trapped ? r.trap_message(mine.first_trapped) : "";
+  const std::vector<std::string> traps = mpi_gather(trap);
   if (w.rank != 0) return "";
   std::string s;
   if (!quiet) {
+    const double wall = ranks.slowest_wall_s;
     s = summary_text(all, r);
     s += "mpi: " + std::to_string(w.size) + " ranks (the figures above are rank 0's but the counts); wall " +
          seconds(wall) + " s (the slowest rank), rate " + std::to_string(uint64_t(wall > 0 ? double(all.completed) / wall : 0)) +
          " completed instances/s\n";
-    for (const std::string& l : lines) s += l;
+    for (const std::string& l : ranks.lines) s += l;
   }
   const auto first = std::find_if(traps.begin(), traps.end(), [](const std::string& t) { return !t.empty(); });
   return s + problem_text(all, first == traps.end() ? "" : *first);
+}
+
+Status write_mpi_canvas(const std::string& path, const wasmwarp::CallResult& r) {
+  const wasmwarp::Image* mine = r.image();
+  if (!mine) return Status::Ok();
+  // Every rank's canvas starts transparent black (zeros) and holds what
+  // its instances drew: a pixel's largest word over the ranks is the one a
+  // rank drew (where two ranks drew the same pixel, one of them, as two
+  // instances' atomic stores on one GPU leave one of theirs).
+  wasmwarp::Image all = *mine;
+  static_assert(sizeof(uint32_t) == 4);
+  std::vector<uint32_t> words(all.rgba.size() / 4);
+  std::memcpy(words.data(), all.rgba.data(), words.size() * 4);
+  mpi_max_to_root(words.data(), words.size());
+  if (mpi_world().rank != 0) return Status::Ok();
+  std::memcpy(all.rgba.data(), words.data(), words.size() * 4);
+  return write_png(path, all);
 }
 
 }  // namespace ww::cli

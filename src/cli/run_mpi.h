@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/batch.h"
 #include "cli/mpi_world.h"
 #include "cli/run_outputs.h"
@@ -46,8 +48,19 @@ struct MpiOutputPaths {
 // Collective: the counts of every rank's instances (first_trapped as the
 // whole batch's index).
 RunCounts mpi_counts(const RunCounts& mine);
+// Collective: what each rank did, for rank 0 (its summary lines and the
+// "mpi" object of --stats: ranks, the slowest rank's wall, per_rank).
+struct MpiRanks {
+  double slowest_wall_s = 0;
+  std::vector<std::string> lines;
+  nlohmann::ordered_json json;
+};
+MpiRanks mpi_ranks(const RunCounts& all, const RunCounts& mine, const wasmwarp::CallResult& r);
 // Collective: what rank 0 prints after the run (the summary unless
 // `quiet`, the problem lines, a line per rank); the other ranks get "".
-std::string mpi_report(const RunCounts& all, const RunCounts& mine, const wasmwarp::CallResult& r, bool quiet);
+std::string mpi_report(const RunCounts& all, const RunCounts& mine, const MpiRanks& ranks, const wasmwarp::CallResult& r,
+                       bool quiet);
+// Collective: the ranks' canvases (--image) as one PNG, written by rank 0.
+[[nodiscard]] Status write_mpi_canvas(const std::string& path, const wasmwarp::CallResult& r);
 
 }  // namespace ww::cli

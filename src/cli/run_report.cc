@@ -146,7 +146,7 @@ std::string problem_text(const RunCounts& c, const std::string& first_trap_messa
   return s;
 }
 
-Status write_stats(const std::string& path, const RunCounts& c, const RunReport& r) {
+Status write_stats(const std::string& path, const RunCounts& c, const RunReport& r, const std::string& mpi_json) {
   using nlohmann::ordered_json;
   ordered_json j;
   j["instances"] = c.instances;
@@ -196,6 +196,8 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
   if (cr.attempted)
     j["compile"] = {{"used", cr.used},          {"cache_hit", cr.cache_hit},     {"codegen_ms", cr.generate_ms},
                     {"compile_ms", cr.compile_ms}, {"load_ms", cr.load_ms},       {"fallback", cr.fallback}};
+  // Under mpirun: the counts above are the whole batch's, the rest rank 0's.
+  if (!mpi_json.empty()) j["mpi"] = ordered_json::parse(mpi_json);
   // The process's peak resident memory so far: what the batch cost the host.
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) == 0) j["host_peak_rss_bytes"] = uint64_t(ru.ru_maxrss) * 1024;

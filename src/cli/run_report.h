@@ -32,6 +32,7 @@ std::string problem_lines(const RunCounts& c, const wasmwarp::CallResult& r);
 // The same, given the first trapped instance's message.
 std::string problem_text(const RunCounts& c, const std::string& first_trap_message);
 // The summary's figures as JSON, written atomically.
-Status write_stats(const std::string& path, const RunCounts& c, const wasmwarp::RunReport& r);
+Status write_stats(const std::string& path, const RunCounts& c, const wasmwarp::RunReport& r,
+                   const std::string& mpi_json = {});
 
 }  // namespace ww::cli

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -58,6 +59,8 @@ struct GpuBatch {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
   std::optional<OutputImage> image;           // set by --image; set_pixel is ignored without one
+  // The canvas while several GPUs' batches upload and merge it at once.
+  std::mutex canvas_mu;
   std::atomic<uint64_t> ignored_pixels{0};    // set_pixel calls outside the image (or no image)
 
   std::vector<int32_t> state;  // --state N; read/write/atomic_add trap outside it

@@ -2,8 +2,8 @@
 # `mpirun -np R wasmwarp run ...` against one process (issue 13): the same
 # output files byte for byte (.csv, .json, .npy with its trap file,
 # --mem-out), the same stdout (rows, WASI output in instance order) and
-# exit code, for R = 2 and 3 on the CPU backend; and clear errors for what
-# mpirun runs cannot do.
+# exit code, for R = 2 and 3 on the CPU backend; --image's canvas, --stats
+# with a figure per rank; and clear errors for what mpirun runs cannot do.
 #   usage: tests/mpi/mpi-compare.sh WASMWARP CLI_MODULES_DIR [WORKDIR]
 # Exits 77 (skipped) without mpirun.
 set -uo pipefail
@@ -58,9 +58,23 @@ compare chain 0 -n 1000 --invoke pair --then add:3:@index,1 --output out.csv "$b
 compare wasi 1 -n 300 "$here/argv.wat" @index x
 compare wasi-files 1 -n 300 --stdout 'o-{i}.txt' "$here/argv.wat" @index
 
-# What ranks cannot do yet, or a batch too small for them: one clear line.
+# --image: every rank's pixels in one PNG.
+compare image 0 -n 1000 --image 40x25=canvas.png --invoke paint "$here/pixels.wat" @index
+
+# --stats: the whole batch's counts and a figure per rank, from rank 0.
+"${mpi[@]}" -np 2 "$ww" run -q -n 1000 --stats s.json --invoke pair "$basic" @index >/dev/null 2>&1 &&
+  python3 - s.json <<'PY' || fail "--stats under mpirun (s.json: $(head -c 300 s.json))"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["instances"] == 1000 and j["completed"] == 1000, j
+m = j["mpi"]
+assert m["ranks"] == 2 and [r["instances"] for r in m["per_rank"]] == [500, 500], m
+assert [r["first"] for r in m["per_rank"]] == [0, 500] and m["wall_s"] > 0, m
+PY
+
+# What ranks cannot do, or a batch too small for them: one clear line.
 out=$("${mpi[@]}" -np 2 "$ww" run -n 1 --invoke pair "$basic" 1 2>&1)
 [[ $? == 2 && $out == *"leaves a rank without instances"* ]] || fail "-n 1 on 2 ranks: $out"
-out=$("${mpi[@]}" -np 2 "$ww" run -n 4 --stats s.json --invoke pair "$basic" @index 2>&1)
-[[ $? == 2 && $out == *"--stats is not written under mpirun yet"* ]] || fail "--stats: $out"
+out=$("${mpi[@]}" -np 2 "$ww" run -n 4 --state 8 --invoke pair "$basic" @index 2>&1)
+[[ $? == 2 && $out == *"--state is one buffer every instance reads and writes at once"* ]] || fail "--state: $out"
 exit $bad

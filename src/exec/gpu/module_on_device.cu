@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <optional>
 
 #include "exec/gpu/device/dev_wasi_ids.h"
@@ -116,7 +117,7 @@ Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& ou
   return Status::Ok();
 }
 
-Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I) {
+Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std::vector<uint32_t>* canvas_before) {
   I.filter = gb ? gb->filter : TextureFilter::Nearest;
   WW_TRY(arena.alloc(&I.ignored_pixels, 1));
   WW_CUDA(cudaMemset(I.ignored_pixels, 0, sizeof(unsigned long long)));
@@ -124,6 +125,8 @@ Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I) {
   if (gb->image) {
     I.image_w = gb->image->width;
     I.image_h = gb->image->height;
+    std::lock_guard<std::mutex> g(gb->canvas_mu);
+    if (canvas_before) *canvas_before = gb->image->pixels;
     if (gb->image->blank) {
       WW_TRY(arena.alloc(&I.image, gb->image->pixels.size()));
       WW_CUDA(cudaMemset(I.image, 0, gb->image->pixels.size() * 4));
@@ -149,9 +152,19 @@ Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I) {
   return Status::Ok();
 }
 
-Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging) {
+Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging,
+                           const std::vector<uint32_t>* canvas_before) {
   if (!gb) return Status::Ok();
-  if (gb->image && I.image) {
+  if (gb->image && I.image && canvas_before) {
+    std::vector<uint32_t> mine(canvas_before->size());
+    WW_TRY(staging.fetch(mine.data(), I.image, mine.size() * 4));
+    // Where two GPUs drew one pixel, one of theirs stays, as where two
+    // instances of one GPU did.
+    std::lock_guard<std::mutex> g(gb->canvas_mu);
+    for (size_t p = 0; p < mine.size(); ++p)
+      if (mine[p] != (*canvas_before)[p]) gb->image->pixels[p] = mine[p];
+    gb->image->blank = false;
+  } else if (gb->image && I.image) {
     WW_TRY(staging.fetch(gb->image->pixels.data(), I.image, gb->image->pixels.size() * 4));
     gb->image->blank = false;
   }

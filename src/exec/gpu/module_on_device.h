@@ -45,8 +45,13 @@ struct ModuleOnDevice {
 
 [[nodiscard]] Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& out);
 [[nodiscard]] Status upload_sparse_image(DeviceArena& arena, const GpuImage& img, uint32_t shift, ModuleOnDevice& out);
-[[nodiscard]] Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I);
+// `canvas_before`, when several wave loops (GPUs) draw on gb's canvas at
+// once: the canvas as this one uploaded it, kept for the download, which
+// then writes back only the pixels this GPU changed.
+[[nodiscard]] Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I,
+                                       std::vector<uint32_t>* canvas_before = nullptr);
 // The image, the state array and the ignored-pixel count back to the host.
-[[nodiscard]] Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging);
+[[nodiscard]] Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging,
+                                         const std::vector<uint32_t>* canvas_before = nullptr);
 
 }  // namespace ww::gpu

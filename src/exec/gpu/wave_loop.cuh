@@ -116,7 +116,7 @@ class WaveLoop {
   // The intrinsics' buffers back to the host; the device memory goes to
   // the background releaser, the staging pieces to the next batch.
   Status finish() {
-    WW_TRY(download_intrinsics(req_.batch, I_, *staging_));
+    WW_TRY(download_intrinsics(req_.batch, I_, *staging_, req_.claim ? &canvas_before_ : nullptr));
     arena_.release_in_background();
     give_staging(std::move(staging_));
     return Status::Ok();
@@ -225,6 +225,7 @@ class WaveLoop {
   // copy at full speed.
   std::unique_ptr<PinnedStaging> staging_;
   uint32_t staging_rows_ = 0;
+  std::vector<uint32_t> canvas_before_;  // several GPUs: the canvas this one uploaded
   uint64_t waves_done_ = 0;  // instances of finished waves (not counting reruns)
   double kernel_ms_ = 0;
   double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
