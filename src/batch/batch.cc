@@ -211,7 +211,12 @@ struct CompiledExecutor {
   compiled::Outcome outcome;
 };
 
-CompiledExecutor compile_executor(const compiled::Request& req) {
+// `device`: the GPU whose architecture the code is built for and where it
+// is loaded first (other GPUs load it on their first launch); -1: the
+// calling thread's.
+CompiledExecutor compile_executor(const compiled::Request& req, int device = -1) {
+  std::unique_ptr<gpu::DeviceScope> on;
+  if (device >= 0 && req.target == compiled::Target::Gpu) on = std::make_unique<gpu::DeviceScope>(device);
   CompiledExecutor ce;
   if (req.target == compiled::Target::Cpu) {
     auto r = compiled::compile_cpu(req, &ce.outcome);
@@ -224,6 +229,8 @@ CompiledExecutor compile_executor(const compiled::Request& req) {
   }
   return ce;
 }
+
+int first_gpu(const Job& job) { return job.gpus.empty() ? -1 : job.gpus[0].device; }
 
 void record_compile(const CompiledExecutor& ce, CompileReport& rep) {
   rep.attempted = true;
@@ -275,7 +282,7 @@ class Driver {
   // code runs the rest.
   Status run_with_background_compile(Executor& interp, const compiled::Request& req) {
     std::future<CompiledExecutor> pending =
-        std::async(std::launch::async, [req] { return compile_executor(req); });
+        std::async(std::launch::async, [req, d = first_gpu(job_)] { return compile_executor(req, d); });
     const uint64_t n = spec_.instances;
     const uint64_t chunk = req.target == compiled::Target::Gpu ? std::max<uint64_t>(n / 8, 32768)
                                                                  : std::max<uint64_t>(n / 32, 64);
@@ -631,7 +638,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
   }
   const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
   if (compile_now) {
-    CompiledExecutor ce = compile_executor(req);
+    CompiledExecutor ce = compile_executor(req, first_gpu(job));
     trace("compile or load compiled code");
     record_compile(ce, out.compile);
     out.phases.compile = ce.outcome.generate_ms + ce.outcome.compile_ms + ce.outcome.load_ms;

@@ -386,8 +386,9 @@ bool npy_refused(const RunSpec& spec, const Outputs& outputs, const RunCounts& c
 // (run_mpi.h); the files each rank opened were only to find an unwritable
 // path before any work.
 Status finish_mpi_outputs(const RunSpec& spec, Outputs& outputs, const wasmwarp::Module& m,
-                          const wasmwarp::CallResult& r, const RunCounts& counts, std::string& output_error) {
-  MpiOutputPaths paths{outputs.fmt, spec.output, outputs.trap_path, {}};
+                          const wasmwarp::ResultColumns& r, const std::vector<uint64_t>& mem_len, const RunCounts& counts,
+                          std::string& output_error) {
+  MpiOutputPaths paths{outputs.fmt, spec.output, outputs.trap_path, {}, mem_len};
   for (auto& f : outputs.mem_out) {
     paths.mem_out.push_back(f->path());
     f->discard();
@@ -493,9 +494,26 @@ Result<int> run_impl(const RunSpec& spec) {
   auto result = inv.is_wasi             ? engine.run_command(m, n, inv.wasi, call)
                 : inv.calls.size() == 1 ? engine.call(m, inv.calls[0].export_name, n, inv.calls[0].args, call)
                                         : engine.chain(m, n, inv.calls, call);
-  // A rank that failed ends every rank here, not in a collective below.
-  if (const uint64_t failed = world.active() ? mpi_max(result ? 0 : uint64_t(world.rank) + 1) : 0; failed && result)
+  std::vector<uint64_t> mem_len;
+  for (const wasmwarp::MemoryOut& o : call.memory_out) mem_len.push_back(o.length);
+  // A rank whose call failed: every rank still writes its rows, that
+  // rank's as not finished, so that the finished ranks' results are kept;
+  // then the job ends with that rank's error.
+  if (const uint64_t failed = world.active() ? mpi_max(result ? 0 : uint64_t(world.rank) + 1) : 0) {
+    LostRows lost;
+    if (!result) {
+      lost.make(n, inv.result_types, mem_len);
+      if (inv.is_wasi) lost.columns.names = {"exit_code"};
+    }
+    const RunCounts counts = mpi_counts(result ? count_outcomes(*result) : lost.counts);
+    std::string output_error;
+    const Status written =
+        finish_mpi_outputs(spec, outputs, m, result ? result->columns() : lost.columns, mem_len, counts, output_error);
+    const std::string outputs_note = written.ok() ? "the other ranks' rows were written, this rank's as not finished"
+                                                  : "no output written: " + written.error().message;
+    if (!result) return err(result.error().message + " (" + outputs_note + ")");
     return err("rank " + std::to_string(failed - 1) + " failed (its error is above)");
+  }
   if (!result) return err(result.error().message);
   wasmwarp::CallResult& r = *result;
   progress.finish();
@@ -512,7 +530,7 @@ Result<int> run_impl(const RunSpec& spec) {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) return err("cannot write the results to stdout");
 
   std::string output_error;
-  if (world.active()) WW_TRY(finish_mpi_outputs(spec, outputs, m, r, counts, output_error));
+  if (world.active()) WW_TRY(finish_mpi_outputs(spec, outputs, m, r.columns(), mem_len, counts, output_error));
   else WW_TRY(finish_outputs(spec, outputs, stream.get(), m, r, counts, output_error));
   r.set_caller_phases(read_inputs_ms, translate_ms, ms_since(t_phase));
   MpiRanks ranks;

@@ -55,13 +55,13 @@ void keep_share(std::vector<uint64_t>& column, uint64_t instances) {
   column.erase(column.begin(), column.begin() + std::min<uint64_t>(column.size(), s.first));
 }
 
-Status write_mpi_outputs(const MpiOutputPaths& paths, const wasmwarp::Module& m, const wasmwarp::CallResult& r,
+Status write_mpi_outputs(const MpiOutputPaths& paths, const wasmwarp::Module& m, const wasmwarp::ResultColumns& r,
                          uint64_t total, bool refused) {
   const MpiWorld& w = mpi_world();
   const MpiShare share = mpi_share(total);
   if (paths.fmt != OutFormat::None && !refused) {
     std::string mine;
-    ResultWriter rows(r.columns(), m, paths.fmt,
+    ResultWriter rows(r, m, paths.fmt,
                       [&mine](std::string_view b) {
                         mine.append(b);
                         return Status::Ok();
@@ -69,21 +69,40 @@ Status write_mpi_outputs(const MpiOutputPaths& paths, const wasmwarp::Module& m,
                       {share.first, total});
     // Formatting into memory cannot fail; only the writes below can.
     if (w.rank == 0) (void)rows.begin();
-    (void)rows.rows(0, r.instances());
+    (void)rows.rows(0, r.instances);
     if (w.rank + 1 == w.size) (void)rows.end();
     WW_TRY(mpi_write_ordered(paths.output, mine));
     if (!paths.trap_path.empty()) {
       std::string codes = w.rank == 0 ? npy_header("'|u1'", false, {total}) : "";
-      const std::span<const uint8_t> t = r.trap_codes();
-      codes.append(reinterpret_cast<const char*>(t.data()), t.size());
+      codes.append(reinterpret_cast<const char*>(r.traps), r.instances);
       WW_TRY(mpi_write_ordered(paths.trap_path, codes));
     }
   }
   for (size_t k = 0; k < paths.mem_out.size(); ++k) {
-    const std::span<const uint8_t> b = r.memory_out(k);
-    WW_TRY(mpi_write_ordered(paths.mem_out[k], {reinterpret_cast<const char*>(b.data()), b.size()}));
+    const uint64_t bytes = r.instances * (k < paths.mem_out_len.size() ? paths.mem_out_len[k] : 0);
+    WW_TRY(mpi_write_ordered(paths.mem_out[k], {reinterpret_cast<const char*>(r.memory_out[k]), bytes}));
   }
   return Status::Ok();
+}
+
+void LostRows::make(uint64_t n, const std::vector<wasmwarp::ValueType>& types, const std::vector<uint64_t>& mem_len) {
+  results.assign(n * std::max<size_t>(types.size(), 1), 0);
+  traps.assign(n, wasmwarp::kTrapInterrupted);
+  sites.assign(n, 0);
+  columns = {};
+  columns.instances = n;
+  columns.types = types;
+  columns.results = results.data();
+  columns.traps = traps.data();
+  columns.trap_function = sites.data();
+  columns.trap_offset = sites.data();
+  memory.clear();
+  for (uint64_t len : mem_len) memory.emplace_back(n * len, 0);
+  for (const std::vector<uint8_t>& b : memory) columns.memory_out.push_back(b.data());
+  counts = {};
+  counts.instances = n;
+  counts.unfinished = n;
+  counts.unfinished_code = wasmwarp::kTrapInterrupted;
 }
 
 RunCounts mpi_counts(const RunCounts& mine) {

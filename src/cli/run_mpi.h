@@ -37,13 +37,27 @@ struct MpiOutputPaths {
   OutFormat fmt = OutFormat::None;
   std::string output, trap_path;
   std::vector<std::string> mem_out;
+  std::vector<uint64_t> mem_out_len;  // bytes per instance
 };
 
 // Collective: --output rows (or, for .npy with traps and no --allow-traps,
 // nothing: `refused`), the .npy trap codes and --mem-out records of every
 // rank, in instance order.
 [[nodiscard]] Status write_mpi_outputs(const MpiOutputPaths& paths, const wasmwarp::Module& m,
-                                       const wasmwarp::CallResult& r, uint64_t total, bool refused);
+                                       const wasmwarp::ResultColumns& r, uint64_t total, bool refused);
+
+// The rows of a rank whose call failed (it has no result): every instance
+// "not finished: interrupted", zero results and memory outputs, so that
+// the other ranks' rows are still written where they belong.
+struct LostRows {
+  std::vector<uint64_t> results;
+  std::vector<uint8_t> traps;
+  std::vector<uint32_t> sites;
+  std::vector<std::vector<uint8_t>> memory;
+  wasmwarp::ResultColumns columns;
+  RunCounts counts;
+  void make(uint64_t n, const std::vector<wasmwarp::ValueType>& types, const std::vector<uint64_t>& mem_len);
+};
 
 // Collective: the counts of every rank's instances (first_trapped as the
 // whole batch's index).

@@ -72,6 +72,18 @@ assert m["ranks"] == 2 and [r["instances"] for r in m["per_rank"]] == [500, 500]
 assert [r["first"] for r in m["per_rank"]] == [0, 500] and m["wall_s"] > 0, m
 PY
 
+# A rank that fails (here rank 1 asks for a GPU 99 that no machine has):
+# the job ends with its error, and the other ranks' rows are written.
+"${mpi[@]}" -np 2 sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then set -- --backend gpu --gpus 99, "$@"; fi
+  exec "$0" run -q "$@"' "$ww" -n 1000 --invoke mixed --output lost.csv "$basic" @index 2.5 >lost.out 2>lost.err
+rc=$?
+head -n 501 one/csv/out.csv >lost.want
+[[ $rc != 0 ]] || fail "a failed rank: exit 0"
+grep -q "rank 1: .*GPU.*(the other ranks' rows were written, this rank's as not finished)" lost.err ||
+  fail "a failed rank: $(head -c 400 lost.err)"
+cmp -s <(head -n 501 lost.csv) lost.want || fail "a failed rank: rank 0's rows were not kept"
+[[ $(tail -n 500 lost.csv | grep -c "not finished") == 500 ]] || fail "a failed rank: its rows are not marked ($(tail -n 2 lost.csv))"
+
 # What ranks cannot do, or a batch too small for them: one clear line.
 out=$("${mpi[@]}" -np 2 "$ww" run -n 1 --invoke pair "$basic" 1 2>&1)
 [[ $? == 2 && $out == *"leaves a rank without instances"* ]] || fail "-n 1 on 2 ranks: $out"
