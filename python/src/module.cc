@@ -386,13 +386,33 @@ std::vector<wasmwarp::HostFunction> host_functions_of(const wasmwarp::Module& mo
   return out;
 }
 
+// gpus=: None or "all" (every GPU), a count (the first N), or GPU numbers.
+void gpus_of(const py::object& gpus, wasmwarp::EngineOptions::Gpu& g) {
+  if (gpus.is_none() || (py::isinstance<py::str>(gpus) && gpus.cast<std::string>() == "all")) return;
+  if (py::isinstance<py::int_>(gpus)) {
+    const long k = gpus.cast<long>();
+    if (k < 1) throw py::value_error("gpus: at least one GPU, not " + std::to_string(k));
+    g.max_devices = unsigned(k);
+    return;
+  }
+  if (py::isinstance<py::str>(gpus) || !py::isinstance<py::sequence>(gpus))
+    throw py::value_error("gpus must be 'all', a count or a list of GPU numbers");
+  for (py::handle d : gpus.cast<py::sequence>()) {
+    const long k = d.cast<long>();
+    if (k < 0) throw py::value_error("gpus: GPU numbers are 0 or more, not " + std::to_string(k));
+    g.devices.push_back(int(k));
+  }
+  if (g.devices.empty()) throw py::value_error("gpus: an empty list");
+}
+
 wasmwarp::Engine engine_for(const std::string& backend, const std::string& tier, unsigned threads,
-                            const wasmwarp::Module& mod, const py::dict& host) {
+                            const wasmwarp::Module& mod, const py::dict& host, const py::object& gpus = py::none()) {
   wasmwarp::EngineOptions eo;
   eo.backend = backend_of(backend);
   eo.tier = tier_of(tier);
   eo.threads = threads;
   eo.host_functions = host_functions_of(mod, host);
+  gpus_of(gpus, eo.gpu);
   return wasmwarp::Engine(eo);
 }
 
@@ -468,30 +488,30 @@ PYBIND11_MODULE(_wasmwarp, m) {
           "call",
           [](const wasmwarp::Module& mod, const std::string& fn, py::sequence args, uint64_t n,
              const std::string& backend, const std::string& tier, unsigned threads, uint64_t fuel, double timeout,
-             bool device, py::dict host) {
+             bool device, py::dict host, py::object gpus) {
             py::list keep;
             auto a = args_for(mod, fn, args, keep);
-            auto engine = engine_for(backend, tier, threads, mod, host);
+            auto engine = engine_for(backend, tier, threads, mod, host, gpus);
             return run_call({fuel, timeout, false, device}, keep,
                             [&](const wasmwarp::CallOptions& o) { return engine.call(mod, fn, n, a, o); });
           },
           py::arg("export"), py::arg("args"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
           py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("device") = false,
-          py::arg("host") = py::dict())
+          py::arg("host") = py::dict(), py::arg("gpus") = py::none())
       .def(
           "chain",
           [](const wasmwarp::Module& mod, py::sequence calls, uint64_t n, const std::string& backend,
              const std::string& tier, unsigned threads, uint64_t fuel, double timeout, bool launch_per_call,
-             bool device, py::dict host) {
+             bool device, py::dict host, py::object gpus) {
             py::list keep;
             auto chain = chain_for(mod, calls, keep);
-            auto engine = engine_for(backend, tier, threads, mod, host);
+            auto engine = engine_for(backend, tier, threads, mod, host, gpus);
             return run_call({fuel, timeout, launch_per_call, device}, keep,
                             [&](const wasmwarp::CallOptions& o) { return engine.chain(mod, n, chain, o); });
           },
           py::arg("calls"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
           py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("launch_per_call") = false,
-          py::arg("device") = false, py::arg("host") = py::dict())
+          py::arg("device") = false, py::arg("host") = py::dict(), py::arg("gpus") = py::none())
       .def(
           "instances",
           [](const wasmwarp::Module& mod, uint64_t n, const std::string& backend, const std::string& tier,

@@ -100,6 +100,29 @@ def test_gpu_or_a_clear_error(wasm):
     np.testing.assert_array_equal(steps, collatz_ref(n))
 
 
+def test_gpus_choose_where_instances_run(wasm):
+    """gpus= takes "all", a count or GPU numbers; one GPU listed twice
+    shares it, and the rows are one GPU's, in instance order."""
+    m = wasmwarp.Module(wasm["calc"])
+    n = np.arange(1, 600001, dtype=np.int64)
+    with pytest.raises(ValueError, match="gpus"):
+        m.run("collatz_steps", n[:10], backend="cpu", gpus=0)
+    with pytest.raises(ValueError, match="gpus"):
+        m.run("collatz_steps", n[:10], backend="cpu", gpus="two")
+    np.testing.assert_array_equal(m.run("collatz_steps", n[:100], backend="cpu", gpus=[0, 1]), collatz_ref(n[:100]))
+    try:
+        steps = m.run("collatz_steps", n, backend="gpu", gpus=[0, 0])
+    except ValueError as e:
+        assert "GPU" in str(e) or "CUDA" in str(e)
+        pytest.skip(f"no GPU: {e}")
+    # collatz_ref, a whole array at a time (600,000 values).
+    v, want = n.copy(), np.zeros(len(n), dtype=np.int32)
+    while (live := v > 1).any():
+        v = np.where(live, np.where(v % 2 == 0, v // 2, 3 * v + 1), v)
+        want += live
+    np.testing.assert_array_equal(steps, want)
+
+
 def test_ctrl_c_stops_a_running_call(wasm):
     """SIGINT while instances spin: KeyboardInterrupt, not a wait for the timeout."""
     import os

@@ -122,7 +122,7 @@ class Module:
         return None
 
     def run(self, export, *args, n=None, backend="auto", tier="auto", threads=0, fuel=0, timeout=0.0,
-            traps="raise", device=False):
+            traps="raise", device=False, gpus="all"):
         """Calls ``export`` on ``n`` fresh instances, one per row of the
         array arguments (``n`` may be left out when one is an array).
 
@@ -132,7 +132,10 @@ class Module:
         bytes (bytes, bytearray, or any array's bytes), the same for every
         instance; a v128 result is a (n, 16) uint8 array. ``backend``: "auto", "cpu" or
         "gpu"; ``tier``: "auto", "interp" or "compiled"; ``fuel``: the most
-        back-edges and calls an instance may take; ``timeout``: seconds.
+        back-edges and calls an instance may take; ``timeout``: seconds;
+        ``gpus``: the GPUs the instances spread over, "all", a count (the
+        first N) or a list of GPU numbers (the faster GPU takes more; the
+        rows come back in instance order).
 
         On the GPU, arguments may be CUDA arrays (CuPy, PyTorch: anything
         with ``__cuda_array_interface__`` or ``__dlpack__``), read where
@@ -144,11 +147,11 @@ class Module:
         converted = self._convert(export, args)
         n = _instances(n, converted)
         cols, codes = self._m.call(export, converted, n, backend, tier, int(threads), int(fuel), float(timeout),
-                                   bool(device), self._host)
+                                   bool(device), self._host, gpus)
         return _outcome(cols, codes, traps)
 
     def chain(self, calls, n=None, backend="auto", tier="auto", threads=0, fuel=0, timeout=0.0, traps="raise",
-              launch_per_call=False, device=False):
+              launch_per_call=False, device=False, gpus="all"):
         """Calls ``calls`` in order on the same ``n`` fresh instances, each on
         the state the one before left: e.g. ``[Call("init", seeds),
         Call("step", 0.01, repeat=1000), "result"]`` (a name alone is a call
@@ -156,12 +159,12 @@ class Module:
         state never leaving the device. Returns what the last call returns,
         as :meth:`run` does; an instance that traps stops at its trap.
         ``fuel`` is per call. ``launch_per_call``: one GPU launch per call
-        (for comparison; slower)."""
+        (for comparison; slower). ``gpus`` as for :meth:`run`."""
         _check_traps(traps)
         items = self._chain_items(calls)
         n = _instances(n, [a for _, args, _ in items for a in args])
         cols, codes = self._m.chain(items, n, backend, tier, int(threads), int(fuel), float(timeout),
-                                    bool(launch_per_call), bool(device), self._host)
+                                    bool(launch_per_call), bool(device), self._host, gpus)
         return _outcome(cols, codes, traps)
 
     def instances(self, n, backend="auto", tier="auto", threads=0):
