@@ -48,6 +48,7 @@ class ReadyFrontier {
  public:
   // Rows [first, end) are final. Returns the frontier afterwards.
   uint64_t add(uint64_t first, uint64_t end);
+  uint64_t value() const { return frontier_; }
 
  private:
   uint64_t frontier_ = 0;

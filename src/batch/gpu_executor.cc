@@ -97,10 +97,10 @@ void uniform_args(const std::vector<ArgSource>& args, const std::vector<ValType>
 }
 
 // Several GPUs' figures (and each one's part, shares[d] for figs[d]) as
-// the batch's: counts add up; times, which
-// passed side by side, are the GPUs' average (so the phases still split
-// the wall time); sizes are the largest. Each GPU's part is listed too,
-// added to what earlier segments of the batch ran there.
+// the batch's: counts add up; times, which passed side by side, are the
+// GPUs' average (so the phases still split the wall time); sizes are the
+// largest. Each GPU's part is listed too, added to what earlier segments
+// of the batch ran there.
 void merge_device_figures(const std::vector<BatchResult>& figs, const std::vector<GpuShare>& shares, BatchResult& out) {
   const double k = double(figs.size());
   PhaseTimes& ph = out.phases;
@@ -235,7 +235,7 @@ class GpuExecutor final : public Executor {
           };
           auto rows_final = [&](uint32_t a, uint32_t b) {
             std::lock_guard<std::mutex> g(mu);
-            const uint64_t before = frontier.add(0, 0);
+            const uint64_t before = frontier.value();
             const uint64_t now = frontier.add(a, b);
             if (now > before && ready) ready(now);
           };
