@@ -19,6 +19,7 @@
 #include "batch/executor.h"
 #include "batch/host_imports.h"
 #include "batch/resident.h"
+#include "common/cores.h"
 #include "common/host_workers.h"
 #include "common/step_trace.h"
 #include "compiled/compiled_tier.h"
@@ -669,7 +670,7 @@ Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResul
        ++z)
     if (!out.traps[z - fin]) out.traps[z - fin] = why;
   if (out.backend == Backend::Cpu) {
-    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    unsigned hw = usable_cores();
     unsigned t = spec.threads ? spec.threads : hw;
     out.threads = unsigned(std::min<uint64_t>(t, spec.instances));
   }

@@ -22,6 +22,7 @@
 #include "batch/wasi_input.h"
 #include "batch/host_imports.h"
 #include "batch/resident.h"
+#include "common/cores.h"
 #include "common/text.h"
 #include "exec/gpu/gpu_backend.h"
 #include "wasm/instr_reader.h"
@@ -355,7 +356,7 @@ class CpuExecutor final : public Executor {
              const std::function<void(uint64_t)>& progress,
              const std::function<void(uint64_t)>& ready) override {
     const BatchSpec& spec = *job.spec;
-    unsigned threads = spec.threads ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
+    unsigned threads = spec.threads ? spec.threads : usable_cores();
     if (uint64_t(threads) > count) threads = unsigned(std::max<uint64_t>(count, 1));
     threads_ = std::max(threads_, threads);
 

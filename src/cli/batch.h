@@ -26,7 +26,7 @@ struct RunSpec {
   std::vector<std::string> args;  // constants, "@index", "@col:FILE[:K]"
   uint64_t instances = 1;
   bool batch = false;             // -n or --output given: a summary; rows only with --output
-  unsigned threads = 0;           // 0: hardware_concurrency
+  unsigned threads = 0;           // 0: every core the process may use
   uint64_t fuel = 0;
   bool deny_recursion = false;
   std::string output;             // .csv, .json or .npy

@@ -433,6 +433,7 @@ Result<int> run_impl(const RunSpec& spec) {
   };
   WW_ASSIGN_OR_RETURN(wasmwarp::EngineOptions eopts, engine_options(spec));
   choose_rank_gpus(spec, eopts.gpu);
+  share_rank_cores(spec, eopts);
   const wasmwarp::Engine engine(eopts);
   // The GPU's start-up overlaps reading the module and the inputs. Every
   // way out of here waits for it: a process that exits while the start-up

@@ -4,11 +4,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/image_files.h"
 #include "cli/io_formats.h"
+#include "common/cores.h"
+#include "common/host_workers.h"
 
 namespace ww::cli {
 namespace {
@@ -46,6 +49,15 @@ void choose_rank_gpus(const RunSpec& spec, wasmwarp::EngineOptions::Gpu& g) {
   const int sharing = (w.local_size - device + count - 1) / count;  // local ranks j with j % count == device
   g.devices = {device};
   g.memory_share = 1.0 / std::max(sharing, 1);
+}
+
+void share_rank_cores(const RunSpec& spec, wasmwarp::EngineOptions& e) {
+  const MpiWorld& w = mpi_world();
+  if (!w.active()) return;
+  const unsigned host = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned mine = std::max(1u, std::min(usable_cores(), host / unsigned(std::max(w.local_size, 1))));
+  if (spec.threads == 0) e.threads = mine;
+  limit_host_workers(mine);
 }
 
 void keep_share(std::vector<uint64_t>& column, uint64_t instances) {

@@ -31,7 +31,7 @@ constexpr uint64_t kRowsPerBlock = 1 << 16;
 
 template <class Format>  // format(first, end, std::string& into)
 Status write_in_blocks(uint64_t from, uint64_t n, const ByteSink& out, Format&& format) {
-  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t cores = usable_cores();
   std::vector<std::string> blocks(cores);
   for (uint64_t base = from; base < n; base += kRowsPerBlock * cores) {
     const size_t jobs = size_t(std::min<uint64_t>(cores, (n - base + kRowsPerBlock - 1) / kRowsPerBlock));

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/cores.h"
+
 namespace ww {
 namespace {
 
@@ -19,10 +21,13 @@ constexpr size_t kMinBytesPerJob = 256 * 1024;
 
 thread_local bool t_inside_job = false;
 
+std::atomic<size_t> g_limit{0};  // limit_host_workers; 0: none
+
 class Workers {
  public:
   Workers() {
-    const size_t hw = std::max(1u, std::thread::hardware_concurrency());
+    size_t hw = size_t(usable_cores());
+    if (const size_t limit = g_limit.load()) hw = std::min(hw, limit);
     const size_t n = std::min(hw, kMaxThreads) - 1;
     for (size_t k = 0; k < n; ++k) threads_.emplace_back([this] { loop(); });
   }
@@ -119,6 +124,8 @@ void split(size_t bytes, F&& f) {
 void run_on_host_workers(size_t jobs, const std::function<void(size_t)>& fn) { workers().run(jobs, fn); }
 
 size_t host_worker_count() { return workers().count(); }
+
+void limit_host_workers(size_t n) { g_limit = std::max<size_t>(n, 1); }
 
 void parallel_copy(void* dst, const void* src, size_t bytes) {
   split(bytes, [&](size_t off, size_t len) {

@@ -11,13 +11,15 @@
 #include <thread>
 #include <vector>
 
+#include "common/cores.h"
+
 namespace ww {
 
 template <class Fn>
 void parallel_for(size_t count, Fn&& fn) {
   std::mutex mu;
   size_t next = 0;
-  const size_t jobs = std::max<size_t>(1, std::min<size_t>(count, std::thread::hardware_concurrency()));
+  const size_t jobs = std::max<size_t>(1, std::min<size_t>(count, usable_cores()));
   std::vector<std::thread> pool;
   for (size_t w = 0; w < jobs; ++w)
     pool.emplace_back([&] {

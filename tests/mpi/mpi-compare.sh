@@ -84,6 +84,17 @@ grep -q "rank 1: .*GPU.*(the other ranks' rows were written, this rank's as not 
 cmp -s <(head -n 501 lost.csv) lost.want || fail "a failed rank: rank 0's rows were not kept"
 [[ $(tail -n 500 lost.csv | grep -c "not finished") == 500 ]] || fail "a failed rank: its rows are not marked ($(tail -n 2 lost.csv))"
 
+# Cores: a rank uses those it is bound to, and unbound ranks share the
+# host's (nproc / ranks each); a process confined by taskset likewise.
+cores=$(nproc)
+want=$((cores / 2 > 0 ? cores / 2 : 1))
+out=$("${mpi[@]}" --bind-to none -np 2 "$ww" run --backend cpu -n 10 --invoke pair "$basic" @index 2>&1)
+[[ $out == *"backend=cpu threads=$want"* ]] || fail "unbound ranks: want threads=$want ($(grep -o 'threads=[0-9]*' <<<"$out" | head -1))"
+if command -v taskset >/dev/null; then
+  out=$(taskset -c 0 "$ww" run --backend cpu -n 10 --invoke pair "$basic" @index 2>&1)
+  [[ $out == *"backend=cpu threads=1"* ]] || fail "taskset -c 0: $(grep -o 'threads=[0-9]*' <<<"$out" | head -1)"
+fi
+
 # What ranks cannot do, or a batch too small for them: one clear line.
 out=$("${mpi[@]}" -np 2 "$ww" run -n 1 --invoke pair "$basic" 1 2>&1)
 [[ $? == 2 && $out == *"leaves a rank without instances"* ]] || fail "-n 1 on 2 ranks: $out"
