@@ -124,9 +124,13 @@ class CompiledLauncher final : public KernelLauncher {
     DevWave wave = w;
     if (recursive_) {
       uint64_t bytes = stack_bytes(w.max_depth);
-      if (bytes != code->stack_set) {
-        WW_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, bytes));
-        code->stack_set = bytes;
+      {
+        // Two wave loops may share a GPU, and its limit.
+        std::lock_guard<std::mutex> g(mu_);
+        if (bytes != code->stack_set) {
+          WW_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, bytes));
+          code->stack_set = bytes;
+        }
       }
       // As many frames as the stack holds, at most the requested depth.
       wave.max_depth = uint32_t(std::min<uint64_t>(w.max_depth, (bytes - base_) / frame_));
@@ -134,7 +138,10 @@ class CompiledLauncher final : public KernelLauncher {
     DevModule mod = m;
     DevIntrinsics intr = in;
     void* params[] = {&mod, &wave, &intr};
-    CUresult r = d_.launch(code->fn, blocks, 1, 1, kBlock, 1, 1, 0, reinterpret_cast<CUstream>(stream), params, nullptr);
+    // The runtime's stream 0 is the thread's own (per-thread default
+    // streams); the driver's is the legacy one unless named so.
+    const CUstream s = stream ? reinterpret_cast<CUstream>(stream) : CU_STREAM_PER_THREAD;
+    CUresult r = d_.launch(code->fn, blocks, 1, 1, kBlock, 1, 1, 0, s, params, nullptr);
     if (r != CUDA_SUCCESS) return err("CUDA error launching compiled code: " + cu_error(d_, r));
     return Status::Ok();
   }

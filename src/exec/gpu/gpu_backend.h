@@ -54,7 +54,7 @@ int current_device();
 // it was.
 class DeviceScope {
  public:
-  explicit DeviceScope(int ordinal) : before_(current_device()) { status_ = use_device(ordinal); }
+  explicit DeviceScope(int ordinal) : before_(current_device()), status_(use_device(ordinal)) {}
   ~DeviceScope() { (void)use_device(before_); }
   DeviceScope(const DeviceScope&) = delete;
   DeviceScope& operator=(const DeviceScope&) = delete;
@@ -62,7 +62,7 @@ class DeviceScope {
 
  private:
   int before_;
-  Status status_ = Status::Ok();
+  Status status_;
 };
 // Pins the host buffers batches copy through, ahead of the first batch
 // (the GPU's start-up thread calls it while the inputs are read).

@@ -229,6 +229,8 @@ uint64_t HostCallPass::next_table_id() {
 int32_t HostCallPass::upload(const DeviceFile& f) {
   std::lock_guard<std::mutex> lock(files_mu_);
   if (files_count_ >= kMaxDeviceFiles || files_bytes_ + f.size > files_budget_) return -1;
+  DeviceScope on(device_);
+  if (!on.status().ok()) return -1;
   uint8_t* buf = nullptr;
   if (cudaMalloc(&buf, std::max<uint64_t>(f.size, 1)) != cudaSuccess) {
     (void)cudaGetLastError();  // out of memory: the host serves the file
@@ -244,7 +246,10 @@ int32_t HostCallPass::upload(const DeviceFile& f) {
       cudaMemcpy(const_cast<uint64_t*>(files_.file_size) + id, &f.size, 8, cudaMemcpyHostToDevice) == cudaSuccess &&
       cudaMemcpy(const_cast<uint64_t*>(files_.file_max_seek) + id, &f.max_seek, 8, cudaMemcpyHostToDevice) == cudaSuccess &&
       cudaMemcpy(const_cast<uint8_t*>(files_.file_meta) + uint64_t(id) * kDevFileMetaBytes, meta, sizeof meta,
-                 cudaMemcpyHostToDevice) == cudaSuccess;
+                 cudaMemcpyHostToDevice) == cudaSuccess &&
+      // On this worker's own stream: done before the wave loop's thread
+      // relaunches the kernels that read them.
+      cudaStreamSynchronize(cudaStreamPerThread) == cudaSuccess;
   if (!ok) {
     (void)cudaGetLastError();
     cudaFree(buf);

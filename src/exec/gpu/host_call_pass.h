@@ -78,6 +78,9 @@ class HostCallPass final : public DeviceFiles {
   // The device's files (DevWasi::file_*): `upload` runs on the workers.
   std::mutex files_mu_;
   const uint64_t table_id_ = next_table_id();
+  // The GPU of the wave loop that made it: upload() runs on the host's
+  // workers, whose threads are on GPU 0 unless told.
+  const int device_ = current_device();
   static uint64_t next_table_id();
   DevWasi files_{};  // the table's pointers
   uint32_t files_count_ = 0;

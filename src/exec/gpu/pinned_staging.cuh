@@ -32,7 +32,6 @@ class PinnedStaging {
       if (buf_[k]) cudaFreeHost(buf_[k]);
       if (ev_[k]) cudaEventDestroy(ev_[k]);
     }
-    if (stream_) cudaStreamDestroy(stream_);
     if (signals_.words) cudaFreeHost(signals_.words);
     if (signals_.poll_stream) cudaStreamDestroy(signals_.poll_stream);
     if (signals_.start) cudaEventDestroy(signals_.start);
@@ -50,12 +49,9 @@ class PinnedStaging {
   };
   const WaveSignals& signals() const { return signals_; }
 
-  // A blocking stream: its copies wait for the kernels before them on the
-  // default stream, and the kernels after them wait for the copies.
   Status init(uint64_t piece_bytes) {
     piece_bytes_ = piece_bytes;
     WW_CUDA(cudaGetDevice(&device_));
-    WW_CUDA(cudaStreamCreate(&stream_));
     for (int k = 0; k < 2; ++k) {
       WW_CUDA(cudaHostAlloc(&buf_[k], piece_bytes, cudaHostAllocDefault));
       WW_CUDA(cudaEventCreateWithFlags(&ev_[k], cudaEventDisableTiming));
@@ -139,7 +135,11 @@ class PinnedStaging {
   int device_ = 0;
   void* buf_[2] = {nullptr, nullptr};
   cudaEvent_t ev_[2] = {nullptr, nullptr};
-  cudaStream_t stream_ = nullptr;
+  // The calling thread's default stream (the project is built with
+  // per-thread default streams): copies wait for the kernels the thread
+  // queued before them, and its kernels after them wait for the copies,
+  // while other threads' wave loops go on.
+  const cudaStream_t stream_ = cudaStreamPerThread;
   WaveSignals signals_;
 };
 

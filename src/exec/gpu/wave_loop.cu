@@ -187,7 +187,7 @@ Status WaveLoop::setup(BatchResult& out) {
 }
 
 Status WaveLoop::end_phase(double& acc_ms) {
-  WW_CUDA(cudaDeviceSynchronize());
+  WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
   auto now = Clock::now();
   acc_ms += std::chrono::duration<double, std::milli>(now - phase_t_).count();
   phase_t_ = now;
@@ -689,7 +689,7 @@ Status WaveLoop::write_memory(uint64_t addr, uint64_t record, const uint8_t* dat
   WW_TRY(staging_->send(d, data, uint64_t(n) * record));
   with_layout(layout_, [&](auto L) { mem_in_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d, uint32_t(record), uint32_t(addr)); });
   WW_CUDA(cudaGetLastError());
-  WW_CUDA(cudaDeviceSynchronize());
+  WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
   return Status::Ok();
 }
 

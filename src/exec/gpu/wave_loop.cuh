@@ -36,7 +36,7 @@ inline double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-inline void device_sync() { (void)cudaDeviceSynchronize(); }
+inline void device_sync() { (void)cudaStreamSynchronize(cudaStreamPerThread); }
 
 static_assert(int(DevLayout::Interleaved) == int(MemoryLayout::Interleaved) &&
               int(DevLayout::Contiguous) == int(MemoryLayout::Contiguous) &&
