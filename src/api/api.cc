@@ -475,6 +475,7 @@ void apply_engine_options(ww::batch::BatchSpec& spec, const EngineOptions& e) {
   spec.gpu.max_wave = e.gpu.max_wave;
   spec.gpu.devices = e.gpu.devices;
   spec.gpu.max_devices = e.gpu.max_devices;
+  spec.gpu.workers_per_gpu = e.gpu.workers_per_gpu;
   spec.gpu.memory_share = e.gpu.memory_share;
 }
 
@@ -484,6 +485,8 @@ Expected<bool> check_engine_options(const EngineOptions& e) {
     return Error{"GPU memory layout must be auto, interleaved, contiguous or sparse, not '" + e.gpu.layout + "'"};
   for (int d : e.gpu.devices)
     if (d < 0) return Error{"GPU numbers are 0 or more, not " + std::to_string(d)};
+  if (e.gpu.workers_per_gpu < 1 || e.gpu.workers_per_gpu > 8)
+    return Error{"wave loops per GPU: 1 to 8, not " + std::to_string(e.gpu.workers_per_gpu)};
   if (!(e.gpu.memory_share > 0 && e.gpu.memory_share <= 1))
     return Error{"the GPU memory share is in (0, 1], not " + std::to_string(e.gpu.memory_share)};
   return true;

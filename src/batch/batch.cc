@@ -514,6 +514,11 @@ Status resolve_gpus(const BatchSpec& spec, Job& job) {
     if (spec.note) spec.note("gpu: " + one + ", so this batch runs on GPU " + std::to_string(list[0]) + " only");
     list.resize(1);
   }
+  if (one.empty() && !device_arrays && spec.gpu.workers_per_gpu > 1) {
+    std::vector<int> each;
+    for (int d : list) each.insert(each.end(), spec.gpu.workers_per_gpu, d);
+    list = std::move(each);
+  }
   std::vector<Job::Gpu> gpus;
   uint64_t min_claim = 0;
   for (int d : list) {

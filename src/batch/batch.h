@@ -97,6 +97,9 @@ struct GpuOptions {
   // most max_devices of them (0: no limit).
   std::vector<int> devices;
   unsigned max_devices = 0;
+  // Wave loops per GPU, each with its share of the GPU's memory: one
+  // wave's transfers and host work overlap another's kernel.
+  unsigned workers_per_gpu = 1;
   // The part of each GPU's free memory this process plans with (MPI ranks
   // sharing GPUs).
   double memory_share = 1;

@@ -63,6 +63,7 @@ struct RunSpec {
   uint32_t gpu_memory_pages = 0;  // 0 = automatic
   uint32_t gpu_max_wave = 0;      // 0 = as large as memory allows
   std::string gpus = "all";       // --gpus
+  uint32_t gpu_workers = 1;       // --gpu-workers
 };
 
 // Runs the spec; prints results, errors ("wasmwarp: error: ...") and the

@@ -87,7 +87,7 @@ int cmd_run(const char* prog, int argc, char** argv) {
   app.footer(kRunFooter);
   RunSpec spec;
   std::string instances, threads, fuel, mem_in_size, module_name, timeout, state_size, seed, output_cap;
-  std::string gpu_stack_slots, gpu_call_depth, gpu_memory_pages, gpu_max_wave;
+  std::string gpu_stack_slots, gpu_call_depth, gpu_memory_pages, gpu_max_wave, gpu_workers;
   std::vector<std::string> shown_args;
   app.add_option("--invoke", spec.invoke, "export to call (default: _start)")->type_name("NAME");
   app.add_option("--init", spec.init, "run this export once before the batch; every instance starts from the state it leaves (repeatable)")->allow_extra_args(false)->type_name("NAME[:ARGS]");
@@ -120,6 +120,7 @@ int cmd_run(const char* prog, int argc, char** argv) {
   app.add_option("--gpu-call-depth", gpu_call_depth, "most call frames a GPU instance may use (default: the CPU's, 20000)")->type_name("N");
   app.add_option("--gpu-memory-pages", gpu_memory_pages, "linear memory capacity per GPU instance in 64 KiB pages")->type_name("N");
   app.add_option("--gpu-max-wave", gpu_max_wave, "largest number of instances per GPU wave")->type_name("N");
+  app.add_option("--gpu-workers", gpu_workers, "wave loops per GPU, each with its share of its memory, so that one wave's transfers overlap another's kernel (default 1)")->type_name("N");
   app.add_option("--gpus", spec.gpus, "GPUs to spread the batch over: all (default), a count N (the first N), or numbers 0,2,5 (one alone as 3,); the faster GPU takes more instances")->type_name("all|N|LIST");
   app.add_option("--dir", spec.dirs, "WASI: preopen a host directory, read-only, under the guest name GUEST (default: HOST)")->allow_extra_args(false)->type_name("HOST[::GUEST]");
   app.add_option("--dir-rw", spec.dirs_rw, "WASI: preopen a host directory the program may write (made when missing); in a batch {i} in HOST is each instance's index, so that instances never write the same files")->allow_extra_args(false)->type_name("HOST[::GUEST]");
@@ -230,7 +231,8 @@ int cmd_run(const char* prog, int argc, char** argv) {
   for (const U32Opt& o : {U32Opt{gpu_stack_slots, "--gpu-stack-slots", spec.gpu_stack_slots, 1, 1u << 24},
                           U32Opt{gpu_call_depth, "--gpu-call-depth", spec.gpu_call_depth, 1, 1u << 20},
                           U32Opt{gpu_memory_pages, "--gpu-memory-pages", spec.gpu_memory_pages, 1, 65536},
-                          U32Opt{gpu_max_wave, "--gpu-max-wave", spec.gpu_max_wave, 1, 0xffffffffu}}) {
+                          U32Opt{gpu_max_wave, "--gpu-max-wave", spec.gpu_max_wave, 1, 0xffffffffu},
+                          U32Opt{gpu_workers, "--gpu-workers", spec.gpu_workers, 1, 8}}) {
     if (o.text.empty()) continue;
     if (!count(o.text, o.name, v)) return kExitUsage;
     if (v < o.lo || v > o.hi) {

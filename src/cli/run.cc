@@ -241,6 +241,7 @@ Result<wasmwarp::EngineOptions> engine_options(const RunSpec& spec) {
   e.gpu.memory_pages = spec.gpu_memory_pages;
   e.gpu.max_wave = spec.gpu_max_wave;
   WW_TRY(parse_gpus(spec.gpus, e.gpu));
+  e.gpu.workers_per_gpu = spec.gpu_workers;
   return e;
 }
 

@@ -403,6 +403,7 @@ TEST_F(Cli, BadArguments) {
   expect_error({"run", "--gpus", "x", "--invoke", "bump", m}, "--gpus 'x': give all, a count");
   expect_error({"run", "--gpus", "0,,1", "--invoke", "bump", m}, "--gpus '0,,1'");
   expect_error({"run", "--gpus", "0", "--invoke", "bump", m}, "--gpus 0: at least one GPU");
+  expect_error({"run", "--gpu-workers", "9", "--invoke", "bump", m}, "--gpu-workers must be between 1 and 8");
   expect_error({"frobnicate"}, "unknown command 'frobnicate'");
   expect_error({"validate"}, "validate");
 }

@@ -84,6 +84,30 @@ TEST(ApiGpus, OneGpuListedTwiceGivesOneGpusRows) {
   }
 }
 
+// Two wave loops per GPU: each GPU listed twice, the rows one GPU's.
+TEST(ApiGpus, TwoWaveLoopsPerGpu) {
+  auto m = wasmwarp::Module::from_bytes(kUneven);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const uint64_t n = 600'000;
+  wasmwarp::EngineOptions o = options_on(wasmwarp::Backend::Gpu, wasmwarp::Tier::Interpreter);
+  o.gpu.workers_per_gpu = 0;
+  auto bad = wasmwarp::Engine(o).call(*m, "f", 10, {wasmwarp::Arg::index()});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("wave loops per GPU"), std::string::npos) << bad.error().message;
+  o.gpu.workers_per_gpu = 2;
+  auto r = wasmwarp::Engine(o).call(*m, "f", n, {wasmwarp::Arg::index()});
+  if (!r.ok()) {
+    EXPECT_NE(r.error().message.find("GPU"), std::string::npos) << r.error().message;
+    GTEST_SKIP() << "no GPU: " << r.error().message;
+  }
+  for (uint64_t i = 0; i < n; ++i) ASSERT_EQ(uint32_t(r->i32(i)), expected(uint32_t(i))) << i;
+  const wasmwarp::RunReport& rep = r->report();
+  ASSERT_EQ(rep.gpus.size(), 2u * uint64_t(wasmwarp::gpu_count())) << rep.device;
+  uint64_t all = 0;
+  for (const wasmwarp::GpuShare& g : rep.gpus) all += g.instances;
+  EXPECT_EQ(all, n);
+}
+
 TEST(ApiGpus, AGpuThatIsNotThereIsNamed) {
   auto m = wasmwarp::Module::from_bytes(kUneven);
   ASSERT_TRUE(m.ok()) << m.error().message;
