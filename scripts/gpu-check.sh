@@ -396,6 +396,18 @@ if want gpus; then
     canvas+="$t $(cmp -s "$M/canvas-$t-1.png" "$M/canvas-$t-${sel//,/_}.png" && echo ok || echo DIFFERS); "
   done
   row "gpus: --image on --gpus $sel" "$canvas"
+  # A WASI program's stdout from every GPU at once: the same bytes, in
+  # instance order, as from one GPU.
+  wasi_out=""
+  for t in interp compiled; do
+    for g in 1 "$sel"; do
+      "$W" run --backend gpu --tier $t --gpus "$g" -q -n 600000 "$B/bench/greet.wasm" @index \
+        >"$M/greet-$t-${g//,/_}.txt" 2>>"$O/gpus.log"
+    done
+    wasi_out+="$t $(cmp -s "$M/greet-$t-1.txt" "$M/greet-$t-${sel//,/_}.txt" && echo ok || echo DIFFERS)"
+    wasi_out+=" ($(wc -l <"$M/greet-$t-1.txt") lines); "
+  done
+  row "gpus: WASI stdout on --gpus $sel" "$wasi_out"
   rm -rf "$M"
 fi
 

@@ -198,6 +198,7 @@ class GpuExecutor final : public Executor {
     StretchClaims* claims = nullptr;
     uint64_t memory_budget = 0;
     unsigned device = 0;
+    const GpuWasiCalls* wasi_probed = nullptr;  // see GpuWasiCalls::open
   };
 
   // The range on every GPU of job.gpus at once, each on a thread of its
@@ -218,6 +219,13 @@ class GpuExecutor final : public Executor {
     std::vector<BatchResult> figures(k);
     std::vector<Status> status(k);
     std::vector<double> seconds(k, 0);
+    // A WASI batch's stdio is opened once, here, before any GPU runs an
+    // instance.
+    std::unique_ptr<GpuWasiCalls> probe;
+    if (const WasiBatch* w = job.spec->wasi ? job.spec->wasi.get() : job.spec->files.get()) {
+      probe = std::make_unique<GpuWasiCalls>(*w, job.spec->module->module, out, first, count, job.spec->index_base);
+      WW_TRY(probe->open());
+    }
     std::vector<std::thread> threads;
     for (size_t d = 0; d < k; ++d)
       threads.emplace_back([&, d] {
@@ -225,7 +233,7 @@ class GpuExecutor final : public Executor {
         gpu::DeviceScope on(job.gpus[d].device);
         status[d] = on.status();
         if (status[d].ok()) {
-          Stretch s{first, count, &claims, job.gpus[d].memory_budget, unsigned(d)};
+          Stretch s{first, count, &claims, job.gpus[d].memory_budget, unsigned(d), probe.get()};
           auto device_progress = [&](uint64_t n) {
             std::lock_guard<std::mutex> g(mu);
             done[d] = n;
@@ -360,7 +368,7 @@ class GpuExecutor final : public Executor {
     std::unique_ptr<GpuWasiCalls> wasi;
     if (const WasiBatch* w = spec.wasi ? spec.wasi.get() : spec.files.get()) {
       wasi = std::make_unique<GpuWasiCalls>(*w, spec.module->module, out, first, count, spec.index_base);
-      WW_TRY(wasi->open());
+      WW_TRY(wasi->open(st.wasi_probed));
       req.host_calls = wasi.get();
       if (uint32_t cap = wasi->max_wave()) req.max_wave = req.max_wave ? std::min(req.max_wave, cap) : cap;
     }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "exec/gpu/device/dev_wasi_ids.h"
@@ -149,13 +150,18 @@ GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out
   }
 }
 
-Status GpuWasiCalls::open() {
+Status GpuWasiCalls::open(const GpuWasiCalls* probed) {
   // Every waiting instance may hold files open at once: as many
   // descriptors as the process may have.
   rlimit lim{};
   if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
     lim.rlim_cur = lim.rlim_max;
     (void)::setrlimit(RLIMIT_NOFILE, &lim);
+  }
+  if (probed) {
+    device_.stdio_fdstat_known = probed->device_.stdio_fdstat_known;
+    std::memcpy(device_.stdio_fdstat, probed->device_.stdio_fdstat, sizeof device_.stdio_fdstat);
+    return owner_.open_preopens();
   }
   // An stdio pattern that cannot be opened fails the batch before it
   // starts, as on the CPU (instance `first`'s files are made now, as they

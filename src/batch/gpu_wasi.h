@@ -30,7 +30,11 @@ class GpuWasiCalls final : public gpu::HostCallServer {
                uint64_t index_base = 0);
   ~GpuWasiCalls() override;
   // Opens the preopens: "cannot open --dir DIR: reason".
-  Status open();
+  // `probed`: another GpuWasiCalls of the same batch that opened already
+  // (several GPUs): its view of the instances' stdio is taken instead of
+  // opening instance `first`'s files again, which would truncate what an
+  // instance on another GPU has written to them meanwhile.
+  Status open(const GpuWasiCalls* probed = nullptr);
   // The largest wave whose instances may all hold files open at once
   // (0: no limit): each waiting instance keeps what it opened.
   uint32_t max_wave() const;
