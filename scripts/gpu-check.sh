@@ -3,14 +3,18 @@
 # guest programs and the examples on every backend and tier, the spec suite
 # and the randomized differential test through the GPU interpreter and
 # through compiled GPU code, start-up latency, the benchmarks (both tiers,
-# CUDA, OpenMP C, compile times) and Nsight Compute on the compiled
-# kernels. Everything goes to ./gpu-check-out (or GPU_CHECK_DIR); the main
+# CUDA, OpenMP C, compile times), Nsight Compute on the compiled kernels,
+# and several GPUs (or one shared) in one process and under mpirun (part
+# gpus: outputs byte-identical to one GPU's, the scaling table of
+# bench/gpus/run.sh). Everything goes to ./gpu-check-out (or GPU_CHECK_DIR); the main
 # logs are also copied to $OUT when it is set (the device tool returns at
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
 #              [unit python programs examples auto wasi spec diff sparse startup bench chain ncu
-#               scale interrupt simd; also layout, deadline, transfers]
+#               scale interrupt simd gpus; also layout, deadline, transfers]
+#   env for part gpus: GPU_COUNTS, GPUS_SCALE, GPUS_REPEAT, GPUS_CHECK_DIV,
+#              BENCHES, TIERS (bench/gpus/run.sh's)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 B=$(realpath "${1:-$root/.device-build}")
