@@ -23,6 +23,11 @@
 #   SCALE        multiplies every size [1]
 #   REPEAT       timing runs per figure, the median is reported [3]
 #   CHECK_DIV    the checked run is SIZE / CHECK_DIV [16]
+#   WEAK         1: k GPUs run k x SIZE instances (each GPU as much work as
+#                one alone; for 4 and 8 GPUs, so that each runs a second or
+#                more), efficiency still rate(k) / (k x rate(1)) [0]; a GPU
+#                batch holds at most 2^32-1 instances, so 8 GPUs of
+#                compiled collatz need SCALE 0.5 or less
 #   MPIRUN       mpirun command ["mpirun" when on PATH; empty: no MPI rows]
 # Sizes (instances, interp / compiled) at SCALE 1, so that one H200 runs
 # each for half a second or more (measured 2026-11-24): mandel 16384^2 /
@@ -48,6 +53,7 @@ benches=${BENCHES:-mandel sha256 montecarlo collatz hashwasm}
 scale=${SCALE:-1}
 repeat=${REPEAT:-3}
 check_div=${CHECK_DIV:-16}
+weak=${WEAK:-0}
 mpirun=${MPIRUN-$(command -v mpirun || true)}
 # Unbound: Open MPI binds each of two ranks to one core by default, which
 # leaves a rank one core for its host-side copies.
@@ -121,18 +127,22 @@ run() {
 median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
 
 rate() {  # WAY K TIER BENCH: the median rate of REPEAT timing runs
-  local r
+  local r n
+  n=$(size "$4" "$3")
+  ((weak)) && n=$((n * $2))
   for ((i = 0; i < repeat; ++i)); do
-    mapfile -t a < <(args "$4" "$(size "$4" "$3")" "")
+    mapfile -t a < <(args "$4" "$n" "")
     r=$(run "$1" "$2" "$3" "${a[@]}")
     [[ -n $r ]] && echo "$r"
   done | median
 }
 
 max_n=0
+max_k=1
+((weak)) && for k in $GPU_COUNTS; do ((k > max_k)) && max_k=$k; done
 for b in $benches; do
   [[ $b == sha256 || $b == hashwasm ]] && for t in $tiers; do
-    n=$(size "$b" "$t")
+    n=$(($(size "$b" "$t") * max_k))
     ((n > max_n)) && max_n=$n
   done
 done
@@ -140,7 +150,7 @@ done
 
 {
   echo "GPUs on this machine: $ngpu ($(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs))"
-  echo "rates in instances/s (median of $repeat), efficiency = rate(k) / (k x rate(1)); sizes at SCALE $scale"
+  echo "rates in instances/s (median of $repeat), efficiency = rate(k) / (k x rate(1)); sizes at SCALE $scale$( ((weak)) && echo ", times k on k GPUs (WEAK)")"
   printf '| %-10s | %-8s | %-4s | %13s |' bench tier way "1 GPU"
   for k in $GPU_COUNTS; do ((k > 1)) && printf ' %13s | %6s |' "$k GPUs" "eff"; done
   echo

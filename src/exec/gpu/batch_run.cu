@@ -186,8 +186,6 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     // of them, in a smaller wave; one that alone does not fit keeps its
     // trap. A module that adds to shared state must not run twice.
     const bool may_rerun = !imports_atomic_add(mod);
-    // Compiled code's instances that run out of stack run again after the
-    // waves (rerun_exhausted): rows from the first of them on are not final.
     const uint8_t* traps = req.dest.traps ? req.dest.traps : out.traps.data();
     bool exhausted_seen = false;
     out.plan.waves = 0;
