@@ -62,7 +62,7 @@ struct RunSpec {
   uint32_t gpu_call_depth = 0;
   uint32_t gpu_memory_pages = 0;  // 0 = automatic
   uint32_t gpu_max_wave = 0;      // 0 = as large as memory allows
-  std::string gpus = "all";       // --gpus
+  std::string gpus;               // --gpus; empty: not given (every GPU, or under mpirun a rank's own)
   uint32_t gpu_workers = 1;       // --gpu-workers
 };
 

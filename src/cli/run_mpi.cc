@@ -42,7 +42,10 @@ Status check_mpi_run(const RunSpec& spec) {
 
 void choose_rank_gpus(const RunSpec& spec, wasmwarp::EngineOptions::Gpu& g) {
   const MpiWorld& w = mpi_world();
-  if (!w.active() || spec.gpus != "all" || spec.backend == "cpu" || std::getenv("CUDA_VISIBLE_DEVICES")) return;
+  // One rank on its host uses all of the host's GPUs.
+  if (!w.active() || w.local_size == 1 || !spec.gpus.empty() || spec.backend == "cpu" ||
+      std::getenv("CUDA_VISIBLE_DEVICES"))
+    return;
   const int count = wasmwarp::gpu_count();
   if (count == 0) return;
   const int device = w.local_rank % count;

@@ -20,9 +20,9 @@ namespace ww::cli {
 // What a run under mpirun cannot do yet: one clear error before any work.
 [[nodiscard]] Status check_mpi_run(const RunSpec& spec);
 
-// Under mpirun without --gpus: the host's rank r of n takes GPU
+// Under mpirun without --gpus: the host's rank r of n (n > 1) takes GPU
 // r % count and plans with its share of that GPU's memory (the ranks on
-// it divide it). A launcher that bound GPUs to ranks (CUDA_VISIBLE_DEVICES
+// it divide it); a host's only rank uses all its GPUs. A launcher that bound GPUs to ranks (CUDA_VISIBLE_DEVICES
 // set, as Slurm's --gpus-per-task does) chose already: every GPU the rank
 // sees is its own.
 void choose_rank_gpus(const RunSpec& spec, wasmwarp::EngineOptions::Gpu& g);
