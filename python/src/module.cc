@@ -406,13 +406,16 @@ void gpus_of(const py::object& gpus, wasmwarp::EngineOptions::Gpu& g) {
 }
 
 wasmwarp::Engine engine_for(const std::string& backend, const std::string& tier, unsigned threads,
-                            const wasmwarp::Module& mod, const py::dict& host, const py::object& gpus = py::none()) {
+                            const wasmwarp::Module& mod, const py::dict& host, const py::object& gpus = py::none(),
+                            long gpu_workers = 1) {
   wasmwarp::EngineOptions eo;
   eo.backend = backend_of(backend);
   eo.tier = tier_of(tier);
   eo.threads = threads;
   eo.host_functions = host_functions_of(mod, host);
   gpus_of(gpus, eo.gpu);
+  if (gpu_workers < 1 || gpu_workers > 8) throw py::value_error("gpu_workers: 1 to 8, not " + std::to_string(gpu_workers));
+  eo.gpu.workers_per_gpu = unsigned(gpu_workers);
   return wasmwarp::Engine(eo);
 }
 
@@ -488,30 +491,31 @@ PYBIND11_MODULE(_wasmwarp, m) {
           "call",
           [](const wasmwarp::Module& mod, const std::string& fn, py::sequence args, uint64_t n,
              const std::string& backend, const std::string& tier, unsigned threads, uint64_t fuel, double timeout,
-             bool device, py::dict host, py::object gpus) {
+             bool device, py::dict host, py::object gpus, long gpu_workers) {
             py::list keep;
             auto a = args_for(mod, fn, args, keep);
-            auto engine = engine_for(backend, tier, threads, mod, host, gpus);
+            auto engine = engine_for(backend, tier, threads, mod, host, gpus, gpu_workers);
             return run_call({fuel, timeout, false, device}, keep,
                             [&](const wasmwarp::CallOptions& o) { return engine.call(mod, fn, n, a, o); });
           },
           py::arg("export"), py::arg("args"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
           py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("device") = false,
-          py::arg("host") = py::dict(), py::arg("gpus") = py::none())
+          py::arg("host") = py::dict(), py::arg("gpus") = py::none(), py::arg("gpu_workers") = 1)
       .def(
           "chain",
           [](const wasmwarp::Module& mod, py::sequence calls, uint64_t n, const std::string& backend,
              const std::string& tier, unsigned threads, uint64_t fuel, double timeout, bool launch_per_call,
-             bool device, py::dict host, py::object gpus) {
+             bool device, py::dict host, py::object gpus, long gpu_workers) {
             py::list keep;
             auto chain = chain_for(mod, calls, keep);
-            auto engine = engine_for(backend, tier, threads, mod, host, gpus);
+            auto engine = engine_for(backend, tier, threads, mod, host, gpus, gpu_workers);
             return run_call({fuel, timeout, launch_per_call, device}, keep,
                             [&](const wasmwarp::CallOptions& o) { return engine.chain(mod, n, chain, o); });
           },
           py::arg("calls"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
           py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("launch_per_call") = false,
-          py::arg("device") = false, py::arg("host") = py::dict(), py::arg("gpus") = py::none())
+          py::arg("device") = false, py::arg("host") = py::dict(), py::arg("gpus") = py::none(),
+          py::arg("gpu_workers") = 1)
       .def(
           "instances",
           [](const wasmwarp::Module& mod, uint64_t n, const std::string& backend, const std::string& tier,

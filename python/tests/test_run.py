@@ -109,7 +109,11 @@ def test_gpus_choose_where_instances_run(wasm):
         m.run("collatz_steps", n[:10], backend="cpu", gpus=0)
     with pytest.raises(ValueError, match="gpus"):
         m.run("collatz_steps", n[:10], backend="cpu", gpus="two")
+    with pytest.raises(ValueError, match="gpu_workers"):
+        m.run("collatz_steps", n[:10], backend="cpu", gpu_workers=0)
     np.testing.assert_array_equal(m.run("collatz_steps", n[:100], backend="cpu", gpus=[0, 1]), collatz_ref(n[:100]))
+    np.testing.assert_array_equal(m.run("collatz_steps", n[:100], backend="cpu", gpus=(0, 1), gpu_workers=2),
+                                  collatz_ref(n[:100]))
     try:
         steps = m.run("collatz_steps", n, backend="gpu", gpus=[0, 0])
     except ValueError as e:

@@ -122,7 +122,7 @@ class Module:
         return None
 
     def run(self, export, *args, n=None, backend="auto", tier="auto", threads=0, fuel=0, timeout=0.0,
-            traps="raise", device=False, gpus="all"):
+            traps="raise", device=False, gpus="all", gpu_workers=1):
         """Calls ``export`` on ``n`` fresh instances, one per row of the
         array arguments (``n`` may be left out when one is an array).
 
@@ -135,7 +135,8 @@ class Module:
         back-edges and calls an instance may take; ``timeout``: seconds;
         ``gpus``: the GPUs the instances spread over, "all", a count (the
         first N) or a list of GPU numbers (the faster GPU takes more; the
-        rows come back in instance order).
+        rows come back in instance order); ``gpu_workers``: wave loops per
+        GPU, so that one wave's transfers overlap another's kernel.
 
         On the GPU, arguments may be CUDA arrays (CuPy, PyTorch: anything
         with ``__cuda_array_interface__`` or ``__dlpack__``), read where
@@ -147,11 +148,11 @@ class Module:
         converted = self._convert(export, args)
         n = _instances(n, converted)
         cols, codes = self._m.call(export, converted, n, backend, tier, int(threads), int(fuel), float(timeout),
-                                   bool(device), self._host, gpus)
+                                   bool(device), self._host, gpus, int(gpu_workers))
         return _outcome(cols, codes, traps)
 
     def chain(self, calls, n=None, backend="auto", tier="auto", threads=0, fuel=0, timeout=0.0, traps="raise",
-              launch_per_call=False, device=False, gpus="all"):
+              launch_per_call=False, device=False, gpus="all", gpu_workers=1):
         """Calls ``calls`` in order on the same ``n`` fresh instances, each on
         the state the one before left: e.g. ``[Call("init", seeds),
         Call("step", 0.01, repeat=1000), "result"]`` (a name alone is a call
@@ -159,12 +160,13 @@ class Module:
         state never leaving the device. Returns what the last call returns,
         as :meth:`run` does; an instance that traps stops at its trap.
         ``fuel`` is per call. ``launch_per_call``: one GPU launch per call
-        (for comparison; slower). ``gpus`` as for :meth:`run`."""
+        (for comparison; slower). ``gpus`` and ``gpu_workers`` as for
+        :meth:`run`."""
         _check_traps(traps)
         items = self._chain_items(calls)
         n = _instances(n, [a for _, args, _ in items for a in args])
         cols, codes = self._m.chain(items, n, backend, tier, int(threads), int(fuel), float(timeout),
-                                    bool(launch_per_call), bool(device), self._host, gpus)
+                                    bool(launch_per_call), bool(device), self._host, gpus, int(gpu_workers))
         return _outcome(cols, codes, traps)
 
     def instances(self, n, backend="auto", tier="auto", threads=0):
