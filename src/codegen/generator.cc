@@ -3,14 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "bytecode/ops.h"
-#include "codegen/function_ops.h"
+#include "codegen/generator_impl.h"
 #include "codegen/nan_blind.h"
-#include "codegen/op_templates.h"
 #include "intrinsics/gpu_batch.h"
 
-namespace ww::codegen {
-namespace {
+namespace ww::codegen::detail {
 
 std::string hex64(uint64_t v) {
   char buf[32];
@@ -24,104 +21,13 @@ std::string ret_type(uint32_t nresults) {
   return "Ret<" + std::to_string(nresults) + ">";
 }
 
+namespace {
 bool is_call(BcOp op) { return op == BcOp::Call || op == BcOp::CallImport || op == BcOp::CallIndirect; }
-
-class Generator {
- public:
-  Generator(const CompiledModule& cm, const Options& o)
-      : cm_(cm), m_(cm.module), bc_(cm.code.bytecode), opts_(o), nimp_(m_.num_imported_funcs),
-        gpu_(o.target == Target::Gpu), tmpl_(op_templates()) {}
-
-  Result<Generated> run();
-
- private:
-  // Slots of a call's arguments and results: a module with v128 values
-  // takes two per value (BytecodeModule::slot_width).
-  uint32_t nparams(uint32_t func) const { return uint32_t(m_.func_type(func).params.size()) * bc_.slot_width; }
-  uint32_t nresults(uint32_t func) const { return uint32_t(m_.func_type(func).results.size()) * bc_.slot_width; }
-  bool same_type(uint32_t type_index, uint32_t func) const {
-    return m_.types[type_index] == m_.func_type(func);
-  }
-
-  Status analyse();
-  void emit_prelude();
-  void emit_declaration(uint32_t def, const char* end);
-  Status emit_function(uint32_t def);
-  void emit_op(const DecodedOp& o, uint32_t def);
-  void emit_template(const DecodedOp& o);
-  std::string jump(uint32_t target, uint32_t pc) const;
-  std::string args_of(uint32_t base, uint32_t n) const;
-  void emit_results(const std::string& value, uint32_t base, uint32_t n);
-  void emit_direct_call(uint32_t callee_def, uint32_t base, bool indirect, const char* indent);
-  void emit_call_import(uint32_t func, uint32_t base);
-  // A call out of compiled code (an import; on the GPU another instance's
-  // function too) over `np`/`nr` slots at `base`: the io_ array it passes,
-  // and the results back from it. The host's calls on the CPU take the
-  // caller's slots (cpu_native.cc moves them between layouts); the GPU's
-  // intrinsics, WASI and call records one word per value.
-  uint32_t out_stride() const { return gpu_ ? bc_.slot_width : 1; }
-  std::string io_array(uint32_t np, uint32_t nr, uint32_t base) const;
-  std::string io_results(uint32_t nr, uint32_t base) const;
-  // A call the device serves or leaves for the host: import slot `slot`
-  // (an expression), np arguments and nr results at `base`.
-  void emit_call_leaving(const std::string& slot, uint32_t np, uint32_t nr, uint32_t base);
-  // Whether a table may hold another instance's function (the module
-  // shares a table, or takes funcref values from outside): a
-  // call_indirect may then leave for the host (GPU).
-  bool foreign_refs_possible() const;
-  // Leaving for the host from compiled GPU code (see emit_function).
-  bool host_import(uint32_t func) const { return gpu_ && func < nimp_ && intrinsic_of(func) < 0; }
-  bool indirect_may_suspend(uint32_t type) const;
-  bool op_suspends(const DecodedOp& o) const;
-  void analyse_suspension();
-  void emit_rewind_prologue(uint32_t def);
-  void emit_save_frame(uint32_t def);
-  void emit_call_indirect(const DecodedOp& o, uint32_t caller_def);
-  void emit_cpu_entries();
-  void emit_gpu_kernel();
-  // The switch that calls entry `entry` of instance I, its arguments from
-  // `args` (a call's start, to which the argument's index is added).
-  std::string gpu_entry_switch(const char* entry, const char* args) const;
-  int intrinsic_of(uint32_t import_func) const;
-  // CPU functions keep memory 0's base and size in locals (WW_MEM_LOCALS),
-  // refreshed after whatever may grow the memory.
-  bool memory_locals() const { return !gpu_ && uses_memory_; }
-
-  const CompiledModule& cm_;
-  const Module& m_;
-  const BytecodeModule& bc_;
-  const Options& opts_;
-  const uint32_t nimp_;
-  const bool gpu_;
-  const std::vector<OpTemplate>& tmpl_;
-
-  std::vector<bool> compiled_;
-  std::vector<bool> global_read_, global_written_;  // by compiled code
-  bool uses_memory_ = false;                        // compiled code touches memory 0
-  bool foreign_refs_ = false;                       // foreign_refs_possible()
-  std::vector<bool> may_trap_;
-  std::vector<bool> recursive_;
-  std::vector<uint32_t> entries_;  // defined indices
-  std::vector<std::vector<DecodedOp>> code_;
-  // Per function: the slots its code names (its locals in generated code),
-  // and whether a call in it may leave for the host (GPU).
-  std::vector<std::vector<uint32_t>> slots_;
-  std::vector<bool> may_suspend_;
-  uint64_t leave_words_ = 0;
-  uint32_t cur_def_ = 0;
-  int cur_resume_ = -1;  // the resume point of the op being emitted, or -1
-  // Per op of the function being emitted: its arithmetic result may be
-  // written uncanonicalized (codegen/nan_blind.h).
-  std::vector<bool> raw_write_;
-  size_t op_index_ = 0;
-  bool split_ = false;
-  std::string out_;
-};
-
+}  // namespace
 
 Status Generator::analyse() {
   const uint32_t ndef = uint32_t(m_.funcs.size());
-  compiled_ = reachable_functions(cm_, opts_.entries);
+  compiled_ = reachable_functions(cm_, opts_.entries, &referenced_);
   code_.resize(ndef);
   may_trap_.assign(ndef, false);
   recursive_.assign(ndef, false);
@@ -156,6 +62,7 @@ Status Generator::analyse() {
   for (uint32_t def = 0; def < ndef; ++def)
     if (compiled_[def]) slots_[def] = named_slots(m_, bc_, def, code_[def]);
   foreign_refs_ = foreign_refs_possible();
+  find_dispatchers();
   analyse_suspension();
   // Entry points: the requested functions, the start function, and every
   // compiled function a reference can reach (the store may call those).
@@ -249,31 +156,39 @@ void Generator::emit_template(const DecodedOp& o) {
   }
 }
 
-// A call of a compiled function: the interpreters' depth check and fuel,
-// then the call; a trap in the callee unwinds this function too.
-void Generator::emit_direct_call(uint32_t callee_def, uint32_t base, bool indirect, const char* indent) {
-  const uint32_t f = nimp_ + callee_def;
-  const uint32_t nr = nresults(f);
+std::string Generator::call_checks(uint32_t callee_def, bool indirect) const {
   std::string guard = "depth >= WW_MAX_DEPTH";
   // Recursion, through direct calls or through a table, stops before the
   // native stack runs out.
   if (!gpu_ && (recursive_[callee_def] || indirect)) guard += " || WW_STACK_LOW()";
-  out_ += indent;
+  return "if (WW_UNLIKELY(" + guard + ")) TRAP(CallStackExhausted); WW_FUEL_TICK();";
+}
+
+// A call of a compiled function: the interpreters' depth check and fuel,
+// then the call; a trap in the callee unwinds this function too.
+void Generator::emit_direct_call(uint32_t callee_def, uint32_t base) {
+  const uint32_t f = nimp_ + callee_def;
+  const uint32_t nr = nresults(f);
+  out_ += " ";
   const bool suspends = cur_resume_ >= 0 && may_suspend_[callee_def];
-  const std::string checks = "if (WW_UNLIKELY(" + guard + ")) TRAP(CallStackExhausted); WW_FUEL_TICK();";
+  const std::string checks = call_checks(callee_def, false);
   // Rewinding re-enters the call: its checks ran before it left.
   out_ += suspends ? "if (!I.rewinding) { " + checks + " }" : checks;
+  std::string call = "f" + std::to_string(callee_def) + "(I, depth + 1" + args_of(base, nparams(f)) + ")";
+  emit_call_in_chain(call, nr, suspends);
+  if (may_trap_[callee_def]) out_ += " WW_CHECK_TRAP();";
+  if (memory_locals()) out_ += " MEM_REFRESH();";
+  emit_results("res_", base, nr);
+}
+
+void Generator::emit_call_in_chain(const std::string& call, uint32_t nr, bool suspends) {
   const std::string own = std::to_string(slots_[cur_def_].size() + 1);
   if (suspends) out_ += " I.chain += " + own + ";";
-  std::string call = "f" + std::to_string(callee_def) + "(I, depth + 1" + args_of(base, nparams(f)) + ")";
   if (nr == 0) out_ += " " + call + ";";
   else out_ += " auto res_ = " + call + ";";
   if (suspends)
     out_ += " I.chain -= " + own + "; if (WW_UNLIKELY(I.leaving)) { resume_id_ = " + std::to_string(cur_resume_) +
             "; goto leave_save_; }";
-  if (may_trap_[callee_def]) out_ += " WW_CHECK_TRAP();";
-  if (memory_locals()) out_ += " MEM_REFRESH();";
-  emit_results("res_", base, nr);
 }
 
 int Generator::intrinsic_of(uint32_t import_func) const {
@@ -335,67 +250,6 @@ void Generator::emit_call_leaving(const std::string& slot, uint32_t np, uint32_t
   out_ += io_results(nr, base);
 }
 
-bool Generator::foreign_refs_possible() const {
-  if (!gpu_) return false;
-  for (const Import& im : m_.imports) {
-    if (im.kind == ExternKind::Table) return true;
-    if (im.kind == ExternKind::Global && im.global.type == ValType::FuncRef) return true;
-    if (im.kind == ExternKind::Func)
-      for (ValType r : m_.types[im.func_type].results)
-        if (r == ValType::FuncRef) return true;
-  }
-  for (const Export& ex : m_.exports)
-    if (ex.kind == ExternKind::Table) return true;
-  return false;
-}
-
-void Generator::emit_call_indirect(const DecodedOp& o, uint32_t caller_def) {
-  const uint32_t base = o.d.s[0], idx = o.d.s[1], type = o.d.i[0], table = o.d.i[1];
-  const uint32_t np = uint32_t(m_.types[type].params.size()) * bc_.slot_width;
-  const uint32_t nr = uint32_t(m_.types[type].results.size()) * bc_.slot_width;
-  const std::string check = gpu_ ? "gpu::DevSigCheck{I.M, I.M->type_canon[" + std::to_string(type) + "]}"
-                                 : "AnySig{}";
-  out_ += " uint64_t ref_ = 0; TRAP_IF(sem::call_indirect_ref(TABLEV(" + std::to_string(table) +
-          "u), uint32_t(r" + std::to_string(idx) + "), " + check + ", &ref_));\n";
-  // On the GPU a reference is a function index + 1; on the CPU a store
-  // address + 1, this instance's defined functions being contiguous.
-  out_ += gpu_ ? "  switch (uint32_t(ref_ - 1)) {\n" : "  switch (uint32_t(ref_ - 1) - I.func_base) {\n";
-  for (uint32_t def = 0; def < compiled_.size(); ++def) {
-    if (!compiled_[def] || !same_type(type, nimp_ + def)) continue;
-    out_ += "    case " + std::to_string(gpu_ ? nimp_ + def : def) + "u: {";
-    emit_direct_call(def, base, true, " ");
-    out_ += " break; }\n";
-  }
-  if (gpu_) {
-    for (uint32_t f = 0; f < nimp_; ++f) {
-      if (!same_type(type, f)) continue;
-      out_ += "    case " + std::to_string(f) + "u: {";
-      emit_call_import(f, base);
-      out_ += " break; }\n";
-    }
-    if (foreign_refs_) {
-      // Past the index space: another instance's function, which the host
-      // calls (import slot num_imported_funcs + k).
-      out_ += "    default: { if (uint32_t(ref_ - 1) < I.M->num_funcs) TRAP(HostError); const uint32_t slot_ = uint32_t(ref_ - 1) - I.M->num_funcs + " +
-              std::to_string(nimp_) + "u;";
-      emit_call_leaving("slot_", np, nr, base);
-      out_ += " break; }\n  }\n";
-      return;
-    }
-    out_ += "    default: TRAP(HostError);\n  }\n";
-    return;
-  }
-  // Another instance's function, or one not compiled: the host checks the
-  // signature and calls it.
-  const uint32_t n = std::max<uint32_t>(std::max(np, nr), 1);
-  out_ += "    default: { uint64_t io_[" + std::to_string(n) + "] = {";
-  for (uint32_t k = 0; k < np; ++k) out_ += (k ? ", r" : "r") + std::to_string(base + k);
-  out_ += "}; TRAP_IF(TrapCode(I.api->call_ref(&I, ref_, " + std::to_string(type) + "u, io_, depth)));";
-  if (memory_locals()) out_ += " MEM_REFRESH();";
-  for (uint32_t k = 0; k < nr; ++k) out_ += " r" + std::to_string(base + k) + " = io_[" + std::to_string(k) + "];";
-  out_ += " }\n  }\n";
-}
-
 void Generator::emit_op(const DecodedOp& o, uint32_t def) {
   const OpTemplate& t = tmpl_[int(o.d.op)];
   const bool needs_pc = t.traps || t.jumps || t.special;
@@ -422,13 +276,13 @@ void Generator::emit_op(const DecodedOp& o, uint32_t def) {
       break;
     }
     case BcOp::Call:
-      emit_direct_call(o.d.i[0] - nimp_, o.d.s[0], false, " ");
+      emit_direct_call(o.d.i[0] - nimp_, o.d.s[0]);
       break;
     case BcOp::CallImport:
       emit_call_import(o.d.i[0], o.d.s[0]);
       break;
     case BcOp::CallIndirect:
-      emit_call_indirect(o, def);
+      emit_call_indirect(o);
       break;
     default:
       // As the interpreters expand it: the body, then a semicolon.
@@ -754,7 +608,9 @@ Result<Generated> Generator::run() {
     out_.clear();
     emit_prelude();
     for (uint32_t def : g.compiled) emit_declaration(def, ";\n");
+    emit_dispatchers(/*definitions=*/false);
     out_ += "\n";
+    if (u == 0) emit_dispatchers(/*definitions=*/true);
     uint64_t ops = 0;
     while (next < g.compiled.size() && (ops < per_unit || u + 1 == units)) {
       uint32_t def = g.compiled[next++];
@@ -775,10 +631,12 @@ Result<Generated> Generator::run() {
   return g;
 }
 
-}  // namespace
+}  // namespace ww::codegen::detail
+
+namespace ww::codegen {
 
 Result<Generated> generate(const CompiledModule& cm, const Options& opts) {
-  Generator g(cm, opts);
+  detail::Generator g(cm, opts);
   return g.run();
 }
 

@@ -60,7 +60,10 @@ inline constexpr const char* kCpuAbiSymbol = "ww_abi_version";
 // The functions to compile: the entries, the start function and every
 // function a reference can name (element segments, ref.func, globals),
 // closed over direct calls. Indexed by defined function.
-std::vector<bool> reachable_functions(const CompiledModule& cm, const std::vector<uint32_t>& entries);
+// `referenced` (optional, by module function index): the functions a
+// reference can name, which only a call_indirect can call.
+std::vector<bool> reachable_functions(const CompiledModule& cm, const std::vector<uint32_t>& entries,
+                                      std::vector<bool>* referenced = nullptr);
 
 Result<Generated> generate(const CompiledModule& cm, const Options& opts);
 

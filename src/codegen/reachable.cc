@@ -17,7 +17,8 @@ bool has_ref_in(const ConstExpr& e, uint32_t* f) {
 
 }  // namespace
 
-std::vector<bool> reachable_functions(const CompiledModule& cm, const std::vector<uint32_t>& entries) {
+std::vector<bool> reachable_functions(const CompiledModule& cm, const std::vector<uint32_t>& entries,
+                                      std::vector<bool>* referenced_out) {
   const Module& m = cm.module;
   const uint32_t nimp = m.num_imported_funcs;
   std::vector<bool> in(m.funcs.size(), false);
@@ -77,6 +78,7 @@ std::vector<bool> reachable_functions(const CompiledModule& cm, const std::vecto
         }
     }
   }
+  if (referenced_out) *referenced_out = std::move(referenced);
   return in;
 }
 

@@ -92,12 +92,16 @@ struct Frames {
 };
 Frames stack_frames(const std::string& log) {
   Frames f;
+  // A call through a table passes through a dispatcher function
+  // (codegen/indirect_calls.cc): a recursion level may hold its frame too.
+  uint32_t dispatcher = 0;
   uint32_t* slot = &f.largest;
   std::istringstream in(log);
   for (std::string line; std::getline(in, line);) {
     if (line.find("Function properties for ") != std::string::npos)
       slot = line.find("ww_chain") != std::string::npos             ? &f.chain
              : line.find("ww_compiled_kernel") != std::string::npos ? &f.kernel
+             : line.find("dispatch_indirect") != std::string::npos  ? &dispatcher
                                                                     : &f.largest;
     size_t at = line.find(" bytes stack frame");
     if (at == std::string::npos) continue;
@@ -105,6 +109,7 @@ Frames stack_frames(const std::string& log) {
     const uint32_t bytes = uint32_t(std::strtoul(line.c_str() + (b == std::string::npos ? 0 : b + 1), nullptr, 10));
     *slot = std::max(*slot, bytes);
   }
+  if (dispatcher) f.largest += dispatcher + 16;
   return f;
 }
 

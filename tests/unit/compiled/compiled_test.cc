@@ -104,8 +104,11 @@ TEST(Generator, CompilesWhatTheEntriesAndTablesReach) {
   r = codegen::reachable_functions(*cm, {4});
   EXPECT_EQ(r, (std::vector<bool>{true, false, false, false, true, false}));
   // No entries: every export.
-  r = codegen::reachable_functions(*cm, {});
+  std::vector<bool> referenced;
+  r = codegen::reachable_functions(*cm, {}, &referenced);
   EXPECT_EQ(r, (std::vector<bool>{true, true, false, true, true, true}));
+  // Only twice is in a table: only a call_indirect can reach it.
+  EXPECT_EQ(referenced, (std::vector<bool>{true, false, false, false, false, false}));
 }
 
 TEST(Generator, WritesOpsAsTheirOpsDefBodies) {
@@ -121,12 +124,20 @@ TEST(Generator, WritesOpsAsTheirOpsDefBodies) {
   EXPECT_NE(std::string(codegen::op_body_text(BcOp::I32Add)).find("sem::i32_add(R32(s1), R32(s2))"),
             std::string::npos);
   // A direct call is a C++ call with the depth check; the loop's branch
-  // back is a counted back-edge; call_indirect switches over the functions
-  // of its type and leaves the rest to the host.
+  // back is a counted back-edge; call_indirect calls its type's
+  // dispatcher, defined once, which switches over the functions a table
+  // can hold (twice, not helper: same type, but in no table) and leaves
+  // the rest to the host.
   EXPECT_NE(src.find("auto res_ = f1(I, depth + 1, r2)"), std::string::npos);
   EXPECT_NE(src.find("WW_BACK_EDGE(); goto L"), std::string::npos);
-  EXPECT_NE(src.find("case 0u: {"), std::string::npos);
-  EXPECT_NE(src.find("I.api->call_ref"), std::string::npos);
+  EXPECT_NE(src.find("auto res_ = dispatch_indirect0(I, depth, kFn, kPc, ref_, r2)"), std::string::npos) << src;
+  const size_t def = src.find("dispatch_indirect0(Inst& I, uint32_t depth, uint32_t kFn, uint32_t kPc, uint64_t ref_, uint64_t a0) {");
+  ASSERT_NE(def, std::string::npos) << src;
+  const std::string body = src.substr(def, src.find("\n}\n", def) - def);
+  EXPECT_NE(body.find("case 0u: "), std::string::npos) << body;
+  EXPECT_NE(body.find("return f0(I, depth + 1, a0)"), std::string::npos) << body;
+  EXPECT_EQ(body.find("f1("), std::string::npos) << body;
+  EXPECT_NE(body.find("I.api->call_ref"), std::string::npos) << body;
   // Every exported function has an entry point; unreached code is absent.
   EXPECT_EQ(g->entries, (std::vector<uint32_t>{3, 4, 5}));
   EXPECT_EQ(g->compiled, (std::vector<uint32_t>{0, 1, 3, 4, 5}));
