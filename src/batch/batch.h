@@ -290,6 +290,7 @@ struct BatchResult {
   uint64_t linear_bytes_per_instance = 0;
   uint64_t reserved_bytes_per_instance = 0;
   uint64_t pool_reruns = 0;  // instances that ran out of the pool and ran again
+  uint64_t stack_reruns = 0;  // compiled code's instances that ran out of CUDA stack, run again interpreted
   uint64_t stack_pool_bytes = 0;  // the GPU interpreter's call stack segments, at the most
   uint32_t wave_size = 0, waves = 0;
   std::string memory_layout;

@@ -112,6 +112,7 @@ void merge_device_figures(const std::vector<BatchResult>& figs, const std::vecto
     out.device_files += f.device_files;
     out.device_file_bytes += f.device_file_bytes;
     out.pool_reruns += f.pool_reruns;
+    out.stack_reruns += f.stack_reruns;
     out.waves += f.waves;
     out.kernel_ms += f.kernel_ms / k;
     ph.host_calls += f.phases.host_calls / k;
@@ -422,6 +423,7 @@ class GpuExecutor final : public Executor {
     fig.device_bytes_per_instance = fig.linear_bytes_per_instance + r.plan.overhead_bytes_per_instance;
     fig.reserved_bytes_per_instance = uint64_t(r.plan.memory_pages) * kPageSize;
     fig.pool_reruns += r.pool_reruns;
+    fig.stack_reruns += r.stack_reruns;
     fig.stack_pool_bytes = std::max(fig.stack_pool_bytes, r.stack_pool_bytes);
     fig.wave_size = std::max(fig.wave_size, r.plan.wave_size);
     fig.waves += r.plan.waves;

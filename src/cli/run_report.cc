@@ -121,6 +121,9 @@ std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result)
       s += ", " + r.memory_layout + " dense";
     s += "), " + std::to_string(r.waves) + " wave(s) of up to " + std::to_string(r.wave_size);
     if (r.pool_reruns) s += "; " + std::to_string(r.pool_reruns) + " instance(s) ran again after the pool ran out";
+    if (r.stack_reruns)
+      s += "; " + std::to_string(r.stack_reruns) +
+           " instance(s) ran out of compiled code's CUDA stack and ran again on the interpreter kernel";
     if (r.stack_pool_bytes)
       s += "; call stack segments: a pool of " + std::to_string((r.stack_pool_bytes + 1023) / 1024) + " KiB";
     s += "\n";
@@ -189,6 +192,7 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
                        {"reserved_bytes_per_instance", r.reserved_bytes_per_instance},
                        {"layout", r.memory_layout},
                        {"pool_reruns", r.pool_reruns},
+                       {"stack_reruns", r.stack_reruns},
                        {"stack_pool_bytes", r.stack_pool_bytes},
                        {"wave_size", r.wave_size},
                        {"waves", r.waves}};

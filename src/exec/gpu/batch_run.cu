@@ -60,7 +60,15 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
     out.upload_ms += r->upload_ms;
     out.memory_setup_ms += r->memory_setup_ms;
     out.download_ms += r->download_ms;
+    out.host_ms += r->host_ms;
     out.plan.waves += r->plan.waves;
+    out.pool_reruns += r->pool_reruns;
+    out.stack_reruns += end - i;
+    out.host_calls += r->host_calls;
+    out.host_passes += r->host_passes;
+    out.host_fetch_rounds += r->host_fetch_rounds;
+    out.device_output_bytes += r->device_output_bytes;
+    out.device_log_drains += r->device_log_drains;
     out.stack_pool_bytes = std::max(out.stack_pool_bytes, r->stack_pool_bytes);
     i = end;
   }

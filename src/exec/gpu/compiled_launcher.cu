@@ -56,10 +56,17 @@ std::string cu_error(const Driver& d, CUresult r) {
 }
 
 // The CUDA stack per thread is reserved for every thread the device can
-// hold at once (64 KiB x 270k threads = 17 GiB on an H200); recursion
-// deeper than this allows stops earlier (with "call stack exhausted",
-// never an overflow).
-constexpr uint64_t kMaxStackPerThread = 64 * 1024;
+// hold at once, whatever the launch (64 KiB x 270k threads = 17 GiB on an
+// H200), so it may take at most a share of the device's memory, and CUDA
+// allows at most 512 KiB a thread (local memory per thread, programming
+// guide). Recursion deeper than the stack allows stops earlier (with "call
+// stack exhausted", never an overflow) and runs again on the interpreter
+// kernel. SQLite's largest frame is 6 KiB (sqlite3VdbeExec's spills): 64
+// KiB held 10 levels, too few for one query, so every compiled instance
+// ran twice (H200, 2026-11-24).
+constexpr uint64_t kMinStackPerThread = 64 * 1024;
+constexpr uint64_t kCudaMaxStackPerThread = 512 * 1024;
+constexpr uint64_t kStackShareOfMemory = 2;  // at most 1/2
 constexpr uint64_t kDefaultFrameBytes = 512;
 
 // Room for the kernel's own frame below the recursion.
@@ -71,7 +78,8 @@ struct LoadedCode {
   int device = 0;
   CUmodule mod = nullptr;
   CUfunction fn = nullptr;
-  uint64_t stack_set = 0;  // the device's CUDA stack limit as this code last set it
+  uint64_t stack_set = 0;   // the device's CUDA stack limit as this code last asked it
+  uint64_t stack_held = 0;  // and as the driver set it
 };
 
 Result<LoadedCode> load_on_current_device(const Driver& d, const std::vector<uint8_t>& cubin, const std::string& kernel) {
@@ -101,8 +109,11 @@ class CompiledLauncher final : public KernelLauncher {
         base_(kKernelFrameBytes + (frames >> 16)) {
     loaded_.push_back(first);
     cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, first.device) == cudaSuccess)
+    if (cudaGetDeviceProperties(&p, first.device) == cudaSuccess) {
       resident_threads_ = uint64_t(p.multiProcessorCount) * p.maxThreadsPerMultiProcessor;
+      const uint64_t share = p.totalGlobalMem / kStackShareOfMemory / resident_threads_ / 1024 * 1024;
+      stack_cap_ = std::clamp(share, kMinStackPerThread, kCudaMaxStackPerThread);
+    }
   }
   ~CompiledLauncher() override {
     for (const LoadedCode& c : loaded_) {
@@ -115,7 +126,13 @@ class CompiledLauncher final : public KernelLauncher {
   bool needs_frames() const override { return false; }
   uint64_t leave_words() const override { return leave_words_; }
   uint64_t reserved_bytes(uint32_t max_call_depth) const override {
-    return recursive_ ? stack_bytes(max_call_depth) * resident_threads_ : 0;
+    if (!recursive_) return 0;
+    // The stack the device holds now (set by an earlier batch) is already
+    // missing from its free memory: only the growth is still to come.
+    size_t held = 0;
+    if (cudaDeviceGetLimit(&held, cudaLimitStackSize) != cudaSuccess) held = 0;
+    const uint64_t need = stack_bytes(max_call_depth);
+    return need > held ? (need - held) * resident_threads_ : 0;
   }
 
   Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks,
@@ -129,9 +146,15 @@ class CompiledLauncher final : public KernelLauncher {
         std::lock_guard<std::mutex> g(mu_);
         if (bytes != code->stack_set) {
           WW_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, bytes));
+          // The driver may round or clamp the request.
+          size_t held = 0;
+          WW_CUDA(cudaDeviceGetLimit(&held, cudaLimitStackSize));
           code->stack_set = bytes;
+          code->stack_held = std::min<uint64_t>(bytes, held);
         }
+        bytes = code->stack_held;
       }
+      if (bytes <= base_) return err("compiled GPU code: the CUDA stack holds no frame (" + std::to_string(bytes) + " bytes)");
       // As many frames as the stack holds, at most the requested depth.
       wave.max_depth = uint32_t(std::min<uint64_t>(w.max_depth, (bytes - base_) / frame_));
     }
@@ -148,7 +171,7 @@ class CompiledLauncher final : public KernelLauncher {
 
  private:
   uint64_t stack_bytes(uint32_t max_depth) const {
-    return std::min<uint64_t>(kMaxStackPerThread, uint64_t(std::max<uint32_t>(max_depth, 1)) * frame_ + base_);
+    return std::min<uint64_t>(stack_cap_, uint64_t(std::max<uint32_t>(max_depth, 1)) * frame_ + base_);
   }
 
   // The code's module on the calling thread's GPU, loaded there on its
@@ -173,6 +196,7 @@ class CompiledLauncher final : public KernelLauncher {
   uint64_t frame_;
   uint64_t base_;  // the kernel's frame and the chain function's, below the recursion
   uint64_t resident_threads_ = 132 * 2048;
+  uint64_t stack_cap_ = kMinStackPerThread;  // per thread
 };
 
 }  // namespace

@@ -364,6 +364,9 @@ struct BatchResult {
   uint64_t pool_bytes_used = 0;
   uint32_t pool_wave_instances = 0;
   uint64_t pool_reruns = 0;
+  // Instances compiled code ran out of CUDA stack for, run again on the
+  // interpreter kernel (their host calls and output are counted above).
+  uint64_t stack_reruns = 0;
   // The interpreter's pool of call stack segments at its largest (0: none
   // was needed).
   uint64_t stack_pool_bytes = 0;

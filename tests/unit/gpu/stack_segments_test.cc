@@ -90,8 +90,8 @@ class StackSegments : public GpuTierTest {
     return r;  // the batch engine's own stacks: 384 slots, 64 calls
   }
   // Every instance of `r`, run with room to recurse (limits far above its
-  // own stack), returns want(its argument).
-  void expect_results(BatchRequest r, uint64_t (*want)(uint64_t)) {
+  // own stack), returns want(its argument); `stack_reruns`: the result's.
+  void expect_results(BatchRequest r, uint64_t (*want)(uint64_t), uint64_t* stack_reruns = nullptr) {
     r.stack_slots_limit = 1u << 22;
     r.call_depth_limit = 20000;
     auto out = run(r);
@@ -101,6 +101,7 @@ class StackSegments : public GpuTierTest {
       ASSERT_EQ(out->results[i], want(r.args[i])) << "instance " << i << ", argument " << r.args[i];
     }
     EXPECT_GT(out->stack_pool_bytes, 0u);
+    if (stack_reruns) *stack_reruns = out->stack_reruns;
   }
 };
 
@@ -116,6 +117,17 @@ TEST_P(StackSegments, WideFramesAndCallsThroughATable) {
   expect_results(request("wide", n), [](uint64_t a) { return 7 + 3 * a * (a + 1) / 2; });
   for (uint64_t& v : n) v = v * 7 + 1;  // up to 4894 calls deep, through call_indirect
   expect_results(request("even", n), [](uint64_t a) { return uint64_t(a % 2 == 0); });
+}
+
+// Compiled code's frames live in the CUDA stack, sized for the batch's
+// own depth: the instances that recurse deeper run again on the
+// interpreter, and the result counts them (the others ran compiled).
+TEST_P(StackSegments, DeeperInstancesRunAgainInterpretedAndAreCounted) {
+  std::vector<uint64_t> n;
+  for (uint32_t i = 0; i < 512; ++i) n.push_back(i % 2 ? 3000 : 10);
+  uint64_t reruns = 0;
+  expect_results(request("sum", n), [](uint64_t a) { return a * (a + 1) / 2; }, &reruns);
+  EXPECT_EQ(reruns, GetParam() ? 256u : 0u);
 }
 
 // "call stack exhausted" at the same call as on the CPU: the depth limit
