@@ -79,8 +79,11 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
 Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace) {
   // The last batch's memory, freed in the background, counts as free.
   wait_for_background_frees();
-  p.dev = probe_device();
-  if (req.memory_budget) p.dev.free_bytes = std::min(p.dev.free_bytes, req.memory_budget);
+  auto probe_free_memory = [&] {
+    p.dev = probe_device();
+    if (req.memory_budget) p.dev.free_bytes = std::min(p.dev.free_bytes, req.memory_budget);
+  };
+  probe_free_memory();
   const DeviceInfo& dev = p.dev;
   trace("probe device");
   if (!dev.available) return make_error(kNoOffset, dev.reason);
@@ -92,6 +95,8 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
   if (req.instances == 0) return make_error(kNoOffset, "GPU batch: no instances");
   p.launcher = req.launcher ? req.launcher.get() : &interpreter_launcher();
   KernelLauncher& launcher = *p.launcher;
+  WW_TRY(launcher.hold_stack(req.max_call_depth));
+  probe_free_memory();
 
   // The instances' initial state: a fresh CPU instantiation, or the
   // caller's instance.
@@ -150,7 +155,7 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
           ? HostCallPass::bytes_per_instance(host_call_width_of(img), launcher.leave_words(), file_budget != 0)
           : 0;
   WW_ASSIGN_OR_RETURN(p.plan, plan_for(*p.rq, img, dev.free_bytes, launcher.needs_frames(),
-                                       launcher.reserved_bytes(req.max_call_depth) + file_budget, host_call_bytes));
+                                       file_budget, host_call_bytes));
   return Status::Ok();
 }
 

@@ -125,14 +125,10 @@ class CompiledLauncher final : public KernelLauncher {
   const char* tier_name() const override { return "compiled"; }
   bool needs_frames() const override { return false; }
   uint64_t leave_words() const override { return leave_words_; }
-  uint64_t reserved_bytes(uint32_t max_call_depth) const override {
-    if (!recursive_) return 0;
-    // The stack the device holds now (set by an earlier batch) is already
-    // missing from its free memory: only the growth is still to come.
-    size_t held = 0;
-    if (cudaDeviceGetLimit(&held, cudaLimitStackSize) != cudaSuccess) held = 0;
-    const uint64_t need = stack_bytes(max_call_depth);
-    return need > held ? (need - held) * resident_threads_ : 0;
+  Status hold_stack(uint32_t max_call_depth) override {
+    if (!recursive_) return Status::Ok();
+    WW_ASSIGN_OR_RETURN(LoadedCode * code, on_this_device());
+    return held_stack(*code, max_call_depth).status();
   }
 
   Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks,
@@ -140,21 +136,7 @@ class CompiledLauncher final : public KernelLauncher {
     WW_ASSIGN_OR_RETURN(LoadedCode * code, on_this_device());
     DevWave wave = w;
     if (recursive_) {
-      uint64_t bytes = stack_bytes(w.max_depth);
-      {
-        // Two wave loops may share a GPU, and its limit.
-        std::lock_guard<std::mutex> g(mu_);
-        if (bytes != code->stack_set) {
-          WW_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, bytes));
-          // The driver may round or clamp the request.
-          size_t held = 0;
-          WW_CUDA(cudaDeviceGetLimit(&held, cudaLimitStackSize));
-          code->stack_set = bytes;
-          code->stack_held = std::min<uint64_t>(bytes, held);
-        }
-        bytes = code->stack_held;
-      }
-      if (bytes <= base_) return err("compiled GPU code: the CUDA stack holds no frame (" + std::to_string(bytes) + " bytes)");
+      WW_ASSIGN_OR_RETURN(const uint64_t bytes, held_stack(*code, w.max_depth));
       // As many frames as the stack holds, at most the requested depth.
       wave.max_depth = uint32_t(std::min<uint64_t>(w.max_depth, (bytes - base_) / frame_));
     }
@@ -170,6 +152,25 @@ class CompiledLauncher final : public KernelLauncher {
   }
 
  private:
+  // The device's CUDA stack per thread for calls up to `max_depth` deep,
+  // set on the code's GPU when it differs from the last request.
+  Result<uint64_t> held_stack(LoadedCode& code, uint32_t max_depth) {
+    const uint64_t bytes = stack_bytes(max_depth);
+    // Two wave loops may share a GPU, and its limit.
+    std::lock_guard<std::mutex> g(mu_);
+    if (bytes != code.stack_set) {
+      WW_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, bytes));
+      // The driver may round or clamp the request.
+      size_t held = 0;
+      WW_CUDA(cudaDeviceGetLimit(&held, cudaLimitStackSize));
+      code.stack_set = bytes;
+      code.stack_held = std::min<uint64_t>(bytes, held);
+    }
+    if (code.stack_held <= base_)
+      return err("compiled GPU code: the CUDA stack holds no frame (" + std::to_string(code.stack_held) + " bytes)");
+    return code.stack_held;
+  }
+
   uint64_t stack_bytes(uint32_t max_depth) const {
     return std::min<uint64_t>(stack_cap_, uint64_t(std::max<uint32_t>(max_depth, 1)) * frame_ + base_);
   }

@@ -22,10 +22,12 @@ class KernelLauncher {
   // device memory; compiled code keeps its frames in registers and on the
   // CUDA stack.
   virtual bool needs_frames() const = 0;
-  // Device bytes the launcher needs beside the wave's buffers for calls up
-  // to `max_call_depth` deep (the CUDA stack of recursive compiled code);
-  // the plan leaves room for them.
-  virtual uint64_t reserved_bytes(uint32_t max_call_depth) const { return 0; }
+  // Takes the device memory the launcher needs beside the wave's buffers
+  // for calls up to `max_call_depth` deep (the CUDA stack of recursive
+  // compiled code) before the plan reads what is free: CUDA's own
+  // reservation for a stack is not stack x threads exactly, and a 141 GB
+  // plan that counted it ahead failed to allocate its pool by 2 GB.
+  virtual Status hold_stack(uint32_t max_call_depth) { return Status::Ok(); }
   // Words of saved frames one instance may need to leave for the host
   // (compiled code unwinds its calls; the interpreter's frames stay where
   // they are): the wave loop sizes DevHostCalls::frames from it.

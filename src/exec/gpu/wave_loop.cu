@@ -576,8 +576,18 @@ Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
   // use with an eighth to spare; the next wave is what it then holds.
   const uint64_t rest = req_.instances - (first + n - *redo);
   const double want = double((rest + 31) / 32) * per_group * 1.125;
-  if (want > double(pool_chunks_) && pool_chunks_ * chunk < plan_.pool_bytes_max)
-    WW_TRY(set_pool(std::min<uint64_t>(plan_.pool_bytes_max, uint64_t(want + 1) * chunk)));
+  if (want > double(pool_chunks_) && pool_chunks_ * chunk < plan_.pool_bytes_max) {
+    // What the device holds since the plan (a first pool cut from the
+    // wave's block stays until the block goes; another wave loop's
+    // buffers) is not the plan's to give: the pool grows into what is free
+    // now, a margin left. SQLite at 1M beside a 75 GB CUDA stack failed
+    // here, asking the plan's 66 GB with 65 GB free.
+    size_t free_b = 0, total_b = 0;
+    WW_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    const uint64_t room = free_b > kReserveBytes ? (free_b - kReserveBytes) / chunk * chunk : 0;
+    const uint64_t bytes = std::min({plan_.pool_bytes_max, uint64_t(want + 1) * chunk, room});
+    if (bytes > pool_chunks_ * chunk) WW_TRY(set_pool(bytes));
+  }
   uint64_t next = uint64_t(double(pool_chunks_) / (per_group * 1.125)) * 32;
   // A lone instance that does not fit keeps its trap (run_batch moves past it).
   if (*redo && next >= n) next = std::max<uint32_t>(n / 2, 1);
