@@ -8,11 +8,12 @@
 # host passes (round trips) and waves, output bytes/s. Runs on the GPU
 # machine from the bundle. greet's GPU runs use the sparse layout, so that
 # the compiled code cached by the first run is the code every size uses;
-# SQLite's interpreter runs the layout the plan picks; its compiled code
-# (SQL_TIERS="interp compiled") the layout SQL_COMPILED_LAYOUT names
-# (default sparse), from the cache WW_CACHE_DIR names (`wasmwarp compile
-# --gpu-arch sm_90 --gpu-layout sparse --invoke _start` ahead: NVRTC takes
-# half an hour over SQLite, RESULTS.md).
+# SQLite's rows run the layout the plan picks on both tiers (interleaved
+# up to 100K, sparse at 1M), or SQL_COMPILED_LAYOUT's for compiled code
+# (SQL_TIERS="interp compiled"), from the cache WW_CACHE_DIR names
+# (`wasmwarp compile --gpu-arch sm_90 --gpu-layout L --invoke _start` ahead,
+# once per layout: NVRTC takes 40 minutes over SQLite on 2 cores,
+# RESULTS.md).
 # usage: bench/wasi/run-gpu.sh WASMWARP BUNDLE   env: SIZES (default "10000 100000 1000000"; empty: none),
 #        SQL_SIZES (default "10000 100000"), SQL_TIERS (default "interp"), SQL_COMPILED_LAYOUT
 set -uo pipefail
@@ -58,9 +59,9 @@ q="select id, name, v * 3, length(name) from t where id % 97 = @index % 97 order
 for n in ${SQL_SIZES-10000 100000}; do
   for tier in ${SQL_TIERS:-interp}; do
     layout=auto
-    [[ $tier == compiled ]] && layout=${SQL_COMPILED_LAYOUT:-sparse}
+    [[ $tier == compiled ]] && layout=${SQL_COMPILED_LAYOUT:-auto}
     row sqlite "$n" interp "$tier" "$layout" -- --dir db::db "$B/wasi/bin/sqlite.wasm" db/t.db "$q"
-    [[ $tier == compiled ]] && echo "  sqlite compiled, $n: compile $(js compile_ms gpu.json) ms, load $(js load_ms gpu.json) ms, kernel $(js kernel gpu.json) ms, $(js reserved_bytes_per_instance gpu.json) B reserved an instance"
+    [[ $tier == compiled ]] && echo "  sqlite compiled, $n: compile $(js compile_ms gpu.json) ms, load $(js load_ms gpu.json) ms, kernel $(js kernel gpu.json) ms, $(js stack_reruns gpu.json) instances ran again interpreted"
   done
 done
 exit $fail
