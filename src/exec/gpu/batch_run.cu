@@ -149,15 +149,46 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
   }
   // The device's copies of read-only files come out of the reserve.
   const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr;
-  const uint64_t file_budget = dw ? dw->file_budget : 0;
-  const uint64_t host_call_bytes =
+  p.file_budget = dw ? dw->file_budget : 0;
+  p.host_call_bytes =
       uses_host_calls(req, img)
-          ? HostCallPass::bytes_per_instance(host_call_width_of(img), launcher.leave_words(), file_budget != 0)
+          ? HostCallPass::bytes_per_instance(host_call_width_of(img), launcher.leave_words(), p.file_budget != 0)
           : 0;
-  WW_ASSIGN_OR_RETURN(p.plan, plan_for(*p.rq, img, dev.free_bytes, launcher.needs_frames(),
-                                       file_budget, host_call_bytes));
+  return plan_batch(p);
+}
+
+Status plan_batch(PreparedBatch& p) {
+  WW_ASSIGN_OR_RETURN(p.plan, plan_for(*p.rq, p.img, p.dev.free_bytes, p.launcher->needs_frames(), p.file_budget,
+                                       p.host_call_bytes));
   return Status::Ok();
 }
+
+namespace {
+
+// A wave loop whose buffers are allocated, planned again with an eighth
+// less memory while the device refuses them: the plan leaves a fixed
+// reserve for what it does not count, and a 75 GB CUDA stack beside it
+// left compiled SQLite's 100K batch (interleaved, 60K-instance waves)
+// 5 GB short.
+Result<std::unique_ptr<WaveLoop>> set_up_wave_loop(const BatchRequest& req, PreparedBatch& p, BatchResult& out,
+                                                   Clock::time_point t_start) {
+  constexpr int kReplans = 4;
+  for (int attempt = 0;; ++attempt) {
+    auto loop = std::make_unique<WaveLoop>(*p.rq, *p.launcher, p.store->impl(), p.instance, p.img, p.plan, t_start);
+    Status s = loop->setup(out);
+    if (s.ok()) return std::move(loop);
+    const bool out_of_memory = s.error().message.find("out of memory") != std::string::npos;
+    if (!out_of_memory || attempt == kReplans || p.plan.wave_size <= 32) return s.error();
+    loop.reset();
+    (void)cudaGetLastError();  // the refusal is not sticky; no later check should see it
+    wait_for_background_frees();
+    p.dev.free_bytes -= p.dev.free_bytes / 8;
+    WW_TRY(plan_batch(p));
+    if (req.on_plan) req.on_plan(p.plan, p.dev.name);
+  }
+}
+
+}  // namespace
 
 Status check_then(const BatchRequest& req) {
   const Module& mod = req.module->module;
@@ -176,7 +207,6 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   WW_TRY(prepare_batch(req, p, trace));
   const Module& mod = req.module->module;
   KernelLauncher& launcher = *p.launcher;
-  const BatchRequest* rq = p.rq;
   const BatchPlan& plan = p.plan;
   const DeviceInfo& dev = p.dev;
   const double plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
@@ -189,8 +219,8 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   BatchResult out;
   auto t_free = Clock::now();
   {
-    WaveLoop loop(*rq, launcher, p.store->impl(), p.instance, p.img, plan, t_start);
-    WW_TRY(loop.setup(out));
+    WW_ASSIGN_OR_RETURN(std::unique_ptr<WaveLoop> wave_loop, set_up_wave_loop(req, p, out, t_start));
+    WaveLoop& loop = *wave_loop;
     out.plan = plan;
     out.device_name = dev.name;
     out.tier = launcher.tier_name();

@@ -87,9 +87,12 @@ struct PreparedBatch {
   GpuImage img;
   BatchRequest resolved;               // a copy, made only when something changed
   const BatchRequest* rq = nullptr;    // the request, or `resolved`
+  uint64_t file_budget = 0, host_call_bytes = 0;  // what the plan adds for files and host calls
   BatchPlan plan;
 };
 Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace);
+// The plan for p.dev.free_bytes.
+Status plan_batch(PreparedBatch& p);
 // Chained calls (BatchRequest::then) of defined functions, with arguments
 // that fit them.
 Status check_then(const BatchRequest& req);
