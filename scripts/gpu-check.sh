@@ -11,7 +11,7 @@
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
-#              [unit python programs examples auto wasi spec diff sparse startup bench chain ncu
+#              [unit python programs examples auto wasi spec diff sparse startup bench wasibench chain ncu
 #               scale interrupt simd gpus; also layout, deadline, transfers]
 #   env for part gpus: GPU_COUNTS, GPUS_SCALE, GPUS_REPEAT, GPUS_CHECK_DIV,
 #              BENCHES, TIERS (bench/gpus/run.sh's)
@@ -24,11 +24,13 @@ export LD_LIBRARY_PATH=$B/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PA
 # Compiled code: the bundle's cache (the spec modules, prefilled), then
 # whatever this run compiles.
 export WW_CACHE_DIR=${WW_CACHE_DIR:-$B/code-cache}
+# Large entries travel compressed (gpu-prepare's WW_SQLITE_COMPILED).
+[[ -d $B/code-cache ]] && find "$B/code-cache" -name '*.wwc.xz' -exec unxz -f {} +
 W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit python programs examples auto wasi spec diff sparse startup bench chain ncu scale interrupt simd gpus} "
+parts=" ${PARTS:-unit python programs examples auto wasi spec diff sparse startup bench wasibench chain ncu scale interrupt simd gpus} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -212,6 +214,17 @@ if want bench; then
 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" "$O/bench-table.txt" "$O/bench-work" >"$O/bench.log" 2>&1
 row "benchmarks (auto layout)" "exit $? (table below)"
 fi
+if want wasibench; then
+# 6b. WASI batches against the CPU backend on every core: greet at 10K,
+# 100K and 1M on both GPU tiers, SQLite at 10K and 100K on the
+# interpreter, and on compiled code when the bundle carries it.
+sql_tiers=interp
+[[ -f $B/code-cache/sqlite-compiled ]] && sql_tiers="interp compiled"
+WORK=$O/wasi-bench-work SQL_TIERS=$sql_tiers bash "$root/bench/wasi/run-gpu.sh" "$W" "$B" >"$O/wasi-bench.txt" 2>&1
+row "wasi bench (rows = cpu's)" "exit $?, $(grep -c ' identical$' "$O/wasi-bench.txt") identical, $(grep -c ' DIFFER$' "$O/wasi-bench.txt") differ ($sql_tiers)"
+rm -f "$O"/wasi-bench-work/*.out
+fi
+
 if want simd; then
 # SIMD on the GPU interpreter: the vectorised C program, as exports and as
 # a WASI command, against its native build (tests/simd/simd-c.sh), then the kernels with and without
