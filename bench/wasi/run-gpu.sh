@@ -9,7 +9,7 @@
 # machine from the bundle. greet's GPU runs use the sparse layout, so that
 # the compiled code cached by the first run is the code every size uses;
 # SQLite's rows run the layout the plan picks on both tiers (interleaved
-# up to 100K, sparse at 1M), or SQL_COMPILED_LAYOUT's for compiled code
+# up to about 260K, sparse at 1M), or SQL_COMPILED_LAYOUT's for compiled code
 # (SQL_TIERS="interp compiled"), from the cache WW_CACHE_DIR names
 # (`wasmwarp compile --gpu-arch sm_90 --gpu-layout L --invoke _start` ahead,
 # once per layout: NVRTC takes 40 minutes over SQLite on 2 cores,
