@@ -61,9 +61,9 @@ std::string cu_error(const Driver& d, CUresult r) {
 // allows at most 512 KiB a thread (local memory per thread, programming
 // guide). Recursion deeper than the stack allows stops earlier (with "call
 // stack exhausted", never an overflow) and runs again on the interpreter
-// kernel. SQLite's largest frame is 6 KiB (sqlite3VdbeExec's spills): 64
-// KiB held 10 levels, too few for one query, so every compiled instance
-// ran twice (H200, 2026-11-24).
+// kernel. SQLite's largest frame is 6 KiB: 64 KiB held 10 levels, too few
+// for one query (25 to 32), so every compiled instance ran twice (H200,
+// 2026-11-24).
 constexpr uint64_t kMinStackPerThread = 64 * 1024;
 constexpr uint64_t kCudaMaxStackPerThread = 512 * 1024;
 constexpr uint64_t kStackShareOfMemory = 2;  // at most 1/2

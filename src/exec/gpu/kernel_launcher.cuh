@@ -24,9 +24,9 @@ class KernelLauncher {
   virtual bool needs_frames() const = 0;
   // Takes the device memory the launcher needs beside the wave's buffers
   // for calls up to `max_call_depth` deep (the CUDA stack of recursive
-  // compiled code) before the plan reads what is free: CUDA's own
-  // reservation for a stack is not stack x threads exactly, and a 141 GB
-  // plan that counted it ahead failed to allocate its pool by 2 GB.
+  // compiled code) before the plan reads what is free: a stack an earlier
+  // batch set is already missing from free memory, and counting it again
+  // (75 GB on an H200) left later batches of the process no room.
   virtual Status hold_stack(uint32_t max_call_depth) { return Status::Ok(); }
   // Words of saved frames one instance may need to leave for the host
   // (compiled code unwinds its calls; the interpreter's frames stay where
