@@ -108,7 +108,7 @@ if [[ ${WW_PREFILL_CACHE:-1} == 1 ]]; then
   done
 fi
 # SQLite's compiled GPU code, for the compiled rows of gpu-check's part
-# wasibench, in both layouts the plan picks (interleaved up to 100K,
+# wasibench, in both layouts the plan picks (interleaved up to about 260K,
 # sparse beyond): asked for, since NVRTC takes 25-45 minutes a layout on
 # 2 cores and 4-9 GB. Its entries (92 and 168 MB) travel xz-compressed
 # (5 and 7 MB); gpu-check unpacks them.
