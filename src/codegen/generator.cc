@@ -15,6 +15,14 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
+std::string return_of(uint32_t nresults, const std::function<std::string(uint32_t)>& value) {
+  if (nresults == 0) return " return;";
+  if (nresults == 1) return " return " + value(0) + ";";
+  std::string s = " RetT ret_;";
+  for (uint32_t k = 0; k < nresults; ++k) s += " ret_.v[" + std::to_string(k) + "] = " + value(k) + ";";
+  return s + " return ret_;";
+}
+
 std::string ret_type(uint32_t nresults) {
   if (nresults == 0) return "void";
   if (nresults == 1) return "uint64_t";
@@ -257,14 +265,7 @@ void Generator::emit_op(const DecodedOp& o, uint32_t def) {
   if (needs_pc) out_ += " constexpr uint32_t kPc = " + std::to_string(o.pc) + "u;";
   switch (o.d.op) {
     case BcOp::Return: {
-      const uint32_t nr = nresults(nimp_ + def);
-      if (nr == 0) out_ += " return;";
-      else if (nr == 1) out_ += " return r0;";
-      else {
-        out_ += " RetT ret_;";
-        for (uint32_t k = 0; k < nr; ++k) out_ += " ret_.v[" + std::to_string(k) + "] = r" + std::to_string(k) + ";";
-        out_ += " return ret_;";
-      }
+      out_ += return_of(nresults(nimp_ + def), [](uint32_t k) { return "r" + std::to_string(k); });
       break;
     }
     case BcOp::BrTable: {

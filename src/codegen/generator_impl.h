@@ -3,6 +3,7 @@
 // call_indirect and its dispatchers). Not part of codegen's interface.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ namespace ww::codegen::detail {
 
 std::string hex64(uint64_t v);
 std::string ret_type(uint32_t nresults);
+// " return ...;" of nresults values, value k written by value(k) (a
+// function of several results fills a RetT).
+std::string return_of(uint32_t nresults, const std::function<std::string(uint32_t)>& value);
 
 class Generator {
  public:

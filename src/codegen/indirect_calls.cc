@@ -84,14 +84,7 @@ void Generator::emit_dispatchers(bool definitions) {
     out_ += "    default: {\n      uint64_t io_[" + std::to_string(std::max<uint32_t>(std::max(np, nr), 1)) + "] = {";
     for (uint32_t k = 0; k < np; ++k) out_ += (k ? ", a" : "a") + std::to_string(k);
     out_ += "};\n      TRAP_IF(TrapCode(I.api->call_ref(&I, ref_, " + std::to_string(rep) + "u, io_, depth)));\n";
-    if (nr == 0) out_ += "      return;\n";
-    else if (nr == 1) out_ += "      return io_[0];\n";
-    else {
-      out_ += "      RetT r_;";
-      for (uint32_t k = 0; k < nr; ++k) out_ += " r_.v[" + std::to_string(k) + "] = io_[" + std::to_string(k) + "];";
-      out_ += "\n      return r_;\n";
-    }
-    out_ += "    }\n  }\n}\n\n";
+    out_ += "     " + return_of(nr, [](uint32_t k) { return "io_[" + std::to_string(k) + "]"; }) + "\n    }\n  }\n}\n\n";
   }
 }
 
