@@ -79,13 +79,11 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
 Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace) {
   // The last batch's memory, freed in the background, counts as free.
   wait_for_background_frees();
-  // A launcher exists only where its device does; the stack it holds is
-  // then missing from what the probe finds free.
-  p.launcher = req.launcher ? req.launcher.get() : &interpreter_launcher();
-  KernelLauncher& launcher = *p.launcher;
-  WW_TRY(launcher.hold_stack(req.max_call_depth));
-  p.dev = probe_device();
-  if (req.memory_budget) p.dev.free_bytes = std::min(p.dev.free_bytes, req.memory_budget);
+  auto probe_free_memory = [&] {
+    p.dev = probe_device();
+    if (req.memory_budget) p.dev.free_bytes = std::min(p.dev.free_bytes, req.memory_budget);
+  };
+  probe_free_memory();
   const DeviceInfo& dev = p.dev;
   trace("probe device");
   if (!dev.available) return make_error(kNoOffset, dev.reason);
@@ -95,6 +93,10 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
     return make_error(kNoOffset, "GPU batch: the export is not a function defined by the module");
   WW_TRY(check_then(req));
   if (req.instances == 0) return make_error(kNoOffset, "GPU batch: no instances");
+  p.launcher = req.launcher ? req.launcher.get() : &interpreter_launcher();
+  KernelLauncher& launcher = *p.launcher;
+  WW_TRY(launcher.hold_stack(req.max_call_depth));
+  probe_free_memory();
 
   // The instances' initial state: a fresh CPU instantiation, or the
   // caller's instance.
