@@ -650,6 +650,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
     out.phases.compile = ce.outcome.generate_ms + ce.outcome.compile_ms + ce.outcome.load_ms;
     out.compile.used = ce.exec != nullptr;
     WW_TRY(driver.run_segment(ce.exec ? *ce.exec : *interp, 0, spec.instances));
+    trace("run the segment");
     driver.retire(std::move(ce.exec));
   } else if (tier == Tier::Auto && spec.instances >= auto_min) {
     WW_TRY(driver.run_with_background_compile(*interp, req));
@@ -657,7 +658,9 @@ Result<BatchResult> run(const BatchSpec& spec) {
     WW_TRY(driver.run_segment(*interp, 0, spec.instances));
   }
   trace("run");
-  return finish_run(spec, job, out);
+  auto r = finish_run(spec, job, out);
+  trace("unfinished instances");
+  return r;
 }
 
 namespace {

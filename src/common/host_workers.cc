@@ -1,5 +1,9 @@
 #include "common/host_workers.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -135,6 +139,30 @@ void parallel_copy(void* dst, const void* src, size_t bytes) {
 
 void parallel_fill(void* dst, uint8_t value, size_t bytes) {
   split(bytes, [&](size_t off, size_t len) { std::memset(static_cast<uint8_t*>(dst) + off, value, len); });
+}
+
+namespace {
+
+void widen_u32(uint64_t* dst, const uint32_t* src, size_t n) {
+  size_t i = 0;
+#ifdef __SSE2__
+  for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 15); ++i) dst[i] = src[i];
+  const __m128i zero = _mm_setzero_si128();
+  for (; i + 4 <= n; i += 4) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_unpacklo_epi32(v, zero));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 2), _mm_unpackhi_epi32(v, zero));
+  }
+  _mm_sfence();  // the streamed stores are seen before the job counts as done
+#endif
+  for (; i < n; ++i) dst[i] = src[i];
+}
+
+}  // namespace
+
+void parallel_widen_u32(uint64_t* dst, const uint32_t* src, size_t n) {
+  // In whole values: split() hands out byte ranges of 4 KiB multiples.
+  split(n * 4, [&](size_t off, size_t len) { widen_u32(dst + off / 4, src + off / 4, len / 4); });
 }
 
 size_t parallel_find_byte(const void* p, uint8_t value, size_t bytes) {

@@ -29,6 +29,11 @@ void limit_host_workers(size_t n);
 void parallel_copy(void* dst, const void* src, size_t bytes);
 void parallel_fill(void* dst, uint8_t value, size_t bytes);
 inline void parallel_zero(void* dst, size_t bytes) { parallel_fill(dst, 0, bytes); }
+// dst[i] = src[i] zero-extended, for i < n, over the workers; the stores
+// bypass the cache, so the destination is written without first being
+// read (i32 results widened to their 8-byte slots: 8.3M of them took
+// 2.9 ms of Mandelbrot's batch).
+void parallel_widen_u32(uint64_t* dst, const uint32_t* src, size_t n);
 // The offset of the first byte equal to `value`, or `bytes` when none is:
 // memchr over the workers (one thread scanned 8 MB of flags in 0.6 ms).
 size_t parallel_find_byte(const void* p, uint8_t value, size_t bytes);

@@ -2,24 +2,35 @@
 // milliseconds since the step before, for finding where a batch's time
 // goes below the phases of --stats. A sync callback (the GPU's device
 // synchronise) makes queued device work land on the step that queued it;
-// off, a step costs one branch.
+// off, a step costs one branch. WW_TRACE_STEPS=async leaves the device
+// alone (a synchronise waits behind other threads' frees too).
 #pragma once
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 namespace ww {
 
 class StepTrace {
  public:
   using Sync = void (*)();
-  explicit StepTrace(const char* who, Sync sync = nullptr) : who_(who), sync_(sync), on_(enabled()) {}
+  explicit StepTrace(const char* who, Sync sync = nullptr)
+      : who_(who), sync_(synchronising() ? sync : nullptr), on_(enabled()) {}
 
   static bool enabled() {
     static const bool on = [] {
       const char* v = std::getenv("WW_TRACE_STEPS");
       return v && *v && *v != '0';
+    }();
+    return on;
+  }
+
+  static bool synchronising() {
+    static const bool on = [] {
+      const char* v = std::getenv("WW_TRACE_STEPS");
+      return !(v && std::string_view(v) == "async");
     }();
     return on;
   }

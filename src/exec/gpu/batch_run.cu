@@ -43,7 +43,7 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
 // run twice: its instances keep the trap.
 void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d, BatchResult& out) {
   const uint8_t exhausted = uint8_t(TrapCode::CallStackExhausted);
-  if (!req.launcher || imports_atomic_add(req.module->module) ||
+  if (!req.launcher || out.trapped_counted == 0 || imports_atomic_add(req.module->module) ||
       parallel_find_byte(d.traps, exhausted, req.instances) == req.instances)
     return;
   for (uint32_t i = 0; i < req.instances;) {
@@ -250,12 +250,13 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
       // waves (rerun_exhausted): their waves' rows, and without `claim` all
       // rows after them, are final only when run_batch returns.
       if (req.final_rows && !exhausted_seen) {
-        exhausted_seen = req.launcher && parallel_find_byte(traps + first, uint8_t(TrapCode::CallStackExhausted),
-                                                            n - redo) < n - redo;
+        exhausted_seen = req.launcher && loop.wave_trapped() &&
+                         parallel_find_byte(traps + first, uint8_t(TrapCode::CallStackExhausted), n - redo) < n - redo;
         if (!exhausted_seen) req.final_rows(first, first + n - redo);
         if (req.claim) exhausted_seen = false;
       }
       first += n - redo;
+      trace("rows final");
     }
     WW_TRY(loop.finish());
     out.kernel_ms = loop.kernel_ms();

@@ -64,9 +64,13 @@ class DeviceScope {
   int before_;
   Status status_;
 };
-// Pins the host buffers batches copy through, ahead of the first batch
-// (the GPU's start-up thread calls it while the inputs are read).
+// Pins the host buffers batches copy through and loads the small kernels
+// every wave launches, ahead of the first batch (the GPU's start-up thread
+// calls it while the inputs are read).
 void prepare_transfers();
+// Loads the wave kernels every batch launches (CUDA loads a kernel lazily,
+// at its first launch: 0.5-0.8 ms of a batch's set-up on an H200).
+void load_wave_kernels();
 // Drops `object` (compiled code holding a loaded module) on the thread that
 // frees finished batches' device memory, after those frees: unloading a
 // module waits for them, and the caller has outputs to write meanwhile.
@@ -316,9 +320,9 @@ struct BatchRequest {
     uint32_t* trap_func = nullptr;
     uint32_t* trap_pc = nullptr;
     uint8_t* finished = nullptr;
-    // trap_func and trap_pc hold zeros already (a batch's fresh columns):
-    // waves without a trap then leave them as they are, where zeroing them
-    // again was a tenth of an 8.3M-instance batch.
+    // traps, trap_func and trap_pc hold zeros already (a batch's fresh
+    // columns): waves without a trap then leave them as they are, where
+    // zeroing them again was a tenth of an 8.3M-instance batch.
     bool trap_words_zero = false;
     uint64_t* results_hi = nullptr;  // as results, v128 results' high words; null: not wanted
   } dest;
@@ -367,6 +371,8 @@ struct BatchResult {
   // Instances compiled code ran out of CUDA stack for, run again on the
   // interpreter kernel (their host calls and output are counted above).
   uint64_t stack_reruns = 0;
+  // Instances whose trap the device counted (WaveLoop::wave_trapped()).
+  uint64_t trapped_counted = 0;
   // The interpreter's pool of call stack segments at its largest (0: none
   // was needed).
   uint64_t stack_pool_bytes = 0;

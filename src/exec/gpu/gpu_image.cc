@@ -4,7 +4,8 @@
 #include <cstring>
 #include <map>
 
-#include "bytecode/ops.h"
+#include "bytecode/op_effects.h"
+#include "semantics/intrinsics.h"
 
 namespace ww::gpu {
 
@@ -100,14 +101,19 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
   }
 
   // Scan the bytecode once for what decides the per-instance layout.
+  bool stores = false;
   for (size_t pc = 0; pc < bc.code.size();) {
     BcDecoded d;
     if (!bc_decode(bc.code.data() + pc, bc.code.size() - pc, &d))
       return make_error(kNoOffset, "GPU image: undecodable bytecode at word " + std::to_string(pc));
     if (op_mutates_tables(d.op)) img.tables_mutable = true;
     if (d.op == BcOp::MemoryGrow) img.uses_memory_grow = true;
+    if (bc_op_writes_memory(d.op)) stores = true;
     pc += d.words;
   }
+  img.writes_memory = stores || std::any_of(img.import_intrinsic.begin(), img.import_intrinsic.end(), [](uint8_t id) {
+                        return id >= kDevWasiFirst || intrinsic_on_host(Intrinsic(id));
+                      });
 
   if (!inst.memories.empty()) {
     const MemoryInst& mem = store.memories[inst.memories[0]];

@@ -70,6 +70,10 @@ struct GpuImage {
   // init): then each instance gets its own copy, else all share one.
   bool tables_mutable = false;
   bool uses_memory_grow = false;
+  // False when nothing the module runs can write its memory (no store or
+  // bulk memory op, no import the host or WASI serves): a sparse batch then
+  // needs no pool to speak of.
+  bool writes_memory = true;
 
   uint32_t total_table_cap() const;
 };

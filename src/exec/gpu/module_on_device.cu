@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -70,51 +71,83 @@ Status upload_sparse_image(DeviceArena& arena, const GpuImage& img, uint32_t shi
   return arena.upload(&out.image_chunks, bytes);
 }
 
+namespace {
+
+// Host arrays gathered into one device allocation and one copy: the
+// module's twenty-odd arrays, each its own cudaMalloc and cudaMemcpy, took
+// 0.4-0.5 ms of every batch on an H200. Each array starts 256-byte
+// aligned and takes at least 16 bytes, so that every pointer is a real,
+// distinct allocation as DeviceArena::upload makes them.
+class PackedUpload {
+ public:
+  template <class T>
+  void add(const T** out, const std::vector<T>& v) {
+    const size_t off = (bytes_.size() + 255) & ~size_t{255};
+    bytes_.resize(off + std::max<size_t>(v.size() * sizeof(T), 16), 0);
+    if (!v.empty()) std::memcpy(bytes_.data() + off, v.data(), v.size() * sizeof(T));
+    fixups_.push_back([out, off](uint8_t* base) { *out = reinterpret_cast<const T*>(base + off); });
+  }
+  Status upload(DeviceArena& arena) {
+    uint8_t* base = nullptr;
+    WW_TRY(arena.alloc(&base, bytes_.size()));
+    WW_CUDA(cudaMemcpy(base, bytes_.data(), bytes_.size(), cudaMemcpyHostToDevice));
+    for (const auto& f : fixups_) f(base);
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  std::vector<std::function<void(uint8_t*)>> fixups_;
+};
+
+}  // namespace
+
 Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& out) {
+  PackedUpload up;
   DevModule& M = out.M;
-  WW_TRY(arena.upload(&M.code, img.code));
-  WW_TRY(arena.upload(&M.consts, img.consts));
-  WW_TRY(arena.upload(&M.br_tables, img.br_tables));
-  WW_TRY(arena.upload(&M.funcs, img.funcs));
+  up.add(&M.code, img.code);
+  up.add(&M.consts, img.consts);
+  up.add(&M.br_tables, img.br_tables);
+  up.add(&M.funcs, img.funcs);
   M.num_imported_funcs = img.num_imported_funcs;
   M.num_funcs = img.num_funcs;
-  WW_TRY(arena.upload(&M.func_canon, img.func_canon));
-  WW_TRY(arena.upload(&M.type_canon, img.type_canon));
-  WW_TRY(arena.upload(&M.import_intrinsic, img.import_intrinsic));
-  WW_TRY(arena.upload(&M.import_nparams, img.import_nparams));
-  WW_TRY(arena.upload(&M.import_nresults, img.import_nresults));
-  WW_TRY(arena.upload(&M.data_bytes, img.data_bytes));
-  WW_TRY(arena.upload(&M.data_offset, img.data_offset));
-  WW_TRY(arena.upload(&M.data_size, img.data_size));
-  WW_TRY(arena.upload(&M.elem_refs, img.elem_refs));
-  WW_TRY(arena.upload(&M.elem_offset, img.elem_offset));
-  WW_TRY(arena.upload(&M.elem_size, img.elem_size));
-  WW_TRY(arena.upload(&M.table_offset, img.table_offset));
-  WW_TRY(arena.upload(&M.table_cap, img.table_cap));
-  WW_TRY(arena.upload(&M.shared_tables, img.table_elems));
-  WW_TRY(arena.upload(&M.shared_table_size, img.table_init_size));
+  up.add(&M.func_canon, img.func_canon);
+  up.add(&M.type_canon, img.type_canon);
+  up.add(&M.import_intrinsic, img.import_intrinsic);
+  up.add(&M.import_nparams, img.import_nparams);
+  up.add(&M.import_nresults, img.import_nresults);
+  up.add(&M.data_bytes, img.data_bytes);
+  up.add(&M.data_offset, img.data_offset);
+  up.add(&M.data_size, img.data_size);
+  up.add(&M.elem_refs, img.elem_refs);
+  up.add(&M.elem_offset, img.elem_offset);
+  up.add(&M.elem_size, img.elem_size);
+  up.add(&M.table_offset, img.table_offset);
+  up.add(&M.table_cap, img.table_cap);
+  up.add(&M.shared_tables, img.table_elems);
+  up.add(&M.shared_table_size, img.table_init_size);
   M.num_tables = uint32_t(img.table_cap.size());
   M.slot_width = img.slot_width;
   M.global_hi_row = uint32_t(img.global_types.size());
 
   InitState& S = out.init;
-  WW_TRY(arena.upload(&S.globals, img.globals));
+  up.add(&S.globals, img.globals);
   S.nglobals = uint32_t(img.globals.size());
-  WW_TRY(arena.upload(&S.data_dropped, img.data_dropped));
+  up.add(&S.data_dropped, img.data_dropped);
   S.ndatas = uint32_t(img.data_size.size());
-  WW_TRY(arena.upload(&S.elem_dropped, img.elem_dropped));
+  up.add(&S.elem_dropped, img.elem_dropped);
   S.nelems = uint32_t(img.elem_size.size());
   S.init_pages = img.init_pages;
-  WW_TRY(arena.upload(&S.table_init_size, img.table_init_size));
+  up.add(&S.table_init_size, img.table_init_size);
   S.total_table_cap = img.total_table_cap();
 
   std::vector<uint32_t> words((img.memory.size() + 3) / 4, 0);
   if (!img.memory.empty()) std::memcpy(words.data(), img.memory.data(), img.memory.size());
   // Past its last non-zero word the image is the zeros cudaMemset writes.
   while (!words.empty() && words.back() == 0) words.pop_back();
-  WW_TRY(arena.upload(&out.image_words, words));
+  up.add(&out.image_words, words);
   out.num_image_words = words.size();
-  return Status::Ok();
+  return up.upload(arena);
 }
 
 Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std::vector<uint32_t>* canvas_before) {

@@ -10,6 +10,20 @@
 namespace ww::gpu {
 
 
+void load_wave_kernels() {
+  // Asking for a kernel's attributes loads it; what fails here fails again,
+  // checked, where the batch launches it.
+  cudaFuncAttributes a;
+  (void)cudaFuncGetAttributes(&a, read_timer_kernel);
+  (void)cudaFuncGetAttributes(&a, init_state_kernel);
+  (void)cudaFuncGetAttributes(&a, pack_results32_kernel);
+  with_layout(DevLayout::Sparse, [&](auto L) {
+    (void)cudaFuncGetAttributes(&a, mem_in_kernel<decltype(L)::value>);
+    (void)cudaFuncGetAttributes(&a, mem_out_kernel<decltype(L)::value>);
+  });
+  (void)cudaGetLastError();
+}
+
 Status WaveLoop::alloc_wave_buffers() {
   const uint64_t WV = plan_.wave_size;
   // Whole warps: the stack and interleaved memory layouts group instances by 32.
@@ -31,6 +45,7 @@ Status WaveLoop::alloc_wave_buffers() {
                    (uint64_t(64) << 10);
   if (results32_ || req_.resident) block += 2 * staging_piece_bytes();
   arena_.reserve(block);
+  trace_("wave buffers: one block");
   WW_TRY(arena_.alloc(&W_.slots, uint64_t(W_.stack_slots) * warps32));
   WW_TRY(arena_.alloc(&W_.io, uint64_t(io_slots(req_)) * WV));
   if (!req_.then.empty() || req_.resident) WW_TRY(arena_.alloc(&W_.pos, WV));
@@ -50,6 +65,7 @@ Status WaveLoop::alloc_wave_buffers() {
     WW_TRY(arena_.alloc(&W_.chunk_table, uint64_t(groups_) * W_.cap_chunks));
     WW_TRY(arena_.alloc(&W_.pool_used, 2));
     WW_TRY(set_pool(plan_.pool_bytes));
+    trace_("wave buffers: sparse pool");
     next_wave_ = plan_.first_wave;
   } else {
     WW_TRY(arena_.alloc(&W_.mem, W_.mem_cap * warps32));
@@ -68,6 +84,7 @@ Status WaveLoop::alloc_wave_buffers() {
   // A resident batch's instances cannot run again: the pool is there from the start.
   WW_TRY(stack_pool_.setup(arena_, W_, img_, uint32_t(WV), frames, req_.resident || imports_atomic_add(req_.module->module),
                            req_.max_stack_pool_bytes));
+  trace_("wave buffers: stack pool");
   if (host_calls_)
     WW_TRY(host_calls_->alloc(arena_, W_, I_, uint32_t(WV), host_call_width(), launcher_.leave_words()));
   // Values of the widest direction, then bytes for traps and flags and
@@ -75,6 +92,7 @@ Status WaveLoop::alloc_wave_buffers() {
   const uint64_t row_bytes = 8 * std::max<uint64_t>(io_slots(req_), 1);
   staging_rows_ = uint32_t(std::min<uint64_t>(WV, staging_piece_bytes() / row_bytes));
   WW_ASSIGN_OR_RETURN(staging_, take_staging());
+  trace_("wave buffers: staging");
   if (results32_ || req_.resident)
     for (uint32_t*& scratch : results32_scratch_) WW_TRY(arena_.alloc(&scratch, staging_->piece_bytes() / 4));
   // A resident batch's calls bring their own.
@@ -169,9 +187,12 @@ Status WaveLoop::setup(BatchResult& out) {
   sig_->words[1] = 1;  // the deadline that stops a running wave
   WW_TRY(arena_.alloc(&W_.done, 1));
   WW_CUDA(cudaMemset(W_.done, 0, sizeof(unsigned long long)));
-  WW_TRY(arena_.alloc(&W_.trapped, 1));
+  WW_TRY(arena_.alloc(&W_.trapped, 2));
+  W_.finished_count = W_.trapped + 1;
 
+  trace_("done and trapped words");
   WW_ASSIGN_OR_RETURN(W_.start_ns, device_now_ns());
+  trace_("device clock");
   if (req_.batch) req_.batch->start_clock();
   WW_TRY(prepare_call(arena_, W_.start_ns));
 
@@ -292,7 +313,7 @@ Status WaveLoop::apply_memory_inputs(uint32_t blocks) {
 
 Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   WW_TRY(upload_inputs(first, n));
-  WW_CUDA(cudaMemsetAsync(W_.trapped, 0, sizeof(unsigned long long)));
+  WW_CUDA(cudaMemsetAsync(W_.trapped, 0, 2 * sizeof(unsigned long long)));
   WW_TRY(stack_pool_.begin_wave(W_, n));
   init_state_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init);
   WW_CUDA(cudaGetLastError());
@@ -473,12 +494,26 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
   // the 1 ms of codes and flags in Mandelbrot's 11 ms at 8.3M instances,
   // bench/RESULTS.md). A resident batch's instances keep the traps of
   // earlier calls.
-  unsigned long long trapped = 0;
-  WW_CUDA(cudaMemcpy(&trapped, W_.trapped, sizeof trapped, cudaMemcpyDeviceToHost));
+  // Likewise the flags, when every instance finished: a chain of calls
+  // counts an instance once per call, a resident batch per call, and host
+  // calls resume instances, so those download them.
+  unsigned long long counts[2] = {0, 0};  // trapped, finished
+  WW_CUDA(cudaMemcpy(counts, W_.trapped, sizeof counts, cudaMemcpyDeviceToHost));
+  const unsigned long long trapped = counts[0];
+  wave_trapped_ = trapped;
+  trapped_counted_ += trapped;
   const bool codes_known = !req_.resident && !host_calls_ && req_.mem_in.empty() && req_.mem_out.empty();
-  if (codes_known && trapped == 0) parallel_zero(dest_.traps + first, n);
-  else WW_TRY(fetch(dest_.traps + first, W_.trap, n));
-  WW_TRY(fetch(dest_.finished + first, W_.finished, n));
+  if (codes_known && trapped == 0) {
+    // A destination that starts zeroed holds zeros where no wave wrote.
+    if (!dest_.trap_words_zero || first < trap_codes_written_to_) parallel_zero(dest_.traps + first, n);
+  } else {
+    WW_TRY(fetch(dest_.traps + first, W_.trap, n));
+    trap_codes_written_to_ = std::max(trap_codes_written_to_, uint64_t(first) + n);
+  }
+  if (!req_.resident && !host_calls_ && req_.then.empty() && counts[1] == n)
+    parallel_fill(dest_.finished + first, 1, n);
+  else
+    WW_TRY(fetch(dest_.finished + first, W_.finished, n));
   if (trapped || !codes_known) {
     WW_TRY(fetch(dest_.trap_func + first, W_.trap_func, uint64_t(n) * 4));
     WW_TRY(fetch(dest_.trap_pc + first, W_.trap_pc, uint64_t(n) * 4));
@@ -509,6 +544,10 @@ Status WaveLoop::download_results32(uint32_t first, uint32_t n) {
         const uint32_t* v = static_cast<const uint32_t*>(buf);
         const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
         uint64_t* to = dest_.results + uint64_t(first + off) * nres_;
+        if (nres_ == 1) {
+          parallel_widen_u32(to, v, m);
+          return;
+        }
         constexpr uint32_t kRowsPerJob = 1u << 16;
         run_on_host_workers((m + kRowsPerJob - 1) / kRowsPerJob, [&](size_t b) {
           const uint32_t t0 = uint32_t(b) * kRowsPerJob, t1 = std::min(m, t0 + kRowsPerJob);
@@ -566,7 +605,7 @@ Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
   }
   const uint8_t out_of_pool = uint8_t(TrapCode::OutOfDeviceMemory);
   const uint8_t* traps = dest_.traps + first;
-  const uint32_t r = uint32_t(parallel_find_byte(traps, out_of_pool, n));
+  const uint32_t r = wave_trapped_ ? uint32_t(parallel_find_byte(traps, out_of_pool, n)) : n;
   *redo = r < n ? n - r : 0;
   // Chunks per group of 32: measured, or when the pool ran out, the whole
   // pool over the groups before the first that did not fit.
@@ -576,7 +615,8 @@ Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
   // use with an eighth to spare; the next wave is what it then holds.
   const uint64_t rest = req_.instances - (first + n - *redo);
   const double want = double((rest + 31) / 32) * per_group * 1.125;
-  if (want > double(pool_chunks_) && pool_chunks_ * chunk < plan_.pool_bytes_max) {
+  // A wave that took nothing from the pool leaves it as it is.
+  if ((taken || *redo) && want > double(pool_chunks_) && pool_chunks_ * chunk < plan_.pool_bytes_max) {
     // What the device holds since the plan (a first pool cut from the
     // wave's block stays until the block goes; another wave loop's
     // buffers) is not the plan's to give: the pool grows into what is free
@@ -649,7 +689,7 @@ Status WaveLoop::resident_call(BatchResult& out) {
   out.result_types = ftype_->results;
   own_results(out, n);
   WW_TRY(upload_inputs(0, n));
-  WW_CUDA(cudaMemsetAsync(W_.trapped, 0, sizeof(unsigned long long)));
+  WW_CUDA(cudaMemsetAsync(W_.trapped, 0, 2 * sizeof(unsigned long long)));
   WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));
   WW_TRY(stack_pool_.begin_wave(W_, n));
   WW_TRY(apply_memory_inputs(blocks));

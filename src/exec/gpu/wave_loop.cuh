@@ -120,6 +120,7 @@ class WaveLoop {
   // the background releaser, the staging pieces to the next batch.
   Status finish() {
     WW_TRY(download_intrinsics(req_.batch, I_, *staging_, req_.claim ? &canvas_before_ : nullptr));
+    trace_("intrinsics' buffers");
     arena_.release_in_background();
     give_staging(std::move(staging_));
     return Status::Ok();
@@ -136,6 +137,10 @@ class WaveLoop {
   // any instance's memory is an error.
   Status read_memory(uint64_t addr, uint64_t len, uint8_t* out);
   Status write_memory(uint64_t addr, uint64_t record, const uint8_t* data);
+  // Instances of the last wave whose trap the device counted: every trap
+  // code raised, the pool's and the stack's included (not those of memory
+  // records or host calls). Without any, no trap column needs a scan.
+  uint64_t wave_trapped() const { return wave_trapped_; }
   double kernel_ms() const { return kernel_ms_; }
   void report_phases(BatchResult& out) const {
     out.upload_ms = upload_ms_;
@@ -144,6 +149,7 @@ class WaveLoop {
     out.pool_bytes_used = pool_bytes_used_;
     out.pool_wave_instances = pool_wave_instances_;
     out.stack_pool_bytes = stack_pool_.bytes();  // the pool only grows
+    out.trapped_counted = trapped_counted_;
   }
 
  private:
@@ -230,12 +236,14 @@ class WaveLoop {
   uint32_t staging_rows_ = 0;
   std::vector<uint32_t> canvas_before_;  // several GPUs: the canvas this one uploaded
   uint64_t waves_done_ = 0;  // instances of finished waves (not counting reruns)
+  uint64_t wave_trapped_ = 0, trapped_counted_ = 0;  // the last wave's, all waves' (wave_trapped())
   double kernel_ms_ = 0;
   double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
   BatchRequest::Destination dest_;
   // Instances below this had trap words fetched (a wave that ran again
   // after the pool ran out must clear them).
   uint64_t trap_words_written_to_ = 0;
+  uint64_t trap_codes_written_to_ = 0;  // the same for the trap codes
   DevWave* wave_on_device_ = nullptr;  // W_'s copy (DevWave::self)
   uint64_t* d_timer_ = nullptr;        // read_timer_kernel's answer
   uint32_t next_wave_ = 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "codegen/generator.h"
 #include "codegen/nan_blind.h"
 #include "codegen/op_templates.h"
+#include "common/build_id.h"
 #include "compiled/compiled_tier.h"
 #include "compiled/cpu_native.h"
 #include "compiled/host_compiler.h"
@@ -333,6 +335,8 @@ TEST(CompiledCpu, SecondCompileHitsTheCache) {
   ASSERT_TRUE(compiled::compile_cpu(req, &b).ok());
   EXPECT_TRUE(b.cache_hit);
   EXPECT_EQ(a.key, b.key);
+  // Found through the cache's index, without generating the source.
+  if (!build_id().empty()) EXPECT_EQ(b.source_bytes, 0u);
 }
 
 TEST(CompiledCpu, ConcurrentCompilesOfOneModuleBothSucceed) {
@@ -501,6 +505,53 @@ TEST(CompiledGpu, NvrtcCompilesTheGpuForm) {
       auto r = compiled::compile_gpu(req, &o);
       EXPECT_TRUE(r.ok()) << r.error().message;
     }
+}
+
+// A second look-up of the same request takes the cache's index (keyed by
+// this build, the module's bytes and the request) to the code without
+// generating the source; an index entry that names code the cache lacks
+// is passed over.
+TEST(CompiledGpu, ASecondLookUpTakesTheIndexNotTheSource) {
+  if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
+  auto v = gpu::nvrtc_version();
+  if (!v.ok()) GTEST_SKIP() << v.error().message;
+  if (build_id().empty()) GTEST_SKIP() << "this build has no build-id: no index";
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  compiled::Request req;
+  req.module = cm;
+  req.target = compiled::Target::Gpu;
+  req.gpu_arch = 90;
+  req.load = false;
+  req.cache.dir = scratch_dir("gpu-index");
+  compiled::Outcome a, b;
+  ASSERT_TRUE(compiled::compile_gpu(req, &a).ok());
+  EXPECT_FALSE(a.cache_hit);
+  EXPECT_GT(a.source_bytes, 0u);
+  ASSERT_TRUE(compiled::cached(req));
+  ASSERT_TRUE(compiled::compile_gpu(req, &b).ok());
+  EXPECT_TRUE(b.cache_hit);
+  EXPECT_EQ(b.key, a.key);
+  EXPECT_EQ(b.source_bytes, 0u);  // no source was generated
+  // The code's entry and the index's.
+  CodeCache cache(req.cache);
+  std::vector<std::string> others;
+  const std::filesystem::path code = cache.entry_path(a.key);
+  for (const auto& e : std::filesystem::directory_iterator(code.parent_path()))
+    if (e.path() != code) others.push_back(e.path().stem().string());
+  ASSERT_EQ(others.size(), 1u);
+  // Another request (metered code) is not this one's.
+  compiled::Request metered = req;
+  metered.metered = true;
+  EXPECT_FALSE(compiled::cached(metered));
+  // An index naming code that is not there: the source is generated again.
+  const std::string stale = "0123456789abcdef0123456789abcdef 0 0";
+  ASSERT_TRUE(cache.put(others[0], std::vector<uint8_t>(stale.begin(), stale.end())).ok());
+  compiled::Outcome c;
+  ASSERT_TRUE(compiled::compile_gpu(req, &c).ok());
+  EXPECT_TRUE(c.cache_hit);
+  EXPECT_EQ(c.key, a.key);
+  EXPECT_GT(c.source_bytes, 0u);
 }
 
 // A module split into units for the GPU: relocatable CUBINs, compiled in

@@ -8,6 +8,7 @@
 #include "exec/gpu/gpu_image.h"
 #include "exec/gpu/gpu_plan.h"
 #include "gpu_test_support.h"
+#include "intrinsics/gpu_batch.h"
 #include "store/store.h"
 
 namespace ww::gpu {
@@ -131,6 +132,78 @@ TEST(SparsePlan, ChunksGrowWithCapacityAndThePoolTakesTheRest) {
   EXPECT_EQ(plan->wave_size, 16u);
 }
 
+/* wat2wasm of: a memory that nothing writes (only the data segment).
+(module
+  (import "gpu" "get_thread_id" (func $tid (result i32)))
+  (memory 4)
+  (data (i32.const 100) "\2a\00\00\00")
+  (func (export "read") (result i32)
+    (i32.add (i32.load (i32.const 100)) (call $tid))))
+*/
+const std::vector<uint8_t> kReadOnlyModule = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60,
+    0x00, 0x01, 0x7f, 0x02, 0x15, 0x01, 0x03, 0x67, 0x70, 0x75, 0x0d, 0x67,
+    0x65, 0x74, 0x5f, 0x74, 0x68, 0x72, 0x65, 0x61, 0x64, 0x5f, 0x69, 0x64,
+    0x00, 0x00, 0x03, 0x02, 0x01, 0x00, 0x05, 0x03, 0x01, 0x00, 0x04, 0x07,
+    0x08, 0x01, 0x04, 0x72, 0x65, 0x61, 0x64, 0x00, 0x01, 0x0a, 0x0d, 0x01,
+    0x0b, 0x00, 0x41, 0xe4, 0x00, 0x28, 0x02, 0x00, 0x10, 0x00, 0x6a, 0x0b,
+    0x0b, 0x0b, 0x01, 0x00, 0x41, 0xe4, 0x00, 0x0b, 0x04, 0x2a, 0x00, 0x00,
+    0x00,
+};
+
+std::shared_ptr<const CompiledModule> read_only_module() {
+  static auto m = compile_or_fail(kReadOnlyModule);
+  return m;
+}
+
+// The image of `module` with its imports bound as a batch binds them
+// (the gpu intrinsics by id; `host` for every import: served by the host).
+Result<GpuImage> image_of(const std::shared_ptr<const CompiledModule>& module, bool host) {
+  static GpuBatch batch;
+  static GpuContext ctx{&batch, 0};
+  Store store;
+  auto imports = link_gpu_imports(store, module->module, &ctx);
+  if (!imports.ok()) return imports.error();
+  auto inst = store.instantiate(module, *imports);
+  if (!std::holds_alternative<uint32_t>(inst)) return make_error(kNoOffset, "instantiate failed");
+  std::vector<uint8_t> intr;
+  for (const Import& im : module->module.imports)
+    intr.push_back(host ? kDevHostImport : uint8_t(find_intrinsic(im.field)->id));
+  return build_image(store.impl(), std::get<uint32_t>(inst), intr);
+}
+
+TEST(SparsePlan, MemoryThatNothingWritesNeedsNoPool) {
+  auto img = image_of(read_only_module(), false);
+  ASSERT_TRUE(img.ok()) << img.error().message;
+  EXPECT_FALSE(img->writes_memory);
+  BatchRequest req;
+  req.module = read_only_module();
+  req.func_index = export_func(req.module->module, "read");
+  req.instances = 8u << 20;
+  req.layout = MemoryLayout::Sparse;
+  auto plan = plan_for(req, *img, 139ull << 30, /*frames=*/false);
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  // One chunk of 32 parts of 1 KiB, and the whole batch in the first wave.
+  EXPECT_EQ(plan->pool_bytes, 32u * 1024);
+  EXPECT_EQ(plan->first_wave, req.instances);
+  // Records the host writes in need the pool again...
+  std::vector<uint8_t> rec(4);
+  req.mem_in.push_back({0, 4, rec.data()});
+  plan = plan_for(req, *img, 139ull << 30, false);
+  ASSERT_TRUE(plan.ok());
+  EXPECT_GE(plan->pool_bytes, kSparsePoolStart);
+  // ...as do an import the host serves (it may write memory) and stores.
+  auto host = image_of(read_only_module(), true);
+  ASSERT_TRUE(host.ok());
+  EXPECT_TRUE(host->writes_memory);
+  Store store;
+  auto inst = store.instantiate(sparse_module(), {});
+  ASSERT_TRUE(std::holds_alternative<uint32_t>(inst));
+  auto stores = build_image(store.impl(), std::get<uint32_t>(inst), {});
+  ASSERT_TRUE(stores.ok());
+  EXPECT_TRUE(stores->writes_memory);
+}
+
 class SparseRun : public GpuTierTest {
  protected:
   BatchRequest touch_request(uint32_t n) {
@@ -229,6 +302,21 @@ TEST_P(SparseRun, MemoryInAndOutGoThroughChunks) {
     for (uint32_t k = 0; k < 4; ++k) ASSERT_EQ(out_bytes[uint64_t(i) * 12 + k], 0) << i;
     for (uint32_t k = 0; k < 8; ++k) ASSERT_EQ(out_bytes[uint64_t(i) * 12 + 4 + k], uint8_t(i * 7 + k)) << i;
   }
+}
+
+TEST_P(SparseRun, MemoryThatNothingWritesRunsInOneWaveFromTheImage) {
+  BatchRequest r;
+  r.module = read_only_module();
+  r.func_index = export_func(r.module->module, "read");
+  r.instances = 1000003;
+  r.layout = MemoryLayout::Sparse;
+  auto out = run(r);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  for (uint32_t i = 0; i < r.instances; ++i) ASSERT_EQ(uint32_t(out->results[i]), 42u + i) << "instance " << i;
+  EXPECT_EQ(out->plan.waves, 1u);
+  EXPECT_EQ(out->plan.pool_bytes, 32u * 1024);
+  EXPECT_EQ(out->pool_bytes_used, 0u);
+  EXPECT_EQ(out->pool_reruns, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, SparseRun, ::testing::Values(false, true), tier_test_name);

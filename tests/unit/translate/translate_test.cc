@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bytecode/disasm.h"
+#include "bytecode/op_effects.h"
 #include "bytecode/ops.h"
 #include "decode/decoder.h"
 #include "translate/internal.h"
@@ -144,6 +145,24 @@ Translated translate_ok(const std::vector<uint8_t>& bytes, TranslateOptions opts
 
 std::string dis(const Translated& t, uint32_t def) {
   return disassemble_function(t.code.bytecode, def);
+}
+
+// Which ops write linear memory is read off their bodies: every store
+// (fused forms included), the bulk ops that write, and nothing else.
+TEST(OpEffects, StoresAndBulkWritesWriteMemory) {
+  for (BcOp op : {BcOp::I32Store, BcOp::I64Store8, BcOp::F64Store, BcOp::V128Store, BcOp::V128Store64Lane,
+                  BcOp::MemoryFill, BcOp::MemoryCopy, BcOp::MemoryInit})
+    EXPECT_TRUE(bc_op_writes_memory(op)) << bc_op_info(op).name;
+  for (BcOp op : {BcOp::I32Load, BcOp::V128Load, BcOp::MemoryGrow, BcOp::DataDrop, BcOp::TableFill, BcOp::I32Add})
+    EXPECT_FALSE(bc_op_writes_memory(op)) << bc_op_info(op).name;
+  int writers = 0;
+  for (int op = 0; op < kBcOpCount; ++op) {
+    const std::string name = kBcOpInfo[op].name;
+    const bool store = name.find("store") != std::string::npos;
+    if (store) EXPECT_TRUE(bc_op_writes_memory(BcOp(op))) << name;
+    writers += bc_op_writes_memory(BcOp(op));
+  }
+  EXPECT_EQ(writers, 17);  // 14 stores (10 plain, 4 lanes), memory.fill, .copy, .init
 }
 
 TEST(Golden, LazyLocalsFeedTheOpAndTheResultGoesToSlotZero) {

@@ -93,6 +93,7 @@ static __device__ __noinline__ void sparse_out_of_pool(const DevWave* w) {
   w->finished[t] = 1;
   atomicAdd(w->done, 1ull);
   atomicAdd(w->trapped, 1ull);
+  atomicAdd(w->finished_count, 1ull);
   __threadfence();
   asm volatile("exit;");
 }

@@ -274,8 +274,10 @@ struct DevWave {
   // its own while the kernel runs (the progress line).
   unsigned long long* done;
   // Instances of this wave that trapped: without any, the host skips
-  // downloading where they trapped.
+  // downloading where they trapped. Then those that finished (trapped or
+  // not; the next word): with all of them, their flags are not downloaded.
   unsigned long long* trapped;
+  unsigned long long* finished_count;
   bool tables_mutable;
   DevHostCalls hc;
 };
@@ -351,9 +353,11 @@ __device__ __forceinline__ void finish_instance(const DevWave& w, uint32_t t, Tr
   w.finished[t] = finished ? 1 : 0;
   const unsigned together = __activemask();
   const unsigned trapped = __ballot_sync(together, trap != TrapCode::None);
+  const unsigned ended = __ballot_sync(together, finished);
   if ((threadIdx.x & 31u) == unsigned(__ffs(together) - 1)) {
     atomicAdd(w.done, (unsigned long long)__popc(together));
     if (trapped) atomicAdd(w.trapped, (unsigned long long)__popc(trapped));
+    if (ended) atomicAdd(w.finished_count, (unsigned long long)__popc(ended));
   }
 }
 

@@ -1,0 +1,29 @@
+// What an op does beyond its slots, read off its body in ops.def rather
+// than flagged by hand, so that a new op cannot be left out: a store
+// writes linear memory through STORE8/16/32/64, the bulk ops through
+// sem::memory_fill/copy/init. (Host code only.)
+#pragma once
+
+#include <string_view>
+
+#include "bytecode/ops.h"
+
+namespace ww {
+
+namespace detail {
+constexpr bool body_writes_memory(std::string_view body) {
+  for (std::string_view w : {"STORE", "sem::memory_fill", "sem::memory_copy", "sem::memory_init"})
+    if (body.find(w) != std::string_view::npos) return true;
+  return false;
+}
+inline constexpr bool kBcWritesMemory[] = {
+#define WW_OP(Name, text, fmt, flags, ...) body_writes_memory(#__VA_ARGS__),
+#include "bytecode/ops.def"
+#undef WW_OP
+};
+static_assert(sizeof(kBcWritesMemory) == kBcOpCount);
+}  // namespace detail
+
+inline bool bc_op_writes_memory(BcOp op) { return detail::kBcWritesMemory[static_cast<int>(op)]; }
+
+}  // namespace ww
