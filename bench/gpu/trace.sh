@@ -23,7 +23,7 @@ n_sha=1000000
 
 args_of() {
   case $1 in
-    mandel) echo "-n 8294400 --output $work/o.npy --invoke render $bin/mandel.wasm 3840 2160 1" ;;
+    mandel) echo "-n 8294400 --image 3840x2160=$work/m.png --output $work/o.npy --invoke render $bin/mandel.wasm 3840 2160 1" ;;
     sha256) echo "-n $n_sha --mem-in input_ptr=$work/messages.bin --mem-in-size 64 --mem-out output_ptr:32=$work/d.bin --invoke hash $bin/sha256.wasm" ;;
     montecarlo) echo "-n 1048576 --output $work/o.npy --invoke price $bin/montecarlo.wasm @index 256" ;;
     collatz) echo "-n 4194304 --output $work/o.npy --invoke collatz $bin/collatz.wasm 1000000000000 @index" ;;

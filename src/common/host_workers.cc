@@ -131,17 +131,24 @@ size_t host_worker_count() { return workers().count(); }
 
 void limit_host_workers(size_t n) { g_limit = std::max<size_t>(n, 1); }
 
-void parallel_copy(void* dst, const void* src, size_t bytes) {
-  split(bytes, [&](size_t off, size_t len) {
-    std::memcpy(static_cast<uint8_t*>(dst) + off, static_cast<const uint8_t*>(src) + off, len);
-  });
-}
-
-void parallel_fill(void* dst, uint8_t value, size_t bytes) {
-  split(bytes, [&](size_t off, size_t len) { std::memset(static_cast<uint8_t*>(dst) + off, value, len); });
-}
-
 namespace {
+
+void copy_streaming(uint8_t* dst, const uint8_t* src, size_t len) {
+#ifdef __SSE2__
+  size_t head = (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15;
+  if (head > len) head = len;
+  std::memcpy(dst, src, head);
+  size_t i = head;
+  for (; i + 64 <= len; i += 64)
+    for (size_t k = 0; k < 64; k += 16)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + k),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + k)));
+  std::memcpy(dst + i, src + i, len - i);
+  _mm_sfence();  // the streamed stores are seen before the job counts as done
+#else
+  std::memcpy(dst, src, len);
+#endif
+}
 
 void widen_u32(uint64_t* dst, const uint32_t* src, size_t n) {
   size_t i = 0;
@@ -159,6 +166,24 @@ void widen_u32(uint64_t* dst, const uint32_t* src, size_t n) {
 }
 
 }  // namespace
+
+void parallel_copy(void* dst, const void* src, size_t bytes) {
+  // Large copies (a wave's columns to and from the pinned pieces) store
+  // past the cache: the destination is not read again soon, and not
+  // reading it first saves a third of the memory traffic.
+  const bool stream = bytes >= (size_t{1} << 20);
+  split(bytes, [&](size_t off, size_t len) {
+    uint8_t* d = static_cast<uint8_t*>(dst) + off;
+    const uint8_t* s = static_cast<const uint8_t*>(src) + off;
+    if (stream) copy_streaming(d, s, len);
+    else std::memcpy(d, s, len);
+  });
+}
+
+void parallel_fill(void* dst, uint8_t value, size_t bytes) {
+  split(bytes, [&](size_t off, size_t len) { std::memset(static_cast<uint8_t*>(dst) + off, value, len); });
+}
+
 
 void parallel_widen_u32(uint64_t* dst, const uint32_t* src, size_t n) {
   // In whole values: split() hands out byte ranges of 4 KiB multiples.

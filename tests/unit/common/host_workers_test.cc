@@ -3,6 +3,7 @@
 // every byte of buffers whose sizes do not divide evenly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <numeric>
@@ -50,6 +51,34 @@ TEST(HostWorkers, ParallelCopyAndZeroCoverOddSizes) {
     parallel_zero(dst.data(), bytes);
     EXPECT_EQ(dst, std::vector<uint8_t>(bytes, 0)) << bytes << " bytes";
   }
+}
+
+// Large copies store past the cache from the first 16-byte boundary of
+// the destination: every offset of source and destination, odd lengths.
+TEST(HostWorkers, StreamingCopiesHoldEveryByteAtEveryAlignment) {
+  const size_t bytes = (2 << 20) + 77;
+  std::vector<uint8_t> src(bytes + 32);
+  std::iota(src.begin(), src.end(), uint8_t{3});
+  for (size_t so : {0, 1, 8, 15})
+    for (size_t d_off : {0, 3, 16, 31}) {
+      std::vector<uint8_t> dst(bytes + 64, 0xAA);
+      parallel_copy(dst.data() + d_off, src.data() + so, bytes);
+      ASSERT_TRUE(std::equal(src.begin() + so, src.begin() + so + bytes, dst.begin() + d_off)) << so << " " << d_off;
+      EXPECT_EQ(dst[d_off + bytes], 0xAA);  // nothing past the end
+      if (d_off) EXPECT_EQ(dst[d_off - 1], 0xAA);
+    }
+}
+
+TEST(HostWorkers, WidenedValuesAreZeroExtendedAtEveryAlignment) {
+  for (size_t n : {size_t{0}, size_t{3}, size_t{1025}, size_t{(1 << 20) + 7}})
+    for (size_t d_off : {0, 1}) {
+      std::vector<uint32_t> src(n);
+      for (size_t i = 0; i < n; ++i) src[i] = uint32_t(i * 2654435761u);
+      std::vector<uint64_t> dst(n + 2, ~uint64_t{0});
+      parallel_widen_u32(dst.data() + d_off, src.data(), n);
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(dst[d_off + i], uint64_t(src[i])) << n << " " << i;
+      EXPECT_EQ(dst[d_off + n], ~uint64_t{0});
+    }
 }
 
 TEST(HostWorkers, ParallelFindByteFindsTheFirst) {
