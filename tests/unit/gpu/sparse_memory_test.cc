@@ -317,6 +317,13 @@ TEST_P(SparseRun, MemoryThatNothingWritesRunsInOneWaveFromTheImage) {
   EXPECT_EQ(out->plan.pool_bytes, 32u * 1024);
   EXPECT_EQ(out->pool_bytes_used, 0u);
   EXPECT_EQ(out->pool_reruns, 0u);
+  // In waves of at most 65,536, every wave is that size: a wave that took
+  // nothing from the pool does not shrink the next.
+  r.max_wave = 65536;
+  out = run(r);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  for (uint32_t i = 0; i < r.instances; ++i) ASSERT_EQ(uint32_t(out->results[i]), 42u + i) << "instance " << i;
+  EXPECT_EQ(out->plan.waves, (r.instances + 65535) / 65536);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiers, SparseRun, ::testing::Values(false, true), tier_test_name);
