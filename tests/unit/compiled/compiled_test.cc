@@ -336,7 +336,9 @@ TEST(CompiledCpu, SecondCompileHitsTheCache) {
   EXPECT_TRUE(b.cache_hit);
   EXPECT_EQ(a.key, b.key);
   // Found through the cache's index, without generating the source.
-  if (!build_id().empty()) EXPECT_EQ(b.source_bytes, 0u);
+  if (!build_id().empty()) {
+    EXPECT_EQ(b.source_bytes, 0u);
+  }
 }
 
 TEST(CompiledCpu, ConcurrentCompilesOfOneModuleBothSucceed) {
