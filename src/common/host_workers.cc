@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -27,6 +28,26 @@ thread_local bool t_inside_job = false;
 
 std::atomic<size_t> g_limit{0};  // limit_host_workers; 0: none
 
+// How long a worker, or the caller waiting for them, spins before it
+// sleeps: the pieces of a wave's download come back to back, and waking
+// fifteen sleeping threads through the mutex and condition variable cost
+// about 0.24 ms per 4 MiB piece on the H200's host (a 512 MB download
+// took 47 ms in 128 pieces, 21 ms in 16).
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+// Spins until pred() or kSpin passes; returns pred().
+template <class Pred>
+bool spin_until(Pred&& pred) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (unsigned k = 0;; ++k) {
+    if (pred()) return true;
+    if ((k & 63) == 63 && std::chrono::steady_clock::now() >= until) return pred();
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
 class Workers {
  public:
   Workers() {
@@ -38,7 +59,7 @@ class Workers {
   ~Workers() {
     {
       std::lock_guard<std::mutex> g(mu_);
-      stop_ = true;
+      stop_.store(true);
     }
     wake_.notify_all();
     for (auto& t : threads_) t.join();
@@ -53,19 +74,24 @@ class Workers {
       return;
     }
     std::lock_guard<std::mutex> turn(turn_mu_);
+    // Published by the generation's release: a worker that sees the new
+    // generation sees these.
+    fn_ = &fn;
+    jobs_ = jobs;
+    next_.store(0, std::memory_order_relaxed);
+    busy_.store(threads_.size(), std::memory_order_relaxed);
     {
+      // Under the mutex, so that a worker about to sleep sees it first.
       std::lock_guard<std::mutex> g(mu_);
-      fn_ = &fn;
-      jobs_ = jobs;
-      next_.store(0);
-      busy_ = threads_.size();
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     take_jobs();
     // The workers may still be finishing a job each: fn must outlive them.
-    std::unique_lock<std::mutex> lk(mu_);
-    done_.wait(lk, [&] { return busy_ == 0; });
+    if (!spin_until([&] { return busy_.load(std::memory_order_acquire) == 0; })) {
+      std::unique_lock<std::mutex> lk(mu_);
+      done_.wait(lk, [&] { return busy_.load(std::memory_order_acquire) == 0; });
+    }
     fn_ = nullptr;
   }
 
@@ -78,16 +104,19 @@ class Workers {
 
   void loop() {
     uint64_t seen = 0;
+    auto changed = [&] { return stop_.load() || generation_.load(std::memory_order_acquire) != seen; };
     for (;;) {
-      {
+      if (!spin_until(changed)) {
         std::unique_lock<std::mutex> lk(mu_);
-        wake_.wait(lk, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
+        wake_.wait(lk, changed);
       }
+      if (stop_.load()) return;
+      seen = generation_.load(std::memory_order_acquire);
       take_jobs();
-      std::lock_guard<std::mutex> g(mu_);
-      if (--busy_ == 0) done_.notify_one();
+      if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> g(mu_);
+        done_.notify_one();
+      }
     }
   }
 
@@ -98,9 +127,9 @@ class Workers {
   const std::function<void(size_t)>* fn_ = nullptr;
   size_t jobs_ = 0;
   std::atomic<size_t> next_{0};
-  size_t busy_ = 0;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
+  std::atomic<size_t> busy_{0};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stop_{false};
 };
 
 Workers& workers() {
