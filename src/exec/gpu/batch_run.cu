@@ -261,7 +261,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
         if (req.claim) exhausted_seen = false;
       }
       first += n - redo;
-      trace("rows final");
+      trace("waves so far, their rows final");
     }
     WW_TRY(loop.finish());
     if (last_rows.second) req.final_rows(last_rows.first, last_rows.second);
