@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "codegen/embedded.h"
@@ -255,9 +255,9 @@ Result<std::vector<std::string>> translation_units(const Request& req) {
 
 bool cached(const Request& req) {
   if (!req.cache.enabled) return false;
-  if (auto ik = index_key(req); ik.ok()) {
-    if (auto e = read_index(req, *ik)) return CodeCache(req.cache).contains(e->key);
-  }
+  // An index that names code the cache lacks leaves the answer to the source.
+  if (auto ik = index_key(req); ik.ok())
+    if (auto e = read_index(req, *ik); e && CodeCache(req.cache).contains(e->key)) return true;
   auto p = prepared(req, nullptr);
   return p.ok() && CodeCache(req.cache).contains((*p)->key);
 }

@@ -549,6 +549,7 @@ TEST(CompiledGpu, ASecondLookUpTakesTheIndexNotTheSource) {
   // An index naming code that is not there: the source is generated again.
   const std::string stale = "0123456789abcdef0123456789abcdef 0 0";
   ASSERT_TRUE(cache.put(others[0], std::vector<uint8_t>(stale.begin(), stale.end())).ok());
+  EXPECT_TRUE(compiled::cached(req));
   compiled::Outcome c;
   ASSERT_TRUE(compiled::compile_gpu(req, &c).ok());
   EXPECT_TRUE(c.cache_hit);
