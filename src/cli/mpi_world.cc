@@ -27,12 +27,15 @@ bool launched() {
   return false;
 }
 
-// The job's size as the launcher says it (0: it does not say).
+#ifndef WW_HAVE_MPI
+// The job's size as the launcher says it (0: it does not say): what a
+// build without MPI reports when a launcher started it as a rank.
 int launcher_size() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
     if (const char* s = std::getenv(v)) return std::atoi(s);
   return 0;
 }
+#endif
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
 
