@@ -31,7 +31,9 @@ TEST(StretchClaims, CoverEveryInstanceOnceAndShrink) {
       EXPECT_EQ(got[i].second % 32, 0u) << i;  // whole warps but the last
       EXPECT_GE(got[i].second, 8192u) << i;
     }
-    if (i > 0) EXPECT_LE(got[i].second, got[i - 1].second) << i;
+    if (i > 0) {
+      EXPECT_LE(got[i].second, got[i - 1].second) << i;
+    }
   }
   EXPECT_EQ(next, n);
   EXPECT_EQ(got.front().second, n / 4 - n / 4 % 32);  // a quarter of the batch: half of one device's even share

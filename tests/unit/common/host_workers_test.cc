@@ -65,7 +65,9 @@ TEST(HostWorkers, StreamingCopiesHoldEveryByteAtEveryAlignment) {
       parallel_copy(dst.data() + d_off, src.data() + so, bytes);
       ASSERT_TRUE(std::equal(src.begin() + so, src.begin() + so + bytes, dst.begin() + d_off)) << so << " " << d_off;
       EXPECT_EQ(dst[d_off + bytes], 0xAA);  // nothing past the end
-      if (d_off) EXPECT_EQ(dst[d_off - 1], 0xAA);
+      if (d_off) {
+        EXPECT_EQ(dst[d_off - 1], 0xAA);
+      }
     }
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -31,8 +32,11 @@ inline Bytes section(uint8_t id, Bytes contents) {
 }
 
 inline Bytes str(const std::string& s) {
-  Bytes b = {static_cast<uint8_t>(s.size())};
-  b.insert(b.end(), s.begin(), s.end());
+  // Sized first: inserting into a one-byte vector made GCC 12 warn of a
+  // copy out of bounds that cannot happen (-Warray-bounds).
+  Bytes b(s.size() + 1);
+  b[0] = static_cast<uint8_t>(s.size());
+  std::copy(s.begin(), s.end(), b.begin() + 1);
   return b;
 }
 

@@ -159,7 +159,9 @@ TEST(OpEffects, StoresAndBulkWritesWriteMemory) {
   for (int op = 0; op < kBcOpCount; ++op) {
     const std::string name = kBcOpInfo[op].name;
     const bool store = name.find("store") != std::string::npos;
-    if (store) EXPECT_TRUE(bc_op_writes_memory(BcOp(op))) << name;
+    if (store) {
+      EXPECT_TRUE(bc_op_writes_memory(BcOp(op))) << name;
+    }
     writers += bc_op_writes_memory(BcOp(op));
   }
   EXPECT_EQ(writers, 17);  // 14 stores (10 plain, 4 lanes), memory.fill, .copy, .init
