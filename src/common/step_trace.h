@@ -17,23 +17,9 @@ class StepTrace {
  public:
   using Sync = void (*)();
   explicit StepTrace(const char* who, Sync sync = nullptr)
-      : who_(who), sync_(synchronising() ? sync : nullptr), on_(enabled()) {}
+      : who_(who), sync_(mode() == Mode::Synchronised ? sync : nullptr), on_(enabled()) {}
 
-  static bool enabled() {
-    static const bool on = [] {
-      const char* v = std::getenv("WW_TRACE_STEPS");
-      return v && *v && *v != '0';
-    }();
-    return on;
-  }
-
-  static bool synchronising() {
-    static const bool on = [] {
-      const char* v = std::getenv("WW_TRACE_STEPS");
-      return !(v && std::string_view(v) == "async");
-    }();
-    return on;
-  }
+  static bool enabled() { return mode() != Mode::Off; }
 
   void operator()(const char* step) {
     if (!on_) return;
@@ -45,6 +31,16 @@ class StepTrace {
   }
 
  private:
+  enum class Mode { Off, Synchronised, Async };
+  static Mode mode() {
+    static const Mode m = [] {
+      const char* v = std::getenv("WW_TRACE_STEPS");
+      if (!v || !*v || *v == '0') return Mode::Off;
+      return std::string_view(v) == "async" ? Mode::Async : Mode::Synchronised;
+    }();
+    return m;
+  }
+
   const char* who_;
   Sync sync_;
   bool on_;

@@ -239,6 +239,25 @@ std::optional<IndexEntry> read_index(const Request& req, const std::string& ikey
   return e;
 }
 
+// The code the index names, when the cache holds both (`out` then says it
+// was a hit).
+struct IndexedCode {
+  IndexEntry entry;
+  std::vector<uint8_t> bytes;
+};
+std::optional<IndexedCode> indexed_code(const Request& req, const std::string& ikey, Outcome* out) {
+  auto e = read_index(req, ikey);
+  if (!e) return std::nullopt;
+  std::string note;
+  auto bytes = CodeCache(req.cache).get(e->key, &note);
+  if (!bytes) return std::nullopt;
+  if (out) {
+    out->cache_hit = true;
+    out->key = e->key;
+  }
+  return IndexedCode{std::move(*e), std::move(*bytes)};
+}
+
 void write_index(const Request& req, const std::string& ikey, const Prepared& p) {
   if (ikey.empty()) return;
   const std::string text = p.key + " " + std::to_string(int(p.gen.recursive)) + " " + std::to_string(p.gen.leave_words);
@@ -264,27 +283,18 @@ bool cached(const Request& req) {
 
 Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcome* out) {
   WW_ASSIGN_OR_RETURN(std::string ikey, index_key(req));
-  if (auto e = read_index(req, ikey)) {
-    std::string note;
-    if (auto so = CodeCache(req.cache).get(e->key, &note)) {
-      if (out) {
-        out->cache_hit = true;
-        out->key = e->key;
-      }
-      if (!req.load) return std::shared_ptr<const NativeCode>();
-      auto t = Clock::now();
-      auto native = load_cpu_native(*so, req.metered);
-      if (out) out->load_ms = ms_since(t);
-      return native;
-    }
+  std::vector<uint8_t> so;
+  if (auto hit = indexed_code(req, ikey, out)) {
+    so = std::move(hit->bytes);
+  } else {
+    WW_ASSIGN_OR_RETURN(auto shared, prepared(req, out));
+    const Prepared& p = *shared;
+    WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
+    WW_ASSIGN_OR_RETURN(so, cached_or_compiled(req.cache, p.key, out, [&] {
+                          return compile_shared_object(cc, p.units);
+                        }));
+    write_index(req, ikey, p);
   }
-  WW_ASSIGN_OR_RETURN(auto shared, prepared(req, out));
-  const Prepared& p = *shared;
-  WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
-  WW_ASSIGN_OR_RETURN(std::vector<uint8_t> so, cached_or_compiled(req.cache, p.key, out, [&] {
-                        return compile_shared_object(cc, p.units);
-                      }));
-  write_index(req, ikey, p);
   if (!req.load) return std::shared_ptr<const NativeCode>();
   auto t = Clock::now();
   auto native = load_cpu_native(so, req.metered);
@@ -295,32 +305,25 @@ Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcom
 Result<std::shared_ptr<gpu::KernelLauncher>> compile_gpu(const Request& req, Outcome* out) {
   StepTrace trace("compile");
   WW_ASSIGN_OR_RETURN(std::string ikey, index_key(req));
-  if (auto e = read_index(req, ikey)) {
-    std::string note;
-    if (auto cubin = CodeCache(req.cache).get(e->key, &note)) {
-      trace("gpu: index, cache");
-      if (out) {
-        out->cache_hit = true;
-        out->key = e->key;
-      }
-      if (!req.load) return std::shared_ptr<gpu::KernelLauncher>();
-      auto t = Clock::now();
-      auto launcher = gpu::load_compiled_kernel(*cubin, codegen::kGpuKernelName, e->recursive, e->leave_words);
-      if (out) out->load_ms = ms_since(t);
-      trace("gpu: load module");
-      return launcher;
-    }
+  std::vector<uint8_t> cubin;
+  IndexEntry code;  // what loading needs besides the CUBIN
+  if (auto hit = indexed_code(req, ikey, out)) {
+    cubin = std::move(hit->bytes);
+    code = std::move(hit->entry);
+    trace("gpu: index, cache");
+  } else {
+    WW_ASSIGN_OR_RETURN(auto shared, prepared(req, out));
+    const Prepared& p = *shared;
+    WW_ASSIGN_OR_RETURN(cubin, cached_or_compiled(req.cache, p.key, out, [&] {
+                          return gpu::nvrtc_compile(p.units, "wasmwarp_module.cu", p.cc_major, p.cc_minor);
+                        }));
+    write_index(req, ikey, p);
+    code = {p.key, p.gen.recursive, p.gen.leave_words};
+    trace("gpu: cache or nvrtc");
   }
-  WW_ASSIGN_OR_RETURN(auto shared, prepared(req, out));
-  const Prepared& p = *shared;
-  WW_ASSIGN_OR_RETURN(std::vector<uint8_t> cubin, cached_or_compiled(req.cache, p.key, out, [&] {
-                        return gpu::nvrtc_compile(p.units, "wasmwarp_module.cu", p.cc_major, p.cc_minor);
-                      }));
-  write_index(req, ikey, p);
-  trace("gpu: cache or nvrtc");
   if (!req.load) return std::shared_ptr<gpu::KernelLauncher>();
   auto t = Clock::now();
-  auto launcher = gpu::load_compiled_kernel(cubin, codegen::kGpuKernelName, p.gen.recursive, p.gen.leave_words);
+  auto launcher = gpu::load_compiled_kernel(cubin, codegen::kGpuKernelName, code.recursive, code.leave_words);
   if (out) out->load_ms = ms_since(t);
   trace("gpu: load module");
   return launcher;
