@@ -332,7 +332,7 @@ scale_run() {  # TAG ARGS...
   timeout 400 "$W" run --backend gpu -q --stats "$S/$tag.json" "$@" >"$S/$tag.log" 2>&1
   rc=$?
   printf '%-24s rc=%-3s %s\n' "$tag" "$rc" "$(tr -d '\n ' <"$S/$tag.json" 2>/dev/null |
-    grep -oE '"(completed|wall_s|plan|upload|memoryset-up|kernel|download|bytes_per_instance|wave_size|waves|pool_reruns|host_peak_rss_bytes)":[0-9.eE+-]+|"layout":"[a-z]+"' |
+    grep -oE '"(completed|wall_s|plan|upload|memoryset-up|kernel|download|bytes_per_instance|wave_size|waves|wave_slices|pool_reruns|host_peak_rss_bytes)":[0-9.eE+-]+|"layout":"[a-z]+"' |
     tr -d '"' | tr '\n' ' ')" >>"$O/scale.txt"
   ((rc == 0)) || tail -n 3 "$S/$tag.log" >>"$O/scale.txt"
 }
@@ -380,6 +380,27 @@ for tier in interp compiled; do
   echo "  ackermann A(3,5) on the gpu ($tier): $(head -c 300 "$S/ackermann-$tier.log" | tr '\n' ' ')" >>"$O/scale.txt"
 done
 echo "  ackermann A(3,5) on the cpu: $("$W" run --backend cpu --invoke ack "$root/bench/scale/ackermann.wat" 3 5 2>&1)" >>"$O/scale.txt"
+# The issue's 1.3x: each row's whole batch against its kernel plus its
+# bytes on the wire (inputs in, memory outputs and 32-bit results out) at
+# the pinned bandwidth alloc_cost measures on this machine.
+nvcc -O2 "$root/bench/scale/alloc_cost.cu" -o "$S/alloc_cost" && "$S/alloc_cost" >"$S/alloc_cost.txt" 2>&1
+python3 - "$S" <<'PY' >>"$O/scale.txt" 2>&1
+import json, os, re, sys
+S = sys.argv[1]
+line = [l for l in open(f"{S}/alloc_cost.txt") if l.startswith("copy") and "256 MiB" in l][0]
+h2d, d2h = map(float, re.search(r"pinned H2D\s+([\d.]+) GB/s\s+D2H\s+([\d.]+)", line).groups())
+print(f"  whole batch / (kernel + transfers at pinned H2D {h2d} GB/s, D2H {d2h} GB/s); target at most 1.3x:")
+wire = {"tid": (0, 4), "sha": (64, 32), "crc": (64, 4)}  # bytes in, out per instance
+for f in sorted(os.listdir(S)):
+    tag = f[:-5]
+    if not f.endswith(".json") or tag.split("-")[0] not in wire:
+        continue
+    j = json.load(open(f"{S}/{f}"))
+    n, kernel, wall = j["instances"], j["phases_ms"]["kernel"], j["wall_s"] * 1e3
+    b_in, b_out = wire[tag.split("-")[0]]
+    moved = n * b_in / (h2d * 1e6) + n * b_out / (d2h * 1e6)
+    print(f"  {tag:22s} wall {wall:8.2f} ms, kernel {kernel:7.2f} + transfers {moved:7.2f} ms: {wall / (kernel + moved):5.2f}x")
+PY
 row "scale (issue 9)" "see scale.txt"
 fi
 

@@ -438,6 +438,7 @@ struct RunReport {
   uint64_t stack_reruns = 0;      // compiled code's instances out of CUDA stack, run again interpreted
   uint64_t stack_pool_bytes = 0;  // call-stack segments, at the most
   uint32_t wave_size = 0, waves = 0;
+  uint32_t wave_slices = 1;       // the most slices a wave ran in, each slice's transfers beside another's kernel
   std::string memory_layout;      // "interleaved", "contiguous", "sparse"
 };
 

@@ -42,6 +42,7 @@ RunReport report_of(const ww::batch::BatchResult& r) {
   o.stack_pool_bytes = r.stack_pool_bytes;
   o.wave_size = r.wave_size;
   o.waves = r.waves;
+  o.wave_slices = r.wave_slices;
   o.memory_layout = r.memory_layout;
   return o;
 }

@@ -293,6 +293,7 @@ struct BatchResult {
   uint64_t stack_reruns = 0;  // compiled code's instances that ran out of CUDA stack, run again interpreted
   uint64_t stack_pool_bytes = 0;  // the GPU interpreter's call stack segments, at the most
   uint32_t wave_size = 0, waves = 0;
+  uint32_t wave_slices = 1;  // the most slices a wave ran in (transfers beside kernels)
   std::string memory_layout;
   std::vector<Segment> segments;
   CompileReport compile;

@@ -114,6 +114,7 @@ void merge_device_figures(const std::vector<BatchResult>& figs, const std::vecto
     out.pool_reruns += f.pool_reruns;
     out.stack_reruns += f.stack_reruns;
     out.waves += f.waves;
+    out.wave_slices = std::max(out.wave_slices, f.wave_slices);
     out.kernel_ms += f.kernel_ms / k;
     ph.host_calls += f.phases.host_calls / k;
     ph.plan += f.phases.plan / k;
@@ -427,6 +428,7 @@ class GpuExecutor final : public Executor {
     fig.stack_pool_bytes = std::max(fig.stack_pool_bytes, r.stack_pool_bytes);
     fig.wave_size = std::max(fig.wave_size, r.plan.wave_size);
     fig.waves += r.plan.waves;
+    fig.wave_slices = std::max(fig.wave_slices, r.wave_slices);
     fig.memory_layout = gpu::layout_name(r.plan.layout);
     fig.device = r.device_name;
     if (&fig == &out) device_ = r.device_name;

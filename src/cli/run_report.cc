@@ -120,6 +120,7 @@ std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result)
     else
       s += ", " + r.memory_layout + " dense";
     s += "), " + std::to_string(r.waves) + " wave(s) of up to " + std::to_string(r.wave_size);
+    if (r.wave_slices > 1) s += " in up to " + std::to_string(r.wave_slices) + " slices";
     if (r.pool_reruns) s += "; " + std::to_string(r.pool_reruns) + " instance(s) ran again after the pool ran out";
     if (r.stack_reruns)
       s += "; " + std::to_string(r.stack_reruns) +
@@ -195,7 +196,8 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
                        {"stack_reruns", r.stack_reruns},
                        {"stack_pool_bytes", r.stack_pool_bytes},
                        {"wave_size", r.wave_size},
-                       {"waves", r.waves}};
+                       {"waves", r.waves},
+                       {"wave_slices", r.wave_slices}};
   const RunReport::Compile& cr = r.compile;
   if (cr.attempted)
     j["compile"] = {{"used", cr.used},          {"cache_hit", cr.cache_hit},     {"codegen_ms", cr.generate_ms},

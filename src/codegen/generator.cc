@@ -569,7 +569,7 @@ void Generator::emit_gpu_kernel() {
   out_ += "extern \"C\" __global__ void __launch_bounds__(ww::gpu::kBlock) " + std::string(kGpuKernelName) +
           "(const __grid_constant__ ww::gpu::DevModule M, const __grid_constant__ ww::gpu::DevWave W,\n"
           "    const __grid_constant__ ww::gpu::DevIntrinsics In) {\n"
-          "  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "  const uint32_t t = ww::gpu::wave_thread(W);\n"
           "  if (t >= W.n) return;\n"
           "  if (W.hc.resuming && !W.hc.waiting[t]) return;  // finished in an earlier launch\n"
           "  if (W.trap[t] != 0) {  // failed before the call, or stopped in a chain's earlier launch\n"

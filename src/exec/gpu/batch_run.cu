@@ -63,6 +63,7 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
     out.host_ms += r->host_ms;
     out.plan.waves += r->plan.waves;
     out.pool_reruns += r->pool_reruns;
+    out.wave_slices = std::max(out.wave_slices, r->wave_slices);
     out.stack_reruns += end - i;
     out.host_calls += r->host_calls;
     out.host_passes += r->host_passes;

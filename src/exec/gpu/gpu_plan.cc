@@ -78,6 +78,10 @@ uint32_t io_slots(const BatchRequest& req) {
          slot_width;
 }
 
+bool memory_written(const BatchRequest& req, const GpuImage& img) {
+  return img.writes_memory || !req.mem_in.empty() || req.resident;
+}
+
 uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img, bool frames) {
   uint64_t b = 0;
   if (frames) {
@@ -91,9 +95,11 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
   if (img.tables_mutable) b += uint64_t(img.total_table_cap()) * 8 + img.table_cap.size() * 4;
   b += img.data_size.size() + img.elem_size.size();  // dropped flags
   b += 4 + 1 + 4 + 4 + 1;                            // pages, trap, trap func/pc, finished
-  if (req.layout == MemoryLayout::Sparse) {  // a chunk table entry per chunk per 32 instances
+  if (req.layout == MemoryLayout::Sparse) {
+    // A chunk table entry per chunk per 32 instances, unless one shared
+    // table serves memory nothing writes.
     const uint64_t cap = uint64_t(memory_pages_for(req, img)) * kPageSize;
-    b += (cap >> sparse_chunk_shift(cap)) * 8 / 32;
+    if (memory_written(req, img)) b += (cap >> sparse_chunk_shift(cap)) * 8 / 32;
   } else {
     b += (memory_pages_for(req, img) + 31) / 32;  // a dirty flag per page per 32 instances
   }
@@ -151,6 +157,7 @@ Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t bud
       written ? std::max<uint64_t>(32, p.pool_bytes / std::max<uint64_t>(guess, 1) / 32 * 32) : wave;
   p.wave_size = uint32_t(wave);
   p.first_wave = uint32_t(std::min(first, wave));
+  p.chunk_table_shared = !written;
   p.linear_bytes_per_instance = guess;
   p.waves = uint32_t((uint64_t(req.instances) + p.first_wave - 1) / p.first_wave);
   return p;
@@ -171,8 +178,7 @@ Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_
   if (req.layout == MemoryLayout::Sparse && p.memory_pages) {
     // The image, padded to whole chunks, and one chunk of zeros.
     const uint64_t reserve = kReserveBytes + reserved + module_bytes * 2 + (1u << 16);
-    const bool written = img.writes_memory || !req.mem_in.empty() || req.resident;
-    return plan_sparse(req, p, free_bytes > reserve ? free_bytes - reserve : 0, written);
+    return plan_sparse(req, p, free_bytes > reserve ? free_bytes - reserve : 0, memory_written(req, img));
   }
   if (req.layout == MemoryLayout::Sparse) p.layout = MemoryLayout::Interleaved;  // no memory to place
   uint64_t per = p.linear_bytes_per_instance + p.overhead_bytes_per_instance;

@@ -49,6 +49,9 @@ uint32_t sparse_chunk_shift(uint64_t capacity_bytes);
 // module's slot width.
 uint32_t io_slots(const BatchRequest& req);
 uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img, bool frames = true);
+// Whether the batch may write sparse memory: a store or bulk-memory op, an
+// import the host serves, a memory input, a resident batch's later calls.
+bool memory_written(const BatchRequest& req, const GpuImage& img);
 
 // "this batch needs N bytes per instance but only M bytes of GPU memory are
 // free" when not even one wave of 32 instances fits.

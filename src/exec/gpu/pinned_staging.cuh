@@ -29,6 +29,7 @@ class PinnedStaging {
     (void)cudaGetDevice(&before);
     (void)cudaSetDevice(device_);
     for (int k = 0; k < 2; ++k) {
+      if (ev_[k]) cudaEventSynchronize(ev_[k]);  // an upload may still read the piece
       if (buf_[k]) cudaFreeHost(buf_[k]);
       if (ev_[k]) cudaEventDestroy(ev_[k]);
     }
@@ -36,6 +37,11 @@ class PinnedStaging {
     if (signals_.poll_stream) cudaStreamDestroy(signals_.poll_stream);
     if (signals_.start) cudaEventDestroy(signals_.start);
     if (signals_.stop) cudaEventDestroy(signals_.stop);
+    if (signals_.compute) cudaStreamDestroy(signals_.compute);
+    if (signals_.ready) cudaEventDestroy(signals_.ready);
+    for (auto& events : signals_.slice)
+      for (cudaEvent_t e : events)
+        if (e) cudaEventDestroy(e);
     (void)cudaSetDevice(before);
   }
 
@@ -46,6 +52,16 @@ class PinnedStaging {
     unsigned long long* words = nullptr;  // pinned: [0] instances done, [1] the deadline
     cudaStream_t poll_stream = nullptr;   // non-blocking: copies while kernels run
     cudaEvent_t start = nullptr, stop = nullptr;
+    // A wave in slices (wave_slices.cu): its kernels go on `compute` while
+    // the thread's stream copies; `ready` ends the wave's set-up. Each
+    // slice has events on `compute` before its set-up, its kernel, its
+    // memory outputs and after them, and one on the thread's stream after
+    // its inputs.
+    static constexpr uint32_t kMaxSlices = 8;
+    enum SliceEvent { kSetUp, kKernel, kOutputs, kDone, kInputs, kSliceEvents };
+    cudaStream_t compute = nullptr;
+    cudaEvent_t ready = nullptr;
+    cudaEvent_t slice[kMaxSlices][kSliceEvents] = {};
   };
   const WaveSignals& signals() const { return signals_; }
 
@@ -60,6 +76,10 @@ class PinnedStaging {
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.poll_stream, cudaStreamNonBlocking));
     WW_CUDA(cudaEventCreate(&signals_.start));
     WW_CUDA(cudaEventCreate(&signals_.stop));
+    WW_CUDA(cudaStreamCreateWithFlags(&signals_.compute, cudaStreamNonBlocking));
+    WW_CUDA(cudaEventCreateWithFlags(&signals_.ready, cudaEventDisableTiming));
+    for (auto& events : signals_.slice)
+      for (cudaEvent_t& e : events) WW_CUDA(cudaEventCreate(&e));
     return Status::Ok();
   }
   uint64_t piece_bytes() const { return piece_bytes_; }
@@ -83,16 +103,20 @@ class PinnedStaging {
   }
 
   // produce(p, buf) fills buf on the host while the piece before is copied;
-  // enqueue(p, buf, stream) queues its copy to the device.
+  // enqueue(p, buf, stream) queues its copy to the device. The last copies
+  // may still be under way on return: what reads the data is queued after
+  // them on the thread's stream, or waits for an event recorded there (a
+  // wave's slices: waiting here cost each slice a piece's copy, 1 ms of
+  // hash-wasm's 8 slices).
   template <class Produce, class Enqueue>
   Status upload(uint64_t pieces, Produce&& produce, Enqueue&& enqueue) {
     for (uint64_t p = 0; p < pieces; ++p) {
-      if (p >= 2) WW_CUDA(cudaEventSynchronize(ev_[p & 1]));  // piece p - 2 has left this buffer
+      // Piece p - 2, or an earlier call's last pieces, may be leaving this buffer.
+      WW_CUDA(cudaEventSynchronize(ev_[p & 1]));
       produce(p, buf_[p & 1]);
       WW_TRY(enqueue(p, buf_[p & 1], stream_));
       WW_CUDA(cudaEventRecord(ev_[p & 1], stream_));
     }
-    WW_CUDA(cudaStreamSynchronize(stream_));
     return Status::Ok();
   }
 

@@ -62,7 +62,8 @@ Status WaveLoop::alloc_wave_buffers() {
     W_.cap_chunks = uint32_t(W_.mem_cap >> W_.chunk_shift);
     W_.image = mod_.image_chunks;
     W_.image_chunks = mod_.num_image_chunks;
-    WW_TRY(arena_.alloc(&W_.chunk_table, uint64_t(groups_) * W_.cap_chunks));
+    W_.table_stride = plan_.chunk_table_shared ? 0 : W_.cap_chunks;
+    WW_TRY(arena_.alloc(&W_.chunk_table, chunk_table_entries()));
     WW_TRY(arena_.alloc(&W_.pool_used, 2));
     WW_TRY(set_pool(plan_.pool_bytes));
     trace_("wave buffers: sparse pool");
@@ -209,9 +210,7 @@ Status WaveLoop::setup(BatchResult& out) {
 
 Status WaveLoop::end_phase(double& acc_ms) {
   WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
-  auto now = Clock::now();
-  acc_ms += std::chrono::duration<double, std::milli>(now - phase_t_).count();
-  phase_t_ = now;
+  lap(acc_ms);
   return Status::Ok();
 }
 
@@ -219,7 +218,7 @@ Status WaveLoop::reset_memory() {
   if (sparse_) {
     // Nothing of the pool needs clearing: an instance copies its part of
     // the image into a chunk on its first write there.
-    WW_CUDA(cudaMemsetAsync(W_.chunk_table, 0, uint64_t(groups_) * W_.cap_chunks * 8));
+    WW_CUDA(cudaMemsetAsync(W_.chunk_table, 0, chunk_table_entries() * 8));
     WW_CUDA(cudaMemsetAsync(W_.pool_used, 0, 4));
     return Status::Ok();
   }
@@ -247,41 +246,59 @@ Status WaveLoop::reset_memory() {
   return Status::Ok();
 }
 
-Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
-  // Arguments, value k of instance t at io[k * w_ * n + t] (shared ones
-  // were uploaded once, in setup).
-  if (nparams_ && (req_.fill_args || req_.args_per_instance)) {
-    // Values land at rows k * w_; the rows between hold the high words,
-    // zero but for v128 constants.
-    if (w_ > 1) {
-      WW_CUDA(cudaMemsetAsync(W_.io, 0, uint64_t(nparams_) * w_ * n * 8));
-      for (uint32_t k = 0; k < nparams_ && k < req_.args_hi.size(); ++k)
-        if (req_.args_hi[k]) {
-          fill_words_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(W_.io + (uint64_t(k) * w_ + 1) * n, req_.args_hi[k], n);
-          WW_CUDA(cudaGetLastError());
-        }
+bool WaveLoop::args_per_row() const { return nparams_ && (req_.fill_args || req_.args_per_instance); }
+
+Status WaveLoop::prepare_arg_rows(uint32_t n) {
+  // Values land at rows k * w_; the rows between hold the high words,
+  // zero but for v128 constants.
+  if (!args_per_row() || w_ == 1) return Status::Ok();
+  WW_CUDA(cudaMemsetAsync(W_.io, 0, uint64_t(nparams_) * w_ * n * 8));
+  for (uint32_t k = 0; k < nparams_ && k < req_.args_hi.size(); ++k)
+    if (req_.args_hi[k]) {
+      fill_words_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(W_.io + (uint64_t(k) * w_ + 1) * n, req_.args_hi[k], n);
+      WW_CUDA(cudaGetLastError());
     }
-    const uint32_t rows = staging_rows_;
-    WW_TRY(staging_->upload(
-        (n + rows - 1) / rows,
-        [&](uint64_t p, void* buf) {
-          uint64_t* io = static_cast<uint64_t*>(buf);
-          const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
-          if (req_.fill_args) {
-            req_.fill_args(first + off, m, io);
-            return;
-          }
-          for (uint32_t t = 0; t < m; ++t)
-            for (uint32_t k = 0; k < nparams_; ++k)
-              io[uint64_t(k) * m + t] = req_.args[uint64_t(first + off + t) * nparams_ + k];
-        },
-        [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
-          const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
-          WW_CUDA(cudaMemcpy2DAsync(W_.io + off, uint64_t(n) * w_ * 8, buf, uint64_t(m) * 8, uint64_t(m) * 8,
-                                    nparams_, cudaMemcpyHostToDevice, s));
-          return Status::Ok();
-        }));
+  return Status::Ok();
+}
+
+Status WaveLoop::upload_args(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1) {
+  // Value k of instance t at io[k * w_ * n + t] (shared ones were uploaded
+  // once, in setup).
+  if (!args_per_row() || r1 <= r0) return Status::Ok();
+  const uint32_t rows = staging_rows_;
+  return staging_->upload(
+      (r1 - r0 + rows - 1) / rows,
+      [&](uint64_t p, void* buf) {
+        uint64_t* io = static_cast<uint64_t*>(buf);
+        const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
+        if (req_.fill_args) {
+          req_.fill_args(first + off, m, io);
+          return;
+        }
+        for (uint32_t t = 0; t < m; ++t)
+          for (uint32_t k = 0; k < nparams_; ++k)
+            io[uint64_t(k) * m + t] = req_.args[uint64_t(first + off + t) * nparams_ + k];
+      },
+      [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
+        const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
+        WW_CUDA(cudaMemcpy2DAsync(W_.io + off, uint64_t(n) * w_ * 8, buf, uint64_t(m) * 8, uint64_t(m) * 8,
+                                  nparams_, cudaMemcpyHostToDevice, s));
+        return Status::Ok();
+      });
+}
+
+Status WaveLoop::upload_mem_in(uint32_t first, uint32_t r0, uint32_t r1) {
+  for (size_t k = 0; k < req_.mem_in.size(); ++k) {
+    const MemIn& mi = req_.mem_in[k];
+    WW_TRY(staging_->send(d_mem_in_[k] + uint64_t(r0) * mi.record_size,
+                          mi.data + (uint64_t(first) + r0) * mi.record_size, uint64_t(r1 - r0) * mi.record_size));
   }
+  return Status::Ok();
+}
+
+Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
+  WW_TRY(prepare_arg_rows(n));
+  WW_TRY(upload_args(first, n, 0, n));
   // Columns already on the device go over what the host wrote for them.
   for (size_t k = 0; k < req_.device_args.size() && k < nparams_; ++k) {
     const BatchRequest::DeviceColumn& c = req_.device_args[k];
@@ -290,21 +307,29 @@ Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
         static_cast<const uint8_t*>(c.data) + uint64_t(first) * c.width, c.width, n, W_.io + uint64_t(k) * w_ * n);
     WW_CUDA(cudaGetLastError());
   }
-  for (size_t k = 0; k < req_.mem_in.size(); ++k) {
-    const MemIn& mi = req_.mem_in[k];
-    WW_TRY(staging_->send(d_mem_in_[k], mi.data + uint64_t(first) * mi.record_size, uint64_t(n) * mi.record_size));
-  }
+  WW_TRY(upload_mem_in(first, 0, n));
   WW_CUDA(cudaMemcpy(wave_on_device_, &W_, sizeof W_, cudaMemcpyHostToDevice));
   WW_TRY(end_phase(upload_ms_));
   trace_("wave: arguments, inputs");
   return Status::Ok();
 }
 
-Status WaveLoop::apply_memory_inputs(uint32_t blocks) {
+Status WaveLoop::apply_memory_inputs(const DevWave& w, uint32_t blocks, cudaStream_t stream) {
   for (size_t k = 0; k < req_.mem_in.size(); ++k) {
     const MemIn& mi = req_.mem_in[k];
     with_layout(layout_, [&](auto L) {
-      mem_in_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d_mem_in_[k], mi.record_size, mi.address);
+      mem_in_kernel<decltype(L)::value><<<blocks, kBlock, 0, stream>>>(w, d_mem_in_[k], mi.record_size, mi.address);
+    });
+    WW_CUDA(cudaGetLastError());
+  }
+  return Status::Ok();
+}
+
+Status WaveLoop::launch_mem_out(const DevWave& w, uint32_t blocks, cudaStream_t stream) {
+  for (size_t k = 0; k < req_.mem_out.size(); ++k) {
+    const MemOut& mo = req_.mem_out[k];
+    with_layout(layout_, [&](auto L) {
+      mem_out_kernel<decltype(L)::value><<<blocks, kBlock, 0, stream>>>(w, d_mem_out_[k], mo.length, mo.address);
     });
     WW_CUDA(cudaGetLastError());
   }
@@ -320,30 +345,57 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   trace_("wave: init state kernel");
   if (W_.mem_cap) WW_TRY(reset_memory());
   trace_("wave: memory reset");
-  WW_TRY(apply_memory_inputs(blocks));
+  WW_TRY(apply_memory_inputs(W_, blocks, nullptr));
   return end_phase(memory_setup_ms_);
+}
+
+// A slice's kernels on the compute stream (wave_slices.cu runs the
+// slices): here, since wave_kernels.cuh's kernels are defined in one file.
+Status WaveLoop::launch_slice(uint32_t k, uint32_t r0, uint32_t r1) {
+  using Signals = PinnedStaging::WaveSignals;
+  const cudaEvent_t* ev = sig_->slice[k];
+  const cudaStream_t s = sig_->compute;
+  DevWave w = W_;
+  w.t_base = r0;
+  const uint32_t blocks = (r1 - r0 + kBlock - 1) / kBlock;
+  WW_CUDA(cudaEventRecord(ev[Signals::kInputs], cudaStreamPerThread));
+  WW_CUDA(cudaStreamWaitEvent(s, ev[Signals::kInputs], 0));
+  WW_CUDA(cudaEventRecord(ev[Signals::kSetUp], s));
+  init_state_kernel<<<blocks, kBlock, 0, s>>>(mod_.M, w, mod_.init);
+  WW_CUDA(cudaGetLastError());
+  WW_TRY(apply_memory_inputs(w, blocks, s));
+  WW_CUDA(cudaEventRecord(ev[Signals::kKernel], s));
+  WW_TRY(launcher_.launch(mod_.M, w, I_, blocks, layout_, s));
+  WW_CUDA(cudaEventRecord(ev[Signals::kOutputs], s));
+  WW_TRY(launch_mem_out(w, blocks, s));
+  WW_CUDA(cudaEventRecord(ev[Signals::kDone], s));
+  return Status::Ok();
 }
 
 Status WaveLoop::launch_and_wait(uint32_t blocks) {
   WW_CUDA(cudaEventRecord(sig_->start));
   WW_TRY(launcher_.launch(mod_.M, W_, I_, blocks, layout_, nullptr));
   WW_CUDA(cudaEventRecord(sig_->stop));
+  bool stop_sent = false;
+  WW_TRY(await_event(sig_->stop, stop_sent));
+  float ms = 0;
+  WW_CUDA(cudaEventElapsedTime(&ms, sig_->start, sig_->stop));
+  kernel_ms_ += ms;
+  phase_t_ = Clock::now();
+  trace_("wave: kernel");
+  return Status::Ok();
+}
+
+Status WaveLoop::await_event(cudaEvent_t ev, bool& stop_sent) {
   auto last_report = Clock::now();
   // Short batches (the spec runner's) finish in microseconds: poll from
   // 20 us, backing off to 1 ms (a longer nap overshoots the kernel end by as
   // much, which short waves of a large batch add up).
   auto nap = std::chrono::microseconds(20);
-  bool stop_sent = false;
-  while (cudaEventQuery(sig_->stop) == cudaErrorNotReady) {
+  while (cudaEventQuery(ev) == cudaErrorNotReady) {
     std::this_thread::sleep_for(nap);
     nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(1));
-    if (!stop_sent && req_.cancel && req_.cancel->load()) {
-      // Running instances stop within kDeadlineTickMask back-edges and stay
-      // unfinished; the batch marks them interrupted.
-      WW_CUDA(cudaMemcpyAsync(&wave_on_device_->deadline_ns, &sig_->words[1], sizeof(uint64_t),
-                              cudaMemcpyHostToDevice, sig_->poll_stream));
-      stop_sent = true;
-    }
+    WW_TRY(send_stop_if_cancelled(stop_sent));
     if (req_.progress && Clock::now() - last_report > std::chrono::milliseconds(500)) {
       last_report = Clock::now();
       WW_CUDA(cudaMemcpyAsync(sig_->words, W_.done, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
@@ -352,13 +404,18 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
       req_.progress(*sig_->words, req_.instances, seconds_since(t_start_));
     }
   }
-  WW_CUDA(cudaEventSynchronize(sig_->stop));
+  WW_CUDA(cudaEventSynchronize(ev));
   WW_CUDA(cudaGetLastError());
-  float ms = 0;
-  WW_CUDA(cudaEventElapsedTime(&ms, sig_->start, sig_->stop));
-  kernel_ms_ += ms;
-  phase_t_ = Clock::now();
-  trace_("wave: kernel");
+  return Status::Ok();
+}
+
+Status WaveLoop::send_stop_if_cancelled(bool& stop_sent) {
+  if (stop_sent || !req_.cancel || !req_.cancel->load()) return Status::Ok();
+  // Running instances stop within kDeadlineTickMask back-edges and stay
+  // unfinished; the batch marks them interrupted.
+  WW_CUDA(cudaMemcpyAsync(&wave_on_device_->deadline_ns, &sig_->words[1], sizeof(uint64_t), cudaMemcpyHostToDevice,
+                          sig_->poll_stream));
+  stop_sent = true;
   return Status::Ok();
 }
 
@@ -428,16 +485,20 @@ Status WaveLoop::launch_until_done(uint32_t blocks, BatchResult& out) {
 }
 
 Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out) {
+  WW_TRY(launch_mem_out(W_, blocks, nullptr));
+  WW_TRY(fetch_outputs(first, n, 0, n));
+  return download_status(first, n);
+}
+
+Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1) {
   for (size_t k = 0; k < req_.mem_out.size(); ++k) {
     const MemOut& mo = req_.mem_out[k];
-    with_layout(layout_, [&](auto L) {
-      mem_out_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d_mem_out_[k], mo.length, mo.address);
-    });
-    WW_CUDA(cudaGetLastError());
-    WW_TRY(staging_->fetch(mo.data + uint64_t(first) * mo.length, d_mem_out_[k], uint64_t(n) * mo.length));
+    WW_TRY(staging_->fetch(mo.data + (uint64_t(first) + r0) * mo.length, d_mem_out_[k] + uint64_t(r0) * mo.length,
+                           uint64_t(r1 - r0) * mo.length));
   }
   if (nres_ && !req_.device_results.empty()) {
-    // Results that stay on the device: column by column where the caller said.
+    // Results that stay on the device: column by column where the caller
+    // said (a wave with them runs unsliced).
     for (uint32_t k = 0; k < nres_ && k < req_.device_results.size(); ++k) {
       const BatchRequest::DeviceOut& o = req_.device_results[k];
       column_out_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(W_.io + uint64_t(k) * w_ * n, W_.trap, o.width, n,
@@ -445,22 +506,22 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
       WW_CUDA(cudaGetLastError());
     }
   } else if (nres_ && results32_) {
-    WW_TRY(download_results32(first, n));
+    WW_TRY(download_results32(first, n, r0, r1));
     trace_("wave: download results");
   } else if (nres_) {
     const InstanceRec& irec = S_.instances[instance_];
     const uint32_t rows = staging_rows_;
     WW_TRY(staging_->download(
-        (n + rows - 1) / rows,
+        (r1 - r0 + rows - 1) / rows,
         [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
-          const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
+          const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
           WW_CUDA(cudaMemcpy2DAsync(buf, uint64_t(m) * 8, W_.io + off, uint64_t(n) * 8, uint64_t(m) * 8,
                                     nres_ * w_, cudaMemcpyDeviceToHost, s));
           return Status::Ok();
         },
         [&](uint64_t p, void* buf) {
           const uint64_t* io = static_cast<const uint64_t*>(buf);
-          const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
+          const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
           uint64_t* to = dest_.results + uint64_t(first + off) * nres_;
           uint64_t* to_hi = dest_.results_hi ? dest_.results_hi + uint64_t(first + off) * nres_ : nullptr;
           if (nres_ == 1 && w_ == 1 && !ref_results_) {
@@ -483,17 +544,21 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
         }));
     trace_("wave: download results");
   }
+  return Status::Ok();
+}
+
+Status WaveLoop::download_status(uint32_t first, uint32_t n) {
   // Through the pinned pieces: the device copies at full speed while the
   // host moves the bytes where they belong.
   auto fetch = [&](void* to, const void* from, uint64_t bytes) { return staging_->fetch(to, from, bytes); };
-  // Traps the code raised are counted (finish_instance, the pool's
-  // out-of-memory); the memory kernels' own (a record that does not fit)
-  // are not, and the host writes those of calls it served, so with memory
-  // I/O or host calls the columns always come. Otherwise a wave with none
-  // trapped needs no trap codes either: zeros are written here (half of
-  // the 1 ms of codes and flags in Mandelbrot's 11 ms at 8.3M instances,
-  // bench/RESULTS.md). A resident batch's instances keep the traps of
-  // earlier calls.
+  // Every trap on the device is counted (finish_instance, the pool's
+  // out-of-memory, the memory kernels' records that do not fit); the host
+  // writes those of calls it served, and a resident batch's instances keep
+  // the traps of earlier calls, so those download the columns always.
+  // Otherwise a wave with none trapped needs no trap columns: zeros are
+  // written here (half of the 1 ms of codes and flags in Mandelbrot's
+  // 11 ms at 8.3M instances; 150 MB of SHA-256's 16M instances,
+  // bench/RESULTS.md).
   // Likewise the flags, when every instance finished: a chain of calls
   // counts an instance once per call, a resident batch per call, and host
   // calls resume instances, so those download them.
@@ -502,38 +567,36 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
   const unsigned long long trapped = counts[0];
   wave_trapped_ = trapped;
   trapped_counted_ += trapped;
-  const bool codes_known = !req_.resident && !host_calls_ && req_.mem_in.empty() && req_.mem_out.empty();
+  const bool codes_known = !req_.resident && !host_calls_;
   if (codes_known && trapped == 0) {
     // A destination that starts zeroed holds zeros where no wave wrote.
-    if (!dest_.trap_words_zero || first < trap_codes_written_to_) parallel_zero(dest_.traps + first, n);
+    // On every core: one thread took 7 ms for 8.3M instances' columns.
+    if (!dest_.trap_words_zero || first < trap_columns_written_to_) {
+      parallel_zero(dest_.traps + first, n);
+      parallel_zero(dest_.trap_func + first, uint64_t(n) * 4);
+      parallel_zero(dest_.trap_pc + first, uint64_t(n) * 4);
+    }
   } else {
     WW_TRY(fetch(dest_.traps + first, W_.trap, n));
-    trap_codes_written_to_ = std::max(trap_codes_written_to_, uint64_t(first) + n);
+    WW_TRY(fetch(dest_.trap_func + first, W_.trap_func, uint64_t(n) * 4));
+    WW_TRY(fetch(dest_.trap_pc + first, W_.trap_pc, uint64_t(n) * 4));
+    trap_columns_written_to_ = std::max(trap_columns_written_to_, uint64_t(first) + n);
   }
   if (!req_.resident && !host_calls_ && req_.then.empty() && counts[1] == n)
     parallel_fill(dest_.finished + first, 1, n);
   else
     WW_TRY(fetch(dest_.finished + first, W_.finished, n));
-  if (trapped || !codes_known) {
-    WW_TRY(fetch(dest_.trap_func + first, W_.trap_func, uint64_t(n) * 4));
-    WW_TRY(fetch(dest_.trap_pc + first, W_.trap_pc, uint64_t(n) * 4));
-    trap_words_written_to_ = std::max(trap_words_written_to_, uint64_t(first) + n);
-  } else if (!dest_.trap_words_zero || first < trap_words_written_to_) {
-    // On every core: one thread took 7 ms for 8.3M instances' two columns.
-    parallel_zero(dest_.trap_func + first, uint64_t(n) * 4);
-    parallel_zero(dest_.trap_pc + first, uint64_t(n) * 4);
-  }
   WW_TRY(end_phase(download_ms_));
   trace_("wave: download traps, flags");
   return Status::Ok();
 }
 
-Status WaveLoop::download_results32(uint32_t first, uint32_t n) {
-  const uint32_t rows = uint32_t(std::min<uint64_t>(n, staging_->piece_bytes() / (4 * uint64_t(nres_))));
+Status WaveLoop::download_results32(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1) {
+  const uint32_t rows = uint32_t(std::min<uint64_t>(r1 - r0, staging_->piece_bytes() / (4 * uint64_t(nres_))));
   return staging_->download(
-      (n + rows - 1) / rows,
+      (r1 - r0 + rows - 1) / rows,
       [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
-        const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
+        const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
         uint32_t* packed = results32_scratch_[p & 1];
         pack_results32_kernel<<<(m + kBlock - 1) / kBlock, kBlock, 0, s>>>(W_.io, n, off, m, nres_, packed);
         WW_CUDA(cudaGetLastError());
@@ -542,7 +605,7 @@ Status WaveLoop::download_results32(uint32_t first, uint32_t n) {
       },
       [&](uint64_t p, void* buf) {
         const uint32_t* v = static_cast<const uint32_t*>(buf);
-        const uint32_t off = uint32_t(p * rows), m = std::min(rows, n - off);
+        const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
         uint64_t* to = dest_.results + uint64_t(first + off) * nres_;
         if (nres_ == 1) {
           parallel_widen_u32(to, v, m);
@@ -656,11 +719,15 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
     return Status::Ok();
   }
   if (req_.host_calls) req_.host_calls->begin(W_.first, n);
-  WW_TRY(init_wave(first, n, blocks));
-  if (host_calls_) WW_TRY(host_calls_->begin_wave(W_, I_));
-  WW_TRY(launch_chain(blocks, out));
-  if (host_calls_) WW_TRY(host_calls_->end_wave(W_, I_, W_.first));
-  WW_TRY(download_wave(first, n, blocks, out));
+  if (const uint32_t slices = slice_count(n); slices > 1) {
+    WW_TRY(run_slices(first, n, slices));
+  } else {
+    WW_TRY(init_wave(first, n, blocks));
+    if (host_calls_) WW_TRY(host_calls_->begin_wave(W_, I_));
+    WW_TRY(launch_chain(blocks, out));
+    if (host_calls_) WW_TRY(host_calls_->end_wave(W_, I_, W_.first));
+    WW_TRY(download_wave(first, n, blocks, out));
+  }
   if (req_.cancel && req_.cancel->load()) {
     // Instances the cancel stopped report so, not the deadline it moved.
     for (uint32_t t = 0; t < n; ++t)
@@ -699,7 +766,7 @@ Status WaveLoop::resident_call(BatchResult& out) {
   WW_CUDA(cudaMemsetAsync(W_.trapped, 0, 2 * sizeof(unsigned long long)));
   WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));
   WW_TRY(stack_pool_.begin_wave(W_, n));
-  WW_TRY(apply_memory_inputs(blocks));
+  WW_TRY(apply_memory_inputs(W_, blocks, nullptr));
   WW_TRY(end_phase(memory_setup_ms_));
   if (req_.host_calls) req_.host_calls->begin(W_.first, n);
   WW_TRY(launch_chain(blocks, out));

@@ -148,6 +148,7 @@ class WaveLoop {
     out.download_ms = download_ms_;
     out.pool_bytes_used = pool_bytes_used_;
     out.pool_wave_instances = pool_wave_instances_;
+    out.wave_slices = wave_slices_;
     out.stack_pool_bytes = stack_pool_.bytes();  // the pool only grows
     out.trapped_counted = trapped_counted_;
   }
@@ -165,11 +166,30 @@ class WaveLoop {
   Result<uint64_t> device_now_ns();
   // Arguments per instance and memory inputs to the device; W_ too.
   Status upload_inputs(uint32_t first, uint32_t n);
-  Status apply_memory_inputs(uint32_t blocks);
+  // Whether arguments come per instance (uploaded) rather than shared.
+  bool args_per_row() const;
+  // The rows of v128 arguments' high words, for the whole wave.
+  Status prepare_arg_rows(uint32_t n);
+  // Rows [r0, r1) of a wave of n starting at instance `first`.
+  Status upload_args(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1);
+  Status upload_mem_in(uint32_t first, uint32_t r0, uint32_t r1);
+  // The memory input kernels and output kernels for the instances `w` and
+  // `blocks` cover.
+  Status apply_memory_inputs(const DevWave& w, uint32_t blocks, cudaStream_t stream);
+  Status launch_mem_out(const DevWave& w, uint32_t blocks, cudaStream_t stream);
   // Fails unless [addr, addr + len) lies in every instance's memory.
   Status check_range(uint64_t addr, uint64_t len, const char* what);
   Status init_wave(uint32_t first, uint32_t n, uint32_t blocks);
   Status launch_and_wait(uint32_t blocks);
+  // Waits for `ev`, meanwhile moving the deadline when the batch is
+  // cancelled (once: `stop_sent`) and reporting progress.
+  Status await_event(cudaEvent_t ev, bool& stop_sent);
+  Status send_stop_if_cancelled(bool& stop_sent);
+  // A wave in slices (wave_slices.cu): how many (1: the wave runs in one
+  // launch), and the wave run so.
+  uint32_t slice_count(uint32_t n) const;
+  Status run_slices(uint32_t first, uint32_t n, uint32_t slices);
+  Status launch_slice(uint32_t k, uint32_t r0, uint32_t r1);
   // Launches the wave, then again for the instances that left for a host
   // call, until none did.
   Status launch_until_done(uint32_t blocks, BatchResult& out);
@@ -179,14 +199,29 @@ class WaveLoop {
   // The host's result arrays when the caller gave none.
   void own_results(BatchResult& out, uint32_t n);
   uint32_t host_call_width() const { return host_call_width_of(img_); }
+  uint64_t chunk_table_entries() const {
+    return uint64_t(W_.table_stride ? groups_ : 1) * W_.cap_chunks;
+  }
   Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
+  // Memory outputs and results of rows [r0, r1) to the host (once the
+  // kernels that write them are done).
+  Status fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1);
+  // Trap codes, where instances trapped and finished flags of the wave.
+  Status download_status(uint32_t first, uint32_t n);
   // Results that are all i32 or f32: cut to 32 bits on the device, widened
   // on the host.
-  Status download_results32(uint32_t first, uint32_t n);
+  Status download_results32(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1);
   Status write_back_first(uint32_t n);
   // Adds the time since the last phase ended to `acc_ms`, once the device
   // has caught up with what was queued.
   Status end_phase(double& acc_ms);
+  // The same without waiting for the device (copies still under way count
+  // to what comes next).
+  void lap(double& acc_ms) {
+    const auto now = Clock::now();
+    acc_ms += std::chrono::duration<double, std::milli>(now - phase_t_).count();
+    phase_t_ = now;
+  }
   // Every instance's memory back to the image before a wave: the whole
   // buffer the first time, then only the pages the previous wave wrote.
   Status reset_memory();
@@ -240,16 +275,16 @@ class WaveLoop {
   double kernel_ms_ = 0;
   double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
   BatchRequest::Destination dest_;
-  // Instances below this had trap words fetched (a wave that ran again
+  // Instances below this had trap columns fetched (a wave that ran again
   // after the pool ran out must clear them).
-  uint64_t trap_words_written_to_ = 0;
-  uint64_t trap_codes_written_to_ = 0;  // the same for the trap codes
+  uint64_t trap_columns_written_to_ = 0;
   DevWave* wave_on_device_ = nullptr;  // W_'s copy (DevWave::self)
   uint64_t* d_timer_ = nullptr;        // read_timer_kernel's answer
   uint32_t next_wave_ = 0;
   uint64_t pool_chunks_ = 0;
   uint64_t pool_bytes_used_ = 0;
   uint32_t pool_wave_instances_ = 0;
+  uint32_t wave_slices_ = 1;
   StackPool stack_pool_;
   bool stack_pool_grew_ = false;
   uint32_t stack_wave_cap_ = 0;

@@ -183,15 +183,21 @@ TEST(SparsePlan, MemoryThatNothingWritesNeedsNoPool) {
   req.layout = MemoryLayout::Sparse;
   auto plan = plan_for(req, *img, 139ull << 30, /*frames=*/false);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
-  // One chunk of 32 parts of 1 KiB, and the whole batch in the first wave.
+  // One chunk of 32 parts of 1 KiB, the whole batch in the first wave,
+  // and one chunk table that every group reads (4 pages of 1 KiB chunks:
+  // a table per group would be 64 bytes an instance).
   EXPECT_EQ(plan->pool_bytes, 32u * 1024);
   EXPECT_EQ(plan->first_wave, req.instances);
-  // Records the host writes in need the pool again...
+  EXPECT_TRUE(plan->chunk_table_shared);
+  const uint64_t shared_overhead = plan->overhead_bytes_per_instance;
+  // Records the host writes in need the pool and a table per group again...
   std::vector<uint8_t> rec(4);
   req.mem_in.push_back({0, 4, rec.data()});
   plan = plan_for(req, *img, 139ull << 30, false);
   ASSERT_TRUE(plan.ok());
   EXPECT_GE(plan->pool_bytes, kSparsePoolStart);
+  EXPECT_FALSE(plan->chunk_table_shared);
+  EXPECT_EQ(plan->overhead_bytes_per_instance, shared_overhead + 4 + 256 * 8 / 32);
   // ...as do an import the host serves (it may write memory) and stores.
   auto host = image_of(read_only_module(), true);
   ASSERT_TRUE(host.ok());

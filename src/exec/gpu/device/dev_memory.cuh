@@ -85,8 +85,7 @@ struct Mem {
 
 // An instance that cannot get a chunk stops here: its trap says it ran out
 // of the pool, and the wave loop runs it again in a later, smaller wave.
-static __device__ __noinline__ void sparse_out_of_pool(const DevWave* w) {
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+static __device__ __noinline__ void sparse_out_of_pool(const DevWave* w, uint32_t t) {
   w->trap[t] = uint8_t(TrapCode::OutOfDeviceMemory);
   w->trap_func[t] = 0;
   w->trap_pc[t] = ~0u;
@@ -102,8 +101,9 @@ static __device__ __noinline__ void sparse_out_of_pool(const DevWave* w) {
 // The lanes of a warp that need the same new chunk elect one to take it
 // from the pool; the CAS settles a race with lanes on another path of the
 // same warp (the loser's chunk stays unused until the pool is reset).
-static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint32_t c, uint32_t lane,
+static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint32_t c, uint32_t t,
                                                     const DevWave* w) {
+  const uint32_t lane = t & 31;
   uint64_t e = atomicAdd(reinterpret_cast<unsigned long long*>(entry), 0ull);
   if (uint32_t(e) == 0) {
     const unsigned active = __activemask();
@@ -120,7 +120,7 @@ static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint
       }
     }
     e = __shfl_sync(peers, got, leader);
-    if (uint32_t(e) == 0) sparse_out_of_pool(w);
+    if (uint32_t(e) == 0) sparse_out_of_pool(w, t);
   }
   const uint32_t bit = 1u << lane;
   if (!(uint32_t(e >> 32) & bit)) {
@@ -141,22 +141,22 @@ struct Mem<DevLayout::Sparse> {
   uint8_t* pool;
   const uint8_t* image;
   const DevWave* w;
-  uint32_t lane, shift, image_chunks;
+  uint32_t t, shift, image_chunks;  // t: the instance, lane t % 32 of its group
 
   __device__ __forceinline__ static Mem make(const DevWave& wv, uint32_t t) {
     Mem m;
-    m.table = wv.chunk_table + uint64_t(t >> 5) * wv.cap_chunks;
+    m.table = wv.chunk_table + uint64_t(t >> 5) * wv.table_stride;
     m.pool = wv.pool;
     m.image = wv.image;
     m.w = wv.self;
-    m.lane = t & 31;
+    m.t = t;
     m.shift = wv.chunk_shift;
     m.image_chunks = wv.image_chunks;
     return m;
   }
   // Offset of byte a's word inside its chunk, interleaved by lane.
   __device__ __forceinline__ uint64_t in_chunk(uint64_t a) const {
-    return ((((a & ((uint64_t{1} << shift) - 1)) >> 2) * 32 + lane) << 2) + (a & 3);
+    return ((((a & ((uint64_t{1} << shift) - 1)) >> 2) * 32 + (t & 31)) << 2) + (a & 3);
   }
   __device__ __forceinline__ uint8_t* in_pool(uint64_t e, uint64_t a) const {
     return pool + (uint64_t(uint32_t(e) - 1) << (shift + 5)) + in_chunk(a);
@@ -165,13 +165,13 @@ struct Mem<DevLayout::Sparse> {
   // but no chunk yet (the bit was set after the chunk, by an atomic) is
   // read again through the slow path.
   __device__ __forceinline__ bool ours(uint64_t e) const {
-    return (uint32_t(e >> 32) >> lane & 1u) && uint32_t(e) != 0;
+    return (uint32_t(e >> 32) >> (t & 31) & 1u) && uint32_t(e) != 0;
   }
   __device__ __forceinline__ const uint8_t* read_byte(uint64_t a) const {
     const uint32_t c = uint32_t(a >> shift);
     const uint64_t e = table[c];
     if (ours(e)) return in_pool(e, a);
-    if (uint32_t(e >> 32) >> lane & 1u) return in_pool(sparse_materialise(table + c, c, lane, w), a);
+    if (uint32_t(e >> 32) >> (t & 31) & 1u) return in_pool(sparse_materialise(table + c, c, t, w), a);
     const uint64_t ci = c < image_chunks ? c : image_chunks;
     return image + (ci << shift) + (a & ((uint64_t{1} << shift) - 1));
   }
@@ -181,7 +181,7 @@ struct Mem<DevLayout::Sparse> {
   __device__ __forceinline__ uint8_t* write_byte(uint64_t a) const {
     const uint32_t c = uint32_t(a >> shift);
     uint64_t e = table[c];
-    if (!ours(e)) e = sparse_materialise(table + c, c, lane, w);
+    if (!ours(e)) e = sparse_materialise(table + c, c, t, w);
     return in_pool(e, a);
   }
   __device__ __forceinline__ uint32_t* write_word(uint64_t a) const {

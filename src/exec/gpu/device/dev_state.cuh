@@ -188,6 +188,10 @@ struct DevThenCall {
 struct DevWave {
   uint32_t n;      // instances in this wave (the interleave stride)
   uint32_t first;  // global index of the wave's first instance
+  // The instance a launch's first thread runs: a wave whose inputs and
+  // outputs are large runs in slices, one launch each, so that one slice's
+  // transfers overlap another's kernel (a multiple of kBlock).
+  uint32_t t_base;
   uint32_t total;  // instances in the whole batch
   uint32_t entry;  // defined-function index of the export
   uint32_t stack_slots, max_depth;
@@ -246,6 +250,9 @@ struct DevWave {
   uint32_t image_chunks;
   uint32_t chunk_shift;
   uint32_t cap_chunks;
+  // Entries from one group's table to the next: cap_chunks, or 0 where
+  // every group reads one table (BatchPlan::chunk_table_shared).
+  uint32_t table_stride;
   // This struct's own copy in device memory, for the rare paths (a chunk
   // running out) that need more of it than a memory view carries.
   const DevWave* self;
@@ -281,6 +288,11 @@ struct DevWave {
   bool tables_mutable;
   DevHostCalls hc;
 };
+
+// The instance (index in the wave) this thread runs.
+__device__ __forceinline__ uint32_t wave_thread(const DevWave& w) {
+  return w.t_base + blockIdx.x * blockDim.x + threadIdx.x;
+}
 
 __device__ __forceinline__ uint64_t global_timer_ns() {
   uint64_t t;

@@ -39,7 +39,7 @@ struct CodePtr {
 
 template <DevLayout L>
 __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave W, DevIntrinsics I) {
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t t = wave_thread(W);
   if (t >= W.n) return;
   if (W.hc.resuming && !W.hc.waiting[t]) return;  // finished in an earlier launch
   if (W.trap[t] != uint8_t(TrapCode::None)) {

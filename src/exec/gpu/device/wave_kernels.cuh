@@ -53,7 +53,7 @@ __global__ void restore_dirty_pages_kernel(DevWave W, const uint32_t* image, uin
 }
 
 __global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t t = wave_thread(W);
   if (t >= W.n) return;
   const uint32_t N = W.n;
   W.mem_pages[t] = S.init_pages;
@@ -74,38 +74,67 @@ __global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
 
 // Writes record t of `records` into instance t's memory at `address`; an
 // instance whose record does not fit its memory traps before it runs.
+// Aligned records go a 16-byte load and four word stores at a time: byte
+// by byte, each store looking up its sparse chunk, the kernel took about
+// 0.9 ms of SHA-256's 1M 64-byte records (bench/RESULTS.md).
 template <DevLayout L>
 __global__ void mem_in_kernel(DevWave W, const uint8_t* records, uint32_t record_size, uint32_t address) {
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t t = wave_thread(W);
   if (t >= W.n) return;
   uint64_t size = uint64_t(W.mem_pages[t]) * kDevPageSize;
   if (uint64_t(address) + record_size > size) {
     W.trap[t] = uint8_t(TrapCode::MemoryOutOfBounds);
     W.trap_pc[t] = kDevNoTrapPc;
+    // Counted here: the kernel finishes the instance as one that trapped
+    // before it ran, without counting it again.
+    atomicAdd(W.trapped, 1ull);
     return;
   }
   const MemAccess<L> m = MemAccess<L>::make(W, t);
   const uint8_t* r = records + uint64_t(t) * record_size;
-  for (uint32_t k = 0; k < record_size; ++k) m.store8(uint64_t(address) + k, r[k]);
+  uint32_t k = 0;
+  if ((address & 3) == 0 && (reinterpret_cast<uintptr_t>(r) & 15) == 0)
+    for (; k + 16 <= record_size; k += 16) {
+      const uint4 v = *reinterpret_cast<const uint4*>(r + k);
+      *m.write_word(uint64_t(address) + k) = v.x;
+      *m.write_word(uint64_t(address) + k + 4) = v.y;
+      *m.write_word(uint64_t(address) + k + 8) = v.z;
+      *m.write_word(uint64_t(address) + k + 12) = v.w;
+    }
+  for (; k < record_size; ++k) m.store8(uint64_t(address) + k, r[k]);
 }
 
+// Record t of `out` from instance t's memory at `address`, as mem_in_kernel
+// writes them.
 template <DevLayout L>
 __global__ void mem_out_kernel(DevWave W, uint8_t* out, uint32_t length, uint32_t address) {
-  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t t = wave_thread(W);
   if (t >= W.n) return;
   uint8_t* o = out + uint64_t(t) * length;
   uint64_t size = uint64_t(W.mem_pages[t]) * kDevPageSize;
+  const bool vector = (address & 3) == 0 && (reinterpret_cast<uintptr_t>(o) & 15) == 0;
+  const uint32_t vector_end = vector ? length & ~15u : 0;
   // A trapped instance's record stays zeros, as on the CPU.
   if (W.trap[t] != 0 || uint64_t(address) + length > size) {
-    for (uint32_t k = 0; k < length; ++k) o[k] = 0;
+    for (uint32_t k = 0; k < vector_end; k += 16) *reinterpret_cast<uint4*>(o + k) = make_uint4(0, 0, 0, 0);
+    for (uint32_t k = vector_end; k < length; ++k) o[k] = 0;
     if (W.trap[t] == 0) {
       W.trap[t] = uint8_t(TrapCode::MemoryOutOfBounds);
       W.trap_pc[t] = kDevNoTrapPc;
+      atomicAdd(W.trapped, 1ull);
     }
     return;
   }
   const MemAccess<L> m = MemAccess<L>::make(W, t);
-  for (uint32_t k = 0; k < length; ++k) o[k] = m.load8(uint64_t(address) + k);
+  for (uint32_t k = 0; k < vector_end; k += 16) {
+    uint4 v;
+    v.x = *m.read_word(uint64_t(address) + k);
+    v.y = *m.read_word(uint64_t(address) + k + 4);
+    v.z = *m.read_word(uint64_t(address) + k + 8);
+    v.w = *m.read_word(uint64_t(address) + k + 12);
+    *reinterpret_cast<uint4*>(o + k) = v;
+  }
+  for (uint32_t k = vector_end; k < length; ++k) o[k] = m.load8(uint64_t(address) + k);
 }
 
 // n words of `value` (a v128 constant's high word beside per-instance rows).
