@@ -52,6 +52,21 @@ uint64_t from_gpu_ref(const InstanceRec& inst, const GpuImage& img, ValType t, u
   return v;
 }
 
+namespace {
+
+// Bytes up to the last non-zero one, scanned a word at a time from the end.
+size_t nonzero_prefix(const std::vector<uint8_t>& bytes) {
+  size_t n = bytes.size();
+  for (uint64_t w = 0; n >= 8; n -= 8) {
+    std::memcpy(&w, bytes.data() + n - 8, 8);
+    if (w) break;
+  }
+  while (n > 0 && bytes[n - 1] == 0) --n;
+  return n;
+}
+
+}  // namespace
+
 Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
                              const std::vector<uint8_t>& import_intrinsics, uint32_t max_table_size) {
   InstanceRec& inst = store.instances[instance];
@@ -118,7 +133,7 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
   if (!inst.memories.empty()) {
     const MemoryInst& mem = store.memories[inst.memories[0]];
     img.has_memory = true;
-    img.memory = mem.data;
+    img.memory.assign(mem.data.begin(), mem.data.begin() + ptrdiff_t(nonzero_prefix(mem.data)));
     img.init_pages = mem.pages;
     img.max_pages = mem.max_pages;
   }

@@ -62,8 +62,7 @@ std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance)
 }
 
 Status upload_sparse_image(DeviceArena& arena, const GpuImage& img, uint32_t shift, ModuleOnDevice& out) {
-  uint64_t used = img.memory.size();
-  while (used > 0 && img.memory[used - 1] == 0) --used;
+  const uint64_t used = img.memory.size();  // its last byte is not zero
   const uint64_t part = uint64_t(1) << shift;
   out.num_image_chunks = uint32_t((used + part - 1) / part);
   std::vector<uint8_t> bytes((uint64_t(out.num_image_chunks) + 1) * part, 0);
@@ -143,8 +142,8 @@ Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& ou
 
   std::vector<uint32_t> words((img.memory.size() + 3) / 4, 0);
   if (!img.memory.empty()) std::memcpy(words.data(), img.memory.data(), img.memory.size());
-  // Past its last non-zero word the image is the zeros cudaMemset writes.
-  while (!words.empty() && words.back() == 0) words.pop_back();
+  // Past its last non-zero byte (GpuImage::memory) the image is the zeros
+  // cudaMemset writes.
   up.add(&out.image_words, words);
   out.num_image_words = words.size();
   return up.upload(arena);

@@ -176,6 +176,10 @@ TEST(SparsePlan, MemoryThatNothingWritesNeedsNoPool) {
   auto img = image_of(read_only_module(), false);
   ASSERT_TRUE(img.ok()) << img.error().message;
   EXPECT_FALSE(img->writes_memory);
+  // The image holds the memory up to its last non-zero byte (the data
+  // segment's 0x2a at 100); the rest of the 4 pages is zeros.
+  EXPECT_EQ(img->memory.size(), 101u);
+  EXPECT_EQ(img->init_pages, 4u);
   BatchRequest req;
   req.module = read_only_module();
   req.func_index = export_func(req.module->module, "read");
