@@ -128,10 +128,7 @@ class CompiledLauncher final : public KernelLauncher {
     });
   }
   ~CompiledLauncher() override {
-    if (first_.valid()) {
-      auto first = first_.get();
-      if (first.ok()) loaded_.push_back(*first);
-    }
+    join_first_load();
     for (const LoadedCode& c : loaded_) {
       DeviceScope on(c.device);
       d_.module_unload(c.mod);
@@ -196,17 +193,22 @@ class CompiledLauncher final : public KernelLauncher {
   Result<LoadedCode*> on_this_device() {
     const int dev = current_device();
     std::lock_guard<std::mutex> g(mu_);
-    if (first_.valid()) {
-      auto first = first_.get();
-      if (!first.ok()) first_failure_ = first.error().message;
-      else loaded_.push_back(*first);
-    }
+    join_first_load();
     if (!first_failure_.empty()) return err(first_failure_);
     for (LoadedCode& c : loaded_)
       if (c.device == dev) return &c;
     WW_ASSIGN_OR_RETURN(LoadedCode c, load_on_current_device(d_, cubin_, kernel_));
     loaded_.push_back(c);
     return &loaded_.back();
+  }
+
+  // The first GPU's load, once it is done: its code joins loaded_, or its
+  // failure is kept for every later use (under mu_, or in the destructor).
+  void join_first_load() {
+    if (!first_.valid()) return;
+    Result<LoadedCode> first = first_.get();
+    if (first.ok()) loaded_.push_back(*first);
+    else first_failure_ = first.error().message;
   }
 
   const Driver& d_;
