@@ -204,8 +204,14 @@ struct AnySig {
 
 // A trap records where it happened and unwinds by early returns: every
 // generated function returns RetT() on a trap, every call site checks.
+// On the CPU it is cold and out of line, which makes every trap's branch
+// the unlikely one: the bounds check of each load and store was laid out
+// as a likely path, and hash-wasm's sha256 ran 9-12% slower per thread
+// (bench/RESULTS.md).
 #if defined(__CUDACC__)
 __device__
+#else
+[[gnu::cold, gnu::noinline]]
 #endif
 inline void set_trap(Inst& I, TrapCode c, uint32_t fn, uint32_t pc) {
   I.trap = uint32_t(c);
