@@ -38,7 +38,6 @@ class PinnedStaging {
     if (signals_.start) cudaEventDestroy(signals_.start);
     if (signals_.stop) cudaEventDestroy(signals_.stop);
     if (signals_.compute) cudaStreamDestroy(signals_.compute);
-    if (signals_.ready) cudaEventDestroy(signals_.ready);
     for (auto& events : signals_.slice)
       for (cudaEvent_t e : events)
         if (e) cudaEventDestroy(e);
@@ -53,14 +52,12 @@ class PinnedStaging {
     cudaStream_t poll_stream = nullptr;   // non-blocking: copies while kernels run
     cudaEvent_t start = nullptr, stop = nullptr;
     // A wave in slices (wave_slices.cu): its kernels go on `compute` while
-    // the thread's stream copies; `ready` ends the wave's set-up. Each
-    // slice has events on `compute` before its set-up, its kernel, its
+    // the thread's stream copies. Each slice has events on `compute` before its set-up, its kernel, its
     // memory outputs and after them, and one on the thread's stream after
     // its inputs.
     static constexpr uint32_t kMaxSlices = 8;
     enum SliceEvent { kSetUp, kKernel, kOutputs, kDone, kInputs, kSliceEvents };
     cudaStream_t compute = nullptr;
-    cudaEvent_t ready = nullptr;
     cudaEvent_t slice[kMaxSlices][kSliceEvents] = {};
   };
   const WaveSignals& signals() const { return signals_; }
@@ -77,7 +74,6 @@ class PinnedStaging {
     WW_CUDA(cudaEventCreate(&signals_.start));
     WW_CUDA(cudaEventCreate(&signals_.stop));
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.compute, cudaStreamNonBlocking));
-    WW_CUDA(cudaEventCreateWithFlags(&signals_.ready, cudaEventDisableTiming));
     for (auto& events : signals_.slice)
       for (cudaEvent_t& e : events) WW_CUDA(cudaEventCreate(&e));
     return Status::Ok();
@@ -106,8 +102,8 @@ class PinnedStaging {
   // enqueue(p, buf, stream) queues its copy to the device. The last copies
   // may still be under way on return: what reads the data is queued after
   // them on the thread's stream, or waits for an event recorded there (a
-  // wave's slices: waiting here cost each slice a piece's copy, 1 ms of
-  // hash-wasm's 8 slices).
+  // wave's slices: waiting here left each slice's last piece crossing while
+  // the host stood idle).
   template <class Produce, class Enqueue>
   Status upload(uint64_t pieces, Produce&& produce, Enqueue&& enqueue) {
     for (uint64_t p = 0; p < pieces; ++p) {

@@ -138,8 +138,9 @@ class WaveLoop {
   Status read_memory(uint64_t addr, uint64_t len, uint8_t* out);
   Status write_memory(uint64_t addr, uint64_t record, const uint8_t* data);
   // Instances of the last wave whose trap the device counted: every trap
-  // code raised, the pool's and the stack's included (not those of memory
-  // records or host calls). Without any, no trap column needs a scan.
+  // code raised, the pool's, the stack's and the memory records' included
+  // (not those of calls the host served). Without any, no trap column
+  // needs a scan.
   uint64_t wave_trapped() const { return wave_trapped_; }
   double kernel_ms() const { return kernel_ms_; }
   void report_phases(BatchResult& out) const {

@@ -58,7 +58,8 @@ Status WaveLoop::run_slices(uint32_t first, uint32_t n, uint32_t slices) {
   slices = (n + step - 1) / step;
   wave_slices_ = std::max(wave_slices_, slices);
   auto run = [&]() -> Status {
-    // The wave's set-up on the thread's stream; the compute stream waits for it.
+    // The wave's set-up on the thread's stream: each slice's kernels wait
+    // for the inputs queued after it there (launch_slice).
     if (!req_.then.empty()) {
       W_.pos_begin = 0;
       W_.pos_end = W_.pos_total;
@@ -68,8 +69,6 @@ Status WaveLoop::run_slices(uint32_t first, uint32_t n, uint32_t slices) {
     WW_CUDA(cudaMemsetAsync(W_.trapped, 0, 2 * sizeof(unsigned long long)));
     WW_TRY(stack_pool_.begin_wave(W_, n));
     if (W_.mem_cap) WW_TRY(reset_memory());
-    WW_CUDA(cudaEventRecord(sg.ready, cudaStreamPerThread));
-    WW_CUDA(cudaStreamWaitEvent(sg.compute, sg.ready, 0));
     WW_TRY(end_phase(memory_setup_ms_));
     trace_("wave: set-up for slices");
     using Signals = PinnedStaging::WaveSignals;

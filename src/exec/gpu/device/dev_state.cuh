@@ -188,9 +188,9 @@ struct DevThenCall {
 struct DevWave {
   uint32_t n;      // instances in this wave (the interleave stride)
   uint32_t first;  // global index of the wave's first instance
-  // The instance a launch's first thread runs: a wave whose inputs and
-  // outputs are large runs in slices, one launch each, so that one slice's
-  // transfers overlap another's kernel (a multiple of kBlock).
+  // The instance a launch's first thread runs: a wave with large inputs
+  // per instance runs in slices, one launch each, so that one slice's
+  // transfers overlap another's kernel (wave_slices.cu; a multiple of kBlock).
   uint32_t t_base;
   uint32_t total;  // instances in the whole batch
   uint32_t entry;  // defined-function index of the export
