@@ -39,10 +39,11 @@ struct BoundInstance {
   struct Source {
     enum Kind : uint8_t { Fixed, Global, Call } kind = Fixed;
     uint64_t value = 0;  // the address, or the global's or function's store address
+    std::shared_ptr<Store::PreparedCall> call;  // Call
   };
   uint32_t instance = 0;
-  uint32_t func = 0;         // the batch's export
-  std::vector<uint32_t> then;  // the chain's calls (BatchSpec::then)
+  std::shared_ptr<Store::PreparedCall> func;  // the batch's export
+  std::vector<std::shared_ptr<Store::PreparedCall>> then;  // the chain's calls (BatchSpec::then)
   MemoryInst* mem = nullptr;  // memory 0
   std::vector<Source> mem_in, mem_out;
   wasi::Context* wasi = nullptr;  // a WASI command's calls
@@ -68,13 +69,13 @@ std::optional<uint32_t> constant_body(const Module& m, uint32_t func_index) {
 bool bind(Store& store, uint32_t inst, const BatchSpec& spec, BoundInstance& b) {
   b.instance = inst;
   auto fn = store.get_export(inst, spec.export_name);
-  if (!fn) return false;
-  b.func = fn->addr;
+  if (!fn || !(b.func = store.prepare_call(fn->addr))) return false;
   b.then.clear();
   for (const BatchSpec::ThenCall& c : spec.then) {
     auto f = store.get_export(inst, c.export_name);
     if (!f) return false;
-    b.then.push_back(f->addr);
+    b.then.push_back(store.prepare_call(f->addr));
+    if (!b.then.back()) return false;
   }
   const auto& mems = store.impl().instances[inst].memories;
   b.mem = mems.empty() ? nullptr : &store.impl().memories[mems[0]];
@@ -85,12 +86,13 @@ bool bind(Store& store, uint32_t inst, const BatchSpec& spec, BoundInstance& b) 
     }
     auto ev = store.get_export(inst, a.export_name);
     if (!ev) return false;
-    out = {a.is_global ? BoundInstance::Source::Global : BoundInstance::Source::Call, ev->addr};
+    out = {a.is_global ? BoundInstance::Source::Global : BoundInstance::Source::Call, ev->addr, nullptr};
     if (!a.is_global) {
+      if (!(out.call = store.prepare_call(ev->addr))) return false;
       const Module& m = store.instance_module(inst).module;
       for (const Export& e : m.exports)
         if (e.kind == ExternKind::Func && e.name == a.export_name)
-          if (auto v = constant_body(m, e.index)) out = {BoundInstance::Source::Fixed, *v};
+          if (auto v = constant_body(m, e.index)) out = {BoundInstance::Source::Fixed, *v, nullptr};
     }
     return true;
   };
@@ -112,7 +114,7 @@ TrapCode locate(Store& store, const BoundInstance& b, const BoundInstance::Sourc
     case BoundInstance::Source::Global: addr = uint32_t(store.global_get(uint32_t(src.value)).bits); break;
     case BoundInstance::Source::Call: {
       uint64_t io[1] = {0};
-      if (TrapCode t = store.invoke_slots(uint32_t(src.value), io); t != TrapCode::None) return t;
+      if (TrapCode t = store.invoke_slots(*src.call, io); t != TrapCode::None) return t;
       addr = uint32_t(io[0]);
       break;
     }
@@ -167,7 +169,7 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
   set_args(spec.args, job.type.params);
   if (b.wasi) io[0] = 0;  // the exit code when _start returns
   clock.lap(clock.setup_ns);
-  TrapCode t = store.invoke_slots(b.func, io, io_hi);
+  TrapCode t = store.invoke_slots(*b.func, io, io_hi);
   clock.lap(clock.run_ns);
   if (t == TrapCode::Exit && b.wasi && b.wasi->exit_code()) {
     io[0] = *b.wasi->exit_code();
@@ -180,7 +182,7 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
     const std::vector<ValType>& params = job.then[c].type.params;
     for (uint64_t r = 0; r < call.repeat && t == TrapCode::None; ++r) {
       set_args(call.args, params);
-      t = store.invoke_slots(b.then[c], io, io_hi);
+      t = store.invoke_slots(*b.then[c], io, io_hi);
     }
   }
   clock.lap(clock.run_ns);

@@ -179,7 +179,7 @@ uint32_t cb_call_ref(rt::CpuInst* I, uint64_t ref, uint32_t type_index, uint64_t
 
 constexpr rt::CpuHostApi kHostApi = {cb_memory_grow, cb_table_grow, cb_elem_drop, cb_call_import, cb_call_ref};
 
-class CpuNative final : public NativeCode {
+class CpuNative final : public NativeCode, public std::enable_shared_from_this<CpuNative> {
  public:
   CpuNative(void* handle, int fd, bool metered) : handle_(handle), fd_(fd), metered_(metered) {}
   ~CpuNative() override {
@@ -197,36 +197,29 @@ class CpuNative final : public NativeCode {
   }
 
   TrapCode call(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t* slots) const override {
-    InstanceRec& inst = S.instances[instance];
-    const uint32_t fn_index = inst.module->module.num_imported_funcs + def;
-    // The interpreter's entry check: a frame more would pass the limit.
-    if (S.depth >= S.limits.max_call_depth) {
-      S.last_trap = TrapInfo{TrapCode::CallStackExhausted, fn_index, 0};
-      return TrapCode::CallStackExhausted;
-    }
     HostCall h;
+    bind_host(h, S, api, instance);
+    return enter(h, def, slots);
+  }
+
+  std::unique_ptr<NativeEntry> bind(StoreImpl& S, Store& api, uint32_t instance, uint32_t def) const override;
+
+  // What a call needs of the instance that no call changes (the arrays'
+  // places may: enter() refreshes those).
+  void bind_host(HostCall& h, StoreImpl& S, Store& api, uint32_t instance) const {
+    InstanceRec& inst = S.instances[instance];
     h.S = &S;
     h.api = &api;
     h.instance = instance;
     h.metered = metered_;
-    const FunctionCode& fc = inst.module->code.bytecode.funcs[def];
-    const uint64_t* stack = S.stack.data();
-    const bool on_stack = slots >= stack && slots < stack + S.stack.size();
-    h.free_slot = on_stack ? uint32_t(slots - stack) + std::max(fc.num_params, fc.num_results) : S.stack_top;
     h.tables.resize(inst.tables.size());
     h.elems.resize(inst.elem_segments.size());
-    for (uint32_t seg = 0; seg < h.elems.size(); ++seg) h.refresh_elem(seg);
     const Module& m = inst.module->module;
     h.datas.resize(m.datas.size());
     for (size_t k = 0; k < m.datas.size(); ++k)
       h.datas[k] = rt::CpuData{m.bytes.data() + m.datas[k].bytes_offset, m.datas[k].size,
                                &inst.data_dropped[k]};
     rt::CpuInst& I = h.I;
-    I.mem = nullptr;
-    I.written = nullptr;
-    I.mem_size = 0;
-    I.mem_max_pages = 0;
-    I.trap = I.trap_func = I.trap_pc = 0;
     I.globals = inst.global_ptrs.data();
     I.tables = h.tables.data();
     I.elems = h.elems.data();
@@ -234,15 +227,36 @@ class CpuNative final : public NativeCode {
     I.funcs = inst.funcs.data();
     I.func_base = m.funcs.empty() ? 0 : inst.funcs[m.num_imported_funcs];
     I.max_depth = S.limits.max_call_depth;
-    I.depth = S.depth + 1;
-    I.fuel = metered_ ? S.fuel_left : 0;
     static const uint8_t kNoInterrupt = 0;
     // std::atomic<uint8_t> holds just the byte, which the code reads atomically.
     I.interrupt = S.limits.interrupt ? reinterpret_cast<const uint8_t*>(S.limits.interrupt) : &kNoInterrupt;
-    I.ticks = 0;
-    I.stack_limit = thread_stack_limit();
     I.api = &kHostApi;
     I.host = &h;
+  }
+
+  TrapCode enter(HostCall& h, uint32_t def, uint64_t* slots) const {
+    StoreImpl& S = *h.S;
+    const InstanceRec& inst = h.inst();
+    // The interpreter's entry check: a frame more would pass the limit.
+    if (S.depth >= S.limits.max_call_depth) {
+      S.last_trap = TrapInfo{TrapCode::CallStackExhausted, inst.module->module.num_imported_funcs + def, 0};
+      return TrapCode::CallStackExhausted;
+    }
+    const FunctionCode& fc = inst.module->code.bytecode.funcs[def];
+    const uint64_t* stack = S.stack.data();
+    const bool on_stack = slots >= stack && slots < stack + S.stack.size();
+    h.free_slot = on_stack ? uint32_t(slots - stack) + std::max(fc.num_params, fc.num_results) : S.stack_top;
+    for (uint32_t seg = 0; seg < h.elems.size(); ++seg) h.refresh_elem(seg);
+    rt::CpuInst& I = h.I;
+    I.mem = nullptr;
+    I.written = nullptr;
+    I.mem_size = 0;
+    I.mem_max_pages = 0;
+    I.trap = I.trap_func = I.trap_pc = 0;
+    I.depth = S.depth + 1;
+    I.fuel = metered_ ? S.fuel_left : 0;
+    I.ticks = 0;
+    I.stack_limit = thread_stack_limit();
     h.refresh_all();
     uint32_t trap = by_def_[def](&I, slots);
     if (metered_) S.fuel_left = I.fuel;
@@ -265,6 +279,27 @@ class CpuNative final : public NativeCode {
   bool metered_;
   std::vector<rt::CpuEntryFn> by_def_;
 };
+
+// The binding of CpuNative::bind: the host's side of the calls, set up
+// once where the code's entry finds it.
+class CpuEntry final : public NativeEntry {
+ public:
+  CpuEntry(std::shared_ptr<const CpuNative> code, StoreImpl& S, Store& api, uint32_t instance, uint32_t def)
+      : code_(std::move(code)), def_(def) {
+    code_->bind_host(h_, S, api, instance);
+  }
+  TrapCode call(uint64_t* slots) override { return code_->enter(h_, def_, slots); }
+
+ private:
+  std::shared_ptr<const CpuNative> code_;
+  uint32_t def_;
+  HostCall h_;  // CpuInst points into it: never moved
+};
+
+std::unique_ptr<NativeEntry> CpuNative::bind(StoreImpl& S, Store& api, uint32_t instance, uint32_t def) const {
+  if (!has(S, def)) return nullptr;
+  return std::make_unique<CpuEntry>(shared_from_this(), S, api, instance, def);
+}
 
 }  // namespace
 

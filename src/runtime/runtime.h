@@ -217,6 +217,13 @@ class Store {
   // max(params, results) slots. With io_hi (as long as io): v128 values'
   // high words beside them, in and out.
   TrapCode invoke_slots(uint32_t func_addr, uint64_t* io, uint64_t* io_hi = nullptr);
+  // invoke_slots() of one function again and again (a batch calls its
+  // export once per input on an instance it reuses): the function's type
+  // and its compiled code's binding to the instance are looked up once,
+  // here. Null when there is no such function.
+  struct PreparedCall;
+  std::shared_ptr<PreparedCall> prepare_call(uint32_t func_addr);
+  TrapCode invoke_slots(PreparedCall& call, uint64_t* io, uint64_t* io_hi = nullptr);
   const TrapInfo& last_trap() const;
 
   const FuncType& func_type(uint32_t func_addr) const;

@@ -76,9 +76,24 @@ struct StoreImpl;
 // CPU executor's entry point (cpu_call) runs a function through it when it
 // has the function, and through the interpreter otherwise; either may call
 // the other through the store.
+// One function's compiled code bound to its instance once, for calls from
+// the top level again and again (NativeCode::bind).
+class NativeEntry {
+ public:
+  virtual ~NativeEntry() = default;
+  // NativeCode::call with the arguments in slots[0..params).
+  virtual TrapCode call(uint64_t* slots) = 0;
+};
+
 class NativeCode {
  public:
   virtual ~NativeCode() = default;
+  // Defined function `def` of `instance` bound for repeated top-level
+  // calls; null when has() says no (or the code binds nothing ahead).
+  virtual std::unique_ptr<NativeEntry> bind(StoreImpl& store, Store& api, uint32_t instance, uint32_t def) const {
+    (void)store, (void)api, (void)instance, (void)def;
+    return nullptr;
+  }
   // Whether it can run defined function `def` in `store` (compiled code is
   // built for one fuel setting: with or without metering).
   virtual bool has(const StoreImpl& store, uint32_t def) const = 0;

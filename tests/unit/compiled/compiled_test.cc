@@ -324,6 +324,64 @@ compiled::Request cpu_request(const std::shared_ptr<const CompiledModule>& cm, c
   return r;
 }
 
+// A call prepared once (a batch's export, input after input) gives what
+// an ordinary call gives, results and traps with their places, whether
+// the function is interpreted or compiled, and compiled code binds to its
+// instance for it.
+TEST(CompiledCpu, PreparedCallsMatchOrdinaryCalls) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  compiled::Request req;
+  req.module = cm;
+  req.cache.enabled = false;
+  auto native = compiled::compile_cpu(req, nullptr);
+  ASSERT_TRUE(native.ok()) << native.error().message;
+  for (bool use_native : {false, true}) {
+    Store store;
+    if (use_native)
+      store.impl().native_for = [&](const std::shared_ptr<const CompiledModule>&) { return *native; };
+    auto inst = store.instantiate(cm, {});
+    ASSERT_EQ(inst.index(), 0u);
+    const uint32_t instance = std::get<0>(inst);
+    if (use_native) {
+      const FuncInst& f = store.impl().funcs[store.get_export(instance, "add")->addr];
+      EXPECT_NE((*native)->bind(store.impl(), store, instance, f.defined_index), nullptr);
+    }
+    for (const char* name : {"add", "ind", "loop"}) {
+      const uint32_t addr = store.get_export(instance, name)->addr;
+      auto prepared = store.prepare_call(addr);
+      ASSERT_TRUE(prepared);
+      // "ind" with index 1 or more traps (the table holds $twice at 0 only).
+      for (uint64_t a : {0ull, 1ull, 5ull, 1000ull}) {
+        uint64_t plain[2] = {a, a}, ready[2] = {a, a};
+        const TrapCode t_plain = store.invoke_slots(addr, plain);
+        const TrapInfo where_plain = store.last_trap();
+        const TrapCode t_ready = store.invoke_slots(*prepared, ready);
+        const TrapInfo where_ready = store.last_trap();
+        EXPECT_EQ(t_plain, t_ready) << name << " " << a << " native " << use_native;
+        EXPECT_EQ(where_plain.func_index, where_ready.func_index) << name << " " << a;
+        EXPECT_EQ(where_plain.pc, where_ready.pc) << name << " " << a;
+        if (t_plain == TrapCode::None) EXPECT_EQ(plain[0], ready[0]) << name << " " << a;
+      }
+    }
+    // The trap cases did happen, and the loop's sum came out.
+    auto ind = store.prepare_call(store.get_export(instance, "ind")->addr);
+    uint64_t io[2] = {7, 5};
+    EXPECT_EQ(store.invoke_slots(*ind, io), TrapCode::UndefinedElement) << use_native;
+    uint64_t null_entry[2] = {7, 1};
+    EXPECT_EQ(store.invoke_slots(*ind, null_entry), TrapCode::UninitializedElement) << use_native;
+    uint64_t twice[2] = {7, 0};
+    ASSERT_EQ(store.invoke_slots(*ind, twice), TrapCode::None);
+    EXPECT_EQ(twice[0], 14u);
+    auto loop = store.prepare_call(store.get_export(instance, "loop")->addr);
+    uint64_t sum[1] = {100};
+    ASSERT_EQ(store.invoke_slots(*loop, sum), TrapCode::None);
+    EXPECT_EQ(sum[0], 5050u);
+  }
+  Store store;
+  EXPECT_FALSE(store.prepare_call(12345));
+}
+
 TEST(CompiledCpu, SecondCompileHitsTheCache) {
   auto cm = calls_module();
   ASSERT_TRUE(cm);
