@@ -81,7 +81,7 @@ bool bind(Store& store, uint32_t inst, const BatchSpec& spec, BoundInstance& b) 
   b.mem = mems.empty() ? nullptr : &store.impl().memories[mems[0]];
   auto source = [&](const Address& a, BoundInstance::Source& out) {
     if (a.export_name.empty()) {
-      out = {BoundInstance::Source::Fixed, a.addr};
+      out = {BoundInstance::Source::Fixed, a.addr, nullptr};
       return true;
     }
     auto ev = store.get_export(inst, a.export_name);
@@ -514,9 +514,13 @@ class CpuExecutor final : public Executor {
           out.traps[i] = uint8_t(t);
           continue;
         }
-        out.traps[i] = uint8_t(t);
-        out.trap_func[i] = where.func_index;
-        out.trap_pc[i] = where.code != TrapCode::None ? where.pc : gpu::kNoTrapPc;
+        // The trap columns start zeroed (size_result), which is a clean
+        // row's: three stores an input to cold lines are left out.
+        if (t != TrapCode::None) {
+          out.traps[i] = uint8_t(t);
+          out.trap_func[i] = where.func_index;
+          out.trap_pc[i] = where.code != TrapCode::None ? where.pc : gpu::kNoTrapPc;
+        }
         out.finished[i] = 1;
         ++finished;
       }
