@@ -361,7 +361,9 @@ TEST(CompiledCpu, PreparedCallsMatchOrdinaryCalls) {
         EXPECT_EQ(t_plain, t_ready) << name << " " << a << " native " << use_native;
         EXPECT_EQ(where_plain.func_index, where_ready.func_index) << name << " " << a;
         EXPECT_EQ(where_plain.pc, where_ready.pc) << name << " " << a;
-        if (t_plain == TrapCode::None) EXPECT_EQ(plain[0], ready[0]) << name << " " << a;
+        if (t_plain == TrapCode::None) {
+          EXPECT_EQ(plain[0], ready[0]) << name << " " << a;
+        }
       }
     }
     // The trap cases did happen, and the loop's sum came out.
