@@ -427,37 +427,27 @@ bool Emitter::state_op(Opcode op) {
     case Opcode::RefFunc:
       emit_def(BcOp::RefFunc, push_home(), 0, 0, 0, in_.a);
       break;
-    case Opcode::MemoryInit: {
-      uint32_t n = pop(), s = pop(), d = pop();
-      emit(BcOp::MemoryInit, d, s, n, 0, in_.a);
+    case Opcode::MemoryInit:
+      bulk(BcOp::MemoryInit, in_.a);
       break;
-    }
     case Opcode::DataDrop:
       emit(BcOp::DataDrop, 0, 0, 0, 0, in_.a);
       break;
-    case Opcode::MemoryCopy: {
-      uint32_t n = pop(), s = pop(), d = pop();
-      emit(BcOp::MemoryCopy, d, s, n);
+    case Opcode::MemoryCopy:
+      bulk(BcOp::MemoryCopy);
       break;
-    }
-    case Opcode::MemoryFill: {
-      uint32_t n = pop(), v = pop(), d = pop();
-      emit(BcOp::MemoryFill, d, v, n);
+    case Opcode::MemoryFill:
+      bulk(BcOp::MemoryFill);
       break;
-    }
-    case Opcode::TableInit: {
-      uint32_t n = pop(), s = pop(), d = pop();
-      emit(BcOp::TableInit, d, s, n, 0, in_.a, in_.b);
+    case Opcode::TableInit:
+      bulk(BcOp::TableInit, in_.a, in_.b);
       break;
-    }
     case Opcode::ElemDrop:
       emit(BcOp::ElemDrop, 0, 0, 0, 0, in_.a);
       break;
-    case Opcode::TableCopy: {
-      uint32_t n = pop(), s = pop(), d = pop();
-      emit(BcOp::TableCopy, d, s, n, 0, in_.a, in_.b);
+    case Opcode::TableCopy:
+      bulk(BcOp::TableCopy, in_.a, in_.b);
       break;
-    }
     case Opcode::TableGrow: {
       uint32_t n = pop(), v = pop();
       emit(BcOp::TableGrow, push_home(), v, n, 0, in_.a);
@@ -466,11 +456,9 @@ bool Emitter::state_op(Opcode op) {
     case Opcode::TableSize:
       emit_def(BcOp::TableSize, push_home(), 0, 0, 0, in_.a);
       break;
-    case Opcode::TableFill: {
-      uint32_t n = pop(), v = pop(), i = pop();
-      emit(BcOp::TableFill, i, v, n, 0, in_.a);
+    case Opcode::TableFill:
+      bulk(BcOp::TableFill, in_.a);
       break;
-    }
     default:
       return false;
   }

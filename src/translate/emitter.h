@@ -273,6 +273,12 @@ class Emitter {
     ctrl_.push_back({k, height() - np, np, nr, 0, kNone, kNone, kNone});
   }
   void local_set(uint32_t local, bool tee);
+  // memory.init/copy/fill, table.init/copy/fill: three operands (where
+  // to, from where or what, how many) and the op's immediates.
+  void bulk(BcOp op, uint32_t i0 = 0, uint32_t i1 = 0) {
+    const uint32_t n = pop(), from = pop(), to = pop();
+    emit(op, to, from, n, 0, i0, i1);
+  }
   // Index checks that keep the translator memory-safe on input that skipped
   // validation; validated modules always pass them.
   bool plausible(Opcode op) const {
