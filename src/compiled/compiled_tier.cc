@@ -59,9 +59,7 @@ Result<Prepared> prepare_cpu(const Request& req, Outcome* out) {
   }
   WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
   const std::string abi = std::to_string(rt::kCpuAbiVersion);
-  std::string flags;
-  for (const std::string& f : host_compile_flags()) flags += f + " ";
-  std::vector<std::string_view> parts{"cpu", abi, cc.identity, flags};
+  std::vector<std::string_view> parts{"cpu", abi, cc.identity, host_compile_flags_key()};
   for (const std::string& u : p.units) parts.push_back(u);
   p.key = cache_key(parts);
   if (out) {
@@ -212,7 +210,7 @@ Result<std::string> index_key(const Request& req) {
     compiler = "gpu " + nvrtc + " sm_" + std::to_string(arch);
   } else {
     WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
-    compiler = "cpu " + cc.identity;
+    compiler = "cpu " + cc.identity + " " + host_compile_flags_key();
   }
   std::string request = std::to_string(int(req.metered)) + std::to_string(int(req.deadline)) +
                         std::to_string(int(req.layout)) + " entries";

@@ -25,8 +25,12 @@ struct HostCompiler {
 Result<HostCompiler> find_host_compiler();
 
 // Flags every compiled CPU module is built with: optimised, position
-// independent, exact float semantics (no contraction into FMA).
+// independent, exact float semantics (no contraction into FMA), and the
+// instruction-set extensions this CPU has that the code may use.
 const std::vector<std::string>& host_compile_flags();
+// The flags as one string, for cache keys: code built for one CPU's
+// extensions must never be loaded on a CPU without them (a shared cache).
+const std::string& host_compile_flags_key();
 
 // Compiles each of `sources` (one translation unit each; several compile
 // in parallel, one process each) and links them into one shared object.
