@@ -47,6 +47,7 @@ size_t next_dirty_words(const uint8_t* flags, size_t b, size_t n) {
 
 const DirtyScan next_dirty_block = [] {
 #if defined(__x86_64__)
+  __builtin_cpu_init();  // this runs among the static constructors
   if (__builtin_cpu_supports("avx2")) return &next_dirty_avx2;
 #endif
   return &next_dirty_words;

@@ -72,10 +72,6 @@ static_assert(offsetof(GlobalInst, hi) == offsetof(GlobalInst, bits) + 8);
 
 struct StoreImpl;
 
-// Compiled code for an instance's functions (the compiled CPU tier). The
-// CPU executor's entry point (cpu_call) runs a function through it when it
-// has the function, and through the interpreter otherwise; either may call
-// the other through the store.
 // One function's compiled code bound to its instance once, for calls from
 // the top level again and again (NativeCode::bind).
 class NativeEntry {
@@ -85,6 +81,10 @@ class NativeEntry {
   virtual TrapCode call(uint64_t* slots) = 0;
 };
 
+// Compiled code for an instance's functions (the compiled CPU tier). The
+// CPU executor's entry point (cpu_call) runs a function through it when it
+// has the function, and through the interpreter otherwise; either may call
+// the other through the store.
 class NativeCode {
  public:
   virtual ~NativeCode() = default;
