@@ -88,12 +88,12 @@ bool bind(Store& store, uint32_t inst, const BatchSpec& spec, BoundInstance& b) 
     if (!ev) return false;
     out = {a.is_global ? BoundInstance::Source::Global : BoundInstance::Source::Call, ev->addr, nullptr};
     if (!a.is_global) {
-      if (!(out.call = store.prepare_call(ev->addr))) return false;
       const Module& m = store.instance_module(inst).module;
       for (const Export& e : m.exports)
         if (e.kind == ExternKind::Func && e.name == a.export_name)
           if (auto v = constant_body(m, e.index)) out = {BoundInstance::Source::Fixed, *v, nullptr};
     }
+    if (out.kind == BoundInstance::Source::Call && !(out.call = store.prepare_call(ev->addr))) return false;
     return true;
   };
   b.mem_in.resize(spec.mem_in.size());

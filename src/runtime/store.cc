@@ -229,11 +229,9 @@ std::shared_ptr<Store::PreparedCall> Store::prepare_call(uint32_t func_addr) {
   p->params = type.params;
   p->results = type.results;
   const FuncInst& f = s.funcs[func_addr];
-  if (f.instance != kHostInstance) {
-    const InstanceRec& inst = s.instances[f.instance];
-    if (inst.native && inst.native->has(s, f.defined_index))
-      p->entry = inst.native->bind(s, *this, f.instance, f.defined_index);
-  }
+  if (f.instance != kHostInstance)
+    if (const auto& native = s.instances[f.instance].native)
+      p->entry = native->bind(s, *this, f.instance, f.defined_index);  // null where has() says no
   return p;
 }
 
@@ -242,6 +240,9 @@ std::shared_ptr<Store::PreparedCall> Store::prepare_call(uint32_t func_addr) {
 // was a third of what a batch spent per input around hash-wasm's crc32.
 TrapCode Store::invoke_slots(PreparedCall& p, uint64_t* io, uint64_t* io_hi) {
   StoreImpl& s = *impl_;
+  // The entry keeps one host context: only a top-level call may use it, so
+  // that a host function invoking the same function meanwhile cannot
+  // overwrite the context of the call under way.
   const TrapCode t = detail::call_framed(
       s, p.params.size(), p.results.size(), p.width, io, io, io_hi, io_hi, [&](uint64_t* slots) {
         return p.entry && s.depth == 0 ? p.entry->call(slots) : cpu_call(s, *this, p.func_addr, slots);
