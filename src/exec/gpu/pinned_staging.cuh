@@ -1,9 +1,9 @@
-// Host <-> device copies of a wave's columns through two pinned pieces: the
-// device copies one piece while the host fills or empties the other. One
-// pinned buffer the size of a whole wave took most of a second to allocate
-// and free for a 100M-instance wave (and as much host memory again as the
-// outputs); one small buffer used piece after piece made the download of
-// that wave twice as slow, since copy and host work took turns.
+// Host <-> device copies of a wave's columns through a ring of pinned
+// pieces: the device copies some pieces while the host fills or empties
+// another. One pinned buffer the size of a whole wave took most of a second
+// to allocate and free for a 100M-instance wave (and as much host memory
+// again as the outputs); one small buffer used piece after piece made the
+// download of that wave twice as slow, since copy and host work took turns.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -28,11 +28,11 @@ class PinnedStaging {
     int before = 0;
     (void)cudaGetDevice(&before);
     (void)cudaSetDevice(device_);
-    for (int k = 0; k < 2; ++k) {
+    for (uint32_t k = 0; k < kMaxPieces; ++k)
       if (ev_[k]) cudaEventSynchronize(ev_[k]);  // an upload may still read the piece
-      if (buf_[k]) cudaFreeHost(buf_[k]);
-      if (ev_[k]) cudaEventDestroy(ev_[k]);
-    }
+    unpin_pieces();
+    for (cudaEvent_t e : ev_)
+      if (e) cudaEventDestroy(e);
     if (signals_.words) cudaFreeHost(signals_.words);
     if (signals_.poll_stream) cudaStreamDestroy(signals_.poll_stream);
     if (signals_.start) cudaEventDestroy(signals_.start);
@@ -62,11 +62,20 @@ class PinnedStaging {
   };
   const WaveSignals& signals() const { return signals_; }
 
-  Status init(uint64_t piece_bytes) {
+  // With 8 pieces of 4 MiB, Mandelbrot's results and image and hash-wasm's
+  // 16M messages crossed 15-25% faster than with 2: with more pieces queued
+  // the DMA waits less on the host's turn between pieces (a 1 GiB copy
+  // down alone: up to 54 GB/s against 23; bench/scale/staging_pipeline.cu,
+  // bench/RESULTS.md).
+  static constexpr uint32_t kMaxPieces = 8;
+
+  Status init(uint64_t piece_bytes, uint32_t pieces) {
     piece_bytes_ = piece_bytes;
+    ring_ = pieces < 2 ? 2 : pieces > kMaxPieces ? kMaxPieces : pieces;
     WW_CUDA(cudaGetDevice(&device_));
-    for (int k = 0; k < 2; ++k) {
-      WW_CUDA(cudaHostAlloc(&buf_[k], piece_bytes, cudaHostAllocDefault));
+    WW_TRY(pin_pieces());
+    for (uint32_t k = 0; k < ring_; ++k) {
+      buf_[k] = pinned_ + k * piece_bytes;
       WW_CUDA(cudaEventCreateWithFlags(&ev_[k], cudaEventDisableTiming));
     }
     WW_CUDA(cudaHostAlloc(&signals_.words, 2 * sizeof(unsigned long long), cudaHostAllocDefault));
@@ -82,36 +91,42 @@ class PinnedStaging {
   int device() const { return device_; }
 
   // enqueue(p, buf, stream) queues piece p's copy into buf; consume(p, buf)
-  // reads it once it has arrived, while piece p + 1 is on its way.
+  // reads it once it has arrived, while the next pieces are on their way.
   template <class Enqueue, class Consume>
   Status download(uint64_t pieces, Enqueue&& enqueue, Consume&& consume) {
-    for (uint64_t p = 0; p <= pieces; ++p) {
-      if (p < pieces) {
-        WW_TRY(enqueue(p, buf_[p & 1], stream_));
-        WW_CUDA(cudaEventRecord(ev_[p & 1], stream_));
+    const uint64_t base = cursor_;
+    cursor_ += pieces;
+    uint64_t queued = 0;
+    for (uint64_t p = 0; p < pieces; ++p) {
+      // A piece's buffer is free once the piece ring_ before it was consumed
+      // (on this thread, just now); copies that read it are earlier on the stream.
+      for (; queued < pieces && queued < p + ring_; ++queued) {
+        const uint32_t slot = uint32_t((base + queued) % ring_);
+        WW_TRY(enqueue(queued, buf_[slot], stream_));
+        WW_CUDA(cudaEventRecord(ev_[slot], stream_));
       }
-      if (p > 0) {
-        WW_CUDA(cudaEventSynchronize(ev_[(p - 1) & 1]));
-        consume(p - 1, buf_[(p - 1) & 1]);
-      }
+      const uint32_t slot = uint32_t((base + p) % ring_);
+      WW_CUDA(cudaEventSynchronize(ev_[slot]));
+      consume(p, buf_[slot]);
     }
     return Status::Ok();
   }
 
-  // produce(p, buf) fills buf on the host while the piece before is copied;
-  // enqueue(p, buf, stream) queues its copy to the device. The last copies
-  // may still be under way on return: what reads the data is queued after
-  // them on the thread's stream, or waits for an event recorded there (a
-  // wave's slices: waiting here left each slice's last piece crossing while
-  // the host stood idle).
+  // produce(p, buf) fills buf on the host while the pieces before are
+  // copied; enqueue(p, buf, stream) queues its copy to the device. The last
+  // copies may still be under way on return: what reads the data is queued
+  // after them on the thread's stream, or waits for an event recorded there
+  // (a wave's slices: waiting here left each slice's last piece crossing
+  // while the host stood idle).
   template <class Produce, class Enqueue>
   Status upload(uint64_t pieces, Produce&& produce, Enqueue&& enqueue) {
     for (uint64_t p = 0; p < pieces; ++p) {
-      // Piece p - 2, or an earlier call's last pieces, may be leaving this buffer.
-      WW_CUDA(cudaEventSynchronize(ev_[p & 1]));
-      produce(p, buf_[p & 1]);
-      WW_TRY(enqueue(p, buf_[p & 1], stream_));
-      WW_CUDA(cudaEventRecord(ev_[p & 1], stream_));
+      const uint32_t slot = uint32_t(cursor_++ % ring_);
+      // The piece ring_ before, or an earlier call's, may be leaving this buffer.
+      WW_CUDA(cudaEventSynchronize(ev_[slot]));
+      produce(p, buf_[slot]);
+      WW_TRY(enqueue(p, buf_[slot], stream_));
+      WW_CUDA(cudaEventRecord(ev_[slot], stream_));
     }
     return Status::Ok();
   }
@@ -151,10 +166,19 @@ class PinnedStaging {
     return bytes - off < piece_bytes_ ? bytes - off : piece_bytes_;
   }
 
+  // The pieces, one pinned block (host_resources.cu).
+  Status pin_pieces();
+  void unpin_pieces();
+
   uint64_t piece_bytes_ = 0;
+  uint32_t ring_ = 2;
+  uint64_t cursor_ = 0;  // the next piece's place in the ring, across calls
   int device_ = 0;
-  void* buf_[2] = {nullptr, nullptr};
-  cudaEvent_t ev_[2] = {nullptr, nullptr};
+  uint8_t* pinned_ = nullptr;
+  void* mapping_ = nullptr;  // pinned_ lies in it when registered, else cudaHostAlloc'd
+  uint64_t mapping_bytes_ = 0;
+  void* buf_[kMaxPieces] = {};
+  cudaEvent_t ev_[kMaxPieces] = {};
   // The calling thread's default stream (the project is built with
   // per-thread default streams): copies wait for the kernels the thread
   // queued before them, and its kernels after them wait for the copies,
@@ -167,7 +191,8 @@ class PinnedStaging {
 // about 4 ms a batch, and the GPU's start-up thread can pin them while the
 // inputs are read. take_staging hands out the kept one (or pins a new one),
 // give_staging keeps it for the next batch.
-// 4 MiB a piece unless WW_STAGING_MIB says otherwise (for measuring).
+// 4 MiB a piece unless WW_STAGING_MIB says otherwise, 8 pieces unless
+// WW_STAGING_PIECES does (2 to 8; each for measuring).
 uint64_t staging_piece_bytes();
 Result<std::unique_ptr<PinnedStaging>> take_staging();
 void give_staging(std::unique_ptr<PinnedStaging> staging);
