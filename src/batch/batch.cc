@@ -404,6 +404,7 @@ std::vector<int> selected_devices(const GpuOptions& o, int count) {
 
 Probe timed_probe(bool nvrtc, GpuOptions gpus) {
   auto t = std::chrono::steady_clock::now();
+  StepTrace trace("gpu start-up");
   Probe p;
   std::vector<int> devices = selected_devices(gpus, gpu::device_count());
   // Each GPU's context starts on a thread of its own (hundreds of ms each
@@ -417,7 +418,9 @@ Probe timed_probe(bool nvrtc, GpuOptions gpus) {
   {
     gpu::DeviceScope on(devices.empty() ? 0 : devices[0]);
     p.info = gpu::probe_device();
+    trace("driver, context");
     if (p.info.available) gpu::prepare_transfers();
+    trace("staging, wave kernels");
   }
   for (std::thread& o : others) o.join();
   // Loaded here, not on a thread of its own, so that run() waiting for the
@@ -425,6 +428,7 @@ Probe timed_probe(bool nvrtc, GpuOptions gpus) {
   // process). A failure shows again, with its message, where the version
   // is needed.
   if (nvrtc) (void)gpu::nvrtc_version();
+  trace("other GPUs, NVRTC");
   p.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   return p;
 }
