@@ -153,10 +153,7 @@ Result<Job> make_job(const BatchSpec& spec) {
 void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   const uint64_t n = spec.instances;
   out.type = job.type;
-  auto zeroed = [](auto& column, uint64_t size) {
-    column.resize(size);
-    parallel_zero(column.data(), size * sizeof(column[0]));
-  };
+  auto zeroed = [](auto& column, uint64_t size) { resize_zeroed(column, size); };
   zeroed(out.results, n * job.type.results.size());
   if (has_v128(job.type.results)) zeroed(out.results_hi, n * job.type.results.size());
   if (spec.wasi) {

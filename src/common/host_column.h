@@ -10,10 +10,13 @@
 #include <sys/mman.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
 #include <vector>
+
+#include "common/host_workers.h"
 
 namespace ww {
 
@@ -26,18 +29,29 @@ struct NoInitAllocator {
 
   static constexpr size_t kHugePage = size_t(2) << 20;
 
+  // Large columns are mappings of their own, so they start as zeros: a
+  // batch's result columns are then faulted in, not written twice (the
+  // kernel zeroes each page it maps in; a memset of those columns wrote
+  // them again, two thirds of the time they took).
+  static bool is_mapping(size_t n) { return n * sizeof(T) >= 2 * kHugePage; }
+
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
-    if (bytes < 2 * kHugePage) return std::allocator<T>{}.allocate(n);
-    void* p = std::aligned_alloc(kHugePage, (bytes + kHugePage - 1) / kHugePage * kHugePage);
-    if (!p) throw std::bad_alloc();
+    if (!is_mapping(n)) return std::allocator<T>{}.allocate(n);
+    const size_t len = round_up(bytes);
+    // Mapped with a huge page's slack, then trimmed to a huge page's alignment.
+    void* m = mmap(nullptr, len + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) throw std::bad_alloc();
+    const uintptr_t base = reinterpret_cast<uintptr_t>(m), at = (base + kHugePage - 1) & ~(kHugePage - 1);
+    if (at > base) munmap(m, at - base);
+    if (base + kHugePage > at) munmap(reinterpret_cast<void*>(at + len), base + kHugePage - at);
     // Advice only: without transparent huge pages it changes nothing.
-    (void)madvise(p, bytes, MADV_HUGEPAGE);
-    return static_cast<T*>(p);
+    (void)madvise(reinterpret_cast<void*>(at), len, MADV_HUGEPAGE);
+    return reinterpret_cast<T*>(at);
   }
   void deallocate(T* p, size_t n) {
-    if (n * sizeof(T) < 2 * kHugePage) std::allocator<T>{}.deallocate(p, n);
-    else std::free(p);
+    if (!is_mapping(n)) std::allocator<T>{}.deallocate(p, n);
+    else munmap(p, round_up(n * sizeof(T)));
   }
   // Default-initialisation: nothing for the arithmetic types of a column.
   template <class U>
@@ -50,9 +64,22 @@ struct NoInitAllocator {
   }
   template <class U>
   bool operator==(const NoInitAllocator<U>&) const noexcept { return true; }
+
+ private:
+  static size_t round_up(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }
 };
 
 template <class T>
 using Column = std::vector<T, NoInitAllocator<T>>;
+
+// `column` (empty) resized to `n` zeros, on every core: a fresh mapping is
+// only faulted in, smaller ones are zeroed.
+template <class T>
+void resize_zeroed(Column<T>& column, size_t n) {
+  const bool fresh = column.capacity() == 0 && NoInitAllocator<T>::is_mapping(n);
+  column.resize(n);
+  if (fresh) parallel_fault_in(column.data(), n * sizeof(T));
+  else parallel_zero(column.data(), n * sizeof(T));
+}
 
 }  // namespace ww

@@ -214,6 +214,13 @@ void parallel_fill(void* dst, uint8_t value, size_t bytes) {
 }
 
 
+void parallel_fault_in(void* dst, size_t bytes) {
+  split(bytes, [&](size_t off, size_t len) {
+    volatile uint8_t* p = static_cast<uint8_t*>(dst) + off;
+    for (size_t k = 0; k < len; k += 4096) p[k] = 0;
+  });
+}
+
 void parallel_widen_u32(uint64_t* dst, const uint32_t* src, size_t n) {
   // In whole values: split() hands out byte ranges of 4 KiB multiples.
   split(n * 4, [&](size_t off, size_t len) { widen_u32(dst + off / 4, src + off / 4, len / 4); });

@@ -29,6 +29,9 @@ void limit_host_workers(size_t n);
 void parallel_copy(void* dst, const void* src, size_t bytes);
 void parallel_fill(void* dst, uint8_t value, size_t bytes);
 inline void parallel_zero(void* dst, size_t bytes) { parallel_fill(dst, 0, bytes); }
+// Memory that reads as zeros and has never been written (a fresh anonymous
+// mapping) brought in on every core: one zero stored per 4 KiB page.
+void parallel_fault_in(void* dst, size_t bytes);
 // dst[i] = src[i] zero-extended, for i < n, over the workers; the stores
 // bypass the cache, so the destination is written without first being
 // read (i32 results widened to their 8-byte slots: 8.3M of them took

@@ -116,5 +116,26 @@ TEST(HostColumn, HoldsWhatIsWrittenAtEverySize) {
   }
 }
 
+TEST(HostColumn, ResizeZeroedGivesZerosAtEverySize) {
+  // A large column is a fresh mapping, only faulted in; a small one, or one
+  // that held data before, is written with zeros.
+  for (size_t n : {size_t{10}, size_t{1} << 20, (size_t{5} << 20) + 3}) {
+    Column<uint64_t> fresh;
+    resize_zeroed(fresh, n);
+    ASSERT_EQ(fresh.size(), n);
+    EXPECT_EQ(std::count(fresh.begin(), fresh.end(), 0u), std::ptrdiff_t(n)) << n;
+    fresh.back() = 7;  // the mapping reaches the last element
+    EXPECT_EQ(fresh.back(), 7u);
+  }
+  for (size_t n : {size_t{10}, (size_t{5} << 20) + 3}) {
+    Column<uint64_t> used;
+    used.resize(n);
+    std::fill(used.begin(), used.end(), ~uint64_t{0});
+    used.clear();  // keeps its memory, and its old contents
+    resize_zeroed(used, n);
+    EXPECT_EQ(std::count(used.begin(), used.end(), 0u), std::ptrdiff_t(n)) << n;
+  }
+}
+
 }  // namespace
 }  // namespace ww
