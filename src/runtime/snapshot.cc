@@ -53,6 +53,22 @@ const DirtyScan next_dirty_block = [] {
   return &next_dirty_words;
 }();
 
+// f(g) for every granule g < n whose written flag is set, in order: 64
+// flags tested at a time, a word's set flags found by counting zeros. n
+// is a multiple of 64 but where a harness left the flags short.
+template <class F>
+void for_each_written(const uint8_t* flags, size_t n, F&& f) {
+  const size_t whole = n & ~size_t{63};
+  for (size_t b = next_dirty_block(flags, 0, whole); b < whole; b = next_dirty_block(flags, b + 64, whole)) {
+    uint64_t w[8];
+    std::memcpy(w, flags + b, 64);
+    for (size_t j = 0; j < 8; ++j)
+      for (uint64_t word = w[j]; word != 0; word &= word - 1) f(b + j * 8 + size_t(__builtin_ctzll(word) >> 3));
+  }
+  for (size_t g = whole; g < n; ++g)
+    if (flags[g]) f(g);
+}
+
 // Store reference value (function address + 1, 0 = null) <-> module
 // function index + 1.
 class RefMap {
@@ -153,22 +169,14 @@ void restore_written(MemoryInst& mem, const InstanceSnapshot::Memory& sm) {
   const uint64_t size = mem.data.size();
   constexpr uint32_t kShift = MemoryInst::kWrittenShift;
   constexpr uint64_t kGranule = uint64_t(1) << kShift;
-  // Runs once per batch input: flags are tested 64 at a time (a loop of
-  // byte tests was most of a small module's reset), and a word's set
-  // flags found by counting zeros.
-  for (size_t b = next_dirty_block(flags, 0, n); b < n; b = next_dirty_block(flags, b + 64, n)) {
-    uint64_t w[8];
-    std::memcpy(w, flags + b, 64);
-    for (size_t j = 0; j < 8; ++j) {
-      for (uint64_t word = w[j]; word != 0; word &= word - 1) {
-        const size_t k = b + j * 8 + size_t(__builtin_ctzll(word) >> 3);
-        const uint64_t at = uint64_t(k) << kShift;
-        const uint64_t len = at + kGranule + 8 <= size ? kGranule + 8 : kGranule;
-        copy_out_of_line(mem.data.data() + at, sm.bytes.data() + at, len);
-      }
-    }
-    std::memset(flags + b, 0, 64);
-  }
+  // Runs once per batch input (a loop of byte tests was most of a small
+  // module's reset).
+  for_each_written(flags, n, [&](size_t k) {
+    const uint64_t at = uint64_t(k) << kShift;
+    const uint64_t len = at + kGranule + 8 <= size ? kGranule + 8 : kGranule;
+    copy_out_of_line(mem.data.data() + at, sm.bytes.data() + at, len);
+    flags[k] = 0;
+  });
 }
 
 bool same_shape(const Module& m, const InstanceSnapshot& snap) {
@@ -227,8 +235,7 @@ Status Store::capture_delta(uint32_t instance, InstanceDelta& d) const {
     return make_error(kNoOffset, "the instance refers to a function outside it, which its saved state cannot carry");
   };
   // Runs for every resident instance in every batch: `d`'s vectors are
-  // refilled in place, and flags are tested 64 at a time (as
-  // restore_written does).
+  // refilled in place.
   d.memories.resize(inst.memories.size() - m.num_imported_memories);
   for (size_t k = m.num_imported_memories; k < inst.memories.size(); ++k) {
     const MemoryInst& mem = s.memories[inst.memories[k]];
@@ -238,19 +245,14 @@ Status Store::capture_delta(uint32_t instance, InstanceDelta& d) const {
     dm.bytes.clear();
     const uint64_t size = mem.data.size();
     const size_t flags = std::min(mem.written.size(), size_t(size >> MemoryInst::kWrittenShift));
-    for (size_t b = 0; b < flags; b += 8) {
-      uint64_t w = 0;
-      std::memcpy(&w, mem.written.data() + b, std::min<size_t>(8, flags - b));
-      for (; w != 0; w &= w - 1) {
-        const size_t g = b + size_t(__builtin_ctzll(w) >> 3);
-        const uint64_t at = uint64_t(g) << MemoryInst::kWrittenShift;
-        const uint64_t len = std::min(InstanceDelta::kStride, size - at);
-        dm.granules.push_back(uint32_t(g));
-        const size_t off = dm.bytes.size();
-        dm.bytes.resize(off + InstanceDelta::kStride, 0);
-        std::memcpy(dm.bytes.data() + off, mem.data.data() + at, len);
-      }
-    }
+    for_each_written(mem.written.data(), flags, [&](size_t g) {
+      const uint64_t at = uint64_t(g) << MemoryInst::kWrittenShift;
+      const uint64_t len = std::min(InstanceDelta::kStride, size - at);
+      dm.granules.push_back(uint32_t(g));
+      const size_t off = dm.bytes.size();
+      dm.bytes.resize(off + InstanceDelta::kStride, 0);
+      std::memcpy(dm.bytes.data() + off, mem.data.data() + at, len);
+    });
   }
   // Module-relative references through the instance's function index
   // space; a map only when some state holds references.
