@@ -525,20 +525,23 @@ fi
 
 if want transfers; then
 # 11. Allocation costs and host-device bandwidth (bench/scale/alloc_cost.cu),
-# then where a compiled batch's time goes (WW_TRACE_STEPS) with staging
-# pieces of 4, 16 and 32 MiB.
+# 1 GiB through staging rings by piece size and depth
+# (bench/scale/staging_pipeline.cu), then where a compiled batch's time
+# goes (WW_TRACE_STEPS) with 2 and 8 staging pieces of 4 MiB and 4 of 16.
 T=$O/transfers
 mkdir -p "$T"
 nvcc -O2 "$root/bench/scale/alloc_cost.cu" -o "$T/alloc_cost" && "$T/alloc_cost" >"$T/alloc_cost.txt" 2>&1
+nvcc -O2 -std=c++17 "$root/bench/scale/staging_pipeline.cu" -o "$T/staging_pipeline" &&
+  "$T/staging_pipeline" 1024 ring >"$T/staging_pipeline.txt" 2>&1
 N=$B/bench
 "$W" run --backend gpu --tier compiled -q -n 8294400 --invoke render "$N/mandel.wasm" 3840 2160 1 >/dev/null 2>&1
-for mib in 4 16 32; do
+for ring in 4:2 4:8 16:4; do
   for k in 1 2; do
-    WW_STAGING_MIB=$mib WW_TRACE_STEPS=1 "$W" run --backend gpu --tier compiled -n 8294400 --output "$T/m.npy" \
-      --invoke render "$N/mandel.wasm" 3840 2160 1 >/dev/null 2>"$T/trace-$mib.txt"
+    WW_STAGING_MIB=${ring%:*} WW_STAGING_PIECES=${ring#*:} WW_TRACE_STEPS=1 "$W" run --backend gpu --tier compiled \
+      -n 8294400 --output "$T/m.npy" --invoke render "$N/mandel.wasm" 3840 2160 1 >/dev/null 2>"$T/trace-$ring.txt"
   done
-  echo "-- staging $mib MiB: $(grep -E '^time:' "$T/trace-$mib.txt")" >>"$T/summary.txt"
-  grep -E '\[trace' "$T/trace-$mib.txt" | awk '$(NF-1) >= 0.5' >>"$T/summary.txt"
+  echo "-- staging MiB:pieces $ring: $(grep -E '^time:' "$T/trace-$ring.txt")" >>"$T/summary.txt"
+  grep -E '\[trace' "$T/trace-$ring.txt" | awk '$(NF-1) >= 0.5' >>"$T/summary.txt"
 done
 row "transfers" "see transfers"
 fi
@@ -555,7 +558,7 @@ fi
   [[ -s $O/api-overhead-gpu.txt ]] && { echo "-- api call overhead (gpu)"; cat "$O/api-overhead-gpu.txt"; }
   [[ -s $O/ncu.txt ]] && { echo "-- ncu (compiled kernels)"; cat "$O/ncu.txt"; }
   [[ -s $O/scale.txt ]] && { echo "-- scale (issue 9)"; cat "$O/scale.txt"; }
-  [[ -s $O/transfers/alloc_cost.txt ]] && { echo "-- allocation and transfers"; cat "$O/transfers/alloc_cost.txt" "$O/transfers/summary.txt"; }
+  [[ -s $O/transfers/alloc_cost.txt ]] && { echo "-- allocation and transfers"; cat "$O/transfers/alloc_cost.txt" "$O/transfers/staging_pipeline.txt" "$O/transfers/summary.txt"; }
   [[ -s $O/deadline/table.txt ]] && { echo "-- deadline cost (compiled kernels, best of 3)"; cat "$O/deadline/table.txt"; }
   [[ -s $O/simd-table.txt ]] && { echo "-- simd kernels (100,000 instances, kernel ms, best of 3)"; cat "$O/simd-table.txt"; }
 } | tee "$O/summary.txt"
