@@ -38,6 +38,7 @@ class PinnedStaging {
     if (signals_.start) cudaEventDestroy(signals_.start);
     if (signals_.stop) cudaEventDestroy(signals_.stop);
     if (signals_.compute) cudaStreamDestroy(signals_.compute);
+    if (signals_.outputs) cudaStreamDestroy(signals_.outputs);
     for (auto& events : signals_.slice)
       for (cudaEvent_t e : events)
         if (e) cudaEventDestroy(e);
@@ -58,6 +59,7 @@ class PinnedStaging {
     static constexpr uint32_t kMaxSlices = 8;
     enum SliceEvent { kSetUp, kKernel, kOutputs, kDone, kInputs, kSliceEvents };
     cudaStream_t compute = nullptr;
+    cudaStream_t outputs = nullptr;  // a slice's outputs coming down
     cudaEvent_t slice[kMaxSlices][kSliceEvents] = {};
   };
   const WaveSignals& signals() const { return signals_; }
@@ -83,6 +85,7 @@ class PinnedStaging {
     WW_CUDA(cudaEventCreate(&signals_.start));
     WW_CUDA(cudaEventCreate(&signals_.stop));
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.compute, cudaStreamNonBlocking));
+    WW_CUDA(cudaStreamCreateWithFlags(&signals_.outputs, cudaStreamNonBlocking));
     for (auto& events : signals_.slice)
       for (cudaEvent_t& e : events) WW_CUDA(cudaEventCreate(&e));
     return Status::Ok();
@@ -92,18 +95,24 @@ class PinnedStaging {
 
   // enqueue(p, buf, stream) queues piece p's copy into buf; consume(p, buf)
   // reads it once it has arrived, while the next pieces are on their way.
+  // The copies go on the thread's stream, after what it queued before, or
+  // on `stream` (a wave's slices: outputs that the host saw finished need
+  // not wait for the next slice's inputs, queued on the thread's stream).
   template <class Enqueue, class Consume>
-  Status download(uint64_t pieces, Enqueue&& enqueue, Consume&& consume) {
+  Status download(uint64_t pieces, Enqueue&& enqueue, Consume&& consume, cudaStream_t stream = nullptr) {
+    if (!stream) stream = stream_;
     const uint64_t base = cursor_;
     cursor_ += pieces;
     uint64_t queued = 0;
     for (uint64_t p = 0; p < pieces; ++p) {
       // A piece's buffer is free once the piece ring_ before it was consumed
-      // (on this thread, just now); copies that read it are earlier on the stream.
+      // (on this thread, just now), and once an upload's copy out of it
+      // (on the thread's stream) is done.
       for (; queued < pieces && queued < p + ring_; ++queued) {
         const uint32_t slot = uint32_t((base + queued) % ring_);
-        WW_TRY(enqueue(queued, buf_[slot], stream_));
-        WW_CUDA(cudaEventRecord(ev_[slot], stream_));
+        if (stream != stream_) WW_CUDA(cudaStreamWaitEvent(stream, ev_[slot], 0));
+        WW_TRY(enqueue(queued, buf_[slot], stream));
+        WW_CUDA(cudaEventRecord(ev_[slot], stream));
       }
       const uint32_t slot = uint32_t((base + p) % ring_);
       WW_CUDA(cudaEventSynchronize(ev_[slot]));
@@ -131,8 +140,9 @@ class PinnedStaging {
     return Status::Ok();
   }
 
-  // `bytes` from device `from` to host `to`, through the pieces.
-  Status fetch(void* to, const void* from, uint64_t bytes) {
+  // `bytes` from device `from` to host `to`, through the pieces (on
+  // `stream`, as download's).
+  Status fetch(void* to, const void* from, uint64_t bytes, cudaStream_t stream = nullptr) {
     const uint64_t pieces = (bytes + piece_bytes_ - 1) / piece_bytes_;
     return download(
         pieces,
@@ -141,7 +151,8 @@ class PinnedStaging {
                                   cudaMemcpyDeviceToHost, s));
           return Status::Ok();
         },
-        [&](uint64_t p, void* buf) { parallel_copy(static_cast<uint8_t*>(to) + p * piece_bytes_, buf, piece_of(p, bytes)); });
+        [&](uint64_t p, void* buf) { parallel_copy(static_cast<uint8_t*>(to) + p * piece_bytes_, buf, piece_of(p, bytes)); },
+        stream);
   }
 
   // `bytes` from host `from` to device `to`, through the pieces (a pageable

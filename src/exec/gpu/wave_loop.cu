@@ -404,11 +404,11 @@ Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, Batc
   return download_status(first, n);
 }
 
-Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1) {
+Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1, cudaStream_t down) {
   for (size_t k = 0; k < req_.mem_out.size(); ++k) {
     const MemOut& mo = req_.mem_out[k];
     WW_TRY(staging_->fetch(mo.data + (uint64_t(first) + r0) * mo.length, d_mem_out_[k] + uint64_t(r0) * mo.length,
-                           uint64_t(r1 - r0) * mo.length));
+                           uint64_t(r1 - r0) * mo.length, down));
   }
   if (nres_ && !req_.device_results.empty()) {
     // Results that stay on the device: column by column where the caller
@@ -420,7 +420,7 @@ Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t
       WW_CUDA(cudaGetLastError());
     }
   } else if (nres_ && results32_) {
-    WW_TRY(download_results32(first, n, r0, r1));
+    WW_TRY(download_results32(first, n, r0, r1, down));
     trace_("wave: download results");
   } else if (nres_) {
     const InstanceRec& irec = S_.instances[instance_];
@@ -455,7 +455,8 @@ Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t
                 if (to_hi) to_hi[uint64_t(t) * nres_ + k] = w_ > 1 ? io[(uint64_t(k) * w_ + 1) * m + t] : 0;
               }
           });
-        }));
+        },
+        down));
     trace_("wave: download results");
   }
   return Status::Ok();
@@ -505,7 +506,7 @@ Status WaveLoop::download_status(uint32_t first, uint32_t n) {
   return Status::Ok();
 }
 
-Status WaveLoop::download_results32(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1) {
+Status WaveLoop::download_results32(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1, cudaStream_t down) {
   const uint32_t rows = uint32_t(std::min<uint64_t>(r1 - r0, staging_->piece_bytes() / (4 * uint64_t(nres_))));
   return staging_->download(
       (r1 - r0 + rows - 1) / rows,
@@ -531,7 +532,8 @@ Status WaveLoop::download_results32(uint32_t first, uint32_t n, uint32_t r0, uin
           for (uint32_t t = t0; t < t1; ++t)
             for (uint32_t k = 0; k < nres_; ++k) to[uint64_t(t) * nres_ + k] = v[uint64_t(k) * m + t];
         });
-      });
+      },
+      down);
 }
 
 // Instance 0's final state back into the source instance (the spec runner).

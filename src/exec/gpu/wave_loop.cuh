@@ -206,12 +206,13 @@ class WaveLoop {
   Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
   // Memory outputs and results of rows [r0, r1) to the host (once the
   // kernels that write them are done).
-  Status fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1);
+  // On the thread's stream, or on `down` (a slice's, its kernels seen done).
+  Status fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1, cudaStream_t down = nullptr);
   // Trap codes, where instances trapped and finished flags of the wave.
   Status download_status(uint32_t first, uint32_t n);
   // Results that are all i32 or f32: cut to 32 bits on the device, widened
   // on the host.
-  Status download_results32(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1);
+  Status download_results32(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1, cudaStream_t down);
   Status write_back_first(uint32_t n);
   // Adds the time since the last phase ended to `acc_ms`, once the device
   // has caught up with what was queued.
