@@ -21,8 +21,11 @@ namespace {
 // Memory bandwidth, not core count, bounds these copies: past about 16
 // threads a copy gains nothing and the threads cost wake-ups.
 constexpr size_t kMaxThreads = 16;
-// Below this a piece of a copy costs more to hand over than to do.
-constexpr size_t kMinBytesPerJob = 256 * 1024;
+// Below this a thread's share of a copy costs more to hand over than to do.
+constexpr size_t kMinBytesPerThread = 256 * 1024;
+// A share in up to this many jobs of at least this size.
+constexpr size_t kJobsPerThread = 4;
+constexpr size_t kMinBytesPerJob = 64 * 1024;
 
 thread_local bool t_inside_job = false;
 
@@ -139,11 +142,15 @@ Workers& workers() {
 
 template <class F>  // f(offset, length) over `bytes` split into jobs
 void split(size_t bytes, F&& f) {
-  const size_t jobs = std::min(host_worker_count(), std::max<size_t>(bytes / kMinBytesPerJob, 1));
-  if (jobs == 1) {
+  const size_t threads = std::min(host_worker_count(), std::max<size_t>(bytes / kMinBytesPerThread, 1));
+  if (threads == 1) {
     f(size_t{0}, bytes);
     return;
   }
+  // Up to four jobs a thread, taken as threads come free: a thread the OS
+  // takes away for a while (for the output writer, CUDA's own) holds up a
+  // quarter of its share instead of the whole copy.
+  const size_t jobs = std::min(threads * kJobsPerThread, std::max(bytes / kMinBytesPerJob, threads));
   // Pieces aligned to 4 KiB, so each page is faulted in by one thread.
   const size_t per = ((bytes + jobs - 1) / jobs + 4095) & ~size_t{4095};
   run_on_host_workers(jobs, [&](size_t j) {
