@@ -113,7 +113,10 @@ Status WaveLoop::run_slices(uint32_t first, uint32_t n, uint32_t slices) {
   };
   Status st = run();
   // Nothing of the wave may still run when its buffers go.
-  if (!st.ok()) (void)cudaStreamSynchronize(sg.compute);
+  if (!st.ok()) {
+    (void)cudaStreamSynchronize(sg.compute);
+    (void)cudaStreamSynchronize(sg.outputs);
+  }
   return st;
 }
 
