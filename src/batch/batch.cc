@@ -153,20 +153,19 @@ Result<Job> make_job(const BatchSpec& spec) {
 void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   const uint64_t n = spec.instances;
   out.type = job.type;
-  auto zeroed = [](auto& column, uint64_t size) { resize_zeroed(column, size); };
-  zeroed(out.results, n * job.type.results.size());
-  if (has_v128(job.type.results)) zeroed(out.results_hi, n * job.type.results.size());
+  resize_zeroed(out.results, n * job.type.results.size());
+  if (has_v128(job.type.results)) resize_zeroed(out.results_hi, n * job.type.results.size());
   if (spec.wasi) {
     out.result_names = {"exit_code"};
     if (spec.wasi->stdout_pattern.empty()) out.stdout_blocks.resize(n);
     if (spec.wasi->stderr_pattern.empty()) out.stderr_blocks.resize(n);
   }
-  zeroed(out.traps, n);
-  zeroed(out.trap_func, n);
-  zeroed(out.trap_pc, n);
-  zeroed(out.finished, n);
+  resize_zeroed(out.traps, n);
+  resize_zeroed(out.trap_func, n);
+  resize_zeroed(out.trap_pc, n);
+  resize_zeroed(out.finished, n);
   out.mem_out.resize(spec.mem_out.size());
-  for (size_t k = 0; k < spec.mem_out.size(); ++k) zeroed(out.mem_out[k], n * spec.mem_out[k].length);
+  for (size_t k = 0; k < spec.mem_out.size(); ++k) resize_zeroed(out.mem_out[k], n * spec.mem_out[k].length);
 }
 
 // Batches this large start a background compile under --tier auto when the

@@ -58,7 +58,8 @@ class Workers {
     size_t hw = size_t(usable_cores());
     if (const size_t limit = g_limit.load()) hw = std::min(hw, limit);
     // WW_HOST_WORKERS=N caps the threads, the caller's included (for measuring).
-    if (const char* v = std::getenv("WW_HOST_WORKERS"); v && std::atol(v) >= 1) hw = std::min(hw, size_t(std::atol(v)));
+    if (const char* v = std::getenv("WW_HOST_WORKERS"))
+      if (const long cap = std::atol(v); cap >= 1) hw = std::min(hw, size_t(cap));
     const size_t n = std::min(hw, kMaxThreads) - 1;
     for (size_t k = 0; k < n; ++k) threads_.emplace_back([this] { loop(); });
   }
