@@ -10,9 +10,12 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <cstdio>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include <sched.h>
 
 #include "common/cores.h"
 
@@ -52,6 +55,60 @@ bool spin_until(Pred&& pred) {
   }
 }
 
+// WW_TRACE_WORKERS=1: at exit, how many threads took part in each run of
+// 16 jobs or more, how long the workers took to join and on which CPUs
+// they ran (for measuring: in some processes every host copy took three
+// times as long as in others, bench/RESULTS.md).
+class WorkerTrace {
+ public:
+  static bool on() {
+    static const bool v = [] {
+      const char* e = std::getenv("WW_TRACE_WORKERS");
+      return e && *e && *e != '0';
+    }();
+    return v;
+  }
+  ~WorkerTrace() {
+    if (!runs_) return;
+    std::fprintf(stderr,
+                 "[trace workers] %llu runs of 16+ jobs: %.1f threads each, %.3f ms each, first worker after "
+                 "%.3f ms (max %.3f), %d CPUs used\n",
+                 (unsigned long long)runs_, double(participants_) / double(runs_), 1e-6 * double(ns_) / double(runs_),
+                 1e-6 * double(join_ns_) / double(runs_), 1e-6 * double(max_join_ns_), __builtin_popcountll(cpus_));
+  }
+  // One run: the caller's clock, then each thread's first job.
+  void begin() {
+    t0_ = now_ns();
+    run_participants_.store(0, std::memory_order_relaxed);
+    first_join_.store(0, std::memory_order_relaxed);
+  }
+  void joined(bool worker) {
+    run_participants_.fetch_add(1, std::memory_order_relaxed);
+    const int cpu = sched_getcpu();
+    if (cpu >= 0 && cpu < 64) cpus_mask_.fetch_or(uint64_t{1} << cpu, std::memory_order_relaxed);
+    uint64_t none = 0;
+    if (worker) first_join_.compare_exchange_strong(none, now_ns() - t0_, std::memory_order_relaxed);
+  }
+  void end() {
+    ++runs_;
+    ns_ += now_ns() - t0_;
+    participants_ += run_participants_.load(std::memory_order_relaxed);
+    const uint64_t j = first_join_.load(std::memory_order_relaxed);
+    join_ns_ += j;
+    max_join_ns_ = std::max(max_join_ns_, j);
+    cpus_ = cpus_mask_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  static uint64_t now_ns() {
+    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch())
+                        .count());
+  }
+  uint64_t t0_ = 0, runs_ = 0, ns_ = 0, participants_ = 0, join_ns_ = 0, max_join_ns_ = 0, cpus_ = 0;
+  std::atomic<uint64_t> run_participants_{0}, first_join_{0}, cpus_mask_{0};
+};
+
 class Workers {
  public:
   Workers() {
@@ -81,6 +138,8 @@ class Workers {
       return;
     }
     std::lock_guard<std::mutex> turn(turn_mu_);
+    tracing_ = WorkerTrace::on() && jobs >= 16;
+    if (tracing_) trace_.begin();
     // Published by the generation's release: a worker that sees the new
     // generation sees these.
     fn_ = &fn;
@@ -93,19 +152,25 @@ class Workers {
       generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
-    take_jobs();
+    take_jobs(false);
     // The workers may still be finishing a job each: fn must outlive them.
     if (!spin_until([&] { return busy_.load(std::memory_order_acquire) == 0; })) {
       std::unique_lock<std::mutex> lk(mu_);
       done_.wait(lk, [&] { return busy_.load(std::memory_order_acquire) == 0; });
     }
     fn_ = nullptr;
+    if (tracing_) trace_.end();
   }
 
  private:
-  void take_jobs() {
+  void take_jobs(bool worker) {
     t_inside_job = true;
-    for (size_t j; (j = next_.fetch_add(1)) < jobs_;) (*fn_)(j);
+    bool took = false;
+    for (size_t j; (j = next_.fetch_add(1)) < jobs_;) {
+      if (!took && tracing_) trace_.joined(worker);
+      took = true;
+      (*fn_)(j);
+    }
     t_inside_job = false;
   }
 
@@ -119,7 +184,7 @@ class Workers {
       }
       if (stop_.load()) return;
       seen = generation_.load(std::memory_order_acquire);
-      take_jobs();
+      take_jobs(true);
       if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> g(mu_);
         done_.notify_one();
@@ -137,6 +202,8 @@ class Workers {
   std::atomic<size_t> busy_{0};
   std::atomic<uint64_t> generation_{0};
   std::atomic<bool> stop_{false};
+  bool tracing_ = false;  // this run's; published with fn_
+  WorkerTrace trace_;
 };
 
 Workers& workers() {
