@@ -301,14 +301,17 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
 }
 
 Status WaveLoop::await_event(cudaEvent_t ev, bool& stop_sent) {
-  auto last_report = Clock::now();
+  const auto since = Clock::now();
+  auto last_report = since;
   // Short batches (the spec runner's) finish in microseconds: poll from
-  // 20 us, backing off to 1 ms (a longer nap overshoots the kernel end by as
-  // much, which short waves of a large batch add up).
-  auto nap = std::chrono::microseconds(20);
+  // 20 us. Each nap is a thirty-second of the wait so far, up to 1 ms, so
+  // the wake-up after the kernel's end costs it about 3%: naps doubling to
+  // 1 ms woke Monte Carlo's 4.2 ms kernel 0.7 ms after it ended
+  // (bench/RESULTS.md).
   while (cudaEventQuery(ev) == cudaErrorNotReady) {
-    std::this_thread::sleep_for(nap);
-    nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(1));
+    const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since);
+    std::this_thread::sleep_for(std::clamp<std::chrono::microseconds>(waited / 32, std::chrono::microseconds(20),
+                                                                      std::chrono::milliseconds(1)));
     WW_TRY(send_stop_if_cancelled(stop_sent));
     if (req_.progress && Clock::now() - last_report > std::chrono::milliseconds(500)) {
       last_report = Clock::now();
