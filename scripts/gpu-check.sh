@@ -370,6 +370,19 @@ for tier in interp compiled; do
   }
   warm -n 1000000 --invoke main "$G/04_thread_id.wasm"
   for n in 1000000 10000000; do scale_run "tid-$tier-$n" --tier $tier -n $n --invoke main "$G/04_thread_id.wasm"; done
+  # The four bench/gpu programs as bench/gpu/run.sh runs them (its part
+  # checks their answers), for the 1.3x table below.
+  mandel=(-n 8294400 --image 3840x2160="$S/mandel.png" --output "$S/mandel.npy" --invoke render "$N/mandel.wasm" 3840 2160 1)
+  bsha=(-n 1000000 --mem-in input_ptr="$S/msgs.bin" --mem-in-size 64 --mem-out output_ptr:32="$S/bsha.bin" --invoke hash "$N/sha256.wasm")
+  mc=(-n 1048576 --output "$S/mc.npy" --invoke price "$N/montecarlo.wasm" @index 256)
+  collatz=(-n 4194304 --output "$S/collatz.npy" --invoke collatz "$N/collatz.wasm" 1000000000000 @index)
+  warm "${mandel[@]}"; warm "${bsha[@]}"; warm "${mc[@]}"; warm "${collatz[@]}"
+  scale_run "mandel-$tier" --tier $tier "${mandel[@]}"
+  scale_run "bsha-$tier" --tier $tier "${bsha[@]}"
+  digests_ok sha "$S/bsha.bin" 1000000
+  scale_run "mc-$tier" --tier $tier "${mc[@]}"
+  scale_run "collatz-$tier-4M" --tier $tier "${collatz[@]}"
+  rm -f "$S"/mandel.png "$S"/*.npy "$S"/bsha.bin
   warm -n 1000000 --mem-in Hash_GetBuffer="$S/msgs.bin" --mem-in-size 64 --mem-out Hash_GetBuffer:32="$S/warm.bin" \
     --invoke Hash_Calculate "$N/hashwasm_sha256.wasm" 64 256
   warm -n 1000000 --init Hash_Init:3988292384 --mem-in Hash_GetBuffer="$S/msgs.bin" --mem-in-size 64 \
@@ -401,7 +414,10 @@ S = sys.argv[1]
 line = [l for l in open(f"{S}/alloc_cost.txt") if l.startswith("copy") and "256 MiB" in l][0]
 h2d, d2h = map(float, re.search(r"pinned H2D\s+([\d.]+) GB/s\s+D2H\s+([\d.]+)", line).groups())
 print(f"  whole batch / (kernel + transfers at pinned H2D {h2d} GB/s, D2H {d2h} GB/s); target at most 1.3x:")
-wire = {"tid": (0, 4), "sha": (64, 32), "crc": (64, 4)}  # bytes in, out per instance
+# Bytes in and out per instance: Mandelbrot's out are its i32 result and
+# its RGBA pixel; Monte Carlo's an f64; the others' results are i32.
+wire = {"tid": (0, 4), "sha": (64, 32), "crc": (64, 4), "mandel": (0, 8), "bsha": (64, 32), "mc": (0, 8),
+        "collatz": (0, 4)}
 for f in sorted(os.listdir(S)):
     tag = f[:-5]
     if not f.endswith(".json") or tag.split("-")[0] not in wire:
