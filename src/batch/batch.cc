@@ -229,6 +229,44 @@ CompiledExecutor compile_executor(const compiled::Request& req, int device = -1)
 
 int first_gpu(const Job& job) { return job.gpus.empty() ? -1 : job.gpus[0].device; }
 
+// The compiled code a batch asks for, and whether the cache has it: the
+// export's own, or the module's for every export (`wasmwarp compile`
+// without --invoke), which serves this export too when it lacks its own.
+struct CodeLookUp {
+  compiled::Request req;
+  bool cached = false;
+  // Cached GPU code loaded on `device` while the GPU's start-up finishes
+  // its staging and wave kernels (4 ms on an H200). Loaded on the batch's
+  // clock, on a thread beside the batch's set-up, it held up the set-up's
+  // first CUDA call by 0.4-0.7 ms (Monte Carlo's batch: 6.9 ms, now 5.3;
+  // bench/RESULTS.md). Code that must be compiled first is compiled on the
+  // batch's clock.
+  std::optional<CompiledExecutor> loaded;
+  int device = -1;
+};
+
+std::vector<int> selected_devices(const GpuOptions& o, int count);
+
+CodeLookUp look_up_code(const BatchSpec& spec, const Job& job, Backend backend, bool load) {
+  CodeLookUp c;
+  c.req = compile_request(spec, job, backend);
+  compiled::Request all = c.req;
+  all.entries.clear();
+  c.cached = compiled::cached(c.req);
+  if (!c.cached && compiled::cached(all)) {
+    c.req = all;
+    c.cached = true;
+  }
+  if (load && c.cached && backend == Backend::Gpu) {
+    const std::vector<int> devices = selected_devices(spec.gpu, gpu::device_count());
+    c.device = devices.empty() ? 0 : devices[0];
+    compiled::Request now = c.req;
+    now.load_in_background = false;  // nothing else of the batch runs yet
+    c.loaded = compile_executor(now, c.device);
+  }
+  return c;
+}
+
 void record_compile(const CompiledExecutor& ce, CompileReport& rep) {
   rep.attempted = true;
   rep.cache_hit = ce.outcome.cache_hit;
@@ -398,8 +436,19 @@ std::vector<int> selected_devices(const GpuOptions& o, int count) {
   return list;
 }
 
-Probe timed_probe(bool nvrtc, GpuOptions gpus) {
+// The GPU's start-up, in stages a batch waits for one at a time: with the
+// first GPU's context (`context`) it can choose its backend and layout and
+// load cached compiled code while the rest goes on; with the pinned
+// staging, the wave kernels and the other GPUs (`ready`) it can start.
+// NVRTC loads last: a batch that compiles loads it itself if need be.
+Probe timed_probe(bool nvrtc, GpuOptions gpus, std::promise<Probe>* context = nullptr,
+                  std::promise<Probe>* ready = nullptr) {
   auto t = std::chrono::steady_clock::now();
+  auto stage = [&](std::promise<Probe>* done, Probe p) {
+    p.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+    if (done) done->set_value(p);
+    return p;
+  };
   StepTrace trace("gpu start-up");
   Probe p;
   std::vector<int> devices = selected_devices(gpus, gpu::device_count());
@@ -415,37 +464,50 @@ Probe timed_probe(bool nvrtc, GpuOptions gpus) {
     gpu::DeviceScope on(devices.empty() ? 0 : devices[0]);
     p.info = gpu::probe_device();
     trace("driver, context");
+    stage(context, p);
     if (p.info.available) gpu::prepare_transfers();
     trace("staging, wave kernels");
   }
   for (std::thread& o : others) o.join();
-  // Loaded here, not on a thread of its own, so that run() waiting for the
-  // probe also waits for it (a load still under way at exit crashed the
-  // process). A failure shows again, with its message, where the version
-  // is needed.
+  trace("other GPUs");
+  p = stage(ready, p);
+  // Loaded here, not on a thread of its own, so that waiting for the
+  // warm-up also waits for it (a load still under way at exit crashed the
+  // process); run() waits before it returns. A failure shows again, with
+  // its message, where the version is needed.
   if (nvrtc) (void)gpu::nvrtc_version();
-  trace("other GPUs, NVRTC");
-  p.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  trace("NVRTC");
   return p;
 }
 
-std::mutex g_probe_mu;
-std::shared_future<Probe> g_probe;
+struct StartUp {
+  std::shared_future<Probe> context, ready;
+  std::shared_future<void> done;
+};
+std::mutex g_start_mu;
+StartUp g_start;
+
+StartUp start_up() {
+  std::lock_guard<std::mutex> g(g_start_mu);
+  return g_start;
+}
 
 }  // namespace
 
 void warm_up_gpu(bool nvrtc, const GpuOptions& gpus) {
-  std::lock_guard<std::mutex> g(g_probe_mu);
-  if (!g_probe.valid()) g_probe = std::async(std::launch::async, timed_probe, nvrtc, gpus).share();
+  std::lock_guard<std::mutex> g(g_start_mu);
+  if (g_start.done.valid()) return;
+  auto context = std::make_shared<std::promise<Probe>>();
+  auto ready = std::make_shared<std::promise<Probe>>();
+  g_start.context = context->get_future().share();
+  g_start.ready = ready->get_future().share();
+  g_start.done = std::async(std::launch::async, [nvrtc, gpus, context, ready] {
+                   (void)timed_probe(nvrtc, gpus, context.get(), ready.get());
+                 }).share();
 }
 
 void wait_for_warm_up() {
-  std::shared_future<Probe> probe;
-  {
-    std::lock_guard<std::mutex> g(g_probe_mu);
-    probe = g_probe;
-  }
-  if (probe.valid()) probe.wait();
+  if (std::shared_future<void> done = start_up().done; done.valid()) done.wait();
 }
 
 TrapCode Job::stop_reason() const {
@@ -464,21 +526,25 @@ namespace {
 
 Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResult& out);
 
+// The rest of the GPU's start-up (its pinned staging, wave kernels, other
+// GPUs), which a batch needs before its waves.
+void await_gpu_ready(BatchResult& out, StepTrace& trace) {
+  if (out.backend != Backend::Gpu) return;
+  if (const std::shared_future<Probe> ready = start_up().ready; ready.valid()) out.phases.gpu_startup = ready.get().ms;
+  trace("wait for GPU start-up");
+}
+
 // Backend: the GPU when asked for, or for `auto` when one is usable; on
-// the GPU, the memory layout.
+// the GPU, the memory layout (the GPU's context is enough to choose).
 Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTrace& trace) {
   out.backend = Backend::Cpu;
   // WASI on the GPU: on request (its calls leave the kernel for the host).
   if (spec.wasi && spec.backend == Backend::Auto)
     out.backend_note = "WASI programs run on the CPU backend unless --backend gpu";
   if (spec.backend == Backend::Gpu || (!spec.wasi && spec.backend == Backend::Auto)) {
-    std::shared_future<Probe> probe;
-    {
-      std::lock_guard<std::mutex> g(g_probe_mu);
-      probe = g_probe;
-    }
-    const Probe p = probe.valid() ? probe.get() : timed_probe(false, spec.gpu);
-    trace("wait for GPU start-up");
+    const std::shared_future<Probe> context = start_up().context;
+    const Probe p = context.valid() ? context.get() : timed_probe(false, spec.gpu);
+    trace("wait for the GPU's context");
     out.phases.gpu_startup = p.ms;
     const gpu::DeviceInfo& dev = p.info;
     if (dev.available) out.backend = Backend::Gpu;
@@ -593,6 +659,7 @@ Status start_resident(const BatchSpec& spec, Resident& r) {
   }
   BatchResult scratch;
   WW_TRY(choose_backend(spec, job, scratch, trace));
+  await_gpu_ready(scratch, trace);
   // Code for every export: any of them may be called.
   compiled::Request req = compile_request(spec, job, scratch.backend);
   req.entries.clear();
@@ -621,6 +688,17 @@ Result<BatchResult> run(const BatchSpec& spec) {
     return finish_run(spec, job, out);
   }
   WW_TRY(choose_backend(spec, job, out, trace));
+  const Tier tier = spec.tier;
+  std::optional<CodeLookUp> code;
+  if (tier != Tier::Interp && out.backend == Backend::Gpu) {
+    code = look_up_code(spec, job, out.backend, true);
+    trace("look up and load cached code");
+  }
+  // The wait also keeps the warm-up's NVRTC load from outliving the batch.
+  struct AwaitWarmUp {
+    ~AwaitWarmUp() { wait_for_warm_up(); }
+  } await_warm_up;
+  await_gpu_ready(out, trace);
   WW_TRY(check_device_arrays(spec, out.backend));
   if (out.backend == Backend::Gpu) WW_TRY(resolve_gpus(spec, job));
   std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_executor(nullptr)
@@ -629,22 +707,18 @@ Result<BatchResult> run(const BatchSpec& spec) {
   if (spec.intrinsics) spec.intrinsics->start_clock();
   job.t0 = std::chrono::steady_clock::now();
   Driver driver(spec, job, out);
-  compiled::Request req = compile_request(spec, job, out.backend);
-  const Tier tier = spec.tier;
-  bool compile_now = tier == Tier::Compiled;
-  if (tier != Tier::Interp) {
-    // Code `wasmwarp compile` made for every export serves this export
-    // too: use it when the cache has it and not this export's own.
-    compiled::Request all = req;
-    all.entries.clear();
-    const bool own = compiled::cached(req);
-    if (!own && compiled::cached(all)) req = all;
+  if (tier != Tier::Interp && !code) {
+    code = look_up_code(spec, job, out.backend, false);
     trace("look up compiled code");
-    if (tier == Tier::Auto && (own || req.entries.empty())) compile_now = true;
   }
+  compiled::Request req = code ? code->req : compile_request(spec, job, out.backend);
+  bool compile_now = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
   const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
   if (compile_now) {
-    CompiledExecutor ce = compile_executor(req, first_gpu(job));
+    // Loaded early on the first GPU the batch uses, or now.
+    CompiledExecutor ce = code && code->loaded && code->device == first_gpu(job)
+                              ? std::move(*code->loaded)
+                              : compile_executor(req, first_gpu(job));
     trace("compile or load compiled code");
     record_compile(ce, out.compile);
     out.phases.compile = ce.outcome.generate_ms + ce.outcome.compile_ms + ce.outcome.load_ms;

@@ -306,9 +306,11 @@ Result<FuncType> export_function_type(const Module& m, const std::string& name, 
 
 // Starts the GPU's driver and context in the background (hundreds of ms on
 // a cold machine) while the caller reads the module and inputs; run()
-// waits for it instead of starting them itself. With `nvrtc`, NVRTC is
-// loaded alongside: its version is part of the compiled-code cache's key,
-// and its dlopen was most of a cache hit's 6 ms.
+// waits for it instead of starting them itself: for the context first,
+// then, having looked up and loaded cached compiled code meanwhile, for
+// the pinned staging and wave kernels. With `nvrtc`, NVRTC is loaded
+// alongside: its version is part of the compiled-code cache's key, and its
+// dlopen was most of a cache hit's 6 ms.
 // The GPUs `gpus` selects start their contexts too (the first on the
 // caller's thread's GPU 0 as before, the rest alongside).
 void warm_up_gpu(bool nvrtc, const GpuOptions& gpus = {});

@@ -321,7 +321,8 @@ Result<std::shared_ptr<gpu::KernelLauncher>> compile_gpu(const Request& req, Out
   }
   if (!req.load) return std::shared_ptr<gpu::KernelLauncher>();
   auto t = Clock::now();
-  auto launcher = gpu::load_compiled_kernel(cubin, codegen::kGpuKernelName, code.recursive, code.leave_words);
+  auto launcher = gpu::load_compiled_kernel(cubin, codegen::kGpuKernelName, code.recursive, code.leave_words,
+                                            req.load_in_background);
   if (out) out->load_ms = ms_since(t);
   trace("gpu: load module");
   return launcher;

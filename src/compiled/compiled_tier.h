@@ -41,6 +41,9 @@ struct Request {
   // Load the code after compiling it; false: only fill the cache (the
   // result is then null).
   bool load = true;
+  // GPU: load on a thread of its own while the batch prepares (its first
+  // launch waits for it); false: loaded when compile_gpu returns.
+  bool load_in_background = true;
   CacheOptions cache;
 };
 

@@ -103,11 +103,11 @@ class CompiledLauncher final : public KernelLauncher {
   // `frames`: nvrtc_compile's trailer (the largest frame recursion may
   // repeat, low 16 bits; the kernel's and the chain function's, once at
   // the base, high 16).
-  // The module loads on `device` on a thread of its own while the batch
-  // prepares (0.5-0.8 ms of a batch's set-up on an H200); the first use
-  // waits for it.
+  // The module loads on `device`, on a thread of its own while the batch
+  // prepares (0.5-0.8 ms of a batch's set-up on an H200) when
+  // `background`; the first use waits for it.
   CompiledLauncher(const Driver& d, std::vector<uint8_t> cubin, std::string kernel, int device, bool recursive,
-                   uint32_t frames, uint64_t leave_words)
+                   uint32_t frames, uint64_t leave_words, bool background)
       : d_(d), cubin_(std::move(cubin)), kernel_(std::move(kernel)), recursive_(recursive), leave_words_(leave_words),
         frame_((frames & 0xffff) ? (frames & 0xffff) + 16 : kDefaultFrameBytes),
         base_(kKernelFrameBytes + (frames >> 16)) {
@@ -121,11 +121,18 @@ class CompiledLauncher final : public KernelLauncher {
       stack_cap_ = std::clamp(share, kMinStackPerThread, kCudaMaxStackPerThread);
     }
     (void)cudaGetLastError();
-    first_ = std::async(std::launch::async, [this, device]() -> Result<LoadedCode> {
+    auto load = [this, device]() -> Result<LoadedCode> {
       DeviceScope on(device);
       WW_TRY(on.status());
       return load_on_current_device(d_, cubin_, kernel_);
-    });
+    };
+    if (background) {
+      first_ = std::async(std::launch::async, load);
+    } else {
+      std::promise<Result<LoadedCode>> now;
+      now.set_value(load());
+      first_ = now.get_future();
+    }
   }
   ~CompiledLauncher() override {
     join_first_load();
@@ -230,7 +237,7 @@ class CompiledLauncher final : public KernelLauncher {
 
 Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>& payload,
                                                               const std::string& kernel, bool recursive,
-                                                              uint64_t leave_words) {
+                                                              uint64_t leave_words, bool background) {
   // The payload is nvrtc_compile's: the CUBIN, then 4 bytes of the largest
   // stack frame ptxas reported.
   if (payload.size() < 8) return err("compiled GPU code is truncated");
@@ -244,7 +251,7 @@ Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<u
   WW_CUDA(cudaFree(nullptr));
   return std::shared_ptr<KernelLauncher>(std::make_shared<CompiledLauncher>(*d, std::move(cubin), kernel,
                                                                             current_device(), recursive, frame,
-                                                                            leave_words));
+                                                                            leave_words, background));
 }
 
 }  // namespace ww::gpu

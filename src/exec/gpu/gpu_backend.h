@@ -418,10 +418,11 @@ Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>
 // kernel `kernel` (which takes the interpreter kernel's parameters).
 // `recursive`: the code recurses, so the CUDA stack is sized for the
 // batch's call depth. `leave_words`: codegen::Generated's, for code whose
-// calls may leave for the host.
+// calls may leave for the host. `background`: the load runs on a thread
+// of its own, which the first use waits for.
 Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>& cubin,
                                                               const std::string& kernel, bool recursive,
-                                                              uint64_t leave_words = 0);
+                                                              uint64_t leave_words = 0, bool background = true);
 
 // Instances that stay on the device between calls: their memories,
 // globals and tables as the last call left them. Each call runs an export

@@ -90,7 +90,9 @@ Status WaveLoop::setup(BatchResult& out) {
   phase_t_ = Clock::now();
   trace_("wave loop start");
   WW_TRY(upload_module(arena_, img_, mod_));
+  trace_("upload module: its arrays");
   WW_TRY(upload_intrinsics(arena_, req_.batch, I_, req_.claim ? &canvas_before_ : nullptr));
+  trace_("upload module: intrinsics");
   if (sparse_ && img_.has_memory) WW_TRY(upload_sparse_image(arena_, img_, plan_.chunk_shift, mod_));
   WW_TRY(end_phase(upload_ms_));
   trace_("upload module");
