@@ -409,10 +409,11 @@ compile_times() {
     ((have_backend)) || [[ $be == cpu ]] || continue
     "$ww" compile --backend "$be" --invoke "$invoke" --no-cache "$wasm" >"$work/compile.$name.$be.log" 2>&1 ||
       { fail "compile $name for $be: $(tail -n 1 "$work/compile.$name.$be.log")"; continue; }
-    u=$(grep -oE 'total [0-9.]+ ms' "$work/compile.$name.$be.log" | grep -oE '[0-9.]+')
+    # (GPU code comes in two layouts, a line each: the first's time.)
+    u=$(grep -oE 'total [0-9.]+ ms' "$work/compile.$name.$be.log" | head -n 1 | grep -oE '[0-9.]+')
     "$ww" compile --backend "$be" --invoke "$invoke" "$wasm" >/dev/null 2>&1
     "$ww" compile --backend "$be" --invoke "$invoke" "$wasm" >"$work/compile.$name.$be.hit.log" 2>&1
-    h=$(grep -oE 'total [0-9.]+ ms' "$work/compile.$name.$be.hit.log" | grep -oE '[0-9.]+')
+    h=$(grep -oE 'total [0-9.]+ ms' "$work/compile.$name.$be.hit.log" | head -n 1 | grep -oE '[0-9.]+')
     grep -q "cache hit" "$work/compile.$name.$be.hit.log" || fail "compile $name for $be: the second compile missed the cache"
     compile_rows+=("$name|$be|$u|$h")
   done

@@ -21,8 +21,11 @@ The compiled code is what `wasmwarp run --tier compiled|auto` uses: give
 the same --invoke (several allowed; none: every exported function), and
 --fuel / --timeout / --gpu-layout when the runs will use them, since
 metered code, code that checks a deadline and each memory layout are
-compiled separately. The cache is $WW_CACHE_DIR, else
-$XDG_CACHE_HOME/wasmwarp, else ~/.cache/wasmwarp (or --cache-dir).
+compiled separately. Without --gpu-layout, GPU code is compiled for both
+layouts a run chooses between by itself: interleaved and, for a module
+with a memory, sparse (run's summary says which a run used). The cache
+is $WW_CACHE_DIR, else $XDG_CACHE_HOME/wasmwarp, else ~/.cache/wasmwarp
+(or --cache-dir).
 --emit-source FILE writes the self-contained translation unit the compiler
 gets (the runtime headers first, the module's functions after them); a
 large module compiled for the CPU is several units, written to FILE,
@@ -36,7 +39,7 @@ int cmd_compile(int argc, char** argv) {
   CLI::App app("Compile a module's functions to native code (CPU) or a CUBIN (GPU) and cache it.",
                "wasmwarp compile");
   app.footer(kCompileFooter);
-  std::string module_path, backend = "auto", emit, cache_dir, fuel, timeout, layout = "interleaved";
+  std::string module_path, backend = "auto", emit, cache_dir, fuel, timeout, layout = "auto";
   std::vector<std::string> invoke;
   bool no_cache = false;
   app.add_option("module", module_path, "the .wasm file")->required()->type_name("MODULE.wasm");
@@ -48,7 +51,7 @@ int cmd_compile(int argc, char** argv) {
   app.add_option("--fuel", fuel, "compile metered code, for runs with --fuel")->type_name("N");
   app.add_option("--timeout", timeout, "compile deadline checks, for GPU runs with --timeout")->type_name("S");
   app.add_option("--gpu-layout", layout,
-                 "interleaved (default), contiguous or sparse: the layout the runs will use (run's summary says which)")
+                 "interleaved, contiguous or sparse: the layout the runs will use (default: interleaved and sparse)")
       ->type_name("L");
   std::string gpu_arch;
   app.add_option("--gpu-arch", gpu_arch, "compile for this GPU (sm_90) without one: fills the cache only")->type_name("sm_XY");
@@ -71,8 +74,13 @@ int cmd_compile(int argc, char** argv) {
   eo.backend = *be;
   eo.cache = !no_cache;
   eo.cache_dir = cache_dir;
-  if (layout != "interleaved" && layout != "contiguous" && layout != "sparse")
+  if (layout != "auto" && layout != "interleaved" && layout != "contiguous" && layout != "sparse")
     return fail("--gpu-layout must be interleaved, contiguous or sparse, not '" + layout + "'");
+  // A run picks interleaved memory while every instance's memory fits
+  // and sparse past that: without --gpu-layout both are compiled, or
+  // cached code for the layout of a large run was never there.
+  const bool both_layouts = layout == "auto";
+  if (both_layouts) layout = "interleaved";
   if (!gpu_arch.empty()) {
     const int arch = gpu_arch.rfind("sm_", 0) == 0 ? std::atoi(gpu_arch.c_str() + 3) : 0;
     if (arch < 70 || arch > 200) return fail("--gpu-arch must be sm_70 or later, like sm_90, not '" + gpu_arch + "'");
@@ -101,15 +109,24 @@ int cmd_compile(int argc, char** argv) {
       if (!f.flush()) return fail("cannot write " + name);
     }
   }
+  auto report = [&](const wasmwarp::CompileInfo& out) {
+    const std::string target =
+        out.target == wasmwarp::Backend::Gpu ? "GPU (" + req.gpu_layout + " memory, " : std::string("CPU (");
+    std::printf("%s: compiled for the %s%s): codegen %s, compile %s, load %s, total %s; %s\n", module_path.c_str(),
+                target.c_str(), out.cache_hit ? "cache hit" : "cache miss", fmt_ms(out.generate_ms).c_str(),
+                fmt_ms(out.compile_ms).c_str(), fmt_ms(out.load_ms).c_str(), fmt_ms(out.total_ms).c_str(),
+                no_cache ? "not cached (--no-cache)" : ("cache " + out.cache_dir + " key " + out.key).c_str());
+    if (!out.cache_note.empty()) std::fprintf(stderr, "wasmwarp: note: %s\n", out.cache_note.c_str());
+  };
   auto out = engine.compile(*m, req);
   if (!out) return fail(out.error().message);
-  const bool gpu = out->target == wasmwarp::Backend::Gpu;
-  std::printf("%s: compiled for the %s (%s): codegen %s, compile %s, load %s, total %s; %s\n",
-              module_path.c_str(), gpu ? "GPU" : "CPU", out->cache_hit ? "cache hit" : "cache miss",
-              fmt_ms(out->generate_ms).c_str(), fmt_ms(out->compile_ms).c_str(), fmt_ms(out->load_ms).c_str(),
-              fmt_ms(out->total_ms).c_str(),
-              no_cache ? "not cached (--no-cache)" : ("cache " + out->cache_dir + " key " + out->key).c_str());
-  if (!out->cache_note.empty()) std::fprintf(stderr, "wasmwarp: note: %s\n", out->cache_note.c_str());
+  report(*out);
+  if (out->target == wasmwarp::Backend::Gpu && both_layouts && m->memory_count() > 0) {
+    req.gpu_layout = "sparse";
+    auto sparse = engine.compile(*m, req);
+    if (!sparse) return fail(sparse.error().message);
+    report(*sparse);
+  }
   return kExitOk;
 }
 

@@ -899,7 +899,14 @@ TEST_F(Cli, GeneratedGpuCodeCompilesWithNvrtc) {
   if (r.rc != 0 && r.err.find("NVRTC") != std::string::npos && r.err.find("NVRTC failed") == std::string::npos)
     GTEST_SKIP() << "NVRTC not loadable here: " << r.err;
   EXPECT_EQ(r.rc, 0) << r.err;
-  EXPECT_NE(r.out.find("compiled for the GPU"), std::string::npos) << r.out << r.err;
+  // Without --gpu-layout, both layouts a run chooses between by itself.
+  EXPECT_NE(r.out.find("compiled for the GPU (interleaved memory, cache miss)"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("compiled for the GPU (sparse memory, cache miss)"), std::string::npos) << r.out << r.err;
+  Proc one = run({"compile", "--backend", "gpu", "--gpu-arch", "sm_90", "--no-cache", "--gpu-layout", "sparse",
+                  "--invoke", "copy", m});
+  EXPECT_EQ(one.rc, 0) << one.err;
+  EXPECT_EQ(one.out.find("interleaved memory"), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("compiled for the GPU (sparse memory"), std::string::npos) << one.out;
 }
 
 TEST_F(Cli, CompilerTroubleFallsBackToTheInterpreter) {
