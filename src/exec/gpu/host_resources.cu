@@ -19,10 +19,11 @@ namespace ww::gpu {
 namespace {
 
 // Arenas below this free in place: handing them over costs more than
-// their frees (the spec runner's batches are tiny). Freeing Mandelbrot's
-// 0.5 GB wave block in place took 0.56 ms of an 8 ms batch, and a 1M
-// thread-id batch's 60 MB 0.27 ms of 3.1 ms.
-constexpr size_t kBackgroundFreeBytes = size_t(4) << 20;
+// their frees. Freeing Mandelbrot's 0.5 GB wave block in place took 0.56
+// ms of an 8 ms batch, and a 1M thread-id batch's 46 MB 0.27 ms of 3.1 ms;
+// from 4 MiB on, the spec suite's one-instance batches on the GPU took
+// 47.1 s against 44.3-45.5 s (bench/RESULTS.md).
+constexpr size_t kBackgroundFreeBytes = size_t(32) << 20;
 
 // Both constructed on first use, after the CUDA runtime started, so they
 // are destroyed (the staging unpinned, the free joined) before the
