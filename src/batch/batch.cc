@@ -526,6 +526,16 @@ namespace {
 
 Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResult& out);
 
+// Waits, as it goes, for the GPU's warm-up: a batch waits only for the
+// stages it needs, but the warm-up's NVRTC load must not outlive it (a
+// load still under way at exit crashed the process).
+struct AwaitWarmUp {
+  AwaitWarmUp() = default;
+  AwaitWarmUp(const AwaitWarmUp&) = delete;
+  AwaitWarmUp& operator=(const AwaitWarmUp&) = delete;
+  ~AwaitWarmUp() { wait_for_warm_up(); }
+};
+
 // The rest of the GPU's start-up (its pinned staging, wave kernels, other
 // GPUs), which a batch needs before its waves.
 void await_gpu_ready(BatchResult& out, StepTrace& trace) {
@@ -658,6 +668,7 @@ Status start_resident(const BatchSpec& spec, Resident& r) {
     WW_ASSIGN_OR_RETURN(job.image, make_init_image(spec));
   }
   BatchResult scratch;
+  AwaitWarmUp await_warm_up;
   WW_TRY(choose_backend(spec, job, scratch, trace));
   await_gpu_ready(scratch, trace);
   // Code for every export: any of them may be called.
@@ -687,6 +698,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
     WW_TRY(run_resident(spec, job, out));
     return finish_run(spec, job, out);
   }
+  AwaitWarmUp await_warm_up;
   WW_TRY(choose_backend(spec, job, out, trace));
   const Tier tier = spec.tier;
   std::optional<CodeLookUp> code;
@@ -694,10 +706,6 @@ Result<BatchResult> run(const BatchSpec& spec) {
     code = look_up_code(spec, job, out.backend, true);
     trace("look up and load cached code");
   }
-  // The wait also keeps the warm-up's NVRTC load from outliving the batch.
-  struct AwaitWarmUp {
-    ~AwaitWarmUp() { wait_for_warm_up(); }
-  } await_warm_up;
   await_gpu_ready(out, trace);
   WW_TRY(check_device_arrays(spec, out.backend));
   if (out.backend == Backend::Gpu) WW_TRY(resolve_gpus(spec, job));
