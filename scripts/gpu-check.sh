@@ -34,6 +34,13 @@ parts=" ${PARTS:-unit python programs examples auto wasi spec diff sparse startu
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
+# The machine's uptime when a timed part starts: in a lent machine's first
+# minutes, runs came out up to three times slower (bench/RESULTS.md).
+uptime_row() {
+  local up
+  up=$(cut -d. -f1 /proc/uptime)
+  row "$1 started" "machine up $up s$( ((up < 300)) && echo ": under 5 minutes, its figures may be slow")"
+}
 
 # 1. GPU unit tests.
 if want unit; then
@@ -209,6 +216,7 @@ row "start to first result (gpu compiled, cached)" "$(awk -v a="$t0" -v b="$t1" 
 fi
 
 if want bench; then
+uptime_row bench
 # 6. Benchmarks with the default (auto) memory layout, then the GPU runs
 # again with each layout forced, for the comparison.
 BUILD_DIR=$B/bench bash "$root/bench/gpu/run.sh" "$W" "$O/bench-table.txt" "$O/bench-work" >"$O/bench.log" 2>&1
@@ -318,6 +326,7 @@ row "ncu on compiled kernels" "see ncu.txt"
 fi
 
 if want scale; then
+uptime_row scale
 # 8. Scale (issue 9): real modules at millions of instances on both tiers:
 # the time split, device memory per instance, waves and the host's peak
 # memory, from --stats; every digest checked against python's hashlib/zlib.
