@@ -1,16 +1,16 @@
 // What the GPU backend keeps across batches of one process: the pinned
 // staging pieces, and the thread that frees a finished batch's device
 // memory while the host writes its outputs.
-#include <sys/mman.h>
-
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <new>
 #include <thread>
 
+#include "common/host_column.h"
 #include "exec/gpu/cuda_check.cuh"
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/pinned_staging.cuh"
@@ -139,20 +139,21 @@ Status device_synchronize() {
 // cudaHostAlloc where registering is refused.
 Status PinnedStaging::pin_pieces() {
   const uint64_t bytes = piece_bytes_ * ring_;
-  constexpr uint64_t kHuge = uint64_t(2) << 20;
-  void* map = mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (map != MAP_FAILED) {
-    uint8_t* at = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(map) + kHuge - 1) & ~(kHuge - 1));
-    (void)madvise(at, bytes, MADV_HUGEPAGE);  // advice: without huge pages it only pins more slowly
+  uint8_t* at = nullptr;
+  try {
+    at = NoInitAllocator<uint8_t>{}.allocate(bytes);
+  } catch (const std::bad_alloc&) {
+    at = nullptr;  // cudaHostAlloc follows
+  }
+  if (at) {
     parallel_zero(at, bytes);
     if (cudaHostRegister(at, bytes, cudaHostRegisterDefault) == cudaSuccess) {
       pinned_ = at;
-      mapping_ = map;
-      mapping_bytes_ = bytes + kHuge;
+      registered_ = true;
       return Status::Ok();
     }
     (void)cudaGetLastError();  // the refusal is not an error: cudaHostAlloc follows
-    munmap(map, bytes + kHuge);
+    NoInitAllocator<uint8_t>{}.deallocate(at, bytes);
   }
   void* p = nullptr;
   WW_CUDA(cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
@@ -162,14 +163,14 @@ Status PinnedStaging::pin_pieces() {
 
 void PinnedStaging::unpin_pieces() {
   if (!pinned_) return;
-  if (mapping_) {
+  if (registered_) {
     (void)cudaHostUnregister(pinned_);
-    munmap(mapping_, mapping_bytes_);
+    NoInitAllocator<uint8_t>{}.deallocate(pinned_, piece_bytes_ * ring_);
   } else {
     (void)cudaFreeHost(pinned_);
   }
   pinned_ = nullptr;
-  mapping_ = nullptr;
+  registered_ = false;
 }
 
 uint64_t staging_piece_bytes() {

@@ -186,8 +186,7 @@ class PinnedStaging {
   uint64_t cursor_ = 0;  // the next piece's place in the ring, across calls
   int device_ = 0;
   uint8_t* pinned_ = nullptr;
-  void* mapping_ = nullptr;  // pinned_ lies in it when registered, else cudaHostAlloc'd
-  uint64_t mapping_bytes_ = 0;
+  bool registered_ = false;  // pinned_ is NoInitAllocator's and registered, else cudaHostAlloc'd
   void* buf_[kMaxPieces] = {};
   cudaEvent_t ev_[kMaxPieces] = {};
   // The calling thread's default stream (the project is built with
