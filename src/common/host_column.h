@@ -72,6 +72,41 @@ struct NoInitAllocator {
 template <class T>
 using Column = std::vector<T, NoInitAllocator<T>>;
 
+// Storage that is zeros when allocated, without writing them: mid-sized
+// blocks are mappings of their own (the kernel supplies zero pages as they
+// are touched), large ones NoInitAllocator's, small ones calloc's. A
+// wasm memory's bytes: a Rust module declares 1 MiB, and instantiating it
+// on the host for each GPU batch spent 0.6-1.0 ms zeroing pages nothing
+// reads (bench/RESULTS.md). Elements are not value-initialised: a vector
+// grown within its capacity must zero the new elements itself
+// (MemoryInst::resize_pages).
+template <class T>
+struct ZeroedAllocator : NoInitAllocator<T> {
+  ZeroedAllocator() = default;
+  template <class U>
+  ZeroedAllocator(const ZeroedAllocator<U>&) noexcept {}
+
+  static constexpr size_t kMapBytes = size_t(64) << 10;
+
+  T* allocate(size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (NoInitAllocator<T>::is_mapping(n)) return NoInitAllocator<T>::allocate(n);
+    if (bytes >= kMapBytes) {
+      void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED) throw std::bad_alloc();
+      return static_cast<T*>(m);
+    }
+    if (void* p = std::calloc(n ? n : 1, sizeof(T))) return static_cast<T*>(p);
+    throw std::bad_alloc();
+  }
+  void deallocate(T* p, size_t n) {
+    const size_t bytes = n * sizeof(T);
+    if (NoInitAllocator<T>::is_mapping(n)) NoInitAllocator<T>::deallocate(p, n);
+    else if (bytes >= kMapBytes) munmap(p, bytes);
+    else std::free(p);
+  }
+};
+
 // `column` (empty) resized to `n` zeros, on every core: a fresh mapping is
 // only faulted in, smaller ones are zeroed.
 template <class T>

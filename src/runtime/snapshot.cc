@@ -109,7 +109,7 @@ Result<InstanceSnapshot> Store::snapshot(uint32_t instance) const {
     const MemoryInst& mem = s.memories[inst.memories[k]];
     InstanceSnapshot::Memory sm;
     sm.pages = mem.pages;
-    sm.bytes = mem.data;
+    sm.bytes.assign(mem.data.begin(), mem.data.end());
     constexpr uint64_t kBlock = InstanceSnapshot::Memory::kSnapshotBlock;
     for (uint64_t b = 0; b < mem.data.size() / kBlock; ++b) {
       const uint8_t* block = mem.data.data() + b * kBlock;

@@ -74,7 +74,7 @@ void Store::release_instance_storage(uint32_t instance) {
   InstanceRec& rec = s.instances[instance];
   const Module& m = rec.module->module;
   for (size_t k = m.num_imported_memories; k < rec.memories.size(); ++k) {
-    std::vector<uint8_t>().swap(s.memories[rec.memories[k]].data);
+    decltype(MemoryInst::data)().swap(s.memories[rec.memories[k]].data);
     std::vector<uint8_t>().swap(s.memories[rec.memories[k]].written);
     s.memories[rec.memories[k]].pages = 0;
   }

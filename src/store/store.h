@@ -8,12 +8,14 @@
 #include <cstddef>
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "common/host_column.h"
 #include "semantics/memory_ops.h"
 #include "runtime/runtime.h"
 
@@ -30,7 +32,7 @@ struct FuncInst {
 };
 
 struct MemoryInst {
-  std::vector<uint8_t> data;  // size == pages * kPageSize
+  std::vector<uint8_t, ZeroedAllocator<uint8_t>> data;  // size == pages * kPageSize
   uint32_t pages = 0;
   uint32_t max_pages = kMaxPages;  // min(declared max, store cap)
   // The max the memory was declared with, for import matching (limits
@@ -52,7 +54,12 @@ struct MemoryInst {
   void mark_written(uint64_t d, uint64_t n) { sem::mark_written_range(written_flags(), d, n); }
   // Grows or shrinks to `p` pages; new bytes are zero, never written.
   void resize_pages(uint32_t p) {
-    data.resize(size_t(p) * kPageSize, 0);
+    const size_t n = size_t(p) * kPageSize, old = data.size();
+    // A new block is zeros already; bytes past the size within the old one
+    // may not be (a memory cut back, or cleared, keeps its block).
+    const bool fresh = n > data.capacity();
+    data.resize(n);
+    if (!fresh && n > old) std::memset(data.data() + old, 0, n - old);
     written.resize(data.size() >> kWrittenShift, 0);
     pages = p;
   }

@@ -42,7 +42,7 @@ constexpr uint64_t kGrowBudgetBytes = 4ull << 30;
 struct Snapshot {
   bool has_memory = false;
   uint32_t pages = 0;
-  std::vector<uint8_t> memory;
+  decltype(MemoryInst::data) memory;
   std::vector<uint64_t> globals, globals_hi;
   std::vector<std::vector<uint64_t>> tables;
   std::vector<uint8_t> data_dropped;

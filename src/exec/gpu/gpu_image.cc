@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <span>
 
 #include "bytecode/op_effects.h"
 #include "semantics/intrinsics.h"
@@ -55,7 +56,7 @@ uint64_t from_gpu_ref(const InstanceRec& inst, const GpuImage& img, ValType t, u
 namespace {
 
 // Bytes up to the last non-zero one, scanned a word at a time from the end.
-size_t nonzero_prefix(const std::vector<uint8_t>& bytes) {
+size_t nonzero_prefix(std::span<const uint8_t> bytes) {
   size_t n = bytes.size();
   for (uint64_t w = 0; n >= 8; n -= 8) {
     std::memcpy(&w, bytes.data() + n - 8, 8);

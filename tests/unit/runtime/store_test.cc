@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -373,6 +374,32 @@ TEST(Store, ReleaseInstanceStorageFreesOnlyWhatItDefined) {
   EXPECT_EQ(s.memory_size_bytes(host_mem), uint64_t(kPageSize));
   // Globals stay readable: they are records, not storage.
   EXPECT_EQ(s.global_get(s.get_export(inst, "k")->addr).bits, uint64_t(int64_t(-2)));
+}
+
+// Linear memory's bytes are not written with zeros when allocated
+// (ZeroedAllocator): pages that come back after a memory was cut back or
+// cleared within its allocation must still read as zeros, for memories of
+// every allocation kind (calloc, a mapping of their own, a huge-page one).
+TEST(Store, GrownPagesReadZeroAfterCutsAndClears) {
+  for (uint32_t pages : {1u, 3u, 80u}) {
+    MemoryInst m;
+    m.resize_pages(pages);
+    for (uint8_t b : m.data) ASSERT_EQ(b, 0) << pages;
+    std::fill(m.data.begin(), m.data.end(), uint8_t(0xab));
+    m.resize_pages(pages - 1);
+    m.resize_pages(pages);
+    for (size_t i = 0; i < m.data.size(); ++i)
+      ASSERT_EQ(m.data[i], i < size_t(pages - 1) * kPageSize ? 0xab : 0) << pages << " " << i;
+    std::fill(m.data.begin(), m.data.end(), uint8_t(0xcd));
+    m.data.clear();
+    m.resize_pages(pages);
+    for (uint8_t b : m.data) ASSERT_EQ(b, 0) << pages;
+    // Growing past the allocation keeps the bytes and zeroes the rest.
+    m.data[5] = 7;
+    m.resize_pages(2 * pages + 1);
+    EXPECT_EQ(m.data[5], 7);
+    for (size_t i = size_t(pages) * kPageSize; i < m.data.size(); ++i) ASSERT_EQ(m.data[i], 0) << pages << " " << i;
+  }
 }
 
 TEST(Instantiate, SegmentsInitialiseAndDrop) {
