@@ -49,7 +49,7 @@ MemoryLayout choose_layout(const Module& m, uint64_t instances, uint32_t memory_
 }
 
 uint32_t sparse_chunk_shift(uint64_t capacity_bytes) {
-  uint32_t s = 10;
+  uint32_t s = kSparseMinChunkShift;
   while (s < 16 && (capacity_bytes >> s) * 8 / 32 > kSparseTableBytesPerInstance) ++s;
   return s;
 }
@@ -149,7 +149,7 @@ Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t bud
   p.pool_bytes_max = std::min(rest, whole);
   if (req.max_pool_bytes) p.pool_bytes_max = std::min(p.pool_bytes_max, req.max_pool_bytes);
   p.pool_bytes_max = whole_chunks(p.pool_bytes_max);
-  p.pool_bytes = written ? std::max(kSparsePoolStart, groups * 32 * kSparsePoolAllowance * part) : group_chunk;
+  p.pool_bytes = written ? std::max(kSparsePoolStart, groups * 32 * kSparsePoolAllowanceBytes) : group_chunk;
   if (req.first_pool_bytes) p.pool_bytes = req.first_pool_bytes;
   p.pool_bytes = whole_chunks(std::min(p.pool_bytes, p.pool_bytes_max));
   const uint64_t guess = std::min(cap, kSparseChunksGuess * part);

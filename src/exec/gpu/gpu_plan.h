@@ -18,17 +18,23 @@ inline constexpr uint64_t kReserveBytes = 512ull << 20;
 inline constexpr uint64_t kWaveMemoryBytes = 32ull << 30;
 inline constexpr uint64_t kBusyWaveInstances = 1u << 20;
 
-// The sparse layout's pool is sized for this many parts of a chunk per
-// instance in the first wave; later waves follow what the last one used.
+// The sparse layout's first wave is sized for this many chunk parts per
+// instance when the pool cannot hold more; later waves follow what the
+// last one used.
 inline constexpr uint64_t kSparseChunksGuess = 4;
-// The pool starts at kSparsePoolAllowance parts per instance of the first
+// The pool starts at kSparsePoolAllowanceBytes per instance of the first
 // wave (at least kSparsePoolStart bytes) and grows fourfold when a wave
 // runs out: freeing a pool costs 0.4 ms per GiB on an H200, so one the size
 // of the whole GPU (50 ms) would cost light modules more than their kernel.
-inline constexpr uint64_t kSparsePoolAllowance = 8;
+// (8 KiB an instance took a 0.31-0.37 ms cudaMalloc for SHA-256's 1M.)
+inline constexpr uint64_t kSparsePoolAllowanceBytes = 4096;
 inline constexpr uint64_t kSparsePoolStart = 1ull << 30;
-// A group's chunk table stays within this many bytes per instance: the
-// chunk grows (from 1 KiB per instance) for large capacities.
+// An instance's part of a chunk is 256 bytes, larger only where the group's
+// chunk table would pass kSparseTableBytesPerInstance. A first write copies
+// the whole part from the image: with 1 KiB parts, SHA-256's 1M instances
+// (bench/gpu) took 1.09 ms of memory set-up and 2.79 ms of kernel, with
+// 256 B 0.66-0.92 and 2.54-2.55 (bench/RESULTS.md).
+inline constexpr uint32_t kSparseMinChunkShift = 8;
 inline constexpr uint64_t kSparseTableBytesPerInstance = 1024;
 
 uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img);
