@@ -48,7 +48,14 @@ bool spin_until(Pred&& pred) {
   const auto until = std::chrono::steady_clock::now() + kSpin;
   for (unsigned k = 0;; ++k) {
     if (pred()) return true;
-    if ((k & 63) == 63 && std::chrono::steady_clock::now() >= until) return pred();
+    if ((k & 63) == 63) {
+      if (std::chrono::steady_clock::now() >= until) return pred();
+      // The spinning threads fill every core: a thread of the process with
+      // work (the batch's, the output writer) waited behind them for a
+      // time slice. 25 alternating runs of five batches each: the same
+      // typical times, and 0 instead of 3 runs of 1.5x to 2x (bench/RESULTS.md).
+      sched_yield();
+    }
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
