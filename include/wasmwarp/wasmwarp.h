@@ -624,6 +624,16 @@ std::optional<Error> validate(std::vector<uint8_t> wasm);
 // while it loads the CUDA libraries.
 void wait_for_warm_up();
 
+// Pins `bytes` of host memory at `p` (a call's MemoryIn records, say) so
+// that the GPU copies straight from and into it, without the copies
+// through pinned staging buffers that otherwise bound a batch with large
+// inputs. Registered by the GPU's start-up (Engine::warm_up) once it has a
+// context, else at once. Worth it for buffers of megabytes that cross once
+// or more; one call per buffer. unpin_host_memory(p) must come before the
+// memory is freed. Without a GPU, nothing happens.
+void pin_host_memory(const void* p, size_t bytes);
+void unpin_host_memory(const void* p);
+
 // The GPUs this process sees (CUDA_VISIBLE_DEVICES applies): 0 without a
 // GPU, a driver or CUDA support.
 int gpu_count();

@@ -96,6 +96,9 @@ void Engine::warm_up() const {
 
 void wait_for_warm_up() { ww::batch::wait_for_warm_up(); }
 
+void pin_host_memory(const void* p, size_t bytes) { ww::gpu::request_host_pin(p, bytes); }
+void unpin_host_memory(const void* p) { ww::gpu::release_host_pin(p); }
+
 int gpu_count() { return ww::gpu::device_count(); }
 
 }  // namespace wasmwarp

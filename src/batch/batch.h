@@ -272,6 +272,9 @@ struct BatchResult {
   Column<uint32_t> trap_func, trap_pc;
   Column<uint8_t> finished;  // 0 for instances the timeout stopped or skipped
   std::vector<Column<uint8_t>> mem_out;  // per MemOutput: instances x length
+  // Large mem_out columns, pinned for the GPU to copy into (released before
+  // the columns go: declared after them).
+  std::vector<gpu::HostPin> pins;
 
   Backend backend = Backend::Cpu;
   std::string backend_note;  // why not the GPU, when auto chose the CPU

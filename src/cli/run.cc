@@ -458,6 +458,23 @@ Result<int> run_impl(const RunSpec& spec) {
   WW_ASSIGN_OR_RETURN(Invocation inv, invocation_of(spec, m, outputs, call));
   std::vector<Column<uint8_t>> mem_inputs;
   WW_TRY(add_mem_io(spec, call, mem_inputs, outputs));
+  // Large inputs are pinned by the GPU's start-up meanwhile, for the GPU
+  // to copy straight from; unpinned with the outputs' writing (or on the
+  // way out), before the columns go.
+  struct PinnedInputs {
+    std::vector<const void*> pinned;
+    void release() {
+      for (const void* p : pinned) wasmwarp::unpin_host_memory(p);
+      pinned.clear();
+    }
+    ~PinnedInputs() { release(); }
+  } pinned_inputs;
+  if (eopts.backend != wasmwarp::Backend::Cpu)
+    for (const Column<uint8_t>& c : mem_inputs)
+      if (c.size() >= (size_t(4) << 20)) {
+        wasmwarp::pin_host_memory(c.data(), c.size());
+        pinned_inputs.pinned.push_back(c.data());
+      }
   read_inputs_ms += ms_since(t_phase);
   WW_TRY(setup_intrinsics(spec, call.intrinsics));
   call.fuel = spec.fuel;
@@ -534,6 +551,7 @@ Result<int> run_impl(const RunSpec& spec) {
   std::string output_error;
   if (world.active()) WW_TRY(finish_mpi_outputs(spec, outputs, m, r.columns(), mem_len, counts, output_error));
   else WW_TRY(finish_outputs(spec, outputs, stream.get(), m, r, counts, output_error));
+  pinned_inputs.release();
   r.set_caller_phases(read_inputs_ms, translate_ms, ms_since(t_phase));
   MpiRanks ranks;
   if (world.active()) ranks = mpi_ranks(counts, mine, r);

@@ -68,6 +68,37 @@ class DeviceScope {
 // every wave launches, ahead of the first batch (the GPU's start-up thread
 // calls it while the inputs are read).
 void prepare_transfers();
+// Host memory the GPU copies to and from directly instead of through the
+// pinned staging pieces: `bytes` at `p`, registered with CUDA (page-locked)
+// by the GPU's start-up once its staging is pinned, or at once when the
+// start-up is past that. The staging's host copies moved 30-40 GB/s of a
+// hash-wasm batch's 96 MB; registering huge-page memory costs 0.02-0.03 ms
+// per MiB (bench/RESULTS.md). One request per buffer; release_host_pin
+// unregisters it and must come before the memory is freed.
+void request_host_pin(const void* p, uint64_t bytes);
+void release_host_pin(const void* p);
+// Whether all of [p, p + bytes) lies in registered memory.
+bool host_range_pinned(const void* p, uint64_t bytes);
+// Registers what was requested so far; later requests register at once.
+void pin_requested_host_ranges();
+// A request_host_pin released when it goes (before the memory it names).
+class HostPin {
+ public:
+  HostPin(const void* p, uint64_t bytes) : p_(p) { request_host_pin(p, bytes); }
+  HostPin(HostPin&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  HostPin(const HostPin&) = delete;
+  HostPin& operator=(const HostPin&) = delete;
+  HostPin& operator=(HostPin&&) = delete;
+  ~HostPin() {
+    if (p_) release_host_pin(p_);
+  }
+
+ private:
+  const void* p_;
+};
+// Buffers smaller than this cross through the staging: their copies are
+// short, and each registration is a system call.
+inline constexpr uint64_t kHostPinMinBytes = uint64_t(4) << 20;
 // Loads the wave kernels every batch launches (CUDA loads a kernel lazily,
 // at its first launch: 0.5-0.8 ms of a batch's set-up on an H200).
 void load_wave_kernels();

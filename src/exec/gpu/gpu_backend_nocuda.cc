@@ -10,6 +10,10 @@ int device_count() { return 0; }
 int current_device() { return 0; }
 void prepare_transfers() {}
 void retire_in_background(std::shared_ptr<void>) {}
+void request_host_pin(const void*, uint64_t) {}
+void release_host_pin(const void*) {}
+bool host_range_pinned(const void*, uint64_t) { return false; }
+void pin_requested_host_ranges() {}
 
 DeviceInfo probe_device() {
   DeviceInfo d;

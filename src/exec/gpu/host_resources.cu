@@ -1,6 +1,7 @@
 // What the GPU backend keeps across batches of one process: the pinned
 // staging pieces, and the thread that frees a finished batch's device
 // memory while the host writes its outputs.
+#include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <new>
 #include <thread>
+#include <vector>
 
 #include "common/host_column.h"
 #include "exec/gpu/cuda_check.cuh"
@@ -95,7 +97,93 @@ BackgroundFrees& background_frees() {
   return f;
 }
 
+// Host ranges for direct copies (request_host_pin): queued until the
+// GPU's start-up pins them, then registered; a release waits for a
+// registration under way.
+class HostPins {
+ public:
+  void request(const void* p, uint64_t bytes) {
+    std::unique_lock<std::mutex> lk(mu_);
+    for (const Range& r : ranges_)
+      if (r.p == p) return;
+    ranges_.push_back({static_cast<const uint8_t*>(p), bytes, started_ ? kPinning : kQueued});
+    if (!started_) return;
+    lk.unlock();
+    pin(p, bytes);
+  }
+  void pin_queued() {
+    std::vector<Range> now;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      started_ = true;
+      for (Range& r : ranges_)
+        if (r.state == kQueued) {
+          r.state = kPinning;
+          now.push_back(r);
+        }
+    }
+    for (const Range& r : now) pin(r.p, r.bytes);
+  }
+  void release(const void* p) {
+    std::unique_lock<std::mutex> lk(mu_);
+    auto it = find(p);
+    settled_.wait(lk, [&] { return (it = find(p)) == ranges_.end() || it->state != kPinning; });
+    if (it == ranges_.end()) return;
+    const bool pinned = it->state == kPinned;
+    ranges_.erase(it);
+    lk.unlock();
+    if (pinned) (void)cudaHostUnregister(const_cast<void*>(p));
+  }
+  bool covers(const void* p, uint64_t bytes) {
+    const uint8_t* b = static_cast<const uint8_t*>(p);
+    std::lock_guard<std::mutex> g(mu_);
+    for (const Range& r : ranges_)
+      if (r.state == kPinned && b >= r.p && b + bytes <= r.p + r.bytes) return true;
+    return false;
+  }
+
+ private:
+  enum State { kQueued, kPinning, kPinned, kFailed };
+  struct Range {
+    const uint8_t* p;
+    uint64_t bytes;
+    State state;
+  };
+  std::vector<Range>::iterator find(const void* p) {
+    return std::find_if(ranges_.begin(), ranges_.end(), [&](const Range& r) { return r.p == p; });
+  }
+  // Portable: every GPU's context sees the memory as pinned. A refusal
+  // (memory already registered, say) leaves the range to the staging.
+  void pin(const void* p, uint64_t bytes) {
+    const bool ok = cudaHostRegister(const_cast<void*>(p), bytes, cudaHostRegisterPortable) == cudaSuccess;
+    if (!ok) (void)cudaGetLastError();
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      auto it = find(p);
+      if (it != ranges_.end()) it->state = ok ? kPinned : kFailed;
+    }
+    settled_.notify_all();
+  }
+
+  std::mutex mu_;
+  std::condition_variable settled_;
+  std::vector<Range> ranges_;
+  bool started_ = false;
+};
+
+HostPins& host_pins() {
+  static HostPins h;
+  return h;
+}
+
 }  // namespace
+
+void request_host_pin(const void* p, uint64_t bytes) {
+  if (p && bytes) host_pins().request(p, bytes);
+}
+void release_host_pin(const void* p) { host_pins().release(p); }
+bool host_range_pinned(const void* p, uint64_t bytes) { return host_pins().covers(p, bytes); }
+void pin_requested_host_ranges() { host_pins().pin_queued(); }
 
 void DeviceArena::release_in_background() {
   size_t total = 0;

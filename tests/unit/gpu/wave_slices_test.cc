@@ -51,8 +51,10 @@ class WaveSlices : public ::testing::TestWithParam<std::tuple<bool, MemoryLayout
   }
 };
 
-TEST_P(WaveSlices, EveryInstanceOfEverySliceGetsItsOwnInputsAndOutputs) {
-  const auto [compiled, layout] = GetParam();
+// `pin`: the input and the word outputs lie in pinned host memory, which
+// the GPU copies straight from and into (request_host_pin), the byte
+// outputs do not.
+void check_slices(bool compiled, MemoryLayout layout, bool pin) {
   static auto module = compile_or_fail(kModule);
   // 52 bytes of transfers per instance, 52 MB in all: several slices of
   // 8 MiB or more; the trapping instance sits in a middle one, and the
@@ -73,6 +75,16 @@ TEST_P(WaveSlices, EveryInstanceOfEverySliceGetsItsOwnInputsAndOutputs) {
   r.mem_in.push_back({64, 16, in.data()});
   r.mem_out.push_back({128, 16, words.data()});  // aligned: whole words
   r.mem_out.push_back({130, 6, bytes.data()});   // byte by byte
+  std::vector<HostPin> pins;
+  if (pin) {
+    pins.emplace_back(in.data(), in.size());
+    pins.emplace_back(words.data(), words.size());
+    pin_requested_host_ranges();
+    ASSERT_TRUE(host_range_pinned(in.data(), in.size()));
+    ASSERT_TRUE(host_range_pinned(words.data() + 16, words.size() - 16));
+    ASSERT_FALSE(host_range_pinned(words.data(), words.size() + 1));
+    ASSERT_FALSE(host_range_pinned(bytes.data(), bytes.size()));
+  }
   auto out = run_on_tier(r, compiled);
   ASSERT_TRUE(out.ok()) << out.error().message;
   EXPECT_GT(out->wave_slices, 1u);
@@ -97,6 +109,23 @@ TEST_P(WaveSlices, EveryInstanceOfEverySliceGetsItsOwnInputsAndOutputs) {
     for (uint32_t k = 0; k < 16; ++k) ASSERT_EQ(words[uint64_t(i) * 16 + k], want[k]) << "instance " << i << " byte " << k;
     for (uint32_t k = 0; k < 6; ++k) ASSERT_EQ(bytes[uint64_t(i) * 6 + k], want[2 + k]) << "instance " << i << " byte " << k;
   }
+}
+
+TEST_P(WaveSlices, EveryInstanceOfEverySliceGetsItsOwnInputsAndOutputs) {
+  const auto [compiled, layout] = GetParam();
+  check_slices(compiled, layout, false);
+}
+
+TEST_P(WaveSlices, PinnedHostBuffersCrossWithoutTheStaging) {
+  const auto [compiled, layout] = GetParam();
+  check_slices(compiled, layout, true);
+  // Released: the buffers went with check_slices, and nothing of them stays.
+  std::vector<uint8_t> other(8 << 20);
+  request_host_pin(other.data(), other.size());
+  pin_requested_host_ranges();
+  EXPECT_TRUE(host_range_pinned(other.data(), other.size()));
+  release_host_pin(other.data());
+  EXPECT_FALSE(host_range_pinned(other.data(), other.size()));
 }
 
 // The memory kernels' traps are counted on the device like the code's:
