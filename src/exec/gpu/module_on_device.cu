@@ -61,15 +61,6 @@ std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance)
   return ids;
 }
 
-Status upload_sparse_image(DeviceArena& arena, const GpuImage& img, uint32_t shift, ModuleOnDevice& out) {
-  const uint64_t used = img.memory.size();  // its last byte is not zero
-  const uint64_t part = uint64_t(1) << shift;
-  out.num_image_chunks = uint32_t((used + part - 1) / part);
-  std::vector<uint8_t> bytes((uint64_t(out.num_image_chunks) + 1) * part, 0);
-  std::memcpy(bytes.data(), img.memory.data(), used);
-  return arena.upload(&out.image_chunks, bytes);
-}
-
 namespace {
 
 // Host arrays gathered into one device allocation and one copy: the
@@ -101,7 +92,7 @@ class PackedUpload {
 
 }  // namespace
 
-Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& out) {
+Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& out, uint32_t sparse_shift) {
   PackedUpload up;
   DevModule& M = out.M;
   up.add(&M.code, img.code);
@@ -140,6 +131,16 @@ Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& ou
   up.add(&S.table_init_size, img.table_init_size);
   S.total_table_cap = img.total_table_cap();
 
+  if (sparse_shift) {
+    // The image in whole parts of a chunk, then one part of zeros (what
+    // reads past it see); the dense layout's words are not needed.
+    const uint64_t part = uint64_t(1) << sparse_shift;
+    out.num_image_chunks = uint32_t((img.memory.size() + part - 1) / part);
+    std::vector<uint8_t> parts((uint64_t(out.num_image_chunks) + 1) * part, 0);
+    if (!img.memory.empty()) std::memcpy(parts.data(), img.memory.data(), img.memory.size());
+    up.add(&out.image_chunks, parts);
+    return up.upload(arena);
+  }
   std::vector<uint32_t> words((img.memory.size() + 3) / 4, 0);
   if (!img.memory.empty()) std::memcpy(words.data(), img.memory.data(), img.memory.size());
   // Past its last non-zero byte (GpuImage::memory) the image is the zeros

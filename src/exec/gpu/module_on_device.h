@@ -43,8 +43,10 @@ struct ModuleOnDevice {
   uint32_t num_image_chunks = 0;
 };
 
-[[nodiscard]] Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& out);
-[[nodiscard]] Status upload_sparse_image(DeviceArena& arena, const GpuImage& img, uint32_t shift, ModuleOnDevice& out);
+// `sparse_shift`: the sparse layout's image, in parts of 1 << sparse_shift
+// bytes (0: the dense layouts' words).
+[[nodiscard]] Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& out,
+                                   uint32_t sparse_shift = 0);
 // `canvas_before`, when several wave loops (GPUs) draw on gb's canvas at
 // once: the canvas as this one uploaded it, kept for the download, which
 // then writes back only the pixels this GPU changed.

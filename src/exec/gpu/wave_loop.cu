@@ -89,11 +89,10 @@ Status WaveLoop::prepare_call(DeviceArena& arena, uint64_t now_ns) {
 Status WaveLoop::setup(BatchResult& out) {
   phase_t_ = Clock::now();
   trace_("wave loop start");
-  WW_TRY(upload_module(arena_, img_, mod_));
+  WW_TRY(upload_module(arena_, img_, mod_, sparse_ && img_.has_memory ? plan_.chunk_shift : 0));
   trace_("upload module: its arrays");
   WW_TRY(upload_intrinsics(arena_, req_.batch, I_, req_.claim ? &canvas_before_ : nullptr));
   trace_("upload module: intrinsics");
-  if (sparse_ && img_.has_memory) WW_TRY(upload_sparse_image(arena_, img_, plan_.chunk_shift, mod_));
   WW_TRY(end_phase(upload_ms_));
   trace_("upload module");
   WW_TRY(alloc_wave_buffers());
