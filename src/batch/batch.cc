@@ -167,8 +167,9 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   out.mem_out.resize(spec.mem_out.size());
   for (size_t k = 0; k < spec.mem_out.size(); ++k) {
     resize_zeroed(out.mem_out[k], n * spec.mem_out[k].length);
-    // Pinned by the GPU's start-up, which is under way (warm_up_gpu).
-    if (spec.backend != Backend::Cpu && out.mem_out[k].size() >= gpu::kHostPinMinBytes)
+    // Pinned by the GPU's start-up, which is under way (warm_up_gpu); not
+    // for the interpreter, which would wait for it (PinnedInputs, cli/run.cc).
+    if (spec.backend != Backend::Cpu && spec.tier != Tier::Interp && out.mem_out[k].size() >= gpu::kHostPinMinBytes)
       out.pins.emplace_back(out.mem_out[k].data(), out.mem_out[k].size());
   }
 }
