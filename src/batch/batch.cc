@@ -553,23 +553,21 @@ struct AwaitWarmUp {
 
 // The rest of the GPU's start-up (its pinned staging, wave kernels, other
 // GPUs), which a batch needs before its waves.
-// Returns how long the wait was for the start-up's pinning of this
-// batch's buffers: that is the batch's own work (its upload), so it counts
-// in the batch's time. A compiled batch loading its code meanwhile did not
-// wait for it; the interpreter's waited about 2 ms for hash-wasm's 96 MB.
-double await_gpu_ready(BatchResult& out, StepTrace& trace) {
-  if (out.backend != Backend::Gpu) return 0;
-  double pin_wait_ms = 0;
+// The part of the wait that was for the start-up's pinning of this batch's
+// buffers is the batch's own work: it goes into the upload, which run()
+// counts in the batch's time (choose_backend adds a probe's pinning that
+// it ran itself). A compiled batch loading its code meanwhile did not
+// wait for it; the interpreter's waited about 2.5 ms for hash-wasm's 96 MB.
+void await_gpu_ready(BatchResult& out, StepTrace& trace) {
+  if (out.backend != Backend::Gpu) return;
   if (const std::shared_future<Probe> ready = start_up().ready; ready.valid()) {
     const auto t = std::chrono::steady_clock::now();
     const Probe& p = ready.get();
     const double waited = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
     out.phases.gpu_startup = p.ms;
-    pin_wait_ms = std::min(waited, p.pin_ms);
-    out.phases.upload += pin_wait_ms;
+    out.phases.upload += std::min(waited, p.pin_ms);
   }
   trace("wait for GPU start-up");
-  return pin_wait_ms;
 }
 
 // Backend: the GPU when asked for, or for `auto` when one is usable; on
@@ -584,6 +582,8 @@ Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTra
     const Probe p = context.valid() ? context.get() : timed_probe(false, spec.gpu);
     trace("wait for the GPU's context");
     out.phases.gpu_startup = p.ms;
+    // Without a warm-up the probe pinned this batch's buffers just now.
+    if (!context.valid()) out.phases.upload += p.pin_ms;
     const gpu::DeviceInfo& dev = p.info;
     if (dev.available) out.backend = Backend::Gpu;
     else if (spec.backend == Backend::Gpu) return err("the GPU backend was asked for: " + dev.reason);
@@ -698,7 +698,7 @@ Status start_resident(const BatchSpec& spec, Resident& r) {
   BatchResult scratch;
   AwaitWarmUp await_warm_up;
   WW_TRY(choose_backend(spec, job, scratch, trace));
-  (void)await_gpu_ready(scratch, trace);
+  await_gpu_ready(scratch, trace);
   // Code for every export: any of them may be called.
   compiled::Request req = compile_request(spec, job, scratch.backend);
   req.entries.clear();
@@ -734,15 +734,16 @@ Result<BatchResult> run(const BatchSpec& spec) {
     code = look_up_code(spec, job, out.backend, true);
     trace("look up and load cached code");
   }
-  const double pin_wait_ms = await_gpu_ready(out, trace);
+  await_gpu_ready(out, trace);
   WW_TRY(check_device_arrays(spec, out.backend));
   if (out.backend == Backend::Gpu) WW_TRY(resolve_gpus(spec, job));
   std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_executor(nullptr)
                                                                   : make_cpu_executor(nullptr);
 
   if (spec.intrinsics) spec.intrinsics->start_clock();
-  job.t0 = std::chrono::steady_clock::now() -
-           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double, std::milli>(pin_wait_ms));
+  // Nothing but the pinning of its buffers is in the upload yet.
+  job.t0 = std::chrono::steady_clock::now() - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                  std::chrono::duration<double, std::milli>(out.phases.upload));
   Driver driver(spec, job, out);
   if (tier != Tier::Interp && !code) {
     code = look_up_code(spec, job, out.backend, false);

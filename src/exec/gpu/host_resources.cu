@@ -1,6 +1,7 @@
 // What the GPU backend keeps across batches of one process: the pinned
-// staging pieces, and the thread that frees a finished batch's device
-// memory while the host writes its outputs.
+// staging pieces, the host buffers registered for direct copies, and the
+// thread that frees a finished batch's device memory while the host
+// writes its outputs.
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
