@@ -167,10 +167,14 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   out.mem_out.resize(spec.mem_out.size());
   for (size_t k = 0; k < spec.mem_out.size(); ++k) {
     resize_zeroed(out.mem_out[k], n * spec.mem_out[k].length);
-    // Pinned by the GPU's start-up, which is under way (warm_up_gpu); not
-    // for the interpreter, which would wait for it (PinnedInputs, cli/run.cc).
-    if (spec.backend != Backend::Cpu && spec.tier != Tier::Interp && out.mem_out[k].size() >= gpu::kHostPinMinBytes)
-      out.pins.emplace_back(out.mem_out[k].data(), out.mem_out[k].size());
+    // Pinned by the GPU's start-up when it is still under way (warm_up_gpu),
+    // which hides the registration; after it, a fresh column's registration
+    // would cost what the staging's copies do. Not for the interpreter,
+    // which would wait for it (PinnedInputs, cli/run.cc).
+    if (spec.backend != Backend::Cpu && spec.tier != Tier::Interp && out.mem_out[k].size() >= gpu::kHostPinMinBytes) {
+      gpu::HostPin pin(gpu::HostPin::AtStartUp{}, out.mem_out[k].data(), out.mem_out[k].size());
+      if (!pin.empty()) out.pins.push_back(std::move(pin));
+    }
   }
 }
 
@@ -552,8 +556,7 @@ struct AwaitWarmUp {
 };
 
 // The rest of the GPU's start-up (its pinned staging, wave kernels, other
-// GPUs), which a batch needs before its waves.
-// The part of the wait that was for the start-up's pinning of this batch's
+// GPUs), which a batch needs before its waves. The part of the wait that was for the start-up's pinning of this batch's
 // buffers is the batch's own work: it goes into the upload, which run()
 // counts in the batch's time (choose_backend adds a probe's pinning that
 // it ran itself). A compiled batch loading its code meanwhile did not

@@ -76,6 +76,9 @@ void prepare_transfers();
 // per MiB (bench/RESULTS.md). One request per buffer; release_host_pin
 // unregisters it and must come before the memory is freed.
 void request_host_pin(const void* p, uint64_t bytes);
+// The same, only while the start-up has not pinned yet (so that it hides
+// the registration); false, and nothing requested, after.
+bool request_host_pin_at_start_up(const void* p, uint64_t bytes);
 void release_host_pin(const void* p);
 // Whether all of [p, p + bytes) lies in registered memory.
 bool host_range_pinned(const void* p, uint64_t bytes);
@@ -85,6 +88,10 @@ void pin_requested_host_ranges();
 class HostPin {
  public:
   HostPin(const void* p, uint64_t bytes) : p_(p) { request_host_pin(p, bytes); }
+  // request_host_pin_at_start_up's: empty() when it came too late.
+  struct AtStartUp {};
+  HostPin(AtStartUp, const void* p, uint64_t bytes) : p_(request_host_pin_at_start_up(p, bytes) ? p : nullptr) {}
+  bool empty() const { return p_ == nullptr; }
   HostPin(HostPin&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
   HostPin(const HostPin&) = delete;
   HostPin& operator=(const HostPin&) = delete;

@@ -11,6 +11,7 @@ int current_device() { return 0; }
 void prepare_transfers() {}
 void retire_in_background(std::shared_ptr<void>) {}
 void request_host_pin(const void*, uint64_t) {}
+bool request_host_pin_at_start_up(const void*, uint64_t) { return false; }
 void release_host_pin(const void*) {}
 bool host_range_pinned(const void*, uint64_t) { return false; }
 void pin_requested_host_ranges() {}

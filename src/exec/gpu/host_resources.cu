@@ -103,14 +103,18 @@ BackgroundFrees& background_frees() {
 // registration under way.
 class HostPins {
  public:
-  void request(const void* p, uint64_t bytes) {
+  // Returns whether `p` is (now) requested; `at_start_up`: only while the
+  // start-up has not pinned yet.
+  bool request(const void* p, uint64_t bytes, bool at_start_up) {
     std::unique_lock<std::mutex> lk(mu_);
+    if (at_start_up && started_) return false;
     for (const Range& r : ranges_)
-      if (r.p == p) return;
+      if (r.p == p) return true;
     ranges_.push_back({static_cast<const uint8_t*>(p), bytes, started_ ? kPinning : kQueued});
-    if (!started_) return;
+    if (!started_) return true;
     lk.unlock();
     pin(p, bytes);
+    return true;
   }
   void pin_queued() {
     std::vector<Range> now;
@@ -180,7 +184,10 @@ HostPins& host_pins() {
 }  // namespace
 
 void request_host_pin(const void* p, uint64_t bytes) {
-  if (p && bytes) host_pins().request(p, bytes);
+  if (p && bytes) (void)host_pins().request(p, bytes, false);
+}
+bool request_host_pin_at_start_up(const void* p, uint64_t bytes) {
+  return p && bytes && host_pins().request(p, bytes, true);
 }
 void release_host_pin(const void* p) { host_pins().release(p); }
 bool host_range_pinned(const void* p, uint64_t bytes) { return host_pins().covers(p, bytes); }
