@@ -629,7 +629,8 @@ void wait_for_warm_up();
 // through pinned staging buffers that otherwise bound a batch with large
 // inputs. Registered by the GPU's start-up (Engine::warm_up) once it has a
 // context, else at once. Worth it for buffers of megabytes that cross once
-// or more; one call per buffer. unpin_host_memory(p) must come before the
+// or more; smaller ones (under 4 MiB) are left as they are. One call per
+// buffer. unpin_host_memory(p) must come before the
 // memory is freed. Without a GPU, nothing happens.
 void pin_host_memory(const void* p, size_t bytes);
 void unpin_host_memory(const void* p);

@@ -171,7 +171,7 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
     // which hides the registration; after it, a fresh column's registration
     // would cost what the staging's copies do. Not for the interpreter,
     // which would wait for it (PinnedInputs, cli/run.cc).
-    if (spec.backend != Backend::Cpu && spec.tier != Tier::Interp && out.mem_out[k].size() >= gpu::kHostPinMinBytes) {
+    if (spec.backend != Backend::Cpu && spec.tier != Tier::Interp) {
       gpu::HostPin pin(gpu::HostPin::AtStartUp{}, out.mem_out[k].data(), out.mem_out[k].size());
       if (!pin.empty()) out.pins.push_back(std::move(pin));
     }
@@ -556,11 +556,12 @@ struct AwaitWarmUp {
 };
 
 // The rest of the GPU's start-up (its pinned staging, wave kernels, other
-// GPUs), which a batch needs before its waves. The part of the wait that was for the start-up's pinning of this batch's
-// buffers is the batch's own work: it goes into the upload, which run()
-// counts in the batch's time (choose_backend adds a probe's pinning that
-// it ran itself). A compiled batch loading its code meanwhile did not
-// wait for it; the interpreter's waited about 2.5 ms for hash-wasm's 96 MB.
+// GPUs), which a batch needs before its waves. The part of the wait that
+// was for the start-up's pinning of this batch's buffers is the batch's
+// own work: it goes into the upload, which run() counts in the batch's
+// time (choose_backend adds a probe's pinning that it ran itself). A
+// compiled batch loading its code meanwhile did not wait for it; the
+// interpreter's waited about 2.5 ms for hash-wasm's 96 MB.
 void await_gpu_ready(BatchResult& out, StepTrace& trace) {
   if (out.backend != Backend::Gpu) return;
   if (const std::shared_future<Probe> ready = start_up().ready; ready.valid()) {

@@ -473,11 +473,10 @@ Result<int> run_impl(const RunSpec& spec) {
     ~PinnedInputs() { release(); }
   } pinned_inputs;
   if (eopts.backend != wasmwarp::Backend::Cpu && eopts.tier != wasmwarp::Tier::Interpreter)
-    for (const wasmwarp::MemoryIn& mi : call.memory_in)
-      if (mi.bytes.size() >= (size_t(4) << 20)) {
-        wasmwarp::pin_host_memory(mi.bytes.data(), mi.bytes.size());
-        pinned_inputs.pinned.push_back(mi.bytes.data());
-      }
+    for (const wasmwarp::MemoryIn& mi : call.memory_in) {
+      wasmwarp::pin_host_memory(mi.bytes.data(), mi.bytes.size());
+      pinned_inputs.pinned.push_back(mi.bytes.data());
+    }
   read_inputs_ms += ms_since(t_phase);
   WW_TRY(setup_intrinsics(spec, call.intrinsics));
   call.fuel = spec.fuel;

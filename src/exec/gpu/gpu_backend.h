@@ -68,13 +68,17 @@ class DeviceScope {
 // every wave launches, ahead of the first batch (the GPU's start-up thread
 // calls it while the inputs are read).
 void prepare_transfers();
+// Buffers smaller than this cross through the staging: their copies are
+// short, and each registration is a system call.
+inline constexpr uint64_t kHostPinMinBytes = uint64_t(4) << 20;
 // Host memory the GPU copies to and from directly instead of through the
 // pinned staging pieces: `bytes` at `p`, registered with CUDA (page-locked)
 // by the GPU's start-up once its staging is pinned, or at once when the
 // start-up is past that. The staging's host copies moved 30-40 GB/s of a
 // hash-wasm batch's 96 MB; registering huge-page memory costs 0.02-0.03 ms
-// per MiB (bench/RESULTS.md). One request per buffer; release_host_pin
-// unregisters it and must come before the memory is freed.
+// per MiB (bench/RESULTS.md). Buffers under kHostPinMinBytes are left to
+// the staging. One request per buffer; release_host_pin unregisters it
+// and must come before the memory is freed.
 void request_host_pin(const void* p, uint64_t bytes);
 // The same, only while the start-up has not pinned yet (so that it hides
 // the registration); false, and nothing requested, after.
@@ -103,9 +107,6 @@ class HostPin {
  private:
   const void* p_;
 };
-// Buffers smaller than this cross through the staging: their copies are
-// short, and each registration is a system call.
-inline constexpr uint64_t kHostPinMinBytes = uint64_t(4) << 20;
 // Loads the wave kernels every batch launches (CUDA loads a kernel lazily,
 // at its first launch: 0.5-0.8 ms of a batch's set-up on an H200).
 void load_wave_kernels();

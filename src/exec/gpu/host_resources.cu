@@ -184,10 +184,10 @@ HostPins& host_pins() {
 }  // namespace
 
 void request_host_pin(const void* p, uint64_t bytes) {
-  if (p && bytes) (void)host_pins().request(p, bytes, false);
+  if (p && bytes >= kHostPinMinBytes) (void)host_pins().request(p, bytes, false);
 }
 bool request_host_pin_at_start_up(const void* p, uint64_t bytes) {
-  return p && bytes && host_pins().request(p, bytes, true);
+  return p && bytes >= kHostPinMinBytes && host_pins().request(p, bytes, true);
 }
 void release_host_pin(const void* p) { host_pins().release(p); }
 bool host_range_pinned(const void* p, uint64_t bytes) { return host_pins().covers(p, bytes); }
