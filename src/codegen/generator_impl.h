@@ -91,7 +91,9 @@ class Generator {
   int intrinsic_of(uint32_t import_func) const;
   // CPU functions keep memory 0's base and size in locals (WW_MEM_LOCALS),
   // refreshed after whatever may grow the memory.
-  bool memory_locals() const { return !gpu_ && uses_memory_; }
+  // The GPU's locals are the memory's translation cache, which MEMV names
+  // in every function (a call that leaves for the host passes it).
+  bool memory_locals() const { return gpu_ || uses_memory_; }
 
   const CompiledModule& cm_;
   const Module& m_;

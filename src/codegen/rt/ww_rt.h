@@ -78,14 +78,17 @@ struct Inst {
 #define WW_MAX_DEPTH (I.W->max_depth)
 #define MEM_SIZE I.mem_size
 #define MEM_PAGES uint32_t(I.mem_size / gpu::kDevPageSize)
-#define LOAD8(a) uint8_t(I.mem.load8(a))
-#define LOAD16(a) uint16_t(I.mem.load((a), 2))
-#define LOAD32(a) uint32_t(I.mem.load((a), 4))
-#define LOAD64(a) I.mem.load((a), 8)
-#define STORE8(a, v) I.mem.store8((a), uint8_t(v))
-#define STORE16(a, v) I.mem.store((a), uint64_t(v), 2)
-#define STORE32(a, v) I.mem.store((a), uint64_t(v), 4)
-#define STORE64(a, v) I.mem.store((a), uint64_t(v), 8)
+// Accesses go through the function's translation cache (mc_, declared by
+// WW_MEM_LOCALS); anything else that may write memory (a call, a bulk op)
+// makes it forget what it read from the image (dev_memory.cuh).
+#define LOAD8(a) uint8_t(I.mem.load8(mc_, a))
+#define LOAD16(a) uint16_t(I.mem.load(mc_, (a), 2))
+#define LOAD32(a) uint32_t(I.mem.load(mc_, (a), 4))
+#define LOAD64(a) I.mem.load(mc_, (a), 8)
+#define STORE8(a, v) I.mem.store8(mc_, (a), uint8_t(v))
+#define STORE16(a, v) I.mem.store(mc_, (a), uint64_t(v), 2)
+#define STORE32(a, v) I.mem.store(mc_, (a), uint64_t(v), 4)
+#define STORE64(a, v) I.mem.store(mc_, (a), uint64_t(v), 8)
 #define GLOBAL_GET(k) I.g[k]
 #define GLOBAL_SET(k, v) (I.g[k] = (v))
 // A v128 global's high word: row WW_GLOBAL_HI_ROW + k (gpu::GpuImage::globals).
@@ -96,9 +99,9 @@ struct Inst {
     I.g[k] = gv_.lo;                        \
     I.g[WW_GLOBAL_HI_ROW + (k)] = gv_.hi;   \
   } while (0)
-#define MEMV (gpu::DevMemView<WW_LAYOUT>{I.mem, &I.mem_size, &I.W->mem_pages[I.t], I.W->mem_max_pages})
-#define WW_MEM_LOCALS
-#define MEM_REFRESH() ((void)0)
+#define MEMV (mc_.forget_image(), gpu::DevMemView<WW_LAYOUT>{I.mem, &I.mem_size, &I.W->mem_pages[I.t], I.W->mem_max_pages})
+#define WW_MEM_LOCALS [[maybe_unused]] gpu::MemCache<WW_LAYOUT> mc_ = I.mem.cache();
+#define MEM_REFRESH() mc_.forget_image()
 #define DATAV(seg) (gpu::DevDataView{I.M, I.W, I.t, (seg)})
 #define TABLEV(tb) (gpu::DevTableView{I.M, I.W, I.t, (tb)})
 #define ELEMV(seg) (gpu::DevElemView{I.M, I.W, I.t, (seg)})

@@ -24,6 +24,13 @@ enum class DevLayout : uint32_t {
   Sparse = 2,
 };
 
+// Translations a function keeps in registers between its memory accesses:
+// nothing for the dense layouts, whose address is arithmetic.
+template <DevLayout L>
+struct MemCache {
+  __device__ __forceinline__ void forget_image() {}
+};
+
 // The dense layouts: the whole capacity of every instance is allocated.
 template <DevLayout L>
 struct Mem {
@@ -69,6 +76,11 @@ struct Mem {
     mark(a);
     return word_ptr(a);
   }
+  __device__ __forceinline__ MemCache<L> cache() const { return {}; }
+  __device__ __forceinline__ const uint8_t* read_byte(MemCache<L>&, uint64_t a) const { return read_byte(a); }
+  __device__ __forceinline__ const uint32_t* read_word(MemCache<L>&, uint64_t a) const { return read_word(a); }
+  __device__ __forceinline__ uint8_t* write_byte(MemCache<L>&, uint64_t a) const { return write_byte(a); }
+  __device__ __forceinline__ uint32_t* write_word(MemCache<L>&, uint64_t a) const { return write_word(a); }
 };
 
 // ---------------------------------------------------------- sparse memory
@@ -135,6 +147,24 @@ static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint
   return e;
 }
 
+// The sparse layout's translations of one function: the last chunk this
+// instance's part of which holds its bytes, and the last chunk it reads
+// from the image. A hit costs a shift, a compare and a multiply-add where
+// the table's path cost about 30 instructions and a load (Nsight Compute:
+// SHA-256's kernel ran 44,500 instructions a thread against 23,700 on
+// dense memory). Bases are biased by the chunk's first address, so a hit
+// adds the address itself. An owned part never moves or stops being owned
+// within a wave, so that entry stays right across calls and writes; the
+// image entry goes stale when this instance first writes that chunk, so
+// every write that misses, every bulk op and every call forgets it.
+template <>
+struct MemCache<DevLayout::Sparse> {
+  uint32_t shift;
+  uint32_t own_chunk = ~0u, image_chunk = ~0u;  // ~0u: none (no address reaches it)
+  uint64_t own_base, image_base;  // integers: the biases leave the allocations
+  __device__ __forceinline__ void forget_image() { image_chunk = ~0u; }
+};
+
 template <>
 struct Mem<DevLayout::Sparse> {
   uint64_t* table;  // this instance's group's entries
@@ -187,6 +217,51 @@ struct Mem<DevLayout::Sparse> {
   __device__ __forceinline__ uint32_t* write_word(uint64_t a) const {
     return reinterpret_cast<uint32_t*>(write_byte(a));
   }
+
+  // Through a function's cache. Addresses passed the bounds check, so they
+  // are below 2^32 and a chunk number fits 32 bits.
+  __device__ __forceinline__ MemCache<DevLayout::Sparse> cache() const {
+    MemCache<DevLayout::Sparse> k;
+    k.shift = shift;
+    return k;
+  }
+  // This lane's byte a of a chunk held in the pool, from its biased base:
+  // words are 32 apart (the lanes' words between them).
+  static __device__ __forceinline__ uint8_t* in_part(uint64_t base, uint32_t a) {
+    return reinterpret_cast<uint8_t*>(base + uint64_t(a & ~3u) * 32 + (a & 3u));
+  }
+  __device__ __forceinline__ uint8_t* own(MemCache<DevLayout::Sparse>& k, uint32_t c, uint64_t e, uint32_t a) const {
+    k.own_chunk = c;
+    k.own_base = reinterpret_cast<uint64_t>(pool + (uint64_t(uint32_t(e) - 1) << (shift + 5))) + (t & 31) * 4 -
+                 (uint64_t(c) << (shift + 5));
+    return in_part(k.own_base, a);
+  }
+  __device__ __forceinline__ const uint8_t* read_byte(MemCache<DevLayout::Sparse>& k, uint64_t a64) const {
+    const uint32_t a = uint32_t(a64), c = a >> k.shift;
+    if (c == k.own_chunk) return in_part(k.own_base, a);
+    if (c == k.image_chunk) return reinterpret_cast<const uint8_t*>(k.image_base + a);
+    const uint64_t e = table[c];
+    if (ours(e)) return own(k, c, e, a);
+    if (uint32_t(e >> 32) >> (t & 31) & 1u) return own(k, c, sparse_materialise(table + c, c, t, w), a);
+    const uint64_t ci = c < image_chunks ? c : image_chunks;
+    k.image_chunk = c;
+    k.image_base = reinterpret_cast<uint64_t>(image + (ci << shift)) - (uint64_t(c) << shift);
+    return reinterpret_cast<const uint8_t*>(k.image_base + a);
+  }
+  __device__ __forceinline__ const uint32_t* read_word(MemCache<DevLayout::Sparse>& k, uint64_t a) const {
+    return reinterpret_cast<const uint32_t*>(read_byte(k, a));
+  }
+  __device__ __forceinline__ uint8_t* write_byte(MemCache<DevLayout::Sparse>& k, uint64_t a64) const {
+    const uint32_t a = uint32_t(a64), c = a >> k.shift;
+    if (c == k.own_chunk) return in_part(k.own_base, a);
+    k.forget_image();
+    uint64_t e = table[c];
+    if (!ours(e)) e = sparse_materialise(table + c, c, t, w);
+    return own(k, c, e, a);
+  }
+  __device__ __forceinline__ uint32_t* write_word(MemCache<DevLayout::Sparse>& k, uint64_t a) const {
+    return reinterpret_cast<uint32_t*>(write_byte(k, a));
+  }
 };
 
 // Little-endian loads and stores of 1..8 bytes in any layout: aligned
@@ -198,6 +273,27 @@ struct MemAccess : Mem<L> {
     MemAccess m;
     static_cast<Mem<L>&>(m) = Mem<L>::make(w, t);
     return m;
+  }
+  __device__ __forceinline__ MemCache<L> cache() const { return Mem<L>::cache(); }
+  __device__ __forceinline__ uint8_t load8(MemCache<L>& k, uint64_t a) const { return *this->read_byte(k, a); }
+  __device__ __forceinline__ void store8(MemCache<L>& k, uint64_t a, uint8_t v) const { *this->write_byte(k, a) = v; }
+  __device__ __forceinline__ uint64_t load(MemCache<L>& k, uint64_t a, int n) const {
+    if ((a & 3) == 0 && n >= 4) {
+      uint64_t lo = *this->read_word(k, a);
+      if (n == 4) return lo;
+      return lo | (uint64_t(*this->read_word(k, a + 4)) << 32);
+    }
+    return load_bytes(a, n);
+  }
+  // The unaligned path writes past the cache, so the image entry goes.
+  __device__ __forceinline__ void store(MemCache<L>& k, uint64_t a, uint64_t v, int n) const {
+    if ((a & 3) == 0 && n >= 4) {
+      *this->write_word(k, a) = uint32_t(v);
+      if (n == 8) *this->write_word(k, a + 4) = uint32_t(v >> 32);
+      return;
+    }
+    k.forget_image();
+    store_bytes(a, v, n);
   }
   __device__ __forceinline__ uint8_t load8(uint64_t a) const { return *this->read_byte(a); }
   __device__ __forceinline__ void store8(uint64_t a, uint8_t v) const { *this->write_byte(a) = v; }

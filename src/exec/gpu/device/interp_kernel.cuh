@@ -54,6 +54,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   const MemAccess<L> mem = MemAccess<L>::make(W, t);
   uint64_t mem_size = uint64_t(W.mem_pages[t]) * kDevPageSize;
   const DevMemView<L> memv{mem, &mem_size, &W.mem_pages[t], W.mem_max_pages};
+  MemCache<L> mc = mem.cache();  // dev_memory.cuh; MEMV makes it forget the image
   uint64_t fuel = W.fuel ? W.fuel : ~uint64_t{0};
   uint32_t ticks = 0;
 
@@ -92,14 +93,14 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
 #define CONST64_NEXT(k) M.consts[(k) + 1]
 #define MEM_SIZE mem_size
 #define MEM_PAGES uint32_t(mem_size / kDevPageSize)
-#define LOAD8(a) uint8_t(mem.load8(a))
-#define LOAD16(a) uint16_t(mem.load((a), 2))
-#define LOAD32(a) uint32_t(mem.load((a), 4))
-#define LOAD64(a) mem.load((a), 8)
-#define STORE8(a, v) mem.store8((a), uint8_t(v))
-#define STORE16(a, v) mem.store((a), uint64_t(v), 2)
-#define STORE32(a, v) mem.store((a), uint64_t(v), 4)
-#define STORE64(a, v) mem.store((a), uint64_t(v), 8)
+#define LOAD8(a) uint8_t(mem.load8(mc, a))
+#define LOAD16(a) uint16_t(mem.load(mc, (a), 2))
+#define LOAD32(a) uint32_t(mem.load(mc, (a), 4))
+#define LOAD64(a) mem.load(mc, (a), 8)
+#define STORE8(a, v) mem.store8(mc, (a), uint8_t(v))
+#define STORE16(a, v) mem.store(mc, (a), uint64_t(v), 2)
+#define STORE32(a, v) mem.store(mc, (a), uint64_t(v), 4)
+#define STORE64(a, v) mem.store(mc, (a), uint64_t(v), 8)
 #define GLOBAL_GET(g) W.globals[uint64_t(g) * N + t]
 #define GLOBAL_SET(g, v) (W.globals[uint64_t(g) * N + t] = (v))
 #define GLOBAL_GET_V128(g) sem::v128_of(GLOBAL_GET(g), GLOBAL_GET(M.global_hi_row + (g)))
@@ -127,7 +128,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   do {                                                                    \
     if (--fuel == 0) TRAP(FuelExhausted);                                 \
     bool leave_ = false;                                                  \
-    TRAP_IF(device_import(M, W, I, t, (f), memv, frame_io(fb + (base)), &leave_)); \
+    TRAP_IF(device_import(M, W, I, t, (f), MEMV, frame_io(fb + (base)), &leave_)); \
     if (leave_) {                                                         \
       call_base = (base) | uint32_t(WW_WORDS_S1I) << 24;                  \
       call_target = (f);                                                  \
@@ -145,7 +146,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
       if (f_ >= nimp) f_ = f_ - M.num_funcs + nimp; /* another instance's: the host's */ \
       if (--fuel == 0) TRAP(FuelExhausted);                                             \
       bool leave_ = false;                                                              \
-      TRAP_IF(device_import(M, W, I, t, f_, memv, frame_io(fb + (base)), &leave_));     \
+      TRAP_IF(device_import(M, W, I, t, f_, MEMV, frame_io(fb + (base)), &leave_));     \
       if (leave_) {                                                                     \
         call_base = (base) | uint32_t(WW_WORDS_S2II) << 24;                             \
         call_target = f_;                                                               \
@@ -159,7 +160,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
     ret_pc = pc + WW_WORDS_S2II;                                                        \
     goto do_call;                                                                       \
   } while (0)
-#define MEMV memv
+#define MEMV (mc.forget_image(), memv)
 #define MEM_REFRESH() ((void)0)
 #define DATAV(seg) DevDataView{&M, &W, t, (seg)}
 #define TABLEV(tb) DevTableView{&M, &W, t, (tb)}
