@@ -255,6 +255,7 @@ void Generator::emit_call_leaving(const std::string& slot, uint32_t np, uint32_t
           ", MEMV, io_, &leave_));\n      if (leave_) { if (!gpu::reserve_frames(*I.W, I.chain + " + own +
           ", &I.save_pos)) TRAP(CallStackExhausted); gpu::leave_slots(*I.M, *I.W, I.t, " + slot +
           ", io_); I.leaving = true; resume_id_ = " + std::to_string(cur_resume_) + "; goto leave_save_; } }\n   ";
+  if (memory_locals()) out_ += " MEM_REFRESH();";
   out_ += io_results(nr, base);
 }
 

@@ -89,10 +89,10 @@ class Generator {
   // `args` (a call's start, to which the argument's index is added).
   std::string gpu_entry_switch(const char* entry, const char* args) const;
   int intrinsic_of(uint32_t import_func) const;
-  // CPU functions keep memory 0's base and size in locals (WW_MEM_LOCALS),
-  // refreshed after whatever may grow the memory.
-  // The GPU's locals are the memory's translation cache, which MEMV names
-  // in every function (a call that leaves for the host passes it).
+  // Functions keep memory 0's size in a local (WW_MEM_LOCALS), with its
+  // base on the CPU and its translation cache on the GPU, refreshed after
+  // whatever may grow the memory. On the GPU every function has them: MEMV
+  // names the cache, and a call that leaves for the host passes MEMV.
   bool memory_locals() const { return gpu_ || uses_memory_; }
 
   const CompiledModule& cm_;

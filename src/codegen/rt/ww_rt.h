@@ -76,8 +76,8 @@ struct Inst {
 };
 
 #define WW_MAX_DEPTH (I.W->max_depth)
-#define MEM_SIZE I.mem_size
-#define MEM_PAGES uint32_t(I.mem_size / gpu::kDevPageSize)
+#define MEM_SIZE mem_size_
+#define MEM_PAGES uint32_t(mem_size_ / gpu::kDevPageSize)
 // Accesses go through the function's translation cache (mc_, declared by
 // WW_MEM_LOCALS); anything else that may write memory (a call, a bulk op)
 // makes it forget what it read from the image (dev_memory.cuh).
@@ -100,8 +100,13 @@ struct Inst {
     I.g[WW_GLOBAL_HI_ROW + (k)] = gv_.hi;   \
   } while (0)
 #define MEMV (mc_.forget_image(), gpu::DevMemView<WW_LAYOUT>{I.mem, &I.mem_size, &I.W->mem_pages[I.t], I.W->mem_max_pages})
-#define WW_MEM_LOCALS [[maybe_unused]] gpu::MemCache<WW_LAYOUT> mc_ = I.mem.cache();
-#define MEM_REFRESH() mc_.forget_image()
+// The size in a local too: read from the context, it was reloaded from
+// local memory at every access, since a store may alias the context (the
+// context lives in local memory once a function takes it by reference).
+#define WW_MEM_LOCALS                                               \
+  [[maybe_unused]] gpu::MemCache<WW_LAYOUT> mc_ = I.mem.cache();    \
+  [[maybe_unused]] uint64_t mem_size_ = I.mem_size;
+#define MEM_REFRESH() (mc_.forget_image(), mem_size_ = I.mem_size)
 #define DATAV(seg) (gpu::DevDataView{I.M, I.W, I.t, (seg)})
 #define TABLEV(tb) (gpu::DevTableView{I.M, I.W, I.t, (tb)})
 #define ELEMV(seg) (gpu::DevElemView{I.M, I.W, I.t, (seg)})

@@ -416,9 +416,10 @@ uint32_t expected_stale(uint32_t i) {
   return acc + (i << 9);
 }
 
-// A function keeps the translation of the last image chunk it read: a
-// write to that chunk by any other path than its own stores (a call, a
-// bulk op, an unaligned store) must send the next read to the new part.
+// Functions keep translations of sparse memory in registers: a write to a
+// chunk the function has read from the image, by any path (a callee, a
+// bulk op, an unaligned store, its own stores), must send its next read of
+// that chunk to the new part.
 TEST_P(SparseRun, ReadsAfterAWriteByAnotherPathSeeTheWrite) {
   BatchRequest r;
   r.module = compile_or_fail(kStaleModule);

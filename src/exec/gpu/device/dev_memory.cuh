@@ -148,22 +148,42 @@ static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint
 }
 
 // The sparse layout's translations of one function: the last chunk this
-// instance's part of which holds its bytes, and the last chunk it reads
-// from the image. A hit costs a shift, a compare and a multiply-add where
-// the table's path cost about 30 instructions and a load (Nsight Compute:
-// SHA-256's kernel ran 44,500 instructions a thread against 23,700 on
-// dense memory). Bases are biased by the chunk's first address, so a hit
-// adds the address itself. An owned part never moves or stops being owned
-// within a wave, so that entry stays right across calls and writes; the
-// image entry goes stale when this instance first writes that chunk, so
-// every write that misses, every bulk op and every call forgets it.
+// instance's part of which holds its bytes, and chunks of a window of 32
+// it reads from the image. A hit costs a shift, a compare and a
+// multiply-add where the table's path cost about 30 instructions, a load
+// and a second dependent one (Nsight Compute: SHA-256's kernel ran 44,500
+// instructions a thread against 23,700 on dense memory; with this cache
+// 21,200). The owned base is biased by the chunk's first address, so a hit
+// adds the address itself; an image chunk's bytes are at image + a. An
+// owned part never moves or stops being owned within a wave, so that entry
+// stays right across calls and writes; an image chunk stops being read
+// from the image when this instance first writes it, so a write that
+// misses drops its bit, and bulk ops, calls and unaligned stores forget
+// the window. A second miss in the same window reads the whole window's
+// entries at once: hash-wasm's crc32 reads eight tables of 1 KiB (32
+// chunks) at data-dependent places, and chunk by chunk some lane of a warp
+// missed at nearly every read (10% slower than no cache); a miss in
+// another window takes just its chunk, so random reads over a large image
+// pay no scan each.
 template <>
 struct MemCache<DevLayout::Sparse> {
   uint32_t shift;
-  uint32_t own_chunk = ~0u, image_chunk = ~0u;  // ~0u: none (no address reaches it)
-  uint64_t own_base, image_base;  // integers: the biases leave the allocations
-  __device__ __forceinline__ void forget_image() { image_chunk = ~0u; }
+  uint32_t own_chunk = ~0u;  // ~0u: none (no address reaches it)
+  uint32_t image_window = ~0u, image_bits = 0;  // bit k: chunk 32 * window + k reads the image
+  uint64_t own_base;  // an integer: the bias leaves the allocation
+  const uint8_t* image;
+  __device__ __forceinline__ void forget_image() { image_bits = 0; }
 };
+
+// Which of the window's chunks of the image lane `lane` has not written.
+static __device__ __noinline__ uint32_t sparse_image_window(const uint64_t* table, uint32_t window, uint32_t lane,
+                                                            uint32_t image_chunks) {
+  const uint32_t first = window * 32, n = image_chunks - first < 32 ? image_chunks - first : 32;
+  uint32_t bits = 0;
+  for (uint32_t k = 0; k < n; ++k)
+    if (!(uint32_t(table[first + k] >> 32) >> lane & 1u)) bits |= 1u << k;
+  return bits;
+}
 
 template <>
 struct Mem<DevLayout::Sparse> {
@@ -223,12 +243,22 @@ struct Mem<DevLayout::Sparse> {
   __device__ __forceinline__ MemCache<DevLayout::Sparse> cache() const {
     MemCache<DevLayout::Sparse> k;
     k.shift = shift;
+    k.image = image;
     return k;
   }
   // This lane's byte a of a chunk held in the pool, from its biased base:
   // words are 32 apart (the lanes' words between them).
   static __device__ __forceinline__ uint8_t* in_part(uint64_t base, uint32_t a) {
     return reinterpret_cast<uint8_t*>(base + uint64_t(a & ~3u) * 32 + (a & 3u));
+  }
+  // Whether a is a multiple of `align` (4 or 8) inside the cached owned
+  // chunk: one test for both, every other case takes the general path.
+  static __device__ __forceinline__ bool owns_word(const MemCache<DevLayout::Sparse>& k, uint64_t a64, uint32_t align) {
+    const uint32_t a = uint32_t(a64);
+    return (((a >> k.shift) ^ k.own_chunk) | (a & (align - 1))) == 0;
+  }
+  static __device__ __forceinline__ uint32_t* owned_word(const MemCache<DevLayout::Sparse>& k, uint64_t a) {
+    return reinterpret_cast<uint32_t*>(k.own_base + uint64_t(uint32_t(a)) * 32u);
   }
   __device__ __forceinline__ uint8_t* own(MemCache<DevLayout::Sparse>& k, uint32_t c, uint64_t e, uint32_t a) const {
     k.own_chunk = c;
@@ -239,14 +269,16 @@ struct Mem<DevLayout::Sparse> {
   __device__ __forceinline__ const uint8_t* read_byte(MemCache<DevLayout::Sparse>& k, uint64_t a64) const {
     const uint32_t a = uint32_t(a64), c = a >> k.shift;
     if (c == k.own_chunk) return in_part(k.own_base, a);
-    if (c == k.image_chunk) return reinterpret_cast<const uint8_t*>(k.image_base + a);
+    if ((c >> 5) == k.image_window && (k.image_bits >> (c & 31) & 1u)) return k.image + a;
     const uint64_t e = table[c];
     if (ours(e)) return own(k, c, e, a);
     if (uint32_t(e >> 32) >> (t & 31) & 1u) return own(k, c, sparse_materialise(table + c, c, t, w), a);
-    const uint64_t ci = c < image_chunks ? c : image_chunks;
-    k.image_chunk = c;
-    k.image_base = reinterpret_cast<uint64_t>(image + (ci << shift)) - (uint64_t(c) << shift);
-    return reinterpret_cast<const uint8_t*>(k.image_base + a);
+    if (c >= image_chunks)  // past the image: its zero chunk, not cached
+      return image + (uint64_t(image_chunks) << shift) + (a & ((1u << shift) - 1));
+    const uint32_t window = c >> 5;
+    k.image_bits = window == k.image_window ? sparse_image_window(table, window, t & 31, image_chunks) : 1u << (c & 31);
+    k.image_window = window;
+    return image + a;
   }
   __device__ __forceinline__ const uint32_t* read_word(MemCache<DevLayout::Sparse>& k, uint64_t a) const {
     return reinterpret_cast<const uint32_t*>(read_byte(k, a));
@@ -254,7 +286,7 @@ struct Mem<DevLayout::Sparse> {
   __device__ __forceinline__ uint8_t* write_byte(MemCache<DevLayout::Sparse>& k, uint64_t a64) const {
     const uint32_t a = uint32_t(a64), c = a >> k.shift;
     if (c == k.own_chunk) return in_part(k.own_base, a);
-    k.forget_image();
+    if ((c >> 5) == k.image_window) k.image_bits &= ~(1u << (c & 31));
     uint64_t e = table[c];
     if (!ours(e)) e = sparse_materialise(table + c, c, t, w);
     return own(k, c, e, a);
@@ -278,6 +310,14 @@ struct MemAccess : Mem<L> {
   __device__ __forceinline__ uint8_t load8(MemCache<L>& k, uint64_t a) const { return *this->read_byte(k, a); }
   __device__ __forceinline__ void store8(MemCache<L>& k, uint64_t a, uint8_t v) const { *this->write_byte(k, a) = v; }
   __device__ __forceinline__ uint64_t load(MemCache<L>& k, uint64_t a, int n) const {
+    if constexpr (L == DevLayout::Sparse) {
+      if (n >= 4) {
+        if (Mem<L>::owns_word(k, a, uint32_t(n))) {
+          const uint32_t* p = Mem<L>::owned_word(k, a);
+          return n == 4 ? uint64_t(*p) : (uint64_t(p[0]) | uint64_t(p[32]) << 32);  // next word: 32 lanes on
+        }
+      }
+    }
     if ((a & 3) == 0 && n >= 4) {
       uint64_t lo = *this->read_word(k, a);
       if (n == 4) return lo;
@@ -285,8 +325,18 @@ struct MemAccess : Mem<L> {
     }
     return load_bytes(a, n);
   }
-  // The unaligned path writes past the cache, so the image entry goes.
+  // The unaligned path writes past the cache, so the image window goes.
   __device__ __forceinline__ void store(MemCache<L>& k, uint64_t a, uint64_t v, int n) const {
+    if constexpr (L == DevLayout::Sparse) {
+      if (n >= 4) {
+        if (Mem<L>::owns_word(k, a, uint32_t(n))) {
+          uint32_t* p = Mem<L>::owned_word(k, a);
+          p[0] = uint32_t(v);
+          if (n == 8) p[32] = uint32_t(v >> 32);
+          return;
+        }
+      }
+    }
     if ((a & 3) == 0 && n >= 4) {
       *this->write_word(k, a) = uint32_t(v);
       if (n == 8) *this->write_word(k, a + 4) = uint32_t(v >> 32);
