@@ -27,6 +27,12 @@ Status WaveLoop::alloc_wave_buffers() {
                     (plan_.layout == MemoryLayout::Sparse ? 0 : plan_.linear_bytes_per_instance)) * warps32 +
                    (uint64_t(64) << 10);
   if (results32_ || req_.resident) block += 2 * staging_piece_bytes();
+  // The first sparse pool too: a cudaMalloc costs about 0.2 ms whatever
+  // its size up to 4 GiB (bench/scale/alloc_cost.cu), and the pool's own
+  // was 0.21-0.28 ms of a 3.5 ms batch (SHA-256, 1M instances). A pool that
+  // grows later comes from cudaMalloc; this one then stays until the block
+  // goes (account_pool grows into what is free).
+  if (sparse_ && W_.mem_cap) block += plan_.pool_bytes + 256;
   arena_.reserve(block);
   trace_("wave buffers: one block");
   WW_TRY(arena_.alloc(&W_.slots, uint64_t(W_.stack_slots) * warps32));

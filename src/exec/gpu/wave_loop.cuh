@@ -210,6 +210,11 @@ class WaveLoop {
   Status fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1, cudaStream_t down = nullptr);
   // Trap codes, where instances trapped and finished flags of the wave.
   Status download_status(uint32_t first, uint32_t n);
+  // Whether every instance of a wave that finishes has its flag from the
+  // wave's count alone (no chain, resident batch or host calls), and the
+  // flags of the wave's rows written so while its kernels run.
+  bool finished_from_count() const;
+  void prefill_finished();
   // Results that are all i32 or f32: cut to 32 bits on the device, widened
   // on the host.
   Status download_results32(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1, cudaStream_t down);
@@ -289,6 +294,7 @@ class WaveLoop {
   uint32_t wave_slices_ = 1;
   StackPool stack_pool_;
   bool stack_pool_grew_ = false;
+  bool finished_prefilled_ = false;  // this wave's rows: prefill_finished()
   uint32_t stack_wave_cap_ = 0;
   uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
   bool memory_ready_ = false;  // the memory buffer holds the image, but for dirty pages

@@ -81,6 +81,7 @@ Status WaveLoop::run_slices(uint32_t first, uint32_t n, uint32_t slices) {
         WW_TRY(upload_mem_in(first, r0, r1));
         lap(upload_ms_);
         WW_TRY(launch_slice(k, r0, r1));
+        if (k == 0) prefill_finished();
         trace_("slice: inputs queued");
       }
       if (k > 0) {
