@@ -153,7 +153,7 @@ static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint
 // multiply-add where the table's path cost about 30 instructions, a load
 // and a second dependent one (Nsight Compute: SHA-256's kernel ran 44,500
 // instructions a thread against 23,700 on dense memory; with this cache
-// 21,200). The owned base is biased by the chunk's first address, so a hit
+// 21,700). The owned base is biased by the chunk's first address, so a hit
 // adds the address itself; an image chunk's bytes are at image + a. An
 // owned part never moves or stops being owned within a wave, so that entry
 // stays right across calls and writes; an image chunk stops being read
