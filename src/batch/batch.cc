@@ -304,7 +304,9 @@ class Driver {
                            std::chrono::duration<double>(std::chrono::steady_clock::now() - job_.t0).count());
         },
         ready));
+    StepTrace trace("batch segment");
     ready(count);
+    trace("rows ready");
     Segment s;
     s.first = first;
     s.count = count;

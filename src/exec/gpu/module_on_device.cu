@@ -61,39 +61,16 @@ std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance)
   return ids;
 }
 
-namespace {
+Status PackedModule::upload(DeviceArena& arena) {
+  uint8_t* base = nullptr;
+  WW_TRY(arena.alloc(&base, bytes_.size()));
+  WW_CUDA(cudaMemcpy(base, bytes_.data(), bytes_.size(), cudaMemcpyHostToDevice));
+  for (const auto& f : fixups_) f(base);
+  return Status::Ok();
+}
 
-// Host arrays gathered into one device allocation and one copy: the
-// module's twenty-odd arrays, each its own cudaMalloc and cudaMemcpy, took
-// 0.4-0.5 ms of every batch on an H200. Each array starts 256-byte
-// aligned and takes at least 16 bytes, so that every pointer is a real,
-// distinct allocation as DeviceArena::upload makes them.
-class PackedUpload {
- public:
-  template <class T>
-  void add(const T** out, const std::vector<T>& v) {
-    const size_t off = (bytes_.size() + 255) & ~size_t{255};
-    bytes_.resize(off + std::max<size_t>(v.size() * sizeof(T), 16), 0);
-    if (!v.empty()) std::memcpy(bytes_.data() + off, v.data(), v.size() * sizeof(T));
-    fixups_.push_back([out, off](uint8_t* base) { *out = reinterpret_cast<const T*>(base + off); });
-  }
-  Status upload(DeviceArena& arena) {
-    uint8_t* base = nullptr;
-    WW_TRY(arena.alloc(&base, bytes_.size()));
-    WW_CUDA(cudaMemcpy(base, bytes_.data(), bytes_.size(), cudaMemcpyHostToDevice));
-    for (const auto& f : fixups_) f(base);
-    return Status::Ok();
-  }
-
- private:
-  std::vector<uint8_t> bytes_;
-  std::vector<std::function<void(uint8_t*)>> fixups_;
-};
-
-}  // namespace
-
-Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& out, uint32_t sparse_shift) {
-  PackedUpload up;
+PackedModule pack_module(const GpuImage& img, ModuleOnDevice& out, uint32_t sparse_shift) {
+  PackedModule up;
   DevModule& M = out.M;
   up.add(&M.code, img.code);
   up.add(&M.consts, img.consts);
@@ -139,7 +116,7 @@ Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& ou
     std::vector<uint8_t> parts((uint64_t(out.num_image_chunks) + 1) * part, 0);
     if (!img.memory.empty()) std::memcpy(parts.data(), img.memory.data(), img.memory.size());
     up.add(&out.image_chunks, parts);
-    return up.upload(arena);
+    return up;
   }
   std::vector<uint32_t> words((img.memory.size() + 3) / 4, 0);
   if (!img.memory.empty()) std::memcpy(words.data(), img.memory.data(), img.memory.size());
@@ -147,7 +124,18 @@ Status upload_module(DeviceArena& arena, const GpuImage& img, ModuleOnDevice& ou
   // cudaMemset writes.
   up.add(&out.image_words, words);
   out.num_image_words = words.size();
-  return up.upload(arena);
+  return up;
+}
+
+uint64_t intrinsics_bytes(const GpuBatch* gb) {
+  auto cut = [](uint64_t bytes) { return (std::max<uint64_t>(bytes, 16) + 255) & ~uint64_t{255}; };
+  uint64_t bytes = cut(sizeof(unsigned long long));
+  if (!gb) return bytes;
+  if (gb->image) bytes += cut(gb->image->pixels.size() * 4);
+  if (!gb->state.empty()) bytes += cut(gb->state.size() * 4);
+  for (int u = 0; u < kMaxTextureUnits; ++u)
+    if (gb->texture_bound(u)) bytes += cut(gb->textures[u].rgba.size());
+  return bytes;
 }
 
 Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std::vector<uint32_t>* canvas_before) {

@@ -38,7 +38,8 @@ class PinnedStaging {
     if (signals_.poll_stream) cudaStreamDestroy(signals_.poll_stream);
     if (signals_.start) cudaEventDestroy(signals_.start);
     if (signals_.stop) cudaEventDestroy(signals_.stop);
-    if (signals_.compute) cudaStreamDestroy(signals_.compute);
+    for (cudaStream_t c : signals_.compute)
+      if (c) cudaStreamDestroy(c);
     if (signals_.outputs) cudaStreamDestroy(signals_.outputs);
     for (auto& events : signals_.slice)
       for (cudaEvent_t e : events)
@@ -50,16 +51,22 @@ class PinnedStaging {
   // the pieces between batches: making them (a pinned allocation, a
   // stream, events) was most of a 1.3 ms step of every batch.
   struct WaveSignals {
-    unsigned long long* words = nullptr;  // pinned: [0] instances done, [1] the deadline
+    // Pinned: [0] instances done, [1] the deadline, [2] and [3] a sliced
+    // wave's trapped and finished counts, brought down behind its outputs.
+    unsigned long long* words = nullptr;
     cudaStream_t poll_stream = nullptr;   // non-blocking: copies while kernels run
     cudaEvent_t start = nullptr, stop = nullptr;
-    // A wave in slices (wave_slices.cu): its kernels go on `compute` while
-    // the thread's stream copies. Each slice has events on `compute` before its set-up, its kernel, its
-    // memory outputs and after them, and one on the thread's stream after
-    // its inputs.
+    // A wave in slices (wave_slices.cu): its kernels go on the `compute`
+    // streams in turn while the thread's stream copies, so that a slice's
+    // set-up and first blocks run beside the last blocks of the slice before.
+    // Each slice has events on its compute stream before its set-up, its kernel, its
+    // memory outputs and after them, one on the thread's stream after its
+    // inputs, and one on `outputs` after its outputs came down when the
+    // device queues those itself.
     static constexpr uint32_t kMaxSlices = 8;
-    enum SliceEvent { kSetUp, kKernel, kOutputs, kDone, kInputs, kSliceEvents };
-    cudaStream_t compute = nullptr;
+    enum SliceEvent { kSetUp, kKernel, kOutputs, kDone, kInputs, kFetched, kSliceEvents };
+    static constexpr uint32_t kComputeStreams = 2;
+    cudaStream_t compute[kComputeStreams] = {};
     cudaStream_t outputs = nullptr;  // a slice's outputs coming down
     cudaEvent_t slice[kMaxSlices][kSliceEvents] = {};
   };
@@ -81,11 +88,11 @@ class PinnedStaging {
       buf_[k] = pinned_ + k * piece_bytes;
       WW_CUDA(cudaEventCreateWithFlags(&ev_[k], cudaEventDisableTiming));
     }
-    WW_CUDA(cudaHostAlloc(&signals_.words, 2 * sizeof(unsigned long long), cudaHostAllocDefault));
+    WW_CUDA(cudaHostAlloc(&signals_.words, 4 * sizeof(unsigned long long), cudaHostAllocDefault));
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.poll_stream, cudaStreamNonBlocking));
     WW_CUDA(cudaEventCreate(&signals_.start));
     WW_CUDA(cudaEventCreate(&signals_.stop));
-    WW_CUDA(cudaStreamCreateWithFlags(&signals_.compute, cudaStreamNonBlocking));
+    for (cudaStream_t& c : signals_.compute) WW_CUDA(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.outputs, cudaStreamNonBlocking));
     for (auto& events : signals_.slice)
       for (cudaEvent_t& e : events) WW_CUDA(cudaEventCreate(&e));

@@ -7,6 +7,23 @@
 
 namespace ww::gpu {
 
+// The wave's buffers in one block, as the plan counted them per instance
+// (the sparse pool apart); 256 bytes of rounding for each of them.
+uint64_t WaveLoop::wave_block_bytes() const {
+  const uint64_t warps32 = (uint64_t(plan_.wave_size) + 31) / 32 * 32;
+  uint64_t block = (plan_.overhead_bytes_per_instance +
+                    (plan_.layout == MemoryLayout::Sparse ? 0 : plan_.linear_bytes_per_instance)) * warps32 +
+                   (uint64_t(64) << 10);
+  if (results32_ || req_.resident) block += 2 * staging_piece_bytes();
+  // The first sparse pool too: a cudaMalloc costs about 0.2 ms whatever
+  // its size up to 4 GiB (bench/scale/alloc_cost.cu), and the pool's own
+  // was 0.21-0.28 ms of a 3.5 ms batch (SHA-256, 1M instances). A pool that
+  // grows later comes from cudaMalloc; this one then stays until the block
+  // goes (account_pool grows into what is free).
+  if (sparse_ && plan_.memory_pages) block += plan_.pool_bytes + 256;
+  return block;
+}
+
 Status WaveLoop::alloc_wave_buffers() {
   const uint64_t WV = plan_.wave_size;
   // Whole warps: the stack and interleaved memory layouts group instances by 32.
@@ -21,20 +38,6 @@ Status WaveLoop::alloc_wave_buffers() {
   W_.mem_cap = uint64_t(plan_.memory_pages) * kPageSize;
   W_.mem_max_pages = img_.has_memory ? std::min(img_.max_pages, plan_.memory_pages) : 0;
   W_.tables_mutable = img_.tables_mutable;
-  // The buffers below in one block, as the plan counted them per instance
-  // (the sparse pool apart); 256 bytes of rounding for each of them.
-  uint64_t block = (plan_.overhead_bytes_per_instance +
-                    (plan_.layout == MemoryLayout::Sparse ? 0 : plan_.linear_bytes_per_instance)) * warps32 +
-                   (uint64_t(64) << 10);
-  if (results32_ || req_.resident) block += 2 * staging_piece_bytes();
-  // The first sparse pool too: a cudaMalloc costs about 0.2 ms whatever
-  // its size up to 4 GiB (bench/scale/alloc_cost.cu), and the pool's own
-  // was 0.21-0.28 ms of a 3.5 ms batch (SHA-256, 1M instances). A pool that
-  // grows later comes from cudaMalloc; this one then stays until the block
-  // goes (account_pool grows into what is free).
-  if (sparse_ && W_.mem_cap) block += plan_.pool_bytes + 256;
-  arena_.reserve(block);
-  trace_("wave buffers: one block");
   WW_TRY(arena_.alloc(&W_.slots, uint64_t(W_.stack_slots) * warps32));
   WW_TRY(arena_.alloc(&W_.io, uint64_t(io_slots(req_)) * WV));
   if (!req_.then.empty() || req_.resident) WW_TRY(arena_.alloc(&W_.pos, WV));

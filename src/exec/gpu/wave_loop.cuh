@@ -158,6 +158,7 @@ class WaveLoop {
   // The request's export, results and call fields (resident batches
   // change them between calls).
   void bind_call();
+  uint64_t wave_block_bytes() const;
   Status alloc_wave_buffers();
   // Buffers for `rows` instances' memory inputs and outputs.
   Status alloc_memory_io(DeviceArena& arena, uint64_t rows);
@@ -190,6 +191,10 @@ class WaveLoop {
   // launch), and the wave run so.
   uint32_t slice_count(uint32_t n) const;
   Status run_slices(uint32_t first, uint32_t n, uint32_t slices);
+  [[nodiscard]] Status trace_slice_timeline(uint32_t slices) const;
+  bool outputs_follow_kernels(uint32_t first, uint32_t n) const;
+  [[nodiscard]] Status queue_outputs(uint32_t k, bool last, uint32_t first, uint32_t r0, uint32_t r1);
+  [[nodiscard]] Status add_slice_times(uint32_t slices, bool queued_outputs);
   Status launch_slice(uint32_t k, uint32_t r0, uint32_t r1);
   // Launches the wave, then again for the instances that left for a host
   // call, until none did.
@@ -209,7 +214,8 @@ class WaveLoop {
   // On the thread's stream, or on `down` (a slice's, its kernels seen done).
   Status fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1, cudaStream_t down = nullptr);
   // Trap codes, where instances trapped and finished flags of the wave.
-  Status download_status(uint32_t first, uint32_t n);
+  // `counts`: the trapped and finished counts, already on the host.
+  Status download_status(uint32_t first, uint32_t n, const unsigned long long* counts = nullptr);
   // Whether every instance of a wave that finishes has its flag from the
   // wave's count alone (no chain, resident batch or host calls), and the
   // flags of the wave's rows written so while its kernels run.
