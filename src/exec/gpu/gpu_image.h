@@ -89,9 +89,10 @@ struct GpuImage {
 // Tables that can change get a capacity of min(declared max,
 // max_table_size), or their size plus kTableGrowRoom when max_table_size is 0.
 inline constexpr uint32_t kTableGrowRoom = 1024;
+// `fresh`: the instance is as instantiation left it (no --init ran in it).
 Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
                              const std::vector<uint8_t>& import_intrinsics,
-                             uint32_t max_table_size = 0);
+                             uint32_t max_table_size = 0, bool fresh = false);
 
 // Converts between store references and GPU references of `instance`;
 // to_gpu_ref gives another instance's function its place in img.

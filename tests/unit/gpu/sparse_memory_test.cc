@@ -221,6 +221,48 @@ TEST(SparsePlan, MemoryThatNothingWritesNeedsNoPool) {
   EXPECT_TRUE(stores->writes_memory);
 }
 
+/* wat2wasm of: segments only, then a start function that writes past them.
+(module (memory 2) (data (i32.const 16) "\01\00\00"))
+(module (memory 2) (data (i32.const 16) "\01\00\00")
+  (func $s (i32.store8 (i32.const 70000) (i32.const 7))) (start $s))
+*/
+const std::vector<uint8_t> kSegmentsOnly = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x05, 0x03, 0x01, 0x00,
+    0x02, 0x0b, 0x09, 0x01, 0x00, 0x41, 0x10, 0x0b, 0x03, 0x01, 0x00, 0x00,
+};
+const std::vector<uint8_t> kStartWrites = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x04, 0x01, 0x60,
+    0x00, 0x00, 0x03, 0x02, 0x01, 0x00, 0x05, 0x03, 0x01, 0x00, 0x02, 0x08,
+    0x01, 0x00, 0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x41, 0xf0, 0xa2, 0x04, 0x41,
+    0x07, 0x3a, 0x00, 0x00, 0x0b, 0x0b, 0x09, 0x01, 0x00, 0x41, 0x10, 0x0b,
+    0x03, 0x01, 0x00, 0x00,
+};
+
+TEST(GpuImage, AFreshInstanceIsScannedOnlyToItsSegmentsUnlessItsStartRan) {
+  Store store;
+  auto inst = store.instantiate(compile_or_fail(kSegmentsOnly), {});
+  ASSERT_TRUE(std::holds_alternative<uint32_t>(inst));
+  const uint32_t id = std::get<uint32_t>(inst);
+  auto fresh = build_image(store.impl(), id, {}, 0, /*fresh=*/true);
+  ASSERT_TRUE(fresh.ok()) << fresh.error().message;
+  EXPECT_EQ(fresh->memory.size(), 17u);  // up to the segment's last non-zero byte
+  // What ran in the instance since (an --init export) is found by the
+  // whole scan, which an instance that is not fresh gets.
+  store.impl().memories[store.impl().instances[id].memories[0]].data[70000] = 9;
+  auto after_init = build_image(store.impl(), id, {});
+  ASSERT_TRUE(after_init.ok());
+  ASSERT_EQ(after_init->memory.size(), 70001u);
+  EXPECT_EQ(after_init->memory[70000], 9);
+  // A start function may write anywhere: its instance is scanned whole.
+  Store started;
+  auto s = started.instantiate(compile_or_fail(kStartWrites), {});
+  ASSERT_TRUE(std::holds_alternative<uint32_t>(s));
+  auto img = build_image(started.impl(), std::get<uint32_t>(s), {}, 0, /*fresh=*/true);
+  ASSERT_TRUE(img.ok());
+  ASSERT_EQ(img->memory.size(), 70001u);
+  EXPECT_EQ(img->memory[70000], 7);
+}
+
 class SparseRun : public GpuTierTest {
  protected:
   BatchRequest touch_request(uint32_t n) {
