@@ -544,8 +544,11 @@ Result<int> run_impl(const RunSpec& spec) {
 
   const RunCounts mine = count_outcomes(r);
   const RunCounts counts = world.active() ? mpi_counts(mine) : mine;
-  // A single call: a compiled tier that could not be had is worth a line.
-  if (!spec.batch && !spec.quiet && !r.report().compile.fallback.empty() && eopts.tier == wasmwarp::Tier::Compiled)
+  // A compiled tier that was asked for and could not be had is worth a
+  // line where no summary says so: after a single call, and under -q (a
+  // benchmark would otherwise time the interpreter as compiled code).
+  if ((!spec.batch || spec.quiet) && rank0 && !r.report().compile.fallback.empty() &&
+      eopts.tier == wasmwarp::Tier::Compiled)
     std::fprintf(stderr, "wasmwarp: note: %s\n", r.report().compile.fallback.c_str());
   print_results(spec, outputs, r, inv.result_types, inv.is_wasi, share.first);
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) return err("cannot write the results to stdout");

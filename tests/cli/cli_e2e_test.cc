@@ -919,6 +919,14 @@ TEST_F(Cli, CompilerTroubleFallsBackToTheInterpreter) {
     EXPECT_EQ(r.out, "0\t1\n1\t2\n2\t3\n");
     EXPECT_NE(r.err.find("compile: compiled tier unavailable (host C++ compiler"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("tier: interp"), std::string::npos) << r.err;
+    // -q drops the summary, not the line that says the tier asked for did not run.
+    Proc q = run({"run", "-q", "--output", "-", "--tier", "compiled", "-n", "3", "--invoke", "add", mod("basic"), "@index",
+                  "1"},
+                 "CXX=" + cxx);
+    EXPECT_EQ(q.rc, 0) << q.err;
+    EXPECT_EQ(q.out, r.out);
+    EXPECT_NE(q.err.find("wasmwarp: note: compiled tier unavailable (host C++ compiler"), std::string::npos) << q.err;
+    EXPECT_EQ(q.err.find("tier: "), std::string::npos) << q.err;
   }
   // An unwritable cache directory: compiled code runs, uncached, and says so.
   std::ofstream(path("plainfile")) << "x";
