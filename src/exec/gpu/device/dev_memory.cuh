@@ -204,35 +204,24 @@ struct Mem<DevLayout::Sparse> {
     m.image_chunks = wv.image_chunks;
     return m;
   }
-  // Offset of byte a's word inside its chunk, interleaved by lane.
-  __device__ __forceinline__ uint64_t in_chunk(uint64_t a) const {
-    return ((((a & ((uint64_t{1} << shift) - 1)) >> 2) * 32 + (t & 31)) << 2) + (a & 3);
-  }
-  __device__ __forceinline__ uint8_t* in_pool(uint64_t e, uint64_t a) const {
-    return pool + (uint64_t(uint32_t(e) - 1) << (shift + 5)) + in_chunk(a);
-  }
   // A part is ours when our bit is set; a stale cached entry with the bit
   // but no chunk yet (the bit was set after the chunk, by an atomic) is
   // read again through the slow path.
   __device__ __forceinline__ bool ours(uint64_t e) const {
     return (uint32_t(e >> 32) >> (t & 31) & 1u) && uint32_t(e) != 0;
   }
+  // Past a cache (bulk ops, WASI, the memory kernels): one made for the
+  // access, which holds nothing, so the access takes the general path.
   __device__ __forceinline__ const uint8_t* read_byte(uint64_t a) const {
-    const uint32_t c = uint32_t(a >> shift);
-    const uint64_t e = table[c];
-    if (ours(e)) return in_pool(e, a);
-    if (uint32_t(e >> 32) >> (t & 31) & 1u) return in_pool(sparse_materialise(table + c, c, t, w), a);
-    const uint64_t ci = c < image_chunks ? c : image_chunks;
-    return image + (ci << shift) + (a & ((uint64_t{1} << shift) - 1));
+    MemCache<DevLayout::Sparse> k = cache();
+    return read_byte(k, a);
   }
   __device__ __forceinline__ const uint32_t* read_word(uint64_t a) const {
     return reinterpret_cast<const uint32_t*>(read_byte(a));
   }
   __device__ __forceinline__ uint8_t* write_byte(uint64_t a) const {
-    const uint32_t c = uint32_t(a >> shift);
-    uint64_t e = table[c];
-    if (!ours(e)) e = sparse_materialise(table + c, c, t, w);
-    return in_pool(e, a);
+    MemCache<DevLayout::Sparse> k = cache();
+    return write_byte(k, a);
   }
   __device__ __forceinline__ uint32_t* write_word(uint64_t a) const {
     return reinterpret_cast<uint32_t*>(write_byte(a));
@@ -348,20 +337,8 @@ struct MemAccess : Mem<L> {
   __device__ __forceinline__ uint8_t load8(uint64_t a) const { return *this->read_byte(a); }
   __device__ __forceinline__ void store8(uint64_t a, uint8_t v) const { *this->write_byte(a) = v; }
   __device__ __forceinline__ uint64_t load(uint64_t a, int n) const {
-    if ((a & 3) == 0 && n >= 4) {
-      uint64_t lo = *this->read_word(a);
-      if (n == 4) return lo;
-      return lo | (uint64_t(*this->read_word(a + 4)) << 32);
-    }
-    return load_bytes(a, n);
-  }
-  __device__ __forceinline__ void store(uint64_t a, uint64_t v, int n) const {
-    if ((a & 3) == 0 && n >= 4) {
-      *this->write_word(a) = uint32_t(v);
-      if (n == 8) *this->write_word(a + 4) = uint32_t(v >> 32);
-      return;
-    }
-    store_bytes(a, v, n);
+    MemCache<L> k = cache();
+    return load(k, a, n);
   }
   // Byte by byte, out of line: inlined at every access of compiled code,
   // the sparse layout's copies made wasi-libc's PTX three times larger

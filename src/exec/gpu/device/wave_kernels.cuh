@@ -91,17 +91,19 @@ __global__ void mem_in_kernel(DevWave W, const uint8_t* records, uint32_t record
     return;
   }
   const MemAccess<L> m = MemAccess<L>::make(W, t);
+  // One cache for the record: its words share a chunk or a few.
+  MemCache<L> mc = m.cache();
   const uint8_t* r = records + uint64_t(t) * record_size;
   uint32_t k = 0;
   if ((address & 3) == 0 && (reinterpret_cast<uintptr_t>(r) & 15) == 0)
     for (; k + 16 <= record_size; k += 16) {
       const uint4 v = *reinterpret_cast<const uint4*>(r + k);
-      *m.write_word(uint64_t(address) + k) = v.x;
-      *m.write_word(uint64_t(address) + k + 4) = v.y;
-      *m.write_word(uint64_t(address) + k + 8) = v.z;
-      *m.write_word(uint64_t(address) + k + 12) = v.w;
+      *m.write_word(mc, uint64_t(address) + k) = v.x;
+      *m.write_word(mc, uint64_t(address) + k + 4) = v.y;
+      *m.write_word(mc, uint64_t(address) + k + 8) = v.z;
+      *m.write_word(mc, uint64_t(address) + k + 12) = v.w;
     }
-  for (; k < record_size; ++k) m.store8(uint64_t(address) + k, r[k]);
+  for (; k < record_size; ++k) m.store8(mc, uint64_t(address) + k, r[k]);
 }
 
 // Record t of `out` from instance t's memory at `address`, as mem_in_kernel
@@ -126,15 +128,16 @@ __global__ void mem_out_kernel(DevWave W, uint8_t* out, uint32_t length, uint32_
     return;
   }
   const MemAccess<L> m = MemAccess<L>::make(W, t);
+  MemCache<L> mc = m.cache();
   for (uint32_t k = 0; k < vector_end; k += 16) {
     uint4 v;
-    v.x = *m.read_word(uint64_t(address) + k);
-    v.y = *m.read_word(uint64_t(address) + k + 4);
-    v.z = *m.read_word(uint64_t(address) + k + 8);
-    v.w = *m.read_word(uint64_t(address) + k + 12);
+    v.x = *m.read_word(mc, uint64_t(address) + k);
+    v.y = *m.read_word(mc, uint64_t(address) + k + 4);
+    v.z = *m.read_word(mc, uint64_t(address) + k + 8);
+    v.w = *m.read_word(mc, uint64_t(address) + k + 12);
     *reinterpret_cast<uint4*>(o + k) = v;
   }
-  for (uint32_t k = vector_end; k < length; ++k) o[k] = m.load8(uint64_t(address) + k);
+  for (uint32_t k = vector_end; k < length; ++k) o[k] = m.load8(mc, uint64_t(address) + k);
 }
 
 // n words of `value` (a v128 constant's high word beside per-instance rows).
