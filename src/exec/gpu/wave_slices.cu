@@ -1,10 +1,11 @@
 // A wave whose inputs per instance and outputs are large runs in slices of
-// whole blocks: slice k's kernels (its instances' set-up and memory
-// inputs, the code, its memory outputs) run on the staging's compute
-// stream while the thread's stream uploads slice k + 1 and downloads slice
-// k - 1. In one piece, SHA-256's 1M 64-byte messages took 1.7 ms of
+// whole blocks, all queued at once: each slice's kernels (its instances'
+// set-up and memory inputs, the code, its memory outputs) wait on the
+// device for its inputs, which the thread's stream uploads one slice after
+// another, and run on two compute streams in turn; its outputs come down
+// behind them. In one piece, SHA-256's 1M 64-byte messages took 1.7 ms of
 // upload, then 3.1 ms of kernels, then 1.9 ms of download (bench/RESULTS.md);
-// the host's copies bound the batch, so the kernels hide behind them.
+// in slices the kernels hide behind the 64 MB crossing.
 #include "exec/gpu/wave_loop.cuh"
 
 #include <algorithm>
