@@ -19,6 +19,7 @@
 #include "cli/run_wasi.h"
 #include "cli/value_format.h"
 #include "cli/values.h"
+#include "common/file_read.h"
 #include "wasmwarp/wasmwarp.h"
 
 namespace ww::cli {
@@ -183,12 +184,16 @@ Status add_mem_io(const RunSpec& spec, wasmwarp::CallOptions& call, std::vector<
     wasmwarp::MemoryIn mi;
     WW_TRY(set_address(mi, s.substr(0, eq)));
     std::string path = s.substr(eq + 1);
-    WW_ASSIGN_OR_RETURN(Column<uint8_t> data, read_all(path));
-    uint64_t size = data.size();
+    if (spec.mem_in_size && *spec.mem_in_size == 0) return err("--mem-in-size must be at least 1");
+    // With a record size only the batch's records are read; without one,
+    // the whole file gives it.
+    const uint64_t wanted = spec.mem_in_size && n <= UINT64_MAX / *spec.mem_in_size ? n * *spec.mem_in_size
+                                                                                     : UINT64_MAX;
+    uint64_t size = 0;
+    WW_ASSIGN_OR_RETURN(Column<uint8_t> data, read_file_prefix(path, wanted, &size));
     if (size == 0) return err(path + " is empty");
     if (spec.mem_in_size) {
       mi.record_size = *spec.mem_in_size;
-      if (mi.record_size == 0) return err("--mem-in-size must be at least 1");
       if (size / mi.record_size < n)
         return err(path + " holds " + std::to_string(size / mi.record_size) + " records of " +
                    std::to_string(mi.record_size) + " bytes, but " + std::to_string(n) +

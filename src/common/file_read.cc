@@ -39,7 +39,9 @@ Status read_stream(int fd, const std::string& path, Column<uint8_t>& out) {
 
 }  // namespace
 
-Result<Column<uint8_t>> read_whole_file(const std::string& path) {
+Result<Column<uint8_t>> read_whole_file(const std::string& path) { return read_file_prefix(path, UINT64_MAX); }
+
+Result<Column<uint8_t>> read_file_prefix(const std::string& path, uint64_t max_bytes, uint64_t* file_size) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return fail("cannot open", path, errno);
   if (S_ISDIR(st.st_mode)) return make_error(kNoOffset, path + " is a directory");
@@ -50,8 +52,11 @@ Result<Column<uint8_t>> read_whole_file(const std::string& path) {
   if (!S_ISREG(st.st_mode) || st.st_size == 0) {
     // /proc files say 0 and still have contents.
     status = read_stream(fd, path, out);
+    if (file_size) *file_size = out.size();
+    if (out.size() > max_bytes) out.resize(max_bytes);
   } else {
-    const size_t size = size_t(st.st_size);
+    if (file_size) *file_size = uint64_t(st.st_size);
+    const size_t size = size_t(std::min<uint64_t>(uint64_t(st.st_size), max_bytes));
     out.resize(size);
     // A small file (a module, say) never starts the workers.
     const size_t pieces = size < 2 * kMinPiece ? 1 : std::min(size / kMinPiece, host_worker_count());
