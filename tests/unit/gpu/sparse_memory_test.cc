@@ -265,6 +265,18 @@ TEST(GpuImage, AFreshInstanceIsScannedOnlyToItsSegmentsUnlessItsStartRan) {
 
 class SparseRun : public GpuTierTest {
  protected:
+  // `n` instances of `module`'s `name`, each called with its own index.
+  static BatchRequest index_request(std::shared_ptr<const CompiledModule> module, const std::string& name,
+                                    uint32_t n) {
+    BatchRequest r;
+    r.func_index = export_func(module->module, name);
+    r.module = std::move(module);
+    r.instances = n;
+    r.layout = MemoryLayout::Sparse;
+    r.args = {0};
+    r.arg_index_kind = {1};  // the instance's index
+    return r;
+  }
   BatchRequest touch_request(uint32_t n) {
     BatchRequest r;
     r.module = sparse_module();
@@ -330,13 +342,7 @@ TEST_P(SparseRun, APoolThatRunsOutGrowsForTheNextWave) {
 }
 
 TEST_P(SparseRun, GrowCostsNothingUntilWritten) {
-  BatchRequest r;
-  r.module = sparse_module();
-  r.func_index = export_index("grow");
-  r.instances = 4099;
-  r.layout = MemoryLayout::Sparse;
-  r.args = {0};
-  r.arg_index_kind = {1};  // the instance's index
+  BatchRequest r = index_request(sparse_module(), "grow", 4099);
   auto out = run(r);
   ASSERT_TRUE(out.ok()) << out.error().message;
   for (uint32_t i = 0; i < r.instances; ++i) ASSERT_EQ(uint32_t(out->results[i]), i) << "instance " << i;
@@ -463,13 +469,7 @@ uint32_t expected_stale(uint32_t i) {
 // bulk op, an unaligned store, its own stores), must send its next read of
 // that chunk to the new part.
 TEST_P(SparseRun, ReadsAfterAWriteByAnotherPathSeeTheWrite) {
-  BatchRequest r;
-  r.module = compile_or_fail(kStaleModule);
-  r.func_index = export_func(r.module->module, "stale");
-  r.instances = 1000;
-  r.layout = MemoryLayout::Sparse;
-  r.args = {0};
-  r.arg_index_kind = {1};  // the instance's index
+  BatchRequest r = index_request(compile_or_fail(kStaleModule), "stale", 1000);
   auto out = run(r);
   ASSERT_TRUE(out.ok()) << out.error().message;
   EXPECT_EQ(out->plan.layout, MemoryLayout::Sparse);
