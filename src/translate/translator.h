@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,5 +55,16 @@ Result<TranslatedModule> translate_module(const Module& m, const TranslateOption
 // "recursion not supported: functions F, G form a cycle" for the first
 // recursive group, or Ok.
 Status check_no_recursion(const Module& m, const CallGraph& g);
+
+// What a call of any of `entries` can take of the interpreter's stack at
+// most: 64-bit frame slots (physical, as FunctionCode::frame_slots) and
+// nested calls to defined functions below the entry's own frame. None when
+// a cycle or a call_indirect is reachable, which leaves it unbounded.
+struct StackBound {
+  uint64_t slots = 0;
+  uint32_t depth = 0;
+};
+std::optional<StackBound> stack_bound(const Module& m, const TranslatedModule& tm,
+                                      const std::vector<uint32_t>& entries);
 
 }  // namespace ww

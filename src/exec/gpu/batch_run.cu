@@ -4,6 +4,11 @@
 // out of its CUDA stack then run again on the interpreter.
 #include "exec/gpu/wave_loop.cuh"
 
+#include <optional>
+
+#include "runtime/runtime.h"
+#include "translate/translator.h"
+
 namespace ww::gpu {
 
 namespace {
@@ -64,6 +69,7 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
     out.plan.waves += r->plan.waves;
     out.pool_reruns += r->pool_reruns;
     out.wave_slices = std::max(out.wave_slices, r->wave_slices);
+    out.streamed_rows += r->streamed_rows;
     out.stack_reruns += end - i;
     out.host_calls += r->host_calls;
     out.host_passes += r->host_passes;
@@ -73,6 +79,32 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
     out.stack_pool_bytes = std::max(out.stack_pool_bytes, r->stack_pool_bytes);
     i = end;
   }
+}
+
+// Each instance's own stack and call records sized to what its calls can
+// reach, when the call graph bounds it: the defaults (384 slots, 64 calls)
+// gave the Rust thread-id module 3,894 bytes an instance, a 39 GB block
+// whose cudaMalloc took 1.37 ms of a 10M batch, for a need of 4 slots and
+// 1 call (bench/RESULTS.md). Deeper calls go to the stack segments as ever.
+void shrink_stacks_to_need(const BatchRequest& req, PreparedBatch& p) {
+  const Module& mod = req.module->module;
+  std::vector<uint32_t> entries;
+  if (req.resident) {
+    for (const Export& e : mod.exports)
+      if (e.kind == ExternKind::Func) entries.push_back(e.index);
+  } else {
+    entries.push_back(req.func_index);
+    for (const BatchRequest::ThenCall& c : req.then) entries.push_back(c.func_index);
+  }
+  const std::optional<StackBound> need = stack_bound(mod, req.module->code, entries);
+  if (!need) return;
+  const uint32_t slots = std::max<uint32_t>(uint32_t(need->slots), 1);
+  const uint32_t depth = need->depth + 1;  // a call from depth d needs d + 1 < max_call_depth
+  if (slots >= p.rq->stack_slots && depth >= p.rq->max_call_depth) return;
+  if (p.rq != &p.resolved) p.resolved = *p.rq;
+  p.resolved.stack_slots = std::min(slots, p.rq->stack_slots);
+  p.resolved.max_call_depth = std::min(depth, p.rq->max_call_depth);
+  p.rq = &p.resolved;
 }
 
 }  // namespace
@@ -149,6 +181,7 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
     p.resolved.stack_slots = entry_slots;
     p.rq = &p.resolved;
   }
+  if (launcher.needs_frames()) shrink_stacks_to_need(req, p);
   // The device's copies of read-only files come out of the reserve.
   const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr;
   p.file_budget = dw ? dw->file_budget : 0;

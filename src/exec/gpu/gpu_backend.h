@@ -413,6 +413,8 @@ struct BatchResult {
   uint64_t pool_reruns = 0;
   // The most slices a wave ran in (wave_slices.cu; 1: every wave in one launch).
   uint32_t wave_slices = 1;
+  // Results that came down while their wave's kernel still ran (wave_stream.cu).
+  uint64_t streamed_rows = 0;
   // Instances compiled code ran out of CUDA stack for, run again on the
   // interpreter kernel (their host calls and output are counted above).
   uint64_t stack_reruns = 0;

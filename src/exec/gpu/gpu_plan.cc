@@ -62,6 +62,17 @@ uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
   return std::max(pages, img.init_pages);
 }
 
+uint32_t packed_result_words(const BatchRequest& req) {
+  if (!req.module || req.resident || !req.then.empty() || !req.mem_out.empty() || req.write_back ||
+      !req.device_results.empty() || req.module->code.bytecode.slot_width != 1 ||
+      req.func_index >= req.module->module.num_funcs())
+    return 0;
+  const std::vector<ValType>& results = req.module->module.func_type(req.func_index).results;
+  const bool all32 = std::all_of(results.begin(), results.end(),
+                                 [](ValType t) { return t == ValType::I32 || t == ValType::F32; });
+  return all32 ? uint32_t(results.size()) : 0;
+}
+
 uint32_t io_slots(const BatchRequest& req) {
   const Module* m = req.module ? &req.module->module : nullptr;
   if (!m) return 0;
@@ -91,6 +102,7 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
   }
   b += img.globals.size() * 8;
   b += 8 * uint64_t(io_slots(req));
+  b += 4 * uint64_t(packed_result_words(req));
   if (!req.then.empty() || req.resident) b += 4;  // the chain position
   if (img.tables_mutable) b += uint64_t(img.total_table_cap()) * 8 + img.table_cap.size() * 4;
   b += img.data_size.size() + img.elem_size.size();  // dropped flags

@@ -54,6 +54,10 @@ uint32_t sparse_chunk_shift(uint64_t capacity_bytes);
 // export's parameters, the chain's last call's results, each value the
 // module's slot width.
 uint32_t io_slots(const BatchRequest& req);
+// The 32-bit words of an instance's results that a streamed wave packs on
+// the device (wave_stream.cu): its results when all are i32 or f32 and
+// nothing but the kernel writes them, else 0.
+uint32_t packed_result_words(const BatchRequest& req);
 uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& img, bool frames = true);
 // Whether the batch may write sparse memory: a store or bulk-memory op, an
 // import the host serves, a memory input, a resident batch's later calls.

@@ -54,6 +54,10 @@ class PinnedStaging {
     // Pinned: [0] instances done, [1] the deadline, [2] and [3] a sliced
     // wave's trapped and finished counts, brought down behind its outputs.
     unsigned long long* words = nullptr;
+    // Pinned, after those words: a streamed wave's instances finished per
+    // stretch (DevWave::stream_done), copied on poll_stream.
+    static constexpr uint32_t kMaxStretches = 8;
+    unsigned int* stream_done = nullptr;
     cudaStream_t poll_stream = nullptr;   // non-blocking: copies while kernels run
     cudaEvent_t start = nullptr, stop = nullptr;
     // A wave in slices (wave_slices.cu): its kernels go on the `compute`
@@ -67,7 +71,7 @@ class PinnedStaging {
     enum SliceEvent { kSetUp, kKernel, kOutputs, kDone, kInputs, kFetched, kSliceEvents };
     static constexpr uint32_t kComputeStreams = 2;
     cudaStream_t compute[kComputeStreams] = {};
-    cudaStream_t outputs = nullptr;  // a slice's outputs coming down
+    cudaStream_t outputs = nullptr;  // a slice's or a stretch's outputs coming down
     cudaEvent_t slice[kMaxSlices][kSliceEvents] = {};
   };
   const WaveSignals& signals() const { return signals_; }
@@ -88,7 +92,9 @@ class PinnedStaging {
       buf_[k] = pinned_ + k * piece_bytes;
       WW_CUDA(cudaEventCreateWithFlags(&ev_[k], cudaEventDisableTiming));
     }
-    WW_CUDA(cudaHostAlloc(&signals_.words, 4 * sizeof(unsigned long long), cudaHostAllocDefault));
+    static_assert(WaveSignals::kMaxStretches * sizeof(unsigned int) <= 4 * sizeof(unsigned long long));
+    WW_CUDA(cudaHostAlloc(&signals_.words, 8 * sizeof(unsigned long long), cudaHostAllocDefault));
+    signals_.stream_done = reinterpret_cast<unsigned int*>(signals_.words + 4);
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.poll_stream, cudaStreamNonBlocking));
     WW_CUDA(cudaEventCreate(&signals_.start));
     WW_CUDA(cudaEventCreate(&signals_.stop));

@@ -40,6 +40,7 @@ Status WaveLoop::alloc_wave_buffers() {
   W_.tables_mutable = img_.tables_mutable;
   WW_TRY(arena_.alloc(&W_.slots, uint64_t(W_.stack_slots) * warps32));
   WW_TRY(arena_.alloc(&W_.io, uint64_t(io_slots(req_)) * WV));
+  if (const uint32_t words = packed_result_words(req_)) WW_TRY(arena_.alloc(&packed32_, uint64_t(words) * WV));
   if (!req_.then.empty() || req_.resident) WW_TRY(arena_.alloc(&W_.pos, WV));
   WW_TRY(arena_.alloc(&W_.call_pc, depth * WV));
   WW_TRY(arena_.alloc(&W_.call_func, depth * WV));

@@ -111,6 +111,7 @@ Status WaveLoop::setup(BatchResult& out) {
   WW_CUDA(cudaMemset(W_.done, 0, sizeof(unsigned long long)));
   WW_TRY(arena_.alloc(&W_.trapped, 2));
   W_.finished_count = W_.trapped + 1;
+  WW_TRY(arena_.alloc(&stream_done_, PinnedStaging::WaveSignals::kMaxStretches));
 
   trace_("done and trapped words");
   // Only a deadline and the clocks (gpu.get_time, WASI's) read the
@@ -307,6 +308,7 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   WW_CUDA(cudaEventRecord(sig_->stop));
   if (!finished_prefilled_) prefill_finished();
   bool stop_sent = false;
+  if (W_.stream_done) WW_TRY(stream_results(stop_sent));
   WW_TRY(await_event(sig_->stop, stop_sent));
   float ms = 0;
   WW_CUDA(cudaEventElapsedTime(&ms, sig_->start, sig_->stop));
@@ -419,11 +421,12 @@ Status WaveLoop::launch_until_done(uint32_t blocks, BatchResult& out) {
 
 Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out) {
   WW_TRY(launch_mem_out(W_, blocks, nullptr));
-  WW_TRY(fetch_outputs(first, n, 0, n));
+  WW_TRY(fetch_outputs(first, n, streamed_rows_, n));
   return download_status(first, n);
 }
 
 Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1, cudaStream_t down) {
+  if (r1 <= r0) return Status::Ok();  // every row streamed (wave_stream.cu)
   for (size_t k = 0; k < req_.mem_out.size(); ++k) {
     const MemOut& mo = req_.mem_out[k];
     WW_TRY(staging_->fetch(mo.data + (uint64_t(first) + r0) * mo.length, d_mem_out_[k] + uint64_t(r0) * mo.length,
@@ -544,6 +547,11 @@ Status WaveLoop::download_results32(uint32_t first, uint32_t n, uint32_t r0, uin
       (r1 - r0 + rows - 1) / rows,
       [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
         const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
+        if (W_.packed32) {  // packed as the instances finished
+          WW_CUDA(cudaMemcpy2DAsync(buf, uint64_t(m) * 4, W_.packed32 + off, uint64_t(n) * 4, uint64_t(m) * 4, nres_,
+                                    cudaMemcpyDeviceToHost, s));
+          return Status::Ok();
+        }
         uint32_t* packed = results32_scratch_[p & 1];
         pack_results32_kernel<<<(m + kBlock - 1) / kBlock, kBlock, 0, s>>>(W_.io, n, off, m, nres_, packed);
         WW_CUDA(cudaGetLastError());
@@ -609,6 +617,7 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   }
   if (req_.host_calls) req_.host_calls->begin(W_.first, n);
   const Status ran = [&]() -> Status {
+    WW_TRY(begin_stream(n));
     if (const uint32_t slices = slice_count(n); slices > 1) return run_slices(first, n, slices);
     WW_TRY(init_wave(first, n, blocks));
     if (host_calls_) WW_TRY(host_calls_->begin_wave(W_, I_));

@@ -30,6 +30,10 @@
 
 namespace ww::gpu {
 
+// A measuring switch: environment variable `name` as a count from 1 to
+// `most`; `most` when unset or not a count (wave_slices.cu).
+uint32_t env_cap(const char* name, uint32_t most);
+
 using Clock = std::chrono::steady_clock;
 
 inline double seconds_since(Clock::time_point t0) {
@@ -150,6 +154,7 @@ class WaveLoop {
     out.pool_bytes_used = pool_bytes_used_;
     out.pool_wave_instances = pool_wave_instances_;
     out.wave_slices = wave_slices_;
+    out.streamed_rows = streamed_total_;
     out.stack_pool_bytes = stack_pool_.bytes();  // the pool only grows
     out.trapped_counted = trapped_counted_;
   }
@@ -196,6 +201,12 @@ class WaveLoop {
   [[nodiscard]] Status queue_outputs(uint32_t k, bool last, uint32_t first, uint32_t r0, uint32_t r1);
   [[nodiscard]] Status add_slice_times(uint32_t slices, bool queued_outputs);
   Status launch_slice(uint32_t k, uint32_t r0, uint32_t r1);
+  // A wave whose results come down while its kernel runs (wave_stream.cu):
+  // the rows of each stretch (0: not streamed), the wave set up so, and
+  // the stretches that finished brought down until the kernel ends.
+  uint32_t stream_rows(uint32_t n) const;
+  [[nodiscard]] Status begin_stream(uint32_t n);
+  [[nodiscard]] Status stream_results(bool& stop_sent);
   // Launches the wave, then again for the instances that left for a host
   // call, until none did.
   Status launch_until_done(uint32_t blocks, BatchResult& out);
@@ -298,6 +309,10 @@ class WaveLoop {
   uint64_t pool_bytes_used_ = 0;
   uint32_t pool_wave_instances_ = 0;
   uint32_t wave_slices_ = 1;
+  unsigned int* stream_done_ = nullptr;  // DevWave::stream_done when a wave streams
+  uint32_t* packed32_ = nullptr;         // DevWave::packed32 when a wave streams 32-bit results
+  uint32_t streamed_rows_ = 0;           // this wave's rows whose results are down
+  uint64_t streamed_total_ = 0;          // all waves', for the result
   StackPool stack_pool_;
   bool stack_pool_grew_ = false;
   bool finished_prefilled_ = false;  // this wave's rows: prefill_finished()

@@ -22,16 +22,17 @@ constexpr uint64_t kSliceBytes = uint64_t(8) << 20;
 
 // WW_WAVE_SLICES=K caps the slices of a wave (1: none), for measuring.
 uint32_t slice_cap() {
-  static const uint32_t cap = [] {
-    const char* v = std::getenv("WW_WAVE_SLICES");
-    const long k = v ? std::strtol(v, nullptr, 10) : 0;
-    return k >= 1 ? uint32_t(std::min<long>(k, PinnedStaging::WaveSignals::kMaxSlices))
-                  : PinnedStaging::WaveSignals::kMaxSlices;
-  }();
+  static const uint32_t cap = env_cap("WW_WAVE_SLICES", PinnedStaging::WaveSignals::kMaxSlices);
   return cap;
 }
 
 }  // namespace
+
+uint32_t env_cap(const char* name, uint32_t most) {
+  const char* v = std::getenv(name);
+  const long k = v ? std::strtol(v, nullptr, 10) : 0;
+  return k >= 1 ? uint32_t(std::min<long>(k, most)) : most;
+}
 
 // The device's side of a sliced wave, which the host's steps cannot show:
 // when each slice's inputs had landed and its kernels began and ended,

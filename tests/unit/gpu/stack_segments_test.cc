@@ -185,6 +185,45 @@ TEST_P(StackSegments, ASmallPoolRunsTheRestInLaterWaves) {
   EXPECT_GT(out->plan.waves, 2u);
 }
 
+/* wat2wasm of:
+(module
+  (func $leaf (param i32) (result i32) local.get 0 i32.const 1 i32.add)
+  (func $mid (param i32) (result i32) local.get 0 call $leaf call $leaf)
+  (func $top (export "top") (param i32) (result i32) local.get 0 call $mid i32.const 2 i32.mul))
+*/
+const std::vector<uint8_t> kChain = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x06, 0x01, 0x60, 0x01, 0x7f, 0x01, 0x7f,
+    0x03, 0x04, 0x03, 0x00, 0x00, 0x00, 0x07, 0x07, 0x01, 0x03, 0x74, 0x6f, 0x70, 0x00, 0x02, 0x0a,
+    0x1c, 0x03, 0x07, 0x00, 0x20, 0x00, 0x41, 0x01, 0x6a, 0x0b, 0x08, 0x00, 0x20, 0x00, 0x10, 0x00,
+    0x10, 0x00, 0x0b, 0x09, 0x00, 0x20, 0x00, 0x10, 0x01, 0x41, 0x02, 0x6c, 0x0b,
+};
+
+// A call graph without cycles or tables bounds the stack: each instance's
+// own stack and call records are cut to it (a few slots, two calls), not
+// the 384 slots and 64 calls that recursion starts with.
+TEST_P(StackSegments, OwnStacksShrinkToWhatTheCallGraphReaches) {
+  static auto chain = compile_or_fail(kChain);
+  BatchRequest r;
+  r.module = chain;
+  r.func_index = export_func(chain->module, "top");
+  r.instances = 4096;
+  for (uint32_t i = 0; i < r.instances; ++i) r.args.push_back(i);
+  r.args_per_instance = true;
+  auto out = run(r);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  for (uint32_t i = 0; i < r.instances; ++i) {
+    ASSERT_EQ(out->traps[i], 0) << i;
+    ASSERT_EQ(out->results[i], 2 * (i + 2)) << i;
+  }
+  EXPECT_LT(out->plan.overhead_bytes_per_instance, 512u);
+  // A recursive export keeps the stacks recursion starts with.
+  auto rec = run(request("sum", std::vector<uint64_t>(64, 10)));
+  ASSERT_TRUE(rec.ok()) << rec.error().message;
+  if (!GetParam()) {
+    EXPECT_GT(rec->plan.overhead_bytes_per_instance, 384u * 8);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiers, StackSegments, ::testing::Values(false, true), tier_test_name);
 
 }  // namespace

@@ -318,6 +318,47 @@ TEST(Prep, MutualAndSelfRecursion) {
       << msg;
 }
 
+// prep.wat's frames: $a 5 slots, $b 2, $c 4. $a calls $b (which calls $c),
+// $c and the import; $d calls through the table.
+TEST(StackBound, SumsFramesAlongTheDeepestDirectPath) {
+  Translated t = translate_ok(kPrep);
+  const uint32_t fa = t.code.bytecode.funcs[0].frame_slots, fb = t.code.bytecode.funcs[1].frame_slots,
+                 fc = t.code.bytecode.funcs[2].frame_slots;
+  ASSERT_EQ(fa, 5u);
+  ASSERT_EQ(fc, 4u);
+  auto c = stack_bound(t.module, t.code, {3});
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->slots, fc);
+  EXPECT_EQ(c->depth, 0u);
+  auto b = stack_bound(t.module, t.code, {2});
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->slots, fb + fc);
+  EXPECT_EQ(b->depth, 1u);
+  // $a -> $b -> $c is the deepest; the import takes no frame of ours.
+  auto a = stack_bound(t.module, t.code, {1});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->slots, fa + fb + fc);
+  EXPECT_EQ(a->depth, 2u);
+  // Several entries: the largest of each.
+  auto ac = stack_bound(t.module, t.code, {3, 1});
+  ASSERT_TRUE(ac.has_value());
+  EXPECT_EQ(ac->slots, fa + fb + fc);
+  EXPECT_EQ(ac->depth, 2u);
+}
+
+TEST(StackBound, UnboundedThroughATableOrACycle) {
+  Translated p = translate_ok(kPrep);
+  EXPECT_FALSE(stack_bound(p.module, p.code, {4}).has_value());     // $d: call_indirect
+  EXPECT_FALSE(stack_bound(p.module, p.code, {1, 4}).has_value());  // one unbounded entry is enough
+  Translated r = translate_ok(kRec);
+  EXPECT_FALSE(stack_bound(r.module, r.code, {0}).has_value());  // even <-> odd
+  EXPECT_FALSE(stack_bound(r.module, r.code, {2}).has_value());  // fact calls itself
+  auto leaf = stack_bound(r.module, r.code, {3});
+  ASSERT_TRUE(leaf.has_value());
+  EXPECT_EQ(leaf->slots, r.code.bytecode.funcs[3].frame_slots);
+  EXPECT_EQ(leaf->depth, 0u);
+}
+
 TEST(Prep, LongCallChainDoesNotRecurseOnTheHostStack) {
   // 300000 functions, each calling the next, the last calling the first: a
   // recursive Tarjan would need that many host frames and crash.

@@ -1,0 +1,109 @@
+// Results that come down while their wave's kernel still runs
+// (wave_stream.cu): every instance's result and trap as when they come
+// down after it, with 32-bit results (packed on the device) and 64-bit
+// ones, with traps inside the stretches. Runs where a GPU is present and
+// skips elsewhere.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "exec/gpu/gpu_backend.h"
+#include "gpu_test_support.h"
+
+namespace ww::gpu {
+namespace {
+
+/* wat2wasm of:
+(module
+  (func $work (export "work") (param $i i32) (param $scale i32) (result i32) (local $k i32) (local $acc i32)
+    (local.set $acc (i32.div_u (local.get $i)
+      (i32.sub (i32.rem_u (local.get $i) (i32.const 1009)) (i32.const 7))))
+    (loop $l
+      (local.set $acc (i32.add (i32.mul (local.get $acc) (i32.const 1664525)) (i32.const 1013904223)))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $k)
+        (i32.mul (i32.and (local.get $i) (i32.const 1023)) (local.get $scale)))))
+    (local.get $acc))
+  (func $wide (export "wide") (param $i i32) (param $scale i32) (result i64)
+    (i64.mul (i64.extend_i32_u (call $work (local.get $i) (local.get $scale))) (i64.const 0x100000001))))
+*/
+const std::vector<uint8_t> kModule = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x0d, 0x02, 0x60,
+    0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7e, 0x03,
+    0x03, 0x02, 0x00, 0x01, 0x07, 0x0f, 0x02, 0x04, 0x77, 0x6f, 0x72, 0x6b,
+    0x00, 0x00, 0x04, 0x77, 0x69, 0x64, 0x65, 0x00, 0x01, 0x0a, 0x50, 0x02,
+    0x3d, 0x01, 0x02, 0x7f, 0x20, 0x00, 0x20, 0x00, 0x41, 0xf1, 0x07, 0x70,
+    0x41, 0x07, 0x6b, 0x6e, 0x21, 0x03, 0x03, 0x40, 0x20, 0x03, 0x41, 0x8d,
+    0xcc, 0xe5, 0x00, 0x6c, 0x41, 0xdf, 0xe6, 0xbb, 0xe3, 0x03, 0x6a, 0x21,
+    0x03, 0x20, 0x02, 0x41, 0x01, 0x6a, 0x21, 0x02, 0x20, 0x02, 0x20, 0x00,
+    0x41, 0xff, 0x07, 0x71, 0x20, 0x01, 0x6c, 0x49, 0x0d, 0x00, 0x0b, 0x20,
+    0x03, 0x0b, 0x10, 0x00, 0x20, 0x00, 0x20, 0x01, 0x10, 0x00, 0xad, 0x42,
+    0x81, 0x80, 0x80, 0x80, 0x10, 0x7e, 0x0b
+};
+
+// `steps` steps of $work's generator from `acc`, composed by squaring:
+// the compiled tier's loops run up to 65,472 steps an instance.
+uint32_t lcg_steps(uint32_t acc, uint32_t steps) {
+  uint32_t mul = 1664525u, add = 1013904223u;  // one step: acc * mul + add
+  while (steps) {
+    if (steps & 1) acc = acc * mul + add;
+    add = add * mul + add;  // the step applied twice
+    mul = mul * mul;
+    steps >>= 1;
+  }
+  return acc;
+}
+
+// $work's answer, computed here; false where it divides by zero.
+bool work(uint32_t i, uint32_t scale, uint32_t* out) {
+  const uint32_t d = i % 1009 - 7;
+  if (d == 0) return false;
+  *out = lcg_steps(i / d, std::max(1u, (i & 1023) * scale));  // the loop runs at least once
+  return true;
+}
+
+class StreamResults : public GpuTierTest {
+ protected:
+  // Every instance of `name` over 0 .. n - 1 as $work says, traps included.
+  void expect_all(const std::string& name, uint32_t n, bool wide) {
+    static auto m = compile_or_fail(kModule);
+    BatchRequest r;
+    r.module = m;
+    r.func_index = export_func(m->module, name);
+    r.instances = n;
+    // The instance's index, made on the device (arguments uploaded per
+    // instance would cut the wave into slices instead), and a loop long
+    // enough on either tier for the first stretches to end well before
+    // the last.
+    const uint32_t scale = GetParam() ? 64 : 1;
+    r.args = {0, scale};
+    r.arg_index_kind = {1, 0};
+    auto out = run(r);
+    ASSERT_TRUE(out.ok()) << out.error().message;
+    uint32_t trapped = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t v = 0;
+      if (!work(i, scale, &v)) {
+        ++trapped;
+        ASSERT_EQ(out->traps[i], uint8_t(TrapCode::IntegerDivideByZero)) << i;
+        continue;
+      }
+      ASSERT_EQ(out->traps[i], 0) << i;
+      ASSERT_EQ(out->results[i], wide ? uint64_t(v) * 0x100000001ull : uint64_t(v)) << i;
+    }
+    EXPECT_GT(trapped, 1000u);
+    // The first stretches end long before the last: some results came down
+    // while the kernel ran (and the rest after it, checked above).
+    EXPECT_GT(out->streamed_rows, 0u) << name;
+    EXPECT_LE(out->streamed_rows, n);
+  }
+};
+
+TEST_P(StreamResults, ThirtyTwoBitResultsAndTraps) { expect_all("work", 2u << 20, false); }
+
+TEST_P(StreamResults, SixtyFourBitResults) { expect_all("wide", 1u << 20, true); }
+
+INSTANTIATE_TEST_SUITE_P(Tiers, StreamResults, ::testing::Values(false, true), tier_test_name);
+
+}  // namespace
+}  // namespace ww::gpu
