@@ -313,6 +313,13 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   float ms = 0;
   WW_CUDA(cudaEventElapsedTime(&ms, sig_->start, sig_->stop));
   kernel_ms_ += ms;
+  // A stretch still coming down when the kernel ended held the host past
+  // it: that time is the download's, so that the phases still add up to
+  // the wall time.
+  if (W_.stream_done) {
+    const double host_ms = std::chrono::duration<double, std::milli>(Clock::now() - phase_t_).count();
+    download_ms_ += std::max(0.0, host_ms - double(ms));
+  }
   phase_t_ = Clock::now();
   trace_("wave: kernel");
   return Status::Ok();
