@@ -338,16 +338,19 @@ Status WaveLoop::await_event(cudaEvent_t ev, bool& stop_sent) {
     std::this_thread::sleep_for(std::clamp<std::chrono::microseconds>(waited / 32, std::chrono::microseconds(20),
                                                                       std::chrono::milliseconds(1)));
     WW_TRY(send_stop_if_cancelled(stop_sent));
-    if (req_.progress && Clock::now() - last_report > std::chrono::milliseconds(500)) {
-      last_report = Clock::now();
-      WW_CUDA(cudaMemcpyAsync(sig_->words, W_.done, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
-                              sig_->poll_stream));
-      WW_CUDA(cudaStreamSynchronize(sig_->poll_stream));
-      req_.progress(*sig_->words, req_.instances, seconds_since(t_start_));
-    }
+    WW_TRY(report_progress(last_report));
   }
   WW_CUDA(cudaEventSynchronize(ev));
   WW_CUDA(cudaGetLastError());
+  return Status::Ok();
+}
+
+Status WaveLoop::report_progress(Clock::time_point& last_report) {
+  if (!req_.progress || Clock::now() - last_report <= std::chrono::milliseconds(500)) return Status::Ok();
+  last_report = Clock::now();
+  WW_CUDA(cudaMemcpyAsync(sig_->words, W_.done, sizeof(unsigned long long), cudaMemcpyDeviceToHost, sig_->poll_stream));
+  WW_CUDA(cudaStreamSynchronize(sig_->poll_stream));
+  req_.progress(*sig_->words, req_.instances, seconds_since(t_start_));
   return Status::Ok();
 }
 

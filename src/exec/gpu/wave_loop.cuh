@@ -196,6 +196,9 @@ class WaveLoop {
   // cancelled (once: `stop_sent`) and reporting progress.
   Status await_event(cudaEvent_t ev, bool& stop_sent);
   Status send_stop_if_cancelled(bool& stop_sent);
+  // The progress line's instances done, about twice a second while a
+  // kernel runs (`last_report`: when it last was).
+  [[nodiscard]] Status report_progress(Clock::time_point& last_report);
   // A wave in slices (wave_slices.cu): how many (1: the wave runs in one
   // launch), and the wave run so.
   uint32_t slice_count(uint32_t n) const;

@@ -1,9 +1,10 @@
 // A wave without inputs per instance whose results come down while its
-// kernel runs. The wave's rows form stretches of whole blocks; the last
-// instance of a stretch to finish sets the stretch's pinned word
-// (finish_instance), and the host brings that stretch's results down
-// through the staging, on the outputs stream, beside the kernel's later
-// blocks. Blocks start in order, so the early stretches finish first.
+// kernel runs. The wave's rows form stretches of whole blocks;
+// finish_instance counts each stretch's finished instances, the host
+// copies the counts while the kernel runs and brings each finished
+// stretch's results down through the staging, on the outputs stream,
+// beside the kernel's later blocks. Blocks start in order, so the early
+// stretches finish first.
 // After the kernel only the stretches still running at its end are left:
 // Collatz's 4.2M results took 0.54-0.64 ms to come down after a 1.3 ms
 // kernel (bench/RESULTS.md).
@@ -69,6 +70,7 @@ Status WaveLoop::stream_results(bool& stop_sent) {
   const uint32_t stretches = (n + rows - 1) / rows;
   const unsigned int* done = sig_->stream_done;
   const auto since = Clock::now();
+  auto last_report = since;
   while (streamed_rows_ < n) {
     // Once the kernel has ended (or failed, which await_event reports),
     // the stretches left come down after it in one pipelined fetch.
@@ -92,6 +94,7 @@ Status WaveLoop::stream_results(bool& stop_sent) {
     std::this_thread::sleep_for(
         std::clamp<std::chrono::microseconds>(waited / 64, std::chrono::microseconds(10), std::chrono::microseconds(200)));
     WW_TRY(send_stop_if_cancelled(stop_sent));
+    WW_TRY(report_progress(last_report));
   }
   trace_("wave: results streamed");
   return Status::Ok();

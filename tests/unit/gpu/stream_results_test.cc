@@ -117,13 +117,15 @@ TEST_P(StreamResults, SixtyFourBitResults) { expect_all("wide", 1u << 20, true);
 
 // Instance 1,000,000 never returns: its stretch ends only when the
 // deadline stops it, the ones before come down meanwhile, and Ctrl-C
-// stops it the same way.
+// stops it the same way. The progress line goes on meanwhile.
 TEST_P(StreamResults, AStretchThatTheDeadlineOrACancelEnds) {
   const uint32_t n = 1u << 20, spinner = 1000000;
   for (const bool cancelled : {false, true}) {
     BatchRequest r = request("spin", n);
     std::atomic<bool> cancel{false};
     r.cancel = &cancel;
+    uint32_t reports = 0;
+    r.progress = [&](uint64_t, uint64_t, double) { ++reports; };
     r.timeout_s = cancelled ? 60 : 1.5;  // with the cancel, a backstop
     std::thread press([&] {
       if (!cancelled) return;
@@ -147,6 +149,7 @@ TEST_P(StreamResults, AStretchThatTheDeadlineOrACancelEnds) {
       }
     }
     EXPECT_GT(out->streamed_rows, 0u);
+    EXPECT_GT(reports, 0u);
   }
 }
 
