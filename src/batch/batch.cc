@@ -176,6 +176,14 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
       if (!pin.empty()) out.pins.push_back(std::move(pin));
     }
   }
+  // The canvas likewise, which the device then copies down beside the
+  // results (WaveLoop::queue_canvas); kept with the pixels, which outlive
+  // the batch.
+  gpu::OutputImage* image = spec.intrinsics && spec.intrinsics->image ? &*spec.intrinsics->image : nullptr;
+  if (image && !image->pin && spec.backend != Backend::Cpu && spec.tier != Tier::Interp) {
+    auto pin = std::make_shared<gpu::HostPin>(gpu::HostPin::AtStartUp{}, image->pixels.data(), image->pixels.size() * 4);
+    if (!pin->empty()) image->pin = std::move(pin);
+  }
 }
 
 // Batches this large start a background compile under --tier auto when the

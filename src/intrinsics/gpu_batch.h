@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <cstdint>
 #include <optional>
@@ -51,6 +52,9 @@ struct OutputImage {
   // No run has drawn on it yet: the GPU zeroes its copy instead of
   // uploading the pixels (33 MB for a 4K image).
   bool blank = true;
+  // The pixels registered for the GPU to copy straight into (batch.cc):
+  // released before the pixels go, declared after them.
+  std::shared_ptr<void> pin;
   Image to_image() const;        // RGBA8 bytes
 };
 

@@ -174,7 +174,7 @@ Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std
 }
 
 Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging,
-                           const std::vector<uint32_t>* canvas_before) {
+                           const std::vector<uint32_t>* canvas_before, bool canvas_down) {
   if (!gb) return Status::Ok();
   if (gb->image && I.image && canvas_before) {
     std::vector<uint32_t> mine(canvas_before->size());
@@ -186,7 +186,7 @@ Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& 
       if (mine[p] != (*canvas_before)[p]) gb->image->pixels[p] = mine[p];
     gb->image->blank = false;
   } else if (gb->image && I.image) {
-    WW_TRY(staging.fetch(gb->image->pixels.data(), I.image, gb->image->pixels.size() * 4));
+    if (!canvas_down) WW_TRY(staging.fetch(gb->image->pixels.data(), I.image, gb->image->pixels.size() * 4));
     gb->image->blank = false;
   }
   if (I.state)

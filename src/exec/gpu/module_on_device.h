@@ -80,8 +80,10 @@ uint64_t intrinsics_bytes(const GpuBatch* gb);
 // then writes back only the pixels this GPU changed.
 [[nodiscard]] Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I,
                                        std::vector<uint32_t>* canvas_before = nullptr);
-// The image, the state array and the ignored-pixel count back to the host.
+// The image, the state array and the ignored-pixel count back to the host;
+// `canvas_down`: the image already came down (WaveLoop::queue_canvas).
 [[nodiscard]] Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging,
-                                         const std::vector<uint32_t>* canvas_before = nullptr);
+                                         const std::vector<uint32_t>* canvas_before = nullptr,
+                                         bool canvas_down = false);
 
 }  // namespace ww::gpu

@@ -41,6 +41,7 @@ class PinnedStaging {
     for (cudaStream_t c : signals_.compute)
       if (c) cudaStreamDestroy(c);
     if (signals_.outputs) cudaStreamDestroy(signals_.outputs);
+    if (signals_.canvas) cudaEventDestroy(signals_.canvas);
     for (auto& events : signals_.slice)
       for (cudaEvent_t e : events)
         if (e) cudaEventDestroy(e);
@@ -72,6 +73,7 @@ class PinnedStaging {
     static constexpr uint32_t kComputeStreams = 2;
     cudaStream_t compute[kComputeStreams] = {};
     cudaStream_t outputs = nullptr;  // a slice's or a stretch's outputs coming down
+    cudaEvent_t canvas = nullptr;    // the canvas down on `outputs` (WaveLoop::queue_canvas)
     cudaEvent_t slice[kMaxSlices][kSliceEvents] = {};
   };
   const WaveSignals& signals() const { return signals_; }
@@ -100,6 +102,7 @@ class PinnedStaging {
     WW_CUDA(cudaEventCreate(&signals_.stop));
     for (cudaStream_t& c : signals_.compute) WW_CUDA(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.outputs, cudaStreamNonBlocking));
+    WW_CUDA(cudaEventCreateWithFlags(&signals_.canvas, cudaEventDisableTiming));
     for (auto& events : signals_.slice)
       for (cudaEvent_t& e : events) WW_CUDA(cudaEventCreate(&e));
     return Status::Ok();

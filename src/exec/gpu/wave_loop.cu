@@ -282,6 +282,7 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
 // A slice's kernels on the compute stream (wave_slices.cu runs the
 // slices): here, since wave_kernels.cuh's kernels are defined in one file.
 Status WaveLoop::launch_slice(uint32_t k, uint32_t r0, uint32_t r1) {
+  WW_TRY(drop_queued_canvas());
   using Signals = PinnedStaging::WaveSignals;
   const cudaEvent_t* ev = sig_->slice[k];
   const cudaStream_t s = sig_->compute[k % PinnedStaging::WaveSignals::kComputeStreams];
@@ -303,6 +304,7 @@ Status WaveLoop::launch_slice(uint32_t k, uint32_t r0, uint32_t r1) {
 }
 
 Status WaveLoop::launch_and_wait(uint32_t blocks) {
+  WW_TRY(drop_queued_canvas());
   WW_CUDA(cudaEventRecord(sig_->start));
   WW_TRY(launcher_.launch(mod_.M, W_, I_, blocks, layout_, nullptr));
   WW_CUDA(cudaEventRecord(sig_->stop));
@@ -429,7 +431,31 @@ Status WaveLoop::launch_until_done(uint32_t blocks, BatchResult& out) {
   return Status::Ok();
 }
 
+// Mandelbrot's 33 MB canvas came down through the staging after its 33 MB
+// of results, 0.7 ms each, behind a 0.3 ms kernel (bench/RESULTS.md).
+Status WaveLoop::queue_canvas(uint32_t first, uint32_t n) {
+  GpuBatch* gb = req_.batch;
+  if (!gb || !gb->image || !I_.image || req_.claim || req_.resident || first + n < req_.instances)
+    return Status::Ok();
+  const uint64_t bytes = gb->image->pixels.size() * 4;
+  if (!host_range_pinned(gb->image->pixels.data(), bytes)) return Status::Ok();
+  WW_CUDA(cudaStreamWaitEvent(sig_->outputs, sig_->stop, 0));
+  WW_CUDA(cudaMemcpyAsync(gb->image->pixels.data(), I_.image, bytes, cudaMemcpyDeviceToHost, sig_->outputs));
+  WW_CUDA(cudaEventRecord(sig_->canvas, sig_->outputs));
+  canvas_queued_ = true;
+  return Status::Ok();
+}
+
+// A wave that runs again (instances out of the pool) draws after the copy:
+// finish() then fetches the canvas, once the copy has stopped writing it.
+Status WaveLoop::drop_queued_canvas() {
+  if (canvas_queued_) WW_CUDA(cudaEventSynchronize(sig_->canvas));
+  canvas_queued_ = false;
+  return Status::Ok();
+}
+
 Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out) {
+  WW_TRY(queue_canvas(first, n));
   WW_TRY(launch_mem_out(W_, blocks, nullptr));
   WW_TRY(fetch_outputs(first, n, streamed_rows_, n));
   return download_status(first, n);

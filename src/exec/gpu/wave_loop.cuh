@@ -126,7 +126,8 @@ class WaveLoop {
     // A canvas coming down is part of the download (it was the 0.7 ms of
     // Mandelbrot's that the phases left out).
     const Clock::time_point t0 = Clock::now();
-    WW_TRY(download_intrinsics(req_.batch, I_, *staging_, req_.claim ? &canvas_before_ : nullptr));
+    if (canvas_queued_) WW_CUDA(cudaEventSynchronize(sig_->canvas));
+    WW_TRY(download_intrinsics(req_.batch, I_, *staging_, req_.claim ? &canvas_before_ : nullptr, canvas_queued_));
     download_ms_ += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     trace_("intrinsics' buffers");
     arena_.release_in_background();
@@ -227,6 +228,10 @@ class WaveLoop {
     return uint64_t(W_.table_stride ? groups_ : 1) * W_.cap_chunks;
   }
   Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
+  // After the batch's last kernel, the canvas straight into its registered
+  // host copy on the outputs stream, beside the results' download.
+  [[nodiscard]] Status queue_canvas(uint32_t first, uint32_t n);
+  [[nodiscard]] Status drop_queued_canvas();
   // Memory outputs and results of rows [r0, r1) to the host (once the
   // kernels that write them are done).
   // On the thread's stream, or on `down` (a slice's, its kernels seen done).
@@ -320,6 +325,7 @@ class WaveLoop {
   uint32_t* packed32_ = nullptr;         // DevWave::packed32 when a wave streams 32-bit results
   uint32_t streamed_rows_ = 0;           // this wave's rows whose results are down
   uint64_t streamed_total_ = 0;          // all waves', for the result
+  bool canvas_queued_ = false;           // queue_canvas's copy follows the last kernel launched
   StackPool stack_pool_;
   bool stack_pool_grew_ = false;
   bool finished_prefilled_ = false;  // this wave's rows: prefill_finished()
