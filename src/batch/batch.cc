@@ -165,13 +165,14 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   resize_zeroed(out.trap_pc, n);
   resize_zeroed(out.finished, n);
   out.mem_out.resize(spec.mem_out.size());
+  // Pinned by the GPU's start-up when it is still under way (warm_up_gpu),
+  // which hides the registration; after it, a fresh buffer's registration
+  // would cost what the staging's copies do. Not for the interpreter,
+  // which would wait for it (PinnedInputs, cli/run.cc).
+  const bool pin_for_gpu = spec.backend != Backend::Cpu && spec.tier != Tier::Interp;
   for (size_t k = 0; k < spec.mem_out.size(); ++k) {
     resize_zeroed(out.mem_out[k], n * spec.mem_out[k].length);
-    // Pinned by the GPU's start-up when it is still under way (warm_up_gpu),
-    // which hides the registration; after it, a fresh column's registration
-    // would cost what the staging's copies do. Not for the interpreter,
-    // which would wait for it (PinnedInputs, cli/run.cc).
-    if (spec.backend != Backend::Cpu && spec.tier != Tier::Interp) {
+    if (pin_for_gpu) {
       gpu::HostPin pin(gpu::HostPin::AtStartUp{}, out.mem_out[k].data(), out.mem_out[k].size());
       if (!pin.empty()) out.pins.push_back(std::move(pin));
     }
@@ -180,9 +181,9 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   // results (WaveLoop::queue_canvas); kept with the pixels, which outlive
   // the batch.
   gpu::OutputImage* image = spec.intrinsics && spec.intrinsics->image ? &*spec.intrinsics->image : nullptr;
-  if (image && !image->pin && spec.backend != Backend::Cpu && spec.tier != Tier::Interp) {
-    auto pin = std::make_shared<gpu::HostPin>(gpu::HostPin::AtStartUp{}, image->pixels.data(), image->pixels.size() * 4);
-    if (!pin->empty()) image->pin = std::move(pin);
+  if (image && !image->pin && pin_for_gpu) {
+    auto p = std::make_shared<gpu::HostPin>(gpu::HostPin::AtStartUp{}, image->pixels.data(), image->pixels.size() * 4);
+    if (!p->empty()) image->pin = std::move(p);
   }
 }
 

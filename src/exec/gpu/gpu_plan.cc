@@ -62,15 +62,17 @@ uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
   return std::max(pages, img.init_pages);
 }
 
+bool results_are_32bit(const std::vector<ValType>& results, uint32_t slot_width) {
+  return slot_width == 1 && !results.empty() &&
+         std::all_of(results.begin(), results.end(), [](ValType t) { return t == ValType::I32 || t == ValType::F32; });
+}
+
 uint32_t packed_result_words(const BatchRequest& req) {
   if (!req.module || req.resident || !req.then.empty() || !req.mem_out.empty() || req.write_back ||
-      !req.device_results.empty() || req.module->code.bytecode.slot_width != 1 ||
-      req.func_index >= req.module->module.num_funcs())
+      !req.device_results.empty() || req.func_index >= req.module->module.num_funcs())
     return 0;
   const std::vector<ValType>& results = req.module->module.func_type(req.func_index).results;
-  const bool all32 = std::all_of(results.begin(), results.end(),
-                                 [](ValType t) { return t == ValType::I32 || t == ValType::F32; });
-  return all32 ? uint32_t(results.size()) : 0;
+  return results_are_32bit(results, req.module->code.bytecode.slot_width) ? uint32_t(results.size()) : 0;
 }
 
 uint32_t io_slots(const BatchRequest& req) {

@@ -54,6 +54,9 @@ uint32_t sparse_chunk_shift(uint64_t capacity_bytes);
 // export's parameters, the chain's last call's results, each value the
 // module's slot width.
 uint32_t io_slots(const BatchRequest& req);
+// Whether every result is an i32 or an f32 (and there is one), in a module
+// of one slot a value: such results cross as 4-byte words.
+bool results_are_32bit(const std::vector<ValType>& results, uint32_t slot_width);
 // The 32-bit words of an instance's results that a streamed wave packs on
 // the device (wave_stream.cu): its results when all are i32 or f32 and
 // nothing but the kernel writes them, else 0.

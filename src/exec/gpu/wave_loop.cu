@@ -30,9 +30,7 @@ void WaveLoop::bind_call() {
   nparams_ = uint32_t(m.func_type(req_.func_index).params.size());
   nres_ = uint32_t(ftype_->results.size());
   ref_results_ = std::any_of(ftype_->results.begin(), ftype_->results.end(), is_ref);
-  results32_ = w_ == 1 && !ftype_->results.empty() &&
-               std::all_of(ftype_->results.begin(), ftype_->results.end(),
-                           [](ValType t) { return t == ValType::I32 || t == ValType::F32; });
+  results32_ = results_are_32bit(ftype_->results, w_);
   v128_results_ = has_v128(ftype_->results);
 }
 
@@ -446,8 +444,9 @@ Status WaveLoop::queue_canvas(uint32_t first, uint32_t n) {
   return Status::Ok();
 }
 
-// A wave that runs again (instances out of the pool) draws after the copy:
-// finish() then fetches the canvas, once the copy has stopped writing it.
+// Waits for queue_canvas's copy. Before a later launch (a wave that runs
+// again draws after the copy) finish() then fetches the canvas, once the
+// copy has stopped writing it.
 Status WaveLoop::drop_queued_canvas() {
   if (canvas_queued_) WW_CUDA(cudaEventSynchronize(sig_->canvas));
   canvas_queued_ = false;

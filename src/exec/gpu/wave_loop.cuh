@@ -126,8 +126,9 @@ class WaveLoop {
     // A canvas coming down is part of the download (it was the 0.7 ms of
     // Mandelbrot's that the phases left out).
     const Clock::time_point t0 = Clock::now();
-    if (canvas_queued_) WW_CUDA(cudaEventSynchronize(sig_->canvas));
-    WW_TRY(download_intrinsics(req_.batch, I_, *staging_, req_.claim ? &canvas_before_ : nullptr, canvas_queued_));
+    const bool canvas_down = canvas_queued_;
+    WW_TRY(drop_queued_canvas());  // its copy done
+    WW_TRY(download_intrinsics(req_.batch, I_, *staging_, req_.claim ? &canvas_before_ : nullptr, canvas_down));
     download_ms_ += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     trace_("intrinsics' buffers");
     arena_.release_in_background();

@@ -20,12 +20,6 @@ namespace {
 // without moving enough to overlap.
 constexpr uint64_t kSliceBytes = uint64_t(8) << 20;
 
-// WW_WAVE_SLICES=K caps the slices of a wave (1: none), for measuring.
-uint32_t slice_cap() {
-  static const uint32_t cap = env_cap("WW_WAVE_SLICES", PinnedStaging::WaveSignals::kMaxSlices);
-  return cap;
-}
-
 }  // namespace
 
 uint32_t env_cap(const char* name, uint32_t most) {
@@ -140,7 +134,9 @@ uint32_t WaveLoop::slice_count(uint32_t n) const {
   if (args_per_row()) per_instance += uint64_t(nparams_) * 8;
   if (nres_) per_instance += results32_ ? 4 * uint64_t(nres_) : 8 * uint64_t(nres_) * w_;
   const uint64_t blocks = (n + kBlock - 1) / kBlock;
-  const uint64_t slices = std::min<uint64_t>({per_instance * n / kSliceBytes, slice_cap(), blocks});
+  // WW_WAVE_SLICES=K caps the slices of a wave (1: none), for measuring.
+  static const uint32_t cap = env_cap("WW_WAVE_SLICES", PinnedStaging::WaveSignals::kMaxSlices);
+  const uint64_t slices = std::min<uint64_t>({per_instance * n / kSliceBytes, cap, blocks});
   return uint32_t(std::max<uint64_t>(slices, 1));
 }
 

@@ -19,12 +19,6 @@ namespace {
 // host's fixed costs outweigh the overlap.
 constexpr uint64_t kStretchBytes = uint64_t(1) << 20;
 
-// WW_STREAM_STRETCHES=K caps the stretches of a wave (1: none), for measuring.
-uint64_t stretch_cap() {
-  static const uint64_t cap = env_cap("WW_STREAM_STRETCHES", PinnedStaging::WaveSignals::kMaxStretches);
-  return cap;
-}
-
 }  // namespace
 
 uint32_t WaveLoop::stream_rows(uint32_t n) const {
@@ -38,7 +32,9 @@ uint32_t WaveLoop::stream_rows(uint32_t n) const {
       !req_.device_args.empty() || !req_.device_results.empty() || (results32_ && !packed32_) || slice_count(n) > 1)
     return 0;
   const uint64_t row_bytes = results32_ ? 4 * uint64_t(nres_) : 8 * uint64_t(nres_) * w_;
-  const uint64_t stretches = std::min<uint64_t>(uint64_t(n) * row_bytes / kStretchBytes, stretch_cap());
+  // WW_STREAM_STRETCHES=K caps the stretches of a wave (1: none), for measuring.
+  static const uint32_t cap = env_cap("WW_STREAM_STRETCHES", PinnedStaging::WaveSignals::kMaxStretches);
+  const uint64_t stretches = std::min<uint64_t>(uint64_t(n) * row_bytes / kStretchBytes, cap);
   if (stretches < 2) return 0;
   // Each stretch comes down on its own, its pieces pipelined but not with
   // the next stretch's: stretches of whole pieces leave no short piece
