@@ -309,7 +309,11 @@ struct ResultColumns {
   uint64_t instances = 0;
   std::vector<ValueType> types;
   std::vector<std::string> names;  // empty: result0, result1, ...
+  // Null when results32 holds them.
   const uint64_t* results = nullptr;
+  // The results when every one is an i32 or an f32: 4 bytes a value (the
+  // column the GPU copies into); results is then null.
+  const uint32_t* results32 = nullptr;
   // As results, the high words of v128 results (bytes 8-15; the low word
   // is in results); null when no result is a v128.
   const uint64_t* results_hi = nullptr;
@@ -319,6 +323,12 @@ struct ResultColumns {
   const uint32_t* trap_function = nullptr;
   const uint32_t* trap_offset = nullptr;
   std::vector<const uint8_t*> memory_out;
+
+  // Result k of instance i, raw bits (i32 and f32 in the low half).
+  uint64_t bits(uint64_t i, size_t k) const {
+    const uint64_t at = i * types.size() + k;
+    return results32 ? results32[at] : results[at];
+  }
 };
 
 struct CallOptions {
@@ -436,6 +446,10 @@ struct RunReport {
   uint64_t reserved_bytes_per_instance = 0;
   uint64_t pool_reruns = 0;       // instances that ran again after the pool ran out
   uint64_t stack_reruns = 0;      // compiled code's instances out of CUDA stack, run again interpreted
+  // Instances whose kernel wrote their result straight into host memory
+  // (then the kernel's time includes those results crossing).
+  uint64_t mapped_rows = 0;
+  bool canvas_mapped = false;  // likewise the image's pixels
   uint64_t stack_pool_bytes = 0;  // call-stack segments, at the most
   uint32_t wave_size = 0, waves = 0;
   uint32_t wave_slices = 1;       // the most slices a wave ran in, each slice's transfers beside another's kernel
@@ -458,7 +472,11 @@ class CallResult {
   // results of other types.
   uint64_t bits_hi(uint64_t instance, size_t k = 0) const;
   // All results, instance-major: instances() x result_types().size().
+  // When every result is an i32 or an f32 they are held 4 bytes a value
+  // (all_bits32()), and the first all_bits() makes a widened copy.
   std::span<const uint64_t> all_bits() const;
+  // All results when every one is an i32 or an f32, as held; empty otherwise.
+  std::span<const uint32_t> all_bits32() const;
 
   // With CallOptions::results_on_device: result k of every instance, a
   // column in GPU memory (4 or 8 bytes a row, zeros where an instance

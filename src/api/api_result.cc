@@ -39,6 +39,8 @@ RunReport report_of(const ww::batch::BatchResult& r) {
   o.reserved_bytes_per_instance = r.reserved_bytes_per_instance;
   o.pool_reruns = r.pool_reruns;
   o.stack_reruns = r.stack_reruns;
+  o.mapped_rows = r.mapped_rows;
+  o.canvas_mapped = r.canvas_mapped;
   o.stack_pool_bytes = r.stack_pool_bytes;
   o.wave_size = r.wave_size;
   o.waves = r.waves;
@@ -52,7 +54,8 @@ ResultColumns columns_of(const ww::batch::BatchResult& r) {
   v.instances = r.traps.size();
   for (ww::ValType t : r.type.results) v.types.push_back(public_type(t));
   v.names = r.result_names;
-  v.results = r.results.data();
+  v.results = r.results.empty() ? nullptr : r.results.data();
+  v.results32 = r.results32.empty() ? nullptr : r.results32.data();
   v.results_hi = r.results_hi.empty() ? nullptr : r.results_hi.data();
   v.traps = r.traps.data();
   v.trap_function = r.trap_func.data();
@@ -69,7 +72,7 @@ const char* tier_name(Tier t) { return ww::batch::tier_name(api::internal_tier(t
 uint64_t CallResult::instances() const { return impl_->r.traps.size(); }
 const std::vector<ValueType>& CallResult::result_types() const { return impl_->types; }
 uint64_t CallResult::bits(uint64_t instance, size_t k) const {
-  return impl_->r.results[instance * impl_->types.size() + k];
+  return impl_->r.result_bits(instance, k);
 }
 float CallResult::f32(uint64_t instance, size_t k) const {
   const uint32_t b = uint32_t(bits(instance, k));
@@ -87,7 +90,15 @@ uint64_t CallResult::bits_hi(uint64_t instance, size_t k) const {
   const auto& hi = impl_->r.results_hi;
   return hi.empty() ? 0 : hi[instance * impl_->types.size() + k];
 }
-std::span<const uint64_t> CallResult::all_bits() const { return {impl_->r.results.data(), impl_->r.results.size()}; }
+std::span<const uint64_t> CallResult::all_bits() const {
+  const ww::batch::BatchResult& r = impl_->r;
+  if (r.results32.empty()) return {r.results.data(), r.results.size()};
+  std::call_once(impl_->widened_once, [&] { impl_->widened.assign(r.results32.begin(), r.results32.end()); });
+  return {impl_->widened.data(), impl_->widened.size()};
+}
+std::span<const uint32_t> CallResult::all_bits32() const {
+  return {impl_->r.results32.data(), impl_->r.results32.size()};
+}
 const void* CallResult::device_result(size_t k) const {
   return k < impl_->device.size() ? impl_->device[k].get() : nullptr;
 }

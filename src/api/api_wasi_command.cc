@@ -87,7 +87,7 @@ CallResult one_result(uint8_t trap, int32_t exit_code, bool finished) {
   ww::batch::BatchResult& r = impl->r;
   r.type.results = {ww::ValType::I32};
   r.result_names = {"exit_code"};
-  r.results.assign(1, trap ? 0 : uint64_t(uint32_t(exit_code)));
+  r.results32.assign(1, trap ? 0 : uint32_t(exit_code));
   r.traps.assign(1, trap);
   r.finished.assign(1, finished ? 1 : 0);
   r.trap_func.assign(1, 0);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "batch/batch.h"
@@ -29,6 +30,9 @@ struct CallResult::Impl {
   // The `gpu` intrinsics' state after the call (null: none were used).
   std::unique_ptr<ww::gpu::GpuBatch> intrinsics;
   std::unique_ptr<Image> image;
+  // all_bits()'s widened copy of 32-bit results, made on first use.
+  mutable std::once_flag widened_once;
+  mutable std::vector<uint64_t> widened;
 };
 
 namespace api {

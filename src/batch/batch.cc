@@ -153,7 +153,8 @@ Result<Job> make_job(const BatchSpec& spec) {
 void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   const uint64_t n = spec.instances;
   out.type = job.type;
-  resize_zeroed(out.results, n * job.type.results.size());
+  if (narrow_results(job.type.results)) resize_zeroed(out.results32, n * job.type.results.size());
+  else resize_zeroed(out.results, n * job.type.results.size());
   if (has_v128(job.type.results)) resize_zeroed(out.results_hi, n * job.type.results.size());
   if (spec.wasi) {
     out.result_names = {"exit_code"};
@@ -176,6 +177,12 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
       gpu::HostPin pin(gpu::HostPin::AtStartUp{}, out.mem_out[k].data(), out.mem_out[k].size());
       if (!pin.empty()) out.pins.push_back(std::move(pin));
     }
+  }
+  // The results likewise, which the device then copies straight in when
+  // they are 4 bytes a value (WaveLoop::download_results32).
+  if (pin_for_gpu && !out.results32.empty()) {
+    gpu::HostPin pin(gpu::HostPin::AtStartUp{}, out.results32.data(), out.results32.size() * 4);
+    if (!pin.empty()) out.pins.push_back(std::move(pin));
   }
   // The canvas likewise, which the device then copies down beside the
   // results (WaveLoop::queue_canvas); kept with the pixels, which outlive

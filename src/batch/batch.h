@@ -10,6 +10,7 @@
 //   traps and memory outputs in instance order.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -263,7 +264,14 @@ struct BatchResult {
   uint64_t device_output_bytes = 0;  // WASI output collected on the GPU, not by host calls
   uint64_t device_files = 0, device_file_bytes = 0;  // read-only files whose reads the GPU served
   uint64_t first_output_capped = ~uint64_t{0};  // the first of them
-  Column<uint64_t> results;  // instances x type.results.size()
+  // instances x type.results.size(), raw bits; empty when results32 holds them.
+  Column<uint64_t> results;
+  // The results when every one is an i32 or an f32 (narrow_results): 4
+  // bytes a value, as the GPU sends them, so that they come down straight
+  // into this column where widening them on the host took thread-id's 40
+  // MB 1 ms (36-43 GB/s against the wire's 55; bench/RESULTS.md), and a
+  // 100M batch holds half the memory.
+  Column<uint32_t> results32;
   Column<uint64_t> results_hi;  // as results, v128 results' high words (empty without v128 results)
   Column<uint8_t> traps;     // TrapCode per instance
   // Where each trap happened: module function index and bytecode word
@@ -272,7 +280,7 @@ struct BatchResult {
   Column<uint32_t> trap_func, trap_pc;
   Column<uint8_t> finished;  // 0 for instances the timeout stopped or skipped
   std::vector<Column<uint8_t>> mem_out;  // per MemOutput: instances x length
-  // Large mem_out columns, pinned for the GPU to copy into (released before
+  // Large mem_out and results32 columns, pinned for the GPU to copy into (released before
   // the columns go: declared after them).
   std::vector<gpu::HostPin> pins;
 
@@ -294,6 +302,10 @@ struct BatchResult {
   uint64_t reserved_bytes_per_instance = 0;
   uint64_t pool_reruns = 0;  // instances that ran out of the pool and ran again
   uint64_t stack_reruns = 0;  // compiled code's instances that ran out of CUDA stack, run again interpreted
+  // Instances whose kernel wrote their result straight into the pinned
+  // results32 column: the kernel phase then holds those results' crossing.
+  uint64_t mapped_rows = 0;
+  bool canvas_mapped = false;  // likewise the --image canvas
   uint64_t stack_pool_bytes = 0;  // the GPU interpreter's call stack segments, at the most
   uint32_t wave_size = 0, waves = 0;
   uint32_t wave_slices = 1;  // the most slices a wave ran in (transfers beside kernels)
@@ -301,7 +313,25 @@ struct BatchResult {
   std::vector<Segment> segments;
   CompileReport compile;
   double wall_s = 0;
+
+  // Result k of instance i, raw bits.
+  uint64_t result_bits(uint64_t i, size_t k) const {
+    const size_t nr = type.results.size();
+    return results32.empty() ? results[i * nr + k] : results32[i * nr + k];
+  }
+  void set_result_bits(uint64_t i, size_t k, uint64_t bits) {
+    const size_t nr = type.results.size();
+    if (results32.empty()) results[i * nr + k] = bits;
+    else results32[i * nr + k] = uint32_t(bits);
+  }
 };
+
+// Whether a batch of results `types` keeps them in BatchResult::results32.
+inline bool narrow_results(const std::vector<ValType>& types) {
+  return !types.empty() && std::all_of(types.begin(), types.end(), [](ValType t) {
+    return t == ValType::I32 || t == ValType::F32;
+  });
+}
 
 // The type of exported function `name`, or "unknown export 'f' (exported
 // functions: a, b)" / "export 'm' is a memory, not a function".

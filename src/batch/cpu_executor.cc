@@ -194,7 +194,8 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
     std::memcpy(out.mem_out[k].data() + i * m.length, b.mem->data.data() + addr, m.length);
   }
   const size_t nr = job.type.results.size();
-  std::copy(io, io + nr, out.results.data() + i * nr);
+  if (!out.results32.empty()) std::copy(io, io + nr, out.results32.data() + i * nr);  // narrowed
+  else std::copy(io, io + nr, out.results.data() + i * nr);
   if (!out.results_hi.empty()) std::copy(io_hi, io_hi + nr, out.results_hi.data() + i * nr);
   clock.lap(clock.copy_ns);
   return TrapCode::None;

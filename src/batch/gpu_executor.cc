@@ -143,6 +143,8 @@ void merge_device_figures(const std::vector<BatchResult>& figs, const std::vecto
     out.device_file_bytes += f.device_file_bytes;
     out.pool_reruns += f.pool_reruns;
     out.stack_reruns += f.stack_reruns;
+    out.mapped_rows += f.mapped_rows;
+    out.canvas_mapped = out.canvas_mapped || f.canvas_mapped;
     out.waves += f.waves;
     out.wave_slices = std::max(out.wave_slices, f.wave_slices);
     out.kernel_ms += f.kernel_ms / k;
@@ -412,14 +414,16 @@ class GpuExecutor final : public Executor {
     // export itself returns nothing.
     const size_t nr = spec.wasi ? 0 : job.type.results.size();
     // size_result zeroed the columns, and no other executor runs this range.
-    req.dest = {out.results.data() + first * nr, out.traps.data() + first, out.trap_func.data() + first,
-                out.trap_pc.data() + first, out.finished.data() + first, true};
+    req.dest = {out.results.empty() ? nullptr : out.results.data() + first * nr, out.traps.data() + first,
+                out.trap_func.data() + first, out.trap_pc.data() + first, out.finished.data() + first, true};
+    if (!out.results32.empty()) req.dest.results32 = out.results32.data() + first * nr;
     if (!out.results_hi.empty()) req.dest.results_hi = out.results_hi.data() + first * nr;
     gpu::BatchResult r;
     if (spec.resident) {
       // The resident wave answers in vectors of its own: into the batch's.
       WW_ASSIGN_OR_RETURN(r, spec.resident->gpu()->call(req));
-      std::copy(r.results.begin(), r.results.end(), req.dest.results);
+      if (req.dest.results32) std::copy(r.results.begin(), r.results.end(), req.dest.results32);  // narrowed
+      else std::copy(r.results.begin(), r.results.end(), req.dest.results);
       if (req.dest.results_hi) std::copy(r.results_hi.begin(), r.results_hi.end(), req.dest.results_hi);
       std::copy(r.traps.begin(), r.traps.end(), req.dest.traps);
       std::copy(r.trap_func.begin(), r.trap_func.end(), req.dest.trap_func);
@@ -460,6 +464,8 @@ class GpuExecutor final : public Executor {
     fig.reserved_bytes_per_instance = uint64_t(r.plan.memory_pages) * kPageSize;
     fig.pool_reruns += r.pool_reruns;
     fig.stack_reruns += r.stack_reruns;
+    fig.mapped_rows += r.mapped_rows;
+    fig.canvas_mapped = fig.canvas_mapped || r.canvas_mapped;
     fig.stack_pool_bytes = std::max(fig.stack_pool_bytes, r.stack_pool_bytes);
     fig.wave_size = std::max(fig.wave_size, r.plan.wave_size);
     fig.waves += r.plan.waves;

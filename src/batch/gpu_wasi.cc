@@ -369,7 +369,7 @@ void GpuWasiCalls::finish() {
       out_.traps[i] = uint8_t(TrapCode::None);
       out_.trap_func[i] = 0;
       out_.trap_pc[i] = 0;
-      out_.results[i] = exit_code_[k];
+      out_.set_result_bits(i, 0, exit_code_[k]);
     }
     if (capped_[k]) {
       ++out_.output_capped;

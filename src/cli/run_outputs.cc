@@ -127,7 +127,7 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
   const auto& rt = r.types;
   const size_t nr = rt.size();
   auto value = [&](uint64_t i, size_t k) {
-    return Value{rt[k], r.results[i * nr + k], r.results_hi ? r.results_hi[i * nr + k] : 0};
+    return Value{rt[k], r.bits(i, k), r.results_hi ? r.results_hi[i * nr + k] : 0};
   };
   if (fmt_ == OutFormat::Csv) {
     return write_in_blocks(first, end, out_, [&](uint64_t from, uint64_t to, std::string& s) {
@@ -178,7 +178,7 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
     for (uint64_t i = from; i < to; ++i) {
       const bool trapped = r.traps[i] != 0;
       for (size_t k = 0; k < nr; ++k) {
-        const uint64_t b = trapped ? 0 : r.results[i * nr + k];
+        const uint64_t b = trapped ? 0 : r.bits(i, k);
         const size_t w = (rt[k] == ValType::I32 || rt[k] == ValType::F32) ? 4 : 8;
         s.append(reinterpret_cast<const char*>(&b), w);  // little-endian hosts
         if (rt[k] == ValType::V128) {

@@ -121,6 +121,9 @@ std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result)
       s += ", " + r.memory_layout + " dense";
     s += "), " + std::to_string(r.waves) + " wave(s) of up to " + std::to_string(r.wave_size);
     if (r.wave_slices > 1) s += " in up to " + std::to_string(r.wave_slices) + " slices";
+    if (r.mapped_rows || r.canvas_mapped)
+      s += std::string(", ") + (r.mapped_rows && r.canvas_mapped ? "results and image" : r.mapped_rows ? "results" : "image") +
+           " written by the kernel into host memory";
     if (r.pool_reruns) s += "; " + std::to_string(r.pool_reruns) + " instance(s) ran again after the pool ran out";
     if (r.stack_reruns)
       s += "; " + std::to_string(r.stack_reruns) +
@@ -194,6 +197,8 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
                        {"layout", r.memory_layout},
                        {"pool_reruns", r.pool_reruns},
                        {"stack_reruns", r.stack_reruns},
+                       {"results_mapped_rows", r.mapped_rows},
+                       {"canvas_mapped", r.canvas_mapped},
                        {"stack_pool_bytes", r.stack_pool_bytes},
                        {"wave_size", r.wave_size},
                        {"waves", r.waves},

@@ -31,8 +31,8 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
   for (BatchRequest::DeviceColumn& c : sub.device_args)
     if (c.data) c.data = static_cast<const uint8_t*>(c.data) + uint64_t(i) * c.width;
   for (BatchRequest::DeviceOut& o : sub.device_results) o.data = static_cast<uint8_t*>(o.data) + uint64_t(i) * o.width;
-  sub.dest = {d.results + i * nr, d.traps + i, d.trap_func + i, d.trap_pc + i, d.finished + i};
-  if (d.results_hi) sub.dest.results_hi = d.results_hi + i * nr;
+  sub.dest = d.from(i, nr);
+  sub.dest.trap_words_zero = false;
   sub.write_back = req.write_back && i == 0;
   sub.on_plan = nullptr;
   sub.progress = nullptr;
@@ -70,6 +70,7 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
     out.pool_reruns += r->pool_reruns;
     out.wave_slices = std::max(out.wave_slices, r->wave_slices);
     out.streamed_rows += r->streamed_rows;
+    out.mapped_rows += r->mapped_rows;
     out.stack_reruns += end - i;
     out.host_calls += r->host_calls;
     out.host_passes += r->host_passes;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "exec/gpu/gpu_backend.h"
 
 namespace ww::gpu {
 
@@ -26,27 +27,19 @@ class DeviceArena {
   DeviceArena() = default;
   DeviceArena(const DeviceArena&) = delete;
   DeviceArena& operator=(const DeviceArena&) = delete;
-  ~DeviceArena() {
-    for (const Allocation& a : allocs_) cudaFree(a.ptr);
-  }
+  ~DeviceArena();
   // Hands every allocation to the background releaser when together they
   // are large enough for freeing to take milliseconds (cudaFree took about
-  // 0.4 ms per GB on an H200); smaller arenas free in the destructor.
+  // 0.4 ms per GB on an H200); smaller arenas free in the destructor. The
+  // reserved block goes back to its GPU's idle block where it may, for the
+  // next batch to take at once: nothing may still run on it.
   void release_in_background();
   // One allocation that later alloc()s are cut from while they fit, 256
   // bytes aligned: a wave's twenty-odd buffers, each from cudaMalloc, took
-  // 2.4 ms of an 8.3M-instance batch. Without the memory for it nothing
-  // changes: allocations come from cudaMalloc.
-  void reserve(size_t bytes) {
-    void* p = nullptr;
-    if (cudaMalloc(&p, bytes) != cudaSuccess) {
-      (void)cudaGetLastError();  // out of memory is not sticky; clear it anyway
-      return;
-    }
-    allocs_.push_back({p, bytes});
-    block_ = static_cast<uint8_t*>(p);
-    block_left_ = bytes;
-  }
+  // 2.4 ms of an 8.3M-instance batch. It is the GPU's idle block when that
+  // holds `bytes`. Without the memory for it nothing changes: allocations
+  // come from cudaMalloc.
+  void reserve(size_t bytes);
   template <class T>
   Status alloc(T** out, size_t count) {
     void* p = nullptr;
@@ -92,13 +85,10 @@ class DeviceArena {
     size_t bytes;
   };
   std::vector<Allocation> allocs_;
+  DeviceBlock reserved_;  // not in allocs_
+  int reserved_on_ = 0;   // its GPU
   uint8_t* block_ = nullptr;  // what is left of the reserved block
   size_t block_left_ = 0;
 };
-
-// Returns once every background free (DeviceArena::release_in_background)
-// has finished: before reading the
-// device's free memory or planning the next batch.
-void wait_for_background_frees();
 
 }  // namespace ww::gpu

@@ -71,6 +71,10 @@ void prepare_transfers();
 // Buffers smaller than this cross through the staging: their copies are
 // short, and each registration is a system call.
 inline constexpr uint64_t kHostPinMinBytes = uint64_t(4) << 20;
+// Registered by the start-up, behind the CUDA context's hundreds of ms, a
+// smaller buffer costs the batch nothing: thread-id's 1M results (4 MB)
+// then come down without the staging.
+inline constexpr uint64_t kStartUpPinMinBytes = uint64_t(1) << 20;
 // Host memory the GPU copies to and from directly instead of through the
 // pinned staging pieces: `bytes` at `p`, registered with CUDA (page-locked)
 // by the GPU's start-up once its staging is pinned, or at once when the
@@ -80,12 +84,18 @@ inline constexpr uint64_t kHostPinMinBytes = uint64_t(4) << 20;
 // the staging. One request per buffer; release_host_pin unregisters it
 // and must come before the memory is freed.
 void request_host_pin(const void* p, uint64_t bytes);
-// The same, only while the start-up has not pinned yet (so that it hides
-// the registration); false, and nothing requested, after.
+// The same, from kStartUpPinMinBytes, only while the start-up has not
+// pinned yet (so that it hides the registration); false, and nothing
+// requested, after.
 bool request_host_pin_at_start_up(const void* p, uint64_t bytes);
 void release_host_pin(const void* p);
 // Whether all of [p, p + bytes) lies in registered memory.
 bool host_range_pinned(const void* p, uint64_t bytes);
+// Where a kernel of the current GPU writes `bytes` at `p` straight into
+// host memory: `p` itself or its mapping, when the range is pinned
+// (host_range_pinned); null otherwise, or when WW_MAPPED_RESULTS=0 (for
+// measuring the kernels alone).
+void* pinned_for_kernels(void* p, uint64_t bytes);
 // Registers what was requested so far; later requests register at once.
 void pin_requested_host_ranges();
 // A request_host_pin released when it goes (before the memory it names).
@@ -107,6 +117,31 @@ class HostPin {
  private:
   const void* p_;
 };
+
+// A block of device memory held whole (see take_idle_block).
+struct DeviceBlock {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+};
+
+// The GPU's idle block: the start-up allocates one (prepare_transfers)
+// while the inputs are read, and an arena's reserved block comes back to
+// it when none is held, so that a wave's block costs no cudaMalloc (one
+// took 0.17-0.46 ms of every batch, whatever its size up to 4 GiB;
+// bench/RESULTS.md). A plan counts it as free memory (probe_device).
+// Takes it when it holds `bytes`; otherwise hands it to the background
+// free, so that the larger block the plan counted on can be allocated,
+// and returns an empty block.
+DeviceBlock take_idle_block(size_t bytes);
+// Allocates the current GPU's idle block when it holds none.
+void warm_idle_block();
+// The current GPU's idle block's bytes (0: none).
+uint64_t idle_block_bytes();
+// Returns once every background free (DeviceArena::release_in_background)
+// has finished: before reading the device's free memory or planning the
+// next batch.
+void wait_for_background_frees();
+
 // Loads the wave kernels every batch launches (CUDA loads a kernel lazily,
 // at its first launch: 0.5-0.8 ms of a batch's set-up on an H200).
 void load_wave_kernels();
@@ -368,6 +403,23 @@ struct BatchRequest {
     // zeroing them again was a tenth of an 8.3M-instance batch.
     bool trap_words_zero = false;
     uint64_t* results_hi = nullptr;  // as results, v128 results' high words; null: not wanted
+    // Instead of results, when every result is an i32 or an f32: 4 bytes a
+    // value, which the device copies straight in when the column is pinned.
+    uint32_t* results32 = nullptr;
+
+    // The same columns from instance i on (nr results an instance).
+    Destination from(uint64_t i, uint64_t nr) const {
+      Destination d = *this;
+      auto at = [](auto* p, uint64_t k) { return p ? p + k : p; };
+      d.results = at(results, i * nr);
+      d.results32 = at(results32, i * nr);
+      d.results_hi = at(results_hi, i * nr);
+      d.traps = at(traps, i);
+      d.trap_func = at(trap_func, i);
+      d.trap_pc = at(trap_pc, i);
+      d.finished = at(finished, i);
+      return d;
+    }
   } dest;
 
   GpuBatch* batch = nullptr;  // the `gpu` intrinsics' shared state; may be null
@@ -413,8 +465,10 @@ struct BatchResult {
   uint64_t pool_reruns = 0;
   // The most slices a wave ran in (wave_slices.cu; 1: every wave in one launch).
   uint32_t wave_slices = 1;
-  // Results that came down while their wave's kernel still ran (wave_stream.cu).
-  uint64_t streamed_rows = 0;
+  // Results that came down while their wave's kernel still ran
+  // (wave_stream.cu), and those the kernel wrote into the host's column.
+  uint64_t streamed_rows = 0, mapped_rows = 0;
+  bool canvas_mapped = false;  // the kernels drew straight on the host's canvas
   // Instances compiled code ran out of CUDA stack for, run again on the
   // interpreter kernel (their host calls and output are counted above).
   uint64_t stack_reruns = 0;

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include "exec/gpu/cuda_check.cuh"
 #include "exec/gpu/gpu_backend.h"
 
 namespace ww::gpu {
@@ -100,7 +101,7 @@ DeviceInfo probe_device() {
   d.cc_major = p.major;
   d.cc_minor = p.minor;
   d.total_bytes = total_b;
-  d.free_bytes = free_b;
+  d.free_bytes = free_b + idle_block_bytes();  // a batch's arena takes it or frees it
   return d;
 }
 

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <new>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "common/host_column.h"
@@ -40,6 +42,50 @@ struct KeptStaging {
 KeptStaging& kept_staging() {
   static KeptStaging k;
   return k;
+}
+
+// One idle block per GPU (take_idle_block). Freed at exit like the
+// staging, before the runtime's teardown.
+struct IdleBlocks {
+  std::mutex mu;
+  std::map<int, DeviceBlock> idle;
+  ~IdleBlocks() {
+    for (auto& [device, b] : idle) {
+      DeviceScope on(device);
+      if (on.status().ok()) cudaFree(b.ptr);
+    }
+  }
+};
+
+IdleBlocks& idle_blocks() {
+  static IdleBlocks k;
+  return k;
+}
+
+// The idle block's size: an eighth of the GPU's memory at the most, 8 GiB,
+// which holds the wave blocks of the bench rows (thread-id 10M, Mandelbrot
+// 8.3M, hash-wasm 1M) and costs a cudaMalloc of about 0.3 ms on the
+// start-up thread. Larger blocks are allocated per batch and freed. (Sized
+// by the first GPU asked: the process's GPUs are alike.)
+uint64_t idle_block_cap() {
+  static const uint64_t cap = [] {
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
+    return std::min<uint64_t>(uint64_t(8) << 30, total_b / 8);
+  }();
+  return cap;
+}
+
+// Keeps `b` as the current GPU's idle block when it holds none and `b` is
+// no larger than one it would allocate; false: the caller frees `b`.
+bool keep_idle_block(DeviceBlock b) {
+  if (!b.ptr || b.bytes > idle_block_cap()) return false;
+  IdleBlocks& k = idle_blocks();
+  std::lock_guard<std::mutex> g(k.mu);
+  DeviceBlock& idle = k.idle[current_device()];
+  if (idle.ptr) return false;
+  idle = b;
+  return true;
 }
 
 // A thread that runs what it is handed in order (frees, then unloading
@@ -197,16 +243,75 @@ void request_host_pin(const void* p, uint64_t bytes) {
   if (p && bytes >= kHostPinMinBytes) (void)host_pins().request(p, bytes, false);
 }
 bool request_host_pin_at_start_up(const void* p, uint64_t bytes) {
-  return p && bytes >= kHostPinMinBytes && host_pins().request(p, bytes, true);
+  return p && bytes >= kStartUpPinMinBytes && host_pins().request(p, bytes, true);
 }
 void release_host_pin(const void* p) { host_pins().release(p); }
 bool host_range_pinned(const void* p, uint64_t bytes) { return host_pins().covers(p, bytes); }
+
+void* pinned_for_kernels(void* p, uint64_t bytes) {
+  static const bool allowed = [] {
+    const char* v = std::getenv("WW_MAPPED_RESULTS");
+    return !v || std::strcmp(v, "0") != 0;
+  }();
+  if (!allowed || !p || !host_range_pinned(p, bytes)) return nullptr;
+  int direct = 0;
+  if (cudaDeviceGetAttribute(&direct, cudaDevAttrCanUseHostPointerForRegisteredMem, current_device()) == cudaSuccess &&
+      direct)
+    return p;
+  (void)cudaGetLastError();
+  void* on_device = nullptr;
+  if (cudaHostGetDevicePointer(&on_device, p, 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return on_device;
+}
 void pin_requested_host_ranges() { host_pins().pin_queued(); }
 
+// An arena that goes without release_in_background (a batch that failed)
+// frees its block: work of its own may still be queued on it, and cudaFree
+// waits for that.
+DeviceArena::~DeviceArena() {
+  for (const Allocation& a : allocs_) cudaFree(a.ptr);
+  if (reserved_.ptr) cudaFree(reserved_.ptr);
+}
+
+void DeviceArena::reserve(size_t bytes) {
+  reserved_on_ = current_device();
+  DeviceBlock b = take_idle_block(bytes);
+  if (!b.ptr) {
+    cudaError_t e = cudaMalloc(&b.ptr, bytes);
+    if (e == cudaErrorMemoryAllocation) {
+      // The idle block the plan counted may still be on its way out.
+      (void)cudaGetLastError();
+      wait_for_background_frees();
+      e = cudaMalloc(&b.ptr, bytes);
+    }
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();  // out of memory is not sticky; clear it anyway
+      return;
+    }
+    b.bytes = bytes;
+  }
+  reserved_ = b;
+  block_ = static_cast<uint8_t*>(b.ptr);
+  block_left_ = b.bytes;
+}
+
 void DeviceArena::release_in_background() {
-  size_t total = 0;
+  if (reserved_.ptr) {
+    DeviceScope on(reserved_on_);
+    if (keep_idle_block(reserved_)) {
+      reserved_ = {};
+      block_ = nullptr;
+      block_left_ = 0;
+    }
+  }
+  size_t total = reserved_.bytes;
   for (const Allocation& a : allocs_) total += a.bytes;
   if (total < kBackgroundFreeBytes) return;  // the destructor frees them
+  if (reserved_.ptr) allocs_.push_back({reserved_.ptr, reserved_.bytes});
+  reserved_ = {};
   // The host goes on with the batch's outputs meanwhile; the process
   // waits for the frees at exit.
   background_frees().post([allocs = std::move(allocs_), device = current_device()] {
@@ -214,6 +319,50 @@ void DeviceArena::release_in_background() {
     for (const Allocation& a : allocs) cudaFree(a.ptr);
   });
   allocs_.clear();
+}
+
+DeviceBlock take_idle_block(size_t bytes) {
+  DeviceBlock b;
+  {
+    IdleBlocks& k = idle_blocks();
+    std::lock_guard<std::mutex> g(k.mu);
+    auto it = k.idle.find(current_device());
+    if (it == k.idle.end() || !it->second.ptr) return {};
+    b = std::exchange(it->second, DeviceBlock{});
+  }
+  if (b.bytes >= bytes) return b;
+  background_frees().post([b, device = current_device()] {
+    DeviceScope on(device);
+    cudaFree(b.ptr);
+  });
+  return {};
+}
+
+void warm_idle_block() {
+  {
+    IdleBlocks& k = idle_blocks();
+    std::lock_guard<std::mutex> g(k.mu);
+    if (k.idle[current_device()].ptr) return;
+  }
+  size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return;
+  }
+  DeviceBlock b{nullptr, std::min<uint64_t>(idle_block_cap(), free_b / 4)};
+  if (!b.bytes) return;
+  if (cudaMalloc(&b.ptr, b.bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return;
+  }
+  if (!keep_idle_block(b)) cudaFree(b.ptr);
+}
+
+uint64_t idle_block_bytes() {
+  IdleBlocks& k = idle_blocks();
+  std::lock_guard<std::mutex> g(k.mu);
+  auto it = k.idle.find(current_device());
+  return it == k.idle.end() ? 0 : it->second.bytes;
 }
 
 void retire_in_background(std::shared_ptr<void> object) {
@@ -316,6 +465,7 @@ void prepare_transfers() {
   if (s.ok()) give_staging(std::move(*s));
   load_wave_kernels();
   background_frees().start();
+  warm_idle_block();
 }
 
 }  // namespace ww::gpu

@@ -138,7 +138,9 @@ uint64_t intrinsics_bytes(const GpuBatch* gb) {
   return bytes;
 }
 
-Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std::vector<uint32_t>* canvas_before) {
+Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std::vector<uint32_t>* canvas_before,
+                         bool* canvas_mapped) {
+  if (canvas_mapped) *canvas_mapped = false;
   I.filter = gb ? gb->filter : TextureFilter::Nearest;
   WW_TRY(arena.alloc(&I.ignored_pixels, 1));
   WW_CUDA(cudaMemset(I.ignored_pixels, 0, sizeof(unsigned long long)));
@@ -148,7 +150,13 @@ Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std
     I.image_h = gb->image->height;
     std::lock_guard<std::mutex> g(gb->canvas_mu);
     if (canvas_before) *canvas_before = gb->image->pixels;
-    if (gb->image->blank) {
+    // set_pixel only stores, so pixels drawn into host memory cross while
+    // the kernel runs (Mandelbrot's 33 MB canvas came down 0.6 ms after it).
+    void* host = canvas_mapped ? pinned_for_kernels(gb->image->pixels.data(), gb->image->pixels.size() * 4) : nullptr;
+    if (host) {
+      I.image = static_cast<uint32_t*>(host);
+      *canvas_mapped = true;
+    } else if (gb->image->blank) {
       WW_TRY(arena.alloc(&I.image, gb->image->pixels.size()));
       WW_CUDA(cudaMemset(I.image, 0, gb->image->pixels.size() * 4));
     } else {

@@ -77,9 +77,12 @@ PackedModule pack_module(const GpuImage& img, ModuleOnDevice& out, uint32_t spar
 uint64_t intrinsics_bytes(const GpuBatch* gb);
 // `canvas_before`, when several wave loops (GPUs) draw on gb's canvas at
 // once: the canvas as this one uploaded it, kept for the download, which
-// then writes back only the pixels this GPU changed.
+// then writes back only the pixels this GPU changed. `canvas_mapped`: the
+// kernels may draw straight on the host's canvas where it is pinned
+// (pinned_for_kernels), and it says whether they do.
 [[nodiscard]] Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I,
-                                       std::vector<uint32_t>* canvas_before = nullptr);
+                                       std::vector<uint32_t>* canvas_before = nullptr,
+                                       bool* canvas_mapped = nullptr);
 // The image, the state array and the ignored-pixel count back to the host;
 // `canvas_down`: the image already came down (WaveLoop::queue_canvas).
 [[nodiscard]] Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging,

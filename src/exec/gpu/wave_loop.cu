@@ -5,6 +5,8 @@
 // CUDA call is checked and a failure becomes an Error naming the call.
 #include "exec/gpu/wave_loop.cuh"
 
+#include <sys/prctl.h>
+
 #include "exec/gpu/device/wave_kernels.cuh"
 
 namespace ww::gpu {
@@ -95,7 +97,8 @@ Status WaveLoop::setup(BatchResult& out) {
   trace_("wave buffers: one block");
   WW_TRY(packed.upload(arena_));
   trace_("upload module: its arrays");
-  WW_TRY(upload_intrinsics(arena_, req_.batch, I_, req_.claim ? &canvas_before_ : nullptr));
+  WW_TRY(upload_intrinsics(arena_, req_.batch, I_, req_.claim ? &canvas_before_ : nullptr,
+                           req_.claim || req_.resident ? nullptr : &canvas_mapped_));
   trace_("upload module: intrinsics");
   WW_TRY(end_phase(upload_ms_));
   trace_("upload module");
@@ -335,14 +338,22 @@ Status WaveLoop::await_event(cudaEvent_t ev, bool& stop_sent) {
   // (bench/RESULTS.md).
   while (cudaEventQuery(ev) == cudaErrorNotReady) {
     const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since);
-    std::this_thread::sleep_for(std::clamp<std::chrono::microseconds>(waited / 32, std::chrono::microseconds(20),
-                                                                      std::chrono::milliseconds(1)));
+    nap(std::clamp<std::chrono::microseconds>(waited / 32, std::chrono::microseconds(20), std::chrono::milliseconds(1)));
     WW_TRY(send_stop_if_cancelled(stop_sent));
     WW_TRY(report_progress(last_report));
   }
   WW_CUDA(cudaEventSynchronize(ev));
   WW_CUDA(cudaGetLastError());
   return Status::Ok();
+}
+
+// Linux lets a sleep run past its end by the thread's timer slack, 50 us
+// unless set: the host saw thread-id's 0.27 ms kernel end 0.41 ms after
+// its launch (bench/RESULTS.md). The waiting thread's slack is 1 us.
+void WaveLoop::nap(std::chrono::microseconds us) {
+  thread_local const bool slack_set = prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) == 0;
+  (void)slack_set;
+  std::this_thread::sleep_for(us);
 }
 
 Status WaveLoop::report_progress(Clock::time_point& last_report) {
@@ -433,7 +444,7 @@ Status WaveLoop::launch_until_done(uint32_t blocks, BatchResult& out) {
 // of results, 0.7 ms each, behind a 0.3 ms kernel (bench/RESULTS.md).
 Status WaveLoop::queue_canvas(uint32_t first, uint32_t n) {
   GpuBatch* gb = req_.batch;
-  if (!gb || !gb->image || !I_.image || req_.claim || req_.resident || first + n < req_.instances)
+  if (!gb || !gb->image || !I_.image || req_.claim || req_.resident || canvas_mapped_ || first + n < req_.instances)
     return Status::Ok();
   const uint64_t bytes = gb->image->pixels.size() * 4;
   if (!host_range_pinned(gb->image->pixels.data(), bytes)) return Status::Ok();
@@ -477,7 +488,7 @@ Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t
       WW_CUDA(cudaGetLastError());
     }
   } else if (nres_ && results32_) {
-    WW_TRY(download_results32(first, n, r0, r1, down));
+    if (!results_mapped_) WW_TRY(download_results32(first, n, r0, r1, down));  // else the kernel wrote them
     trace_("wave: download results");
   } else if (nres_) {
     const InstanceRec& irec = S_.instances[instance_];
@@ -493,9 +504,11 @@ Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t
         [&](uint64_t p, void* buf) {
           const uint64_t* io = static_cast<const uint64_t*>(buf);
           const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
-          uint64_t* to = dest_.results + uint64_t(first + off) * nres_;
-          uint64_t* to_hi = dest_.results_hi ? dest_.results_hi + uint64_t(first + off) * nres_ : nullptr;
-          if (nres_ == 1 && w_ == 1 && !ref_results_) {
+          const BatchRequest::Destination to_d = dest_.from(first + off, nres_);
+          uint64_t* to = to_d.results;
+          uint64_t* to_hi = to_d.results_hi;
+          uint32_t* to32 = to_d.results32;  // 32-bit results in wider slots (v128 modules)
+          if (nres_ == 1 && w_ == 1 && !ref_results_ && !to32) {
             parallel_copy(to, io, uint64_t(m) * 8);
             return;
           }
@@ -508,6 +521,10 @@ Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t
               for (uint32_t k = 0; k < nres_; ++k) {
                 uint64_t v = io[uint64_t(k) * w_ * m + t];
                 if (is_ref(ftype_->results[k])) v = from_gpu_ref(irec, img_, ftype_->results[k], v);
+                if (to32) {
+                  to32[uint64_t(t) * nres_ + k] = uint32_t(v);
+                  continue;
+                }
                 to[uint64_t(t) * nres_ + k] = v;
                 if (to_hi) to_hi[uint64_t(t) * nres_ + k] = w_ > 1 ? io[(uint64_t(k) * w_ + 1) * m + t] : 0;
               }
@@ -576,7 +593,17 @@ Status WaveLoop::download_status(uint32_t first, uint32_t n, const unsigned long
   return Status::Ok();
 }
 
+// 32-bit results, packed on the device. Into a pinned 4-byte column they
+// come straight down; otherwise through the staging, copied, transposed or
+// widened into their column there.
 Status WaveLoop::download_results32(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1, cudaStream_t down) {
+  uint32_t* to32 = dest_.results32 ? dest_.results32 + uint64_t(first) * nres_ : nullptr;
+  const bool direct = to32 && nres_ == 1 && host_range_pinned(to32 + r0, uint64_t(r1 - r0) * 4);
+  if (direct && W_.packed32) {
+    WW_TRY(staging_->fetch(to32 + r0, W_.packed32 + r0, uint64_t(r1 - r0) * 4, down));
+    trace_("wave: results straight down");
+    return Status::Ok();
+  }
   const uint32_t rows = uint32_t(std::min<uint64_t>(r1 - r0, staging_->piece_bytes() / (4 * uint64_t(nres_))));
   return staging_->download(
       (r1 - r0 + rows - 1) / rows,
@@ -590,22 +617,33 @@ Status WaveLoop::download_results32(uint32_t first, uint32_t n, uint32_t r0, uin
         uint32_t* packed = results32_scratch_[p & 1];
         pack_results32_kernel<<<(m + kBlock - 1) / kBlock, kBlock, 0, s>>>(W_.io, n, off, m, nres_, packed);
         WW_CUDA(cudaGetLastError());
-        WW_CUDA(cudaMemcpyAsync(buf, packed, uint64_t(m) * nres_ * 4, cudaMemcpyDeviceToHost, s));
+        WW_CUDA(cudaMemcpyAsync(direct ? static_cast<void*>(to32 + off) : buf, packed, uint64_t(m) * nres_ * 4,
+                                cudaMemcpyDeviceToHost, s));
         return Status::Ok();
       },
       [&](uint64_t p, void* buf) {
+        if (direct) return;
         const uint32_t* v = static_cast<const uint32_t*>(buf);
         const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
-        uint64_t* to = dest_.results + uint64_t(first + off) * nres_;
+        if (to32 && nres_ == 1) {
+          parallel_copy(to32 + off, v, uint64_t(m) * 4);
+          return;
+        }
+        uint64_t* to = to32 ? nullptr : dest_.results + uint64_t(first + off) * nres_;
         if (nres_ == 1) {
           parallel_widen_u32(to, v, m);
           return;
         }
+        uint32_t* row32 = to32 ? to32 + uint64_t(off) * nres_ : nullptr;
         constexpr uint32_t kRowsPerJob = 1u << 16;
         run_on_host_workers((m + kRowsPerJob - 1) / kRowsPerJob, [&](size_t b) {
           const uint32_t t0 = uint32_t(b) * kRowsPerJob, t1 = std::min(m, t0 + kRowsPerJob);
           for (uint32_t t = t0; t < t1; ++t)
-            for (uint32_t k = 0; k < nres_; ++k) to[uint64_t(t) * nres_ + k] = v[uint64_t(k) * m + t];
+            for (uint32_t k = 0; k < nres_; ++k) {
+              const uint32_t x = v[uint64_t(k) * m + t];
+              if (row32) row32[uint64_t(t) * nres_ + k] = x;
+              else to[uint64_t(t) * nres_ + k] = x;
+            }
         });
       },
       down);

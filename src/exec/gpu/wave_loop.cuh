@@ -128,9 +128,14 @@ class WaveLoop {
     const Clock::time_point t0 = Clock::now();
     const bool canvas_down = canvas_queued_;
     WW_TRY(drop_queued_canvas());  // its copy done
-    WW_TRY(download_intrinsics(req_.batch, I_, *staging_, req_.claim ? &canvas_before_ : nullptr, canvas_down));
+    WW_TRY(download_intrinsics(req_.batch, I_, *staging_, req_.claim ? &canvas_before_ : nullptr,
+                               canvas_down || canvas_mapped_));
     download_ms_ += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     trace_("intrinsics' buffers");
+    // The wave block becomes the GPU's idle block (release_in_background):
+    // every copy and kernel of this loop has ended before.
+    for (cudaStream_t s : {cudaStreamPerThread, sig_->poll_stream, sig_->outputs, sig_->compute[0], sig_->compute[1]})
+      WW_CUDA(cudaStreamSynchronize(s));
     arena_.release_in_background();
     give_staging(std::move(staging_));
     return Status::Ok();
@@ -161,6 +166,8 @@ class WaveLoop {
     out.pool_wave_instances = pool_wave_instances_;
     out.wave_slices = wave_slices_;
     out.streamed_rows = streamed_total_;
+    out.mapped_rows = mapped_total_;
+    out.canvas_mapped = canvas_mapped_;
     out.stack_pool_bytes = stack_pool_.bytes();  // the pool only grows
     out.trapped_counted = trapped_counted_;
   }
@@ -201,6 +208,9 @@ class WaveLoop {
   // The progress line's instances done, about twice a second while a
   // kernel runs (`last_report`: when it last was).
   [[nodiscard]] Status report_progress(Clock::time_point& last_report);
+  // Sleeps `us` between polls of a running kernel, on a timer that wakes
+  // within microseconds of it.
+  static void nap(std::chrono::microseconds us);
   // A wave in slices (wave_slices.cu): how many (1: the wave runs in one
   // launch), and the wave run so.
   uint32_t slice_count(uint32_t n) const;
@@ -211,8 +221,11 @@ class WaveLoop {
   [[nodiscard]] Status add_slice_times(uint32_t slices, bool queued_outputs);
   Status launch_slice(uint32_t k, uint32_t r0, uint32_t r1);
   // A wave whose results come down while its kernel runs (wave_stream.cu):
-  // the rows of each stretch (0: not streamed), the wave set up so, and
-  // the stretches that finished brought down until the kernel ends.
+  // written by the kernel straight into the host's pinned column
+  // (mapped_results: where it may, else null), or the rows of each
+  // stretch (0: not streamed), the wave set up so, and the stretches that
+  // finished brought down until the kernel ends.
+  uint32_t* mapped_results(uint32_t first, uint32_t n) const;
   uint32_t stream_rows(uint32_t n) const;
   [[nodiscard]] Status begin_stream(uint32_t n);
   [[nodiscard]] Status stream_results(bool& stop_sent);
@@ -326,7 +339,10 @@ class WaveLoop {
   uint32_t* packed32_ = nullptr;         // DevWave::packed32 when a wave streams 32-bit results
   uint32_t streamed_rows_ = 0;           // this wave's rows whose results are down
   uint64_t streamed_total_ = 0;          // all waves', for the result
+  bool results_mapped_ = false;          // this wave's kernel writes its results into the host's column
+  uint64_t mapped_total_ = 0;            // all waves' rows so written, for the result
   bool canvas_queued_ = false;           // queue_canvas's copy follows the last kernel launched
+  bool canvas_mapped_ = false;           // the kernels draw straight on the host's canvas
   StackPool stack_pool_;
   bool stack_pool_grew_ = false;
   bool finished_prefilled_ = false;  // this wave's rows: prefill_finished()

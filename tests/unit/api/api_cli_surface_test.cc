@@ -152,7 +152,7 @@ TEST(ApiSurface, ColumnsStreamWhileTheCallRuns) {
     monotonic &= ready >= last;
     ASSERT_EQ(c.instances, n);
     ASSERT_EQ(c.types, std::vector<wasmwarp::ValueType>{wasmwarp::ValueType::I32});
-    for (uint64_t i = last; i < ready; ++i) seen[i] = int32_t(uint32_t(c.results[i]));
+    for (uint64_t i = last; i < ready; ++i) seen[i] = int32_t(uint32_t(c.bits(i, 0)));
     last = std::max(last, ready);
     ++calls;
   };

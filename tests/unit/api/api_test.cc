@@ -94,6 +94,27 @@ TEST(Api, ColumnsScalarsAndIndicesOnEveryInstance) {
   EXPECT_EQ(p->all_bits().size(), 8u);
 }
 
+// Results that are all i32 or f32 are held 4 bytes each (the column the
+// GPU copies into); all_bits() gives them widened, the upper half zero.
+TEST(Api, ThirtyTwoBitResultsAreHeldFourBytesEach) {
+  std::vector<int32_t> num{-7, 7, 9}, den{2, 0, 3};
+  auto r = cpu().call(module(), "div", 3, {wasmwarp::Arg::column(num), wasmwarp::Arg::column(den)});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->all_bits32().size(), 3u);
+  EXPECT_EQ(r->all_bits32()[0], 0xfffffffdu);
+  EXPECT_EQ(r->i32(0), -3);
+  EXPECT_EQ(r->bits(0), 0xfffffffdu);
+  ASSERT_EQ(r->all_bits().size(), 3u);
+  EXPECT_EQ(r->all_bits()[0], 0xfffffffdu);
+  EXPECT_EQ(r->all_bits()[2], 3u);
+  EXPECT_TRUE(r->trapped(1));
+  // An i64 among the results: 8 bytes each, all of them.
+  auto p = cpu().call(module(), "pair", 2, {wasmwarp::Arg::index()});
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_TRUE(p->all_bits32().empty());
+  EXPECT_EQ(p->all_bits().size(), 4u);
+}
+
 TEST(Api, TrapsAreEachInstancesOwn) {
   std::vector<int32_t> num{7, 7, INT32_MIN, 9}, den{2, 0, -1, 3};
   auto r = cpu().call(module(), "div", 4, {wasmwarp::Arg::column(num), wasmwarp::Arg::column(den)});

@@ -59,8 +59,8 @@ void expect_chain_results(const BatchResult& r, uint64_t n, uint64_t k, const st
       continue;
     }
     ASSERT_EQ(r.traps[i], 0);
-    EXPECT_EQ(r.results[2 * i], i + 2 * k);
-    EXPECT_EQ(r.results[2 * i + 1], k);
+    EXPECT_EQ(r.result_bits(i, 0), i + 2 * k);
+    EXPECT_EQ(r.result_bits(i, 1), k);
   }
 }
 

@@ -100,8 +100,8 @@ TEST(Resident, BatchesSeeWhatTheBatchesBeforeLeft) {
         continue;
       }
       ASSERT_EQ(out->traps[i], 0) << i;
-      EXPECT_EQ(out->results[2 * i], i + 16) << i;
-      EXPECT_EQ(out->results[2 * i + 1], 105 + i) << i;
+      EXPECT_EQ(out->result_bits(i, 0), i + 16) << i;
+      EXPECT_EQ(out->result_bits(i, 1), 105 + i) << i;
     }
     // A range past the memory changes nothing and says why.
     Status past = r.write_memory(65536 - 4, 8, set.data());
@@ -110,7 +110,7 @@ TEST(Resident, BatchesSeeWhatTheBatchesBeforeLeft) {
         << past.error().message;
     auto again = run(call_of(base, "result", std::nullopt));
     ASSERT_TRUE(again.ok());
-    EXPECT_EQ(again->results[2 * 5 + 1], 105u + 5);
+    EXPECT_EQ(again->result_bits(5, 1), 105u + 5);
   }
 }
 

@@ -53,7 +53,7 @@ BatchSpec spec_for(uint64_t n, uint64_t spin, Backend backend, Seen& seen) {
     ++seen.calls;
     if (upto < seen.last || upto > n) ++seen.wrong;
     for (uint64_t i = seen.last; i < upto; ++i)
-      if (i != spin && (r.traps[i] != 0 || uint32_t(r.results[i]) != uint32_t(i * i))) ++seen.wrong;
+      if (i != spin && (r.traps[i] != 0 || uint32_t(r.result_bits(i, 0)) != uint32_t(i * i))) ++seen.wrong;
     if (upto < n) seen.before_end = std::max(seen.before_end, upto);
     seen.last = std::max(seen.last, upto);
   };

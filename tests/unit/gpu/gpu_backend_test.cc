@@ -224,6 +224,31 @@ TEST_P(GpuRun, ThreadIdAndAtomicAdd) {
   EXPECT_EQ(batch.state[0], int32_t(c.instances));
 }
 
+// A wave loop's block is the GPU's idle block when that holds it, and goes
+// back to it afterwards, so that the next batch's costs no cudaMalloc (and
+// holds what the last one left: nothing may count on fresh memory's zeros;
+// every GPU test after the first runs so).
+TEST_P(GpuRun, WaveBlocksComeBackToTheIdleBlock) {
+  warm_idle_block();
+  const uint64_t idle = idle_block_bytes();
+  ASSERT_GT(idle, 0u);
+  for (int round = 0; round < 2; ++round) {
+    // (1,000 instances: their block, up to 4 pages of memory each, fits.)
+    auto out = run(request("tid", 1000));
+    ASSERT_TRUE(out.ok()) << out.error().message;
+    for (uint32_t i = 0; i < 1000; ++i) ASSERT_EQ(out->results[i], i) << round;
+    wait_for_background_frees();
+    EXPECT_EQ(idle_block_bytes(), idle) << "round " << round;
+  }
+  // A block larger than it: the idle one goes, for the plan counted on its
+  // memory, and the next start-up makes another.
+  EXPECT_EQ(take_idle_block(idle + 1).ptr, nullptr);
+  EXPECT_EQ(idle_block_bytes(), 0u);
+  wait_for_background_frees();
+  warm_idle_block();
+  EXPECT_GT(idle_block_bytes(), 0u);
+}
+
 TEST_P(GpuRun, TrapsStayWithTheirInstance) {
   BatchRequest r = request("div", 1024);
   r.args_per_instance = true;
