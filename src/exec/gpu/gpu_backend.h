@@ -129,10 +129,12 @@ struct DeviceBlock {
 // it when none is held, so that a wave's block costs no cudaMalloc (one
 // took 0.17-0.46 ms of every batch, whatever its size up to 4 GiB;
 // bench/RESULTS.md). A plan counts it as free memory (probe_device).
-// Takes it when it holds `bytes`; otherwise hands it to the background
-// free, so that the larger block the plan counted on can be allocated,
-// and returns an empty block.
+// Takes it when it holds `bytes`; otherwise returns an empty block and
+// leaves it idle.
 DeviceBlock take_idle_block(size_t bytes);
+// Frees the current GPU's idle block, for a block the memory beside it
+// cannot hold (its plan counted the idle block as free).
+void free_idle_block();
 // Allocates the current GPU's idle block when it holds none.
 void warm_idle_block();
 // The current GPU's idle block's bytes (0: none).
