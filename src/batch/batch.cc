@@ -178,8 +178,9 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
       if (!pin.empty()) out.pins.push_back(std::move(pin));
     }
   }
-  // The results likewise, which the device then copies straight in when
-  // they are 4 bytes a value (WaveLoop::download_results32).
+  // The results likewise when they are 4 bytes a value: the kernel writes
+  // them straight in (WaveLoop::mapped_results), or the device copies them
+  // (WaveLoop::download_results32).
   if (pin_for_gpu && !out.results32.empty()) {
     gpu::HostPin pin(gpu::HostPin::AtStartUp{}, out.results32.data(), out.results32.size() * 4);
     if (!pin.empty()) out.pins.push_back(std::move(pin));

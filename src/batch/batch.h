@@ -267,10 +267,10 @@ struct BatchResult {
   // instances x type.results.size(), raw bits; empty when results32 holds them.
   Column<uint64_t> results;
   // The results when every one is an i32 or an f32 (narrow_results): 4
-  // bytes a value, as the GPU sends them, so that they come down straight
-  // into this column where widening them on the host took thread-id's 40
-  // MB 1 ms (36-43 GB/s against the wire's 55; bench/RESULTS.md), and a
-  // 100M batch holds half the memory.
+  // bytes a value, as the GPU packs them, so that its kernel writes them
+  // straight into this column, where widening them on the host took
+  // thread-id's 40 MB 1 ms (36-43 GB/s against the wire's 55;
+  // bench/RESULTS.md), and a 100M batch holds half the memory.
   Column<uint32_t> results32;
   Column<uint64_t> results_hi;  // as results, v128 results' high words (empty without v128 results)
   Column<uint8_t> traps;     // TrapCode per instance
@@ -280,8 +280,8 @@ struct BatchResult {
   Column<uint32_t> trap_func, trap_pc;
   Column<uint8_t> finished;  // 0 for instances the timeout stopped or skipped
   std::vector<Column<uint8_t>> mem_out;  // per MemOutput: instances x length
-  // Large mem_out and results32 columns, pinned for the GPU to copy into (released before
-  // the columns go: declared after them).
+  // Large mem_out and results32 columns, pinned for the GPU to copy and
+  // write into (released before the columns go: declared after them).
   std::vector<gpu::HostPin> pins;
 
   Backend backend = Backend::Cpu;
