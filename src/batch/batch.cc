@@ -153,7 +153,7 @@ Result<Job> make_job(const BatchSpec& spec) {
 void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   const uint64_t n = spec.instances;
   out.type = job.type;
-  if (narrow_results(job.type.results)) resize_zeroed(out.results32, n * job.type.results.size());
+  if (all_32bit(job.type.results)) resize_zeroed(out.results32, n * job.type.results.size());
   else resize_zeroed(out.results, n * job.type.results.size());
   if (has_v128(job.type.results)) resize_zeroed(out.results_hi, n * job.type.results.size());
   if (spec.wasi) {

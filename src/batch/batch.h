@@ -10,7 +10,6 @@
 //   traps and memory outputs in instance order.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -266,7 +265,7 @@ struct BatchResult {
   uint64_t first_output_capped = ~uint64_t{0};  // the first of them
   // instances x type.results.size(), raw bits; empty when results32 holds them.
   Column<uint64_t> results;
-  // The results when every one is an i32 or an f32 (narrow_results): 4
+  // The results when every one is an i32 or an f32 (all_32bit): 4
   // bytes a value, as the GPU packs them, so that its kernel writes them
   // straight into this column, where widening them on the host took
   // thread-id's 40 MB 1 ms (36-43 GB/s against the wire's 55;
@@ -325,13 +324,6 @@ struct BatchResult {
     else results32[i * nr + k] = uint32_t(bits);
   }
 };
-
-// Whether a batch of results `types` keeps them in BatchResult::results32.
-inline bool narrow_results(const std::vector<ValType>& types) {
-  return !types.empty() && std::all_of(types.begin(), types.end(), [](ValType t) {
-    return t == ValType::I32 || t == ValType::F32;
-  });
-}
 
 // The type of exported function `name`, or "unknown export 'f' (exported
 // functions: a, b)" / "export 'm' is a memory, not a function".

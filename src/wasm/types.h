@@ -36,6 +36,12 @@ inline bool has_v128(const std::vector<ValType>& ts) {
   return false;
 }
 inline bool has_v128(const FuncType& t) { return has_v128(t.params) || has_v128(t.results); }
+// At least one, and every one an i32 or an f32: 4-byte values.
+inline bool all_32bit(const std::vector<ValType>& ts) {
+  for (ValType t : ts)
+    if (t != ValType::I32 && t != ValType::F32) return false;
+  return !ts.empty();
+}
 std::string valtype_list(const std::vector<ValType>& ts);  // "i32, f64"
 
 struct Limits {

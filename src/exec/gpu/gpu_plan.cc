@@ -63,8 +63,7 @@ uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
 }
 
 bool results_are_32bit(const std::vector<ValType>& results, uint32_t slot_width) {
-  return slot_width == 1 && !results.empty() &&
-         std::all_of(results.begin(), results.end(), [](ValType t) { return t == ValType::I32 || t == ValType::F32; });
+  return slot_width == 1 && all_32bit(results);
 }
 
 uint32_t packed_result_words(const BatchRequest& req) {
