@@ -5,6 +5,9 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <map>
+#include <mutex>
+
 #include "exec/gpu/cuda_check.cuh"
 #include "exec/gpu/gpu_backend.h"
 
@@ -40,6 +43,21 @@ std::string why_no_gpu(cudaError_t e) {
   dlclose(lib);
   if (why.empty()) why = std::string("no usable NVIDIA GPU: ") + cudaGetErrorString(e);
   return why;
+}
+
+// A device's properties never change in a process; asking for them again
+// was most of the batch's device probe (which runs twice a batch).
+cudaError_t device_properties(int device, cudaDeviceProp& out) {
+  static std::mutex mu;
+  static std::map<int, cudaDeviceProp> known;
+  std::lock_guard<std::mutex> g(mu);
+  if (auto it = known.find(device); it != known.end()) {
+    out = it->second;
+    return cudaSuccess;
+  }
+  const cudaError_t e = cudaGetDeviceProperties(&out, device);
+  if (e == cudaSuccess) known.emplace(device, out);
+  return e;
 }
 
 }  // namespace
@@ -85,7 +103,7 @@ DeviceInfo probe_device() {
     return d;
   }
   cudaDeviceProp p{};
-  if ((e = cudaGetDeviceProperties(&p, current_device())) != cudaSuccess) {
+  if ((e = device_properties(current_device(), p)) != cudaSuccess) {
     d.reason = std::string("cannot read GPU properties: ") + cudaGetErrorString(e);
     return d;
   }

@@ -64,7 +64,7 @@ std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance)
 Status PackedModule::upload(DeviceArena& arena) {
   uint8_t* base = nullptr;
   WW_TRY(arena.alloc(&base, bytes_.size()));
-  WW_CUDA(cudaMemcpy(base, bytes_.data(), bytes_.size(), cudaMemcpyHostToDevice));
+  WW_TRY(copy_to_device(base, bytes_.data(), bytes_.size()));
   for (const auto& f : fixups_) f(base);
   return Status::Ok();
 }
@@ -143,7 +143,7 @@ Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std
   if (canvas_mapped) *canvas_mapped = false;
   I.filter = gb ? gb->filter : TextureFilter::Nearest;
   WW_TRY(arena.alloc(&I.ignored_pixels, 1));
-  WW_CUDA(cudaMemset(I.ignored_pixels, 0, sizeof(unsigned long long)));
+  WW_CUDA(cudaMemsetAsync(I.ignored_pixels, 0, sizeof(unsigned long long)));
   if (!gb) return Status::Ok();
   if (gb->image) {
     I.image_w = gb->image->width;
@@ -158,7 +158,7 @@ Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std
       *canvas_mapped = true;
     } else if (gb->image->blank) {
       WW_TRY(arena.alloc(&I.image, gb->image->pixels.size()));
-      WW_CUDA(cudaMemset(I.image, 0, gb->image->pixels.size() * 4));
+      WW_CUDA(cudaMemsetAsync(I.image, 0, gb->image->pixels.size() * 4));
     } else {
       const uint32_t* p;
       WW_TRY(arena.upload(&p, gb->image->pixels));
@@ -182,7 +182,7 @@ Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std
 }
 
 Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging,
-                           const std::vector<uint32_t>* canvas_before, bool canvas_down) {
+                           const std::vector<uint32_t>* canvas_before, bool canvas_down, unsigned long long ignored) {
   if (!gb) return Status::Ok();
   if (gb->image && I.image && canvas_before) {
     std::vector<uint32_t> mine(canvas_before->size());
@@ -199,8 +199,6 @@ Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& 
   }
   if (I.state)
     WW_CUDA(cudaMemcpy(gb->state.data(), I.state, gb->state.size() * 4, cudaMemcpyDeviceToHost));
-  unsigned long long ignored = 0;
-  WW_CUDA(cudaMemcpy(&ignored, I.ignored_pixels, sizeof ignored, cudaMemcpyDeviceToHost));
   gb->ignored_pixels += ignored;
   return Status::Ok();
 }

@@ -83,10 +83,12 @@ uint64_t intrinsics_bytes(const GpuBatch* gb);
 [[nodiscard]] Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I,
                                        std::vector<uint32_t>* canvas_before = nullptr,
                                        bool* canvas_mapped = nullptr);
-// The image, the state array and the ignored-pixel count back to the host;
-// `canvas_down`: the image already came down (WaveLoop::queue_canvas).
+// The image and the state array back to the host, and `ignored` (the
+// device's count of set_pixel calls outside the image, brought down with
+// the last wave's counts) added to the batch's; `canvas_down`: the image
+// already came down (WaveLoop::queue_canvas).
 [[nodiscard]] Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging,
-                                         const std::vector<uint32_t>* canvas_before = nullptr,
-                                         bool canvas_down = false);
+                                         const std::vector<uint32_t>* canvas_before, bool canvas_down,
+                                         unsigned long long ignored);
 
 }  // namespace ww::gpu

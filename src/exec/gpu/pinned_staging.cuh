@@ -38,6 +38,7 @@ class PinnedStaging {
     if (signals_.poll_stream) cudaStreamDestroy(signals_.poll_stream);
     if (signals_.start) cudaEventDestroy(signals_.start);
     if (signals_.stop) cudaEventDestroy(signals_.stop);
+    if (signals_.setup) cudaEventDestroy(signals_.setup);
     for (cudaStream_t c : signals_.compute)
       if (c) cudaStreamDestroy(c);
     if (signals_.outputs) cudaStreamDestroy(signals_.outputs);
@@ -52,15 +53,26 @@ class PinnedStaging {
   // the pieces between batches: making them (a pinned allocation, a
   // stream, events) was most of a 1.3 ms step of every batch.
   struct WaveSignals {
-    // Pinned: [0] instances done, [1] the deadline, [2] and [3] a sliced
-    // wave's trapped and finished counts, brought down behind its outputs.
+    // Pinned: [0] instances done, [1] the deadline, [2] and [3] the wave's
+    // trapped and finished counts (a sliced wave's brought down behind its
+    // outputs).
     unsigned long long* words = nullptr;
     // Pinned, after those words: a streamed wave's instances finished per
     // stretch (DevWave::stream_done), copied on poll_stream.
     static constexpr uint32_t kMaxStretches = 8;
     unsigned int* stream_done = nullptr;
+    // Pinned, after those: the sparse pool's chunks taken and the stack
+    // pool's counters (DevWave::pool_used, stack_used), brought down with
+    // the counts (WaveLoop::fetch_wave_words).
+    unsigned int* pool_used = nullptr;
+    static constexpr uint32_t kStackCounters = 32;
+    unsigned int* stack_used = nullptr;
+    // Pinned, after those: set_pixel calls outside the image so far
+    // (DevIntrinsics::ignored_pixels), brought down with the counts.
+    unsigned long long* ignored_pixels = nullptr;
     cudaStream_t poll_stream = nullptr;   // non-blocking: copies while kernels run
     cudaEvent_t start = nullptr, stop = nullptr;
+    cudaEvent_t setup = nullptr;  // before a wave's set-up, queued without a wait (WaveLoop::init_wave)
     // A wave in slices (wave_slices.cu): its kernels go on the `compute`
     // streams in turn while the thread's stream copies, so that a slice's
     // set-up and first blocks run beside the last blocks of the slice before.
@@ -95,11 +107,17 @@ class PinnedStaging {
       WW_CUDA(cudaEventCreateWithFlags(&ev_[k], cudaEventDisableTiming));
     }
     static_assert(WaveSignals::kMaxStretches * sizeof(unsigned int) <= 4 * sizeof(unsigned long long));
-    WW_CUDA(cudaHostAlloc(&signals_.words, 8 * sizeof(unsigned long long), cudaHostAllocDefault));
+    WW_CUDA(cudaHostAlloc(&signals_.words, 32 * sizeof(unsigned long long), cudaHostAllocDefault));
     signals_.stream_done = reinterpret_cast<unsigned int*>(signals_.words + 4);
+    signals_.pool_used = reinterpret_cast<unsigned int*>(signals_.words + 8);
+    signals_.stack_used = reinterpret_cast<unsigned int*>(signals_.words + 10);
+    static_assert(10 * sizeof(unsigned long long) + WaveSignals::kStackCounters * sizeof(unsigned int) <=
+                  26 * sizeof(unsigned long long));
+    signals_.ignored_pixels = signals_.words + 26;
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.poll_stream, cudaStreamNonBlocking));
     WW_CUDA(cudaEventCreate(&signals_.start));
     WW_CUDA(cudaEventCreate(&signals_.stop));
+    WW_CUDA(cudaEventCreate(&signals_.setup));
     for (cudaStream_t& c : signals_.compute) WW_CUDA(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.outputs, cudaStreamNonBlocking));
     WW_CUDA(cudaEventCreateWithFlags(&signals_.canvas, cudaEventDisableTiming));
@@ -131,6 +149,10 @@ class PinnedStaging {
         WW_TRY(enqueue(queued, buf_[slot], stream));
         WW_CUDA(cudaEventRecord(ev_[slot], stream));
       }
+      // The host workers that consume() may use wake while the first piece
+      // crosses: woken by the copy itself they took about 0.3 ms more for
+      // thread-id's results in stretches (bench/RESULTS.md).
+      if (p == 0) wake_host_workers();
       const uint32_t slot = uint32_t((base + p) % ring_);
       WW_CUDA(cudaEventSynchronize(ev_[slot]));
       consume(p, buf_[slot]);

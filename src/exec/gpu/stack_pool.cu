@@ -71,11 +71,10 @@ Status StackPool::set_pool(DeviceArena& arena, DevWave& w, uint64_t segments) {
   return make_error(kNoOffset, "GPU out of memory for a pool of call stack segments");
 }
 
-Result<StackPool::Outcome> StackPool::account(DeviceArena& arena, DevWave& w, const uint8_t* traps, uint32_t n) {
+Result<StackPool::Outcome> StackPool::account(DeviceArena& arena, DevWave& w, const uint8_t* traps, uint32_t n,
+                                              const unsigned int* used) {
   Outcome o;
   if (!on_) return o;
-  unsigned int used[32] = {};
-  WW_CUDA(cudaMemcpy(used, w.stack_used, sizeof used, cudaMemcpyDeviceToHost));
   // The counters also count the takes that found their lane's part empty.
   if (*std::max_element(used, used + 32) <= w.stack_per_lane) return o;
   const uint32_t r = uint32_t(parallel_find_byte(traps, uint8_t(TrapCode::OutOfStackPool), n));

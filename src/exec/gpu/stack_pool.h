@@ -37,8 +37,11 @@ class StackPool {
     bool grew = false;      // the pool grew: even a lone instance runs again
     uint32_t wave_cap = 0;  // the most instances a wave may hold from now on; 0 = no cap
   };
-  // After a wave of `n` whose trap codes are `traps`.
-  Result<Outcome> account(DeviceArena& arena, DevWave& w, const uint8_t* traps, uint32_t n);
+  // After a wave of `n` whose trap codes are `traps`; `used`: the wave's
+  // w.stack_used counters (32), already on the host.
+  Result<Outcome> account(DeviceArena& arena, DevWave& w, const uint8_t* traps, uint32_t n, const unsigned int* used);
+  // Whether the wave has segments (and counters to bring down).
+  bool on() const { return on_; }
   uint64_t bytes() const { return bytes_; }
 
  private:

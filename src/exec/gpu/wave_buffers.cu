@@ -109,13 +109,12 @@ Status WaveLoop::set_pool(uint64_t bytes) {
   WW_TRY(arena_.alloc(&W_.pool, bytes));
   pool_chunks_ = bytes >> (W_.chunk_shift + 5);
   const uint32_t counts[2] = {0, uint32_t(std::min<uint64_t>(pool_chunks_, 0xffffffffu))};
-  WW_CUDA(cudaMemcpy(W_.pool_used, counts, sizeof counts, cudaMemcpyHostToDevice));
+  WW_TRY(copy_to_device(W_.pool_used, counts, sizeof counts));
   return Status::Ok();
 }
 
 Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
-  uint32_t used = 0;
-  WW_CUDA(cudaMemcpy(&used, W_.pool_used, 4, cudaMemcpyDeviceToHost));
+  const uint32_t used = sig_->pool_used[0];  // fetch_wave_words
   const uint64_t chunk = uint64_t(32) << W_.chunk_shift;
   const uint64_t taken = std::min<uint64_t>(used, pool_chunks_);
   if (taken * chunk > pool_bytes_used_) {

@@ -100,7 +100,10 @@ Status WaveLoop::setup(BatchResult& out) {
   WW_TRY(upload_intrinsics(arena_, req_.batch, I_, req_.claim ? &canvas_before_ : nullptr,
                            req_.claim || req_.resident ? nullptr : &canvas_mapped_));
   trace_("upload module: intrinsics");
-  WW_TRY(end_phase(upload_ms_));
+  // No synchronisation until the wave's set-up (init_wave): the module
+  // and the buffers below cross meanwhile, and their device time counts
+  // to the memory set-up.
+  lap(upload_ms_);
   trace_("upload module");
   WW_TRY(alloc_wave_buffers());
   trace_("allocate wave buffers");
@@ -108,8 +111,9 @@ Status WaveLoop::setup(BatchResult& out) {
   sig_ = &staging_->signals();
   sig_->words[0] = 0;
   sig_->words[1] = 1;  // the deadline that stops a running wave
+  *sig_->ignored_pixels = 0;  // as on the device, until a wave brings the count down
   WW_TRY(arena_.alloc(&W_.done, 1));
-  WW_CUDA(cudaMemset(W_.done, 0, sizeof(unsigned long long)));
+  WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));
   WW_TRY(arena_.alloc(&W_.trapped, 2));
   W_.finished_count = W_.trapped + 1;
   WW_TRY(arena_.alloc(&stream_done_, PinnedStaging::WaveSignals::kMaxStretches));
@@ -128,7 +132,7 @@ Status WaveLoop::setup(BatchResult& out) {
   if (req_.batch) req_.batch->start_clock();
   WW_TRY(prepare_call(arena_, W_.start_ns));
 
-  WW_TRY(end_phase(memory_setup_ms_));
+  lap(memory_setup_ms_);
   trace_("streams, events, timer");
   out.result_types = ftype_->results;
   dest_ = req_.dest;
@@ -239,8 +243,11 @@ Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
     WW_CUDA(cudaGetLastError());
   }
   WW_TRY(upload_mem_in(first, 0, n));
-  WW_CUDA(cudaMemcpy(wave_on_device_, &W_, sizeof W_, cudaMemcpyHostToDevice));
-  WW_TRY(end_phase(upload_ms_));
+  WW_TRY(copy_to_device(wave_on_device_, &W_, sizeof W_));
+  // Inputs on the wire are the upload's: it waits for them. Without any,
+  // the set-up's synchronisation covers the wave's few words.
+  if (args_per_row() || !req_.mem_in.empty() || !req_.device_args.empty()) WW_TRY(end_phase(upload_ms_));
+  else lap(upload_ms_);
   trace_("wave: arguments, inputs");
   return Status::Ok();
 }
@@ -268,6 +275,7 @@ Status WaveLoop::launch_mem_out(const DevWave& w, uint32_t blocks, cudaStream_t 
 }
 
 Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
+  WW_CUDA(cudaEventRecord(sig_->setup));
   WW_TRY(upload_inputs(first, n));
   WW_CUDA(cudaMemsetAsync(W_.trapped, 0, 2 * sizeof(unsigned long long)));
   WW_TRY(stack_pool_.begin_wave(W_, n));
@@ -277,6 +285,16 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   if (W_.mem_cap) WW_TRY(reset_memory());
   trace_("wave: memory reset");
   WW_TRY(apply_memory_inputs(W_, blocks, nullptr));
+  // The kernel is queued behind the set-up, not after a wait for it: the
+  // round trip cost thread-id's 1M compiled batch about 0.02 ms
+  // (bench/RESULTS.md). launch_and_wait counts the set-up's device time.
+  // WW_SETUP_SYNC=1 waits as before (for measuring).
+  static const bool sync = env_cap("WW_SETUP_SYNC", 2) == 1;
+  setup_queued_ = !sync;
+  if (setup_queued_) {
+    lap(memory_setup_ms_);
+    return Status::Ok();
+  }
   return end_phase(memory_setup_ms_);
 }
 
@@ -307,6 +325,11 @@ Status WaveLoop::launch_slice(uint32_t k, uint32_t r0, uint32_t r1) {
 Status WaveLoop::launch_and_wait(uint32_t blocks) {
   WW_TRY(drop_queued_canvas());
   WW_CUDA(cudaEventRecord(sig_->start));
+  // The poll stream's copies (counts, progress, a stop) wait for the
+  // kernel's start: the wave's set-up may still be queued before it, and
+  // a count read before its reset, or a stop overwritten by the wave's own
+  // words, would be wrong.
+  WW_CUDA(cudaStreamWaitEvent(sig_->poll_stream, sig_->start, 0));
   WW_TRY(launcher_.launch(mod_.M, W_, I_, blocks, layout_, nullptr));
   WW_CUDA(cudaEventRecord(sig_->stop));
   if (!finished_prefilled_) prefill_finished();
@@ -316,13 +339,20 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   float ms = 0;
   WW_CUDA(cudaEventElapsedTime(&ms, sig_->start, sig_->stop));
   kernel_ms_ += ms;
-  // A stretch still coming down when the kernel ended held the host past
-  // it: that time is the download's, so that the phases still add up to
-  // the wall time.
-  if (W_.stream_done) {
-    const double host_ms = std::chrono::duration<double, std::milli>(Clock::now() - phase_t_).count();
-    download_ms_ += std::max(0.0, host_ms - double(ms));
+  // The host's wait beyond the kernel: the set-up queued before it
+  // (init_wave), then a stretch still coming down when the kernel ended,
+  // which is the download's; so the phases still add up to the wall time.
+  const double host_ms = std::chrono::duration<double, std::milli>(Clock::now() - phase_t_).count();
+  double late = std::max(0.0, host_ms - double(ms));
+  if (setup_queued_) {
+    float queued = 0;
+    WW_CUDA(cudaEventElapsedTime(&queued, sig_->setup, sig_->start));
+    const double setup_ms = std::min(late, double(queued));
+    memory_setup_ms_ += setup_ms;
+    late -= setup_ms;
+    setup_queued_ = false;
   }
+  if (W_.stream_done) download_ms_ += late;
   phase_t_ = Clock::now();
   trace_("wave: kernel");
   return Status::Ok();
@@ -331,14 +361,18 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
 Status WaveLoop::await_event(cudaEvent_t ev, bool& stop_sent) {
   const auto since = Clock::now();
   auto last_report = since;
-  // Short batches (the spec runner's) finish in microseconds: poll from
-  // 20 us. Each nap is a thirty-second of the wait so far, up to 1 ms, so
-  // the wake-up after the kernel's end costs it about 3%: naps doubling to
-  // 1 ms woke Monte Carlo's 4.2 ms kernel 0.7 ms after it ended
+  // Short batches (the spec runner's, thread-id's 0.1 ms kernel) finish in
+  // microseconds: the first 0.2 ms the host spins, then naps from 20 us.
+  // Each nap is a thirty-second of the wait so far, up to 1 ms, so the
+  // wake-up after the kernel's end costs it about 3%: naps doubling to 1 ms
+  // woke Monte Carlo's 4.2 ms kernel 0.7 ms after it ended
   // (bench/RESULTS.md).
+  constexpr std::chrono::microseconds kSpin(200);
   while (cudaEventQuery(ev) == cudaErrorNotReady) {
     const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since);
-    nap(std::clamp<std::chrono::microseconds>(waited / 32, std::chrono::microseconds(20), std::chrono::milliseconds(1)));
+    if (waited >= kSpin)
+      nap(std::clamp<std::chrono::microseconds>(waited / 32, std::chrono::microseconds(20),
+                                                std::chrono::milliseconds(1)));
     WW_TRY(send_stop_if_cancelled(stop_sent));
     WW_TRY(report_progress(last_report));
   }
@@ -536,6 +570,22 @@ Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t
   return Status::Ok();
 }
 
+// One round trip for what the host reads after every wave: each word's
+// own cudaMemcpy waited for the device (thread-id, 1M compiled instances:
+// the counts, then the pools' use, about 0.01 ms each).
+Status WaveLoop::fetch_wave_words(bool counts) {
+  const cudaStream_t s = cudaStreamPerThread;
+  if (counts)
+    WW_CUDA(cudaMemcpyAsync(&sig_->words[2], W_.trapped, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+  if (sparse_ && W_.mem_cap) WW_CUDA(cudaMemcpyAsync(sig_->pool_used, W_.pool_used, 4, cudaMemcpyDeviceToHost, s));
+  if (stack_pool_.on())
+    WW_CUDA(cudaMemcpyAsync(sig_->stack_used, W_.stack_used,
+                            PinnedStaging::WaveSignals::kStackCounters * sizeof(unsigned int), cudaMemcpyDeviceToHost, s));
+  WW_CUDA(cudaMemcpyAsync(sig_->ignored_pixels, I_.ignored_pixels, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+  WW_CUDA(cudaStreamSynchronize(s));
+  return Status::Ok();
+}
+
 bool WaveLoop::finished_from_count() const { return !req_.resident && !host_calls_ && req_.then.empty(); }
 
 // While the kernels run the host has nothing else to do: filling the flags
@@ -563,8 +613,8 @@ Status WaveLoop::download_status(uint32_t first, uint32_t n, const unsigned long
   // counts an instance once per call, a resident batch per call, and host
   // calls resume instances, so those download them.
   unsigned long long counts[2] = {0, 0};  // trapped, finished
-  if (counts_on_host) std::copy_n(counts_on_host, 2, counts);
-  else WW_CUDA(cudaMemcpy(counts, W_.trapped, sizeof counts, cudaMemcpyDeviceToHost));
+  WW_TRY(fetch_wave_words(!counts_on_host));
+  std::copy_n(counts_on_host ? counts_on_host : &sig_->words[2], 2, counts);
   const unsigned long long trapped = counts[0];
   wave_trapped_ = trapped;
   trapped_counted_ += trapped;
@@ -622,6 +672,7 @@ Status WaveLoop::download_results32(uint32_t first, uint32_t n, uint32_t r0, uin
         return Status::Ok();
       },
       [&](uint64_t p, void* buf) {
+        trace_("wave: 32-bit results piece down");
         if (direct) return;
         const uint32_t* v = static_cast<const uint32_t*>(buf);
         const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
@@ -709,7 +760,8 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
       if (!dest_.finished[first + t]) dest_.traps[first + t] = uint8_t(TrapCode::Interrupted);
   }
   if (sparse_ && W_.mem_cap) WW_TRY(account_pool(first, n, redo));
-  WW_ASSIGN_OR_RETURN(StackPool::Outcome stack, stack_pool_.account(arena_, W_, dest_.traps + first, n));
+  WW_ASSIGN_OR_RETURN(StackPool::Outcome stack,
+                      stack_pool_.account(arena_, W_, dest_.traps + first, n, sig_->stack_used));
   *redo = std::max(*redo, stack.redo);
   stack_pool_grew_ = stack.grew;
   if (stack.wave_cap) stack_wave_cap_ = stack_wave_cap_ ? std::min(stack_wave_cap_, stack.wave_cap) : stack.wave_cap;
@@ -743,6 +795,7 @@ Status WaveLoop::resident_call(BatchResult& out) {
   WW_TRY(stack_pool_.begin_wave(W_, n));
   WW_TRY(apply_memory_inputs(W_, blocks, nullptr));
   WW_TRY(end_phase(memory_setup_ms_));
+  setup_queued_ = false;  // begin_resident's set-up is long done
   if (req_.host_calls) req_.host_calls->begin(W_.first, n);
   WW_TRY(launch_chain(blocks, out));
   WW_TRY(download_wave(0, n, blocks, out));

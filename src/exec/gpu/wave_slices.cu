@@ -154,7 +154,7 @@ Status WaveLoop::run_slices(uint32_t first, uint32_t n, uint32_t slices) {
       W_.pos_end = W_.pos_total;
     }
     WW_TRY(prepare_arg_rows(n));
-    WW_CUDA(cudaMemcpy(wave_on_device_, &W_, sizeof W_, cudaMemcpyHostToDevice));
+    WW_TRY(copy_to_device(wave_on_device_, &W_, sizeof W_));
     WW_CUDA(cudaMemsetAsync(W_.trapped, 0, 2 * sizeof(unsigned long long)));
     WW_TRY(stack_pool_.begin_wave(W_, n));
     if (W_.mem_cap) WW_TRY(reset_memory());

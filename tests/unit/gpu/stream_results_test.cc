@@ -270,6 +270,33 @@ TEST_P(StreamResults, PixelsOnAPinnedCanvasOrThroughTheDevice) {
   }
 }
 
+// Draws past the canvas's last row are counted, over every wave of the
+// batch (the count comes down with each wave's counts, and the last
+// wave's is the batch's); a second batch starts again from zero.
+TEST_P(StreamResults, PixelsOutsideTheImageAreCountedOverEveryWave) {
+  static auto m = compile_or_fail(kCanvasModule);
+  const uint32_t width = 2048, height = 256, n = width * 1024;
+  for (int round = 0; round < 2; ++round) {
+    GpuBatch batch;
+    batch.instance_count = n;
+    batch.set_image_size(width, height);
+    BatchRequest r;
+    r.module = m;
+    r.func_index = export_func(m->module, "draw");
+    r.instances = n;
+    r.args = {0};
+    r.arg_index_kind = {1};
+    r.batch = &batch;
+    r.max_wave = n / 4;
+    auto out = run(r);
+    ASSERT_TRUE(out.ok()) << out.error().message;
+    EXPECT_GE(out->plan.waves, 2u);
+    EXPECT_EQ(batch.ignored_pixels.load(), uint64_t(n - width * height)) << round;
+    for (uint32_t i = 0; i < width * height; ++i)
+      ASSERT_EQ(batch.image->pixels[i], pack_rgba8(1.0f, float(i & 255) / 255.0f, 0.0f, 1.0f)) << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Tiers, StreamResults, ::testing::Values(false, true), tier_test_name);
 
 }  // namespace
