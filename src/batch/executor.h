@@ -49,6 +49,10 @@ struct Job {
   // io[io_slots + k], beside value k).
   bool v128_values = false;
   std::shared_ptr<const InitImage> image;  // null: instances instantiate afresh
+  // Without an image, on the GPU: a fresh instance made while the GPU's
+  // context was still starting (no snapshot), which the GPU's batches
+  // copy instead of instantiating in their own time; null: they do.
+  std::shared_ptr<const InitImage> gpu_source;
   // The GPUs the batch runs on, each with the memory it may plan with (0:
   // what is free); empty: the calling thread's GPU.
   struct Gpu {

@@ -503,6 +503,10 @@ class GpuExecutor final : public Executor {
       // from the live instance that made it.
       req.source_store = job.image->store.get();
       req.source_instance = job.image->instance;
+    } else if (job.gpu_source) {
+      req.source_store = job.gpu_source->store.get();
+      req.source_instance = job.gpu_source->instance;
+      req.source_fresh = true;
     }
     return req;
   }

@@ -148,7 +148,7 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
   StoreImpl& S = p.store->impl();
   trace("instantiate on the host");
   WW_ASSIGN_OR_RETURN(p.img, build_image(S, p.instance, import_intrinsics_of(S, p.instance), req.max_table_size,
-                                         p.own_store != nullptr));
+                                         p.own_store != nullptr || req.source_fresh));
   const GpuImage& img = p.img;
   // WASI calls the device serves itself.
   if (const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr)

@@ -437,6 +437,9 @@ struct BatchRequest {
   // write_back, instance 0's final state is written back into it.
   Store* source_store = nullptr;
   uint32_t source_instance = 0;
+  // The source instance is as instantiation left it (no start function or
+  // call ran in it): its memory past the data segments is zeros.
+  bool source_fresh = false;
   bool write_back = false;
 
   // Set to stop: no further wave starts (the one running finishes).
