@@ -138,21 +138,6 @@ class Workers {
 
   size_t count() const { return threads_.size() + 1; }
 
-  // Sleeping workers wake and spin again, outside any run: a poke never
-  // touches the run's counters.
-  void poke() {
-    static const bool off = [] {  // WW_WAKE_WORKERS=0 (for measuring)
-      const char* e = std::getenv("WW_WAKE_WORKERS");
-      return e && *e == '0';
-    }();
-    if (threads_.empty() || off) return;
-    {
-      std::lock_guard<std::mutex> g(mu_);
-      poke_.fetch_add(1, std::memory_order_relaxed);
-    }
-    wake_.notify_all();
-  }
-
   void run(size_t jobs, const std::function<void(size_t)>& fn) {
     if (jobs == 0) return;
     if (jobs == 1 || threads_.empty() || t_inside_job) {
@@ -197,16 +182,13 @@ class Workers {
   }
 
   void loop() {
-    uint64_t seen = 0, poked = 0;
-    auto run_or_stop = [&] { return stop_.load() || generation_.load(std::memory_order_acquire) != seen; };
-    auto changed = [&] { return run_or_stop() || poke_.load(std::memory_order_relaxed) != poked; };
+    uint64_t seen = 0;
+    auto changed = [&] { return stop_.load() || generation_.load(std::memory_order_acquire) != seen; };
     for (;;) {
       if (!spin_until(changed)) {
         std::unique_lock<std::mutex> lk(mu_);
         wake_.wait(lk, changed);
       }
-      poked = poke_.load(std::memory_order_relaxed);
-      if (!run_or_stop()) continue;  // poked: spin for the run to come
       if (stop_.load()) return;
       seen = generation_.load(std::memory_order_acquire);
       take_jobs(true);
@@ -226,7 +208,6 @@ class Workers {
   std::atomic<size_t> next_{0};
   std::atomic<size_t> busy_{0};
   std::atomic<uint64_t> generation_{0};
-  std::atomic<uint64_t> poke_{0};  // wake_host_workers
   std::atomic<bool> stop_{false};
   bool tracing_ = false;  // this run's; published with fn_
   WorkerTrace trace_;
@@ -261,8 +242,6 @@ void split(size_t bytes, F&& f) {
 void run_on_host_workers(size_t jobs, const std::function<void(size_t)>& fn) { workers().run(jobs, fn); }
 
 size_t host_worker_count() { return workers().count(); }
-
-void wake_host_workers() { workers().poke(); }
 
 void limit_host_workers(size_t n) { g_limit = std::max<size_t>(n, 1); }
 

@@ -18,10 +18,6 @@ void run_on_host_workers(size_t jobs, const std::function<void(size_t)>& fn);
 
 // The number of threads a call of run_on_host_workers uses.
 size_t host_worker_count();
-// Workers asleep wake and spin for about 0.2 ms: a run that starts meanwhile
-// finds them ready. For a run the caller knows is coming (a piece on its
-// way from the GPU): waking fifteen sleeping threads took about 0.25 ms.
-void wake_host_workers();
 // At most `n` threads (the calling one included), for a process that
 // shares its cores with others (MPI ranks on one host); before the first
 // call of run_on_host_workers, which starts them.

@@ -25,8 +25,8 @@ namespace ww::gpu {
 // `bytes` from host `from` to device `to`, queued on the thread's stream.
 // From pageable memory the call returns once the bytes are staged, without
 // the stream synchronisation that cudaMemcpy makes first: each of those
-// waits for the device's queue to drain, and a batch made several
-// (thread-id, 1M compiled instances: about 0.01 ms each, bench/RESULTS.md).
+// waited for the device's queue to drain, several times a batch
+// (bench/RESULTS.md, thread-id 1M compiled).
 // Registered memory would be read by the DMA after the call returns, and
 // may change by then: it is copied synchronously.
 inline Status copy_to_device(void* to, const void* from, size_t bytes) {

@@ -149,10 +149,6 @@ class PinnedStaging {
         WW_TRY(enqueue(queued, buf_[slot], stream));
         WW_CUDA(cudaEventRecord(ev_[slot], stream));
       }
-      // The host workers that consume() may use wake while the first piece
-      // crosses: woken by the copy itself they took about 0.3 ms more for
-      // thread-id's results in stretches (bench/RESULTS.md).
-      if (p == 0) wake_host_workers();
       const uint32_t slot = uint32_t((base + p) % ring_);
       WW_CUDA(cudaEventSynchronize(ev_[slot]));
       consume(p, buf_[slot]);

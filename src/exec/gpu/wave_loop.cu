@@ -285,10 +285,10 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   if (W_.mem_cap) WW_TRY(reset_memory());
   trace_("wave: memory reset");
   WW_TRY(apply_memory_inputs(W_, blocks, nullptr));
-  // The kernel is queued behind the set-up, not after a wait for it: the
-  // round trip cost thread-id's 1M compiled batch about 0.02 ms
-  // (bench/RESULTS.md). launch_and_wait counts the set-up's device time.
-  // WW_SETUP_SYNC=1 waits as before (for measuring).
+  // The kernel is queued behind the set-up, not after a wait for it, which
+  // made the host and the device take turns once more every wave;
+  // launch_and_wait counts the set-up's device time. WW_SETUP_SYNC=1 waits
+  // as before (for measuring).
   static const bool sync = env_cap("WW_SETUP_SYNC", 2) == 1;
   setup_queued_ = !sync;
   if (setup_queued_) {

@@ -134,8 +134,9 @@ class WaveLoop {
     trace_("intrinsics' buffers");
     // The wave block becomes the GPU's idle block (release_in_background):
     // every copy and kernel of this loop has ended before. Streams the
-    // batch left idle are only asked (a synchronisation each was about
-    // 0.005 ms of thread-id's 0.4 ms batch).
+    // batch left idle are only asked: with the ignored-pixel count's copy,
+    // five synchronisations here were 0.04-0.06 ms of thread-id's 0.4 ms
+    // batch (bench/RESULTS.md).
     WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
     for (cudaStream_t s : {sig_->poll_stream, sig_->outputs, sig_->compute[0], sig_->compute[1]})
       if (cudaStreamQuery(s) != cudaSuccess) WW_CUDA(cudaStreamSynchronize(s));
