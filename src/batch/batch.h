@@ -230,8 +230,10 @@ struct CompileReport {
 };
 
 // Where a batch's time went, milliseconds of wall time. The GPU's phases
-// are measured with the device synchronised at their ends; the CPU's split
-// each executor's wall time by its workers' summed time per phase.
+// are the host's time between a wave's steps, the device's (events) where
+// the host queued a step without waiting for it; the CPU's split each
+// executor's wall time by its workers' summed time per phase, and its
+// memory set-up holds the result columns' set-up too.
 struct PhaseTimes {
   double read_inputs = 0;    // module file, argument columns, memory inputs (the CLI)
   double translate = 0;      // decode, validate, translate (the CLI)
