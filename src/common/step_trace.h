@@ -36,7 +36,7 @@ class StepTrace {
 
  private:
   // Lines reach stderr at exit, or 64 KiB at a time: a write to a pipe per
-  // step cost 5-10 us, as much as the steps of a 0.4 ms batch it measured.
+  // step inflated the steps of a 0.4 ms batch it measured (bench/RESULTS.md).
   struct Sink {
     std::mutex mu;
     std::string buf;
