@@ -40,24 +40,37 @@ Status check_v128_args(const std::string& name, const FuncType& t, const std::ve
   return Status::Ok();
 }
 
+// One instance of the batch's module in a store of its own, linked as the
+// batch links; null, with the reason in `failed`, when instantiation fails
+// (a start function that traps, say); an import that cannot be linked is
+// an error.
+Result<std::shared_ptr<InitImage>> instantiate_alone(const BatchSpec& spec, std::string& failed) {
+  auto image = std::make_shared<InitImage>();
+  image->ctx = gpu::GpuContext{spec.intrinsics ? spec.intrinsics : &image->fallback_batch, 0};
+  image->store = std::make_unique<Store>();
+  WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
+                      link_imports(*image->store, spec.module->module, &image->ctx, nullptr, &spec.host_functions));
+  auto r = image->store->instantiate(spec.module, imports);
+  if (auto* e = std::get_if<InstantiateError>(&r)) {
+    failed = e->message;
+    return std::shared_ptr<InitImage>();
+  }
+  image->instance = std::get<uint32_t>(r);
+  return image;
+}
+
 // One instance, its start function and the --init exports run, then its
 // state taken. A start function that traps leaves no image (every instance
 // then reports that trap, as without one); an --init export that traps is
 // an error of the batch.
 Result<std::shared_ptr<const InitImage>> make_init_image(const BatchSpec& spec) {
-  auto image = std::make_shared<InitImage>();
-  image->ctx = gpu::GpuContext{spec.intrinsics ? spec.intrinsics : &image->fallback_batch, 0};
-  image->store = std::make_unique<Store>();
-  Store& store = *image->store;
-  WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
-                      link_imports(store, spec.module->module, &image->ctx, nullptr, &spec.host_functions));
-  auto r = store.instantiate(spec.module, imports);
-  if (std::holds_alternative<InstantiateError>(r)) {
-    if (!spec.init_calls.empty())
-      return err("instantiation before --init failed: " + std::get<InstantiateError>(r).message);
+  std::string failed;
+  WW_ASSIGN_OR_RETURN(std::shared_ptr<InitImage> image, instantiate_alone(spec, failed));
+  if (!image) {
+    if (!spec.init_calls.empty()) return err("instantiation before --init failed: " + failed);
     return std::shared_ptr<const InitImage>();
   }
-  image->instance = std::get<uint32_t>(r);
+  Store& store = *image->store;
   for (const BatchSpec::InitCall& c : spec.init_calls) {
     auto ev = store.get_export(image->instance, c.export_name);
     InvokeResult res = store.invoke(ev->addr, c.args);
@@ -79,15 +92,9 @@ std::shared_ptr<const InitImage> make_gpu_source(const BatchSpec& spec) {
   if (spec.backend == Backend::Cpu || spec.wasi || spec.files || spec.resident || !spec.host_functions.empty() ||
       !gpu_start_up_in_flight())
     return nullptr;
-  auto source = std::make_shared<InitImage>();
-  source->ctx = gpu::GpuContext{spec.intrinsics ? spec.intrinsics : &source->fallback_batch, 0};
-  source->store = std::make_unique<Store>();
-  auto imports = link_imports(*source->store, spec.module->module, &source->ctx, nullptr, nullptr);
-  if (!imports.ok()) return nullptr;
-  auto r = source->store->instantiate(spec.module, *imports);
-  if (!std::holds_alternative<uint32_t>(r)) return nullptr;
-  source->instance = std::get<uint32_t>(r);
-  return source;
+  std::string failed;
+  auto source = instantiate_alone(spec, failed);
+  return source.ok() ? *source : nullptr;
 }
 
 // The chain's calls: exports that exist, with a constant or @index per

@@ -235,6 +235,20 @@ const std::vector<uint8_t> kCanvasModule = {
     0x03, 0x6c, 0x0b
 };
 
+// kCanvasModule's draw over instances 0 .. n - 1 (their index, made on the
+// device), onto `batch`'s canvas, and the pixel instance i draws.
+BatchRequest canvas_request(const std::shared_ptr<const CompiledModule>& m, GpuBatch& batch, uint32_t n) {
+  BatchRequest r;
+  r.module = m;
+  r.func_index = export_func(m->module, "draw");
+  r.instances = n;
+  r.args = {0};
+  r.arg_index_kind = {1};
+  r.batch = &batch;
+  return r;
+}
+uint32_t canvas_pixel(uint32_t i) { return pack_rgba8(1.0f, float(i & 255) / 255.0f, 0.0f, 1.0f); }
+
 // A pinned canvas the kernels draw on straight (set_pixel stores into host
 // memory), an unpinned one through the device's copy: the same pixels.
 TEST_P(StreamResults, PixelsOnAPinnedCanvasOrThroughTheDevice) {
@@ -251,19 +265,12 @@ TEST_P(StreamResults, PixelsOnAPinnedCanvasOrThroughTheDevice) {
       pin_requested_host_ranges();
       ASSERT_TRUE(host_range_pinned(batch.image->pixels.data(), batch.image->pixels.size() * 4));
     }
-    BatchRequest r;
-    r.module = m;
-    r.func_index = export_func(m->module, "draw");
-    r.instances = n;
-    r.args = {0};
-    r.arg_index_kind = {1};
-    r.batch = &batch;
-    auto out = run(r);
+    auto out = run(canvas_request(m, batch, n));
     ASSERT_TRUE(out.ok()) << out.error().message;
     EXPECT_EQ(out->canvas_mapped, pinned);
     for (uint32_t i = 0; i < n; ++i) {
       ASSERT_EQ(out->results[i], 3 * i) << i;
-      ASSERT_EQ(batch.image->pixels[i], pack_rgba8(1.0f, float(i & 255) / 255.0f, 0.0f, 1.0f)) << i;
+      ASSERT_EQ(batch.image->pixels[i], canvas_pixel(i)) << i;
     }
     EXPECT_FALSE(batch.image->blank);
     EXPECT_EQ(batch.ignored_pixels.load(), 0u);
@@ -280,20 +287,14 @@ TEST_P(StreamResults, PixelsOutsideTheImageAreCountedOverEveryWave) {
     GpuBatch batch;
     batch.instance_count = n;
     batch.set_image_size(width, height);
-    BatchRequest r;
-    r.module = m;
-    r.func_index = export_func(m->module, "draw");
-    r.instances = n;
-    r.args = {0};
-    r.arg_index_kind = {1};
-    r.batch = &batch;
+    BatchRequest r = canvas_request(m, batch, n);
     r.max_wave = n / 4;
     auto out = run(r);
     ASSERT_TRUE(out.ok()) << out.error().message;
     EXPECT_GE(out->plan.waves, 2u);
     EXPECT_EQ(batch.ignored_pixels.load(), uint64_t(n - width * height)) << round;
     for (uint32_t i = 0; i < width * height; ++i)
-      ASSERT_EQ(batch.image->pixels[i], pack_rgba8(1.0f, float(i & 255) / 255.0f, 0.0f, 1.0f)) << i;
+      ASSERT_EQ(batch.image->pixels[i], canvas_pixel(i)) << i;
   }
 }
 
