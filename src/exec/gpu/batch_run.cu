@@ -130,7 +130,7 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
   p.launcher = req.launcher ? req.launcher.get() : &interpreter_launcher();
   KernelLauncher& launcher = *p.launcher;
   WW_TRY(launcher.hold_stack(req.max_call_depth));
-  probe_free_memory();
+  if (launcher.holds_stack()) probe_free_memory();
 
   // The instances' initial state: a fresh CPU instantiation, or the
   // caller's instance.

@@ -95,6 +95,17 @@ Result<LoadedCode> load_on_current_device(const Driver& d, const std::vector<uin
     d.module_unload(c.mod);
     return err("compiled GPU code has no kernel " + kernel + ": " + cu_error(d, r));
   }
+  // A function's first launch cost 17-40 us more than later ones (H200
+  // machine, bench/RESULTS.md): paid here, where the load is, by a launch
+  // of no instances (every thread returns at once). What fails here fails
+  // again, checked, at the batch's launch.
+  DevModule no_module{};
+  DevWave no_instances{};
+  DevIntrinsics no_intrinsics{};
+  void* params[] = {&no_module, &no_instances, &no_intrinsics};
+  if (d.launch(c.fn, 1, 1, 1, kBlock, 1, 1, 0, CU_STREAM_PER_THREAD, params, nullptr) == CUDA_SUCCESS)
+    (void)cudaStreamSynchronize(cudaStreamPerThread);
+  (void)cudaGetLastError();
   return c;
 }
 
@@ -145,6 +156,7 @@ class CompiledLauncher final : public KernelLauncher {
   const char* tier_name() const override { return "compiled"; }
   bool needs_frames() const override { return false; }
   uint64_t leave_words() const override { return leave_words_; }
+  bool holds_stack() const override { return recursive_; }
   Status hold_stack(uint32_t max_call_depth) override {
     if (!recursive_) return Status::Ok();
     WW_ASSIGN_OR_RETURN(LoadedCode * code, on_this_device());

@@ -147,6 +147,17 @@ void wait_for_background_frees();
 // Loads the wave kernels every batch launches (CUDA loads a kernel lazily,
 // at its first launch: 0.5-0.8 ms of a batch's set-up on an H200).
 void load_wave_kernels();
+// The calling thread's first CUDA calls (an attach, its default stream's
+// first copies and wait, its first launch), made ahead of its first batch
+// while the GPU's start-up goes on; later calls return at once.
+void warm_calling_thread();
+// A kernel's first launch in a process loads it (the interpreter's took
+// about 2 ms of a batch's kernel time) and costs 17-40 us more than later
+// ones even when loaded: launched once with no instances, ahead of a
+// batch, the kernels of `layout`'s memory inputs and outputs, and the
+// interpreter's.
+void warm_layout_kernels(MemoryLayout layout);
+void warm_interpreter_kernel(MemoryLayout layout);
 // Drops `object` (compiled code holding a loaded module) on the thread that
 // frees finished batches' device memory, after those frees: unloading a
 // module waits for them, and the caller has outputs to write meanwhile.

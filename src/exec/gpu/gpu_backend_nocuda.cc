@@ -9,6 +9,9 @@ bool built_with_cuda() { return false; }
 int device_count() { return 0; }
 int current_device() { return 0; }
 void prepare_transfers() {}
+void warm_calling_thread() {}
+void warm_layout_kernels(MemoryLayout) {}
+void warm_interpreter_kernel(MemoryLayout) {}
 void retire_in_background(std::shared_ptr<void>) {}
 void request_host_pin(const void*, uint64_t) {}
 bool request_host_pin_at_start_up(const void*, uint64_t) { return false; }

@@ -1,6 +1,7 @@
 // The interpreter kernel, compiled with the project, behind the launcher
 // interface: the program is data, so nothing here depends on the module.
 #include "exec/gpu/device/interp_kernel.cuh"
+#include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/kernel_launcher.cuh"
 
 namespace ww::gpu {
@@ -26,6 +27,16 @@ class InterpreterLauncher final : public KernelLauncher {
 };
 
 }  // namespace
+
+void warm_interpreter_kernel(MemoryLayout layout) {
+  const DevWave none{};  // no instances: every thread returns at once
+  switch (DevLayout(layout)) {
+    case DevLayout::Interleaved: interpret_kernel<DevLayout::Interleaved><<<1, kBlock>>>(DevModule{}, none, DevIntrinsics{}); break;
+    case DevLayout::Contiguous: interpret_kernel<DevLayout::Contiguous><<<1, kBlock>>>(DevModule{}, none, DevIntrinsics{}); break;
+    case DevLayout::Sparse: interpret_kernel<DevLayout::Sparse><<<1, kBlock>>>(DevModule{}, none, DevIntrinsics{}); break;
+  }
+  (void)cudaGetLastError();
+}
 
 KernelLauncher& interpreter_launcher() {
   static InterpreterLauncher l;

@@ -12,17 +12,77 @@
 namespace ww::gpu {
 
 
+namespace {
+
+// A word on each GPU for warm_calling_thread's copies, made by the
+// start-up (load_wave_kernels) and kept by the process.
+constexpr int kWarmGpus = 64;
+std::atomic<uint64_t*> g_warm_word[kWarmGpus] = {};
+
+uint64_t* warm_word() {
+  const int d = current_device();
+  return d >= 0 && d < kWarmGpus ? g_warm_word[d].load() : nullptr;
+}
+
+// A wave of no instances: every thread of a launch returns at once.
+constexpr DevWave kNoInstances{};
+
+}  // namespace
+
 void load_wave_kernels() {
   // Asking for a kernel's attributes loads it; what fails here fails again,
   // checked, where the batch launches it.
   cudaFuncAttributes a;
   (void)cudaFuncGetAttributes(&a, read_timer_kernel);
   (void)cudaFuncGetAttributes(&a, init_state_kernel);
+  (void)cudaFuncGetAttributes(&a, begin_wave_kernel);
   (void)cudaFuncGetAttributes(&a, pack_results32_kernel);
   with_layout(DevLayout::Sparse, [&](auto L) {
     (void)cudaFuncGetAttributes(&a, mem_in_kernel<decltype(L)::value>);
     (void)cudaFuncGetAttributes(&a, mem_out_kernel<decltype(L)::value>);
   });
+  // A loaded kernel's first launch in a process still cost 17-40 us more
+  // than later ones, and the process's first memset about 40 us (H200
+  // machine, bench/RESULTS.md): paid here, in the start-up, for the
+  // kernels and calls of every wave.
+  const int d = current_device();
+  if (d >= 0 && d < kWarmGpus && !g_warm_word[d].load()) {
+    uint64_t* w = nullptr;
+    if (cudaMalloc(&w, sizeof(uint64_t)) == cudaSuccess) g_warm_word[d] = w;
+  }
+  if (uint64_t* w = warm_word()) (void)cudaMemsetAsync(w, 0, sizeof *w, cudaStreamPerThread);
+  begin_wave_kernel<<<1, kBlock>>>(DevModule{}, kNoInstances, InitState{}, WaveStart{});
+  (void)cudaStreamSynchronize(cudaStreamPerThread);
+  (void)cudaGetLastError();
+}
+
+void warm_layout_kernels(MemoryLayout layout) {
+  with_layout(DevLayout(layout), [&](auto L) {
+    mem_in_kernel<decltype(L)::value><<<1, kBlock>>>(kNoInstances, nullptr, 0, 0);
+    mem_out_kernel<decltype(L)::value><<<1, kBlock>>>(kNoInstances, nullptr, 0, 0);
+  });
+  (void)cudaGetLastError();
+}
+
+void warm_calling_thread() {
+  // A thread's first CUDA calls cost 20-50 us each beyond the same calls
+  // later (its first cudaMemGetInfo, copy on its default stream, launch,
+  // and copy back with a wait; H200 machine, bench/RESULTS.md), whichever
+  // thread made the context and loaded the kernels.
+  thread_local bool warm = false;
+  if (warm) return;
+  warm = true;
+  size_t free_bytes = 0, total_bytes = 0;
+  (void)cudaMemGetInfo(&free_bytes, &total_bytes);
+  uint64_t host = 0;
+  uint64_t* w = warm_word();
+  if (w) {
+    (void)cudaMemcpyAsync(w, &host, sizeof host, cudaMemcpyHostToDevice, cudaStreamPerThread);
+    (void)cudaMemsetAsync(w, 0, sizeof host, cudaStreamPerThread);
+  }
+  init_state_kernel<<<1, kBlock>>>(DevModule{}, kNoInstances, InitState{});
+  if (w) (void)cudaMemcpyAsync(&host, w, sizeof host, cudaMemcpyDeviceToHost, cudaStreamPerThread);
+  (void)cudaStreamSynchronize(cudaStreamPerThread);
   (void)cudaGetLastError();
 }
 
@@ -243,7 +303,6 @@ Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
     WW_CUDA(cudaGetLastError());
   }
   WW_TRY(upload_mem_in(first, 0, n));
-  WW_TRY(copy_to_device(wave_on_device_, &W_, sizeof W_));
   // Inputs on the wire are the upload's: it waits for them. Without any,
   // the set-up's synchronisation covers the wave's few words.
   if (args_per_row() || !req_.mem_in.empty() || !req_.device_args.empty()) WW_TRY(end_phase(upload_ms_));
@@ -277,12 +336,18 @@ Status WaveLoop::launch_mem_out(const DevWave& w, uint32_t blocks, cudaStream_t 
 Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   WW_CUDA(cudaEventRecord(sig_->setup));
   WW_TRY(upload_inputs(first, n));
-  WW_CUDA(cudaMemsetAsync(W_.trapped, 0, 2 * sizeof(unsigned long long)));
-  WW_TRY(stack_pool_.begin_wave(W_, n));
-  init_state_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init);
+  WaveStart start;
+  start.stacks = stack_pool_.on();
+  const bool sparse_memory = sparse_ && W_.mem_cap;
+  if (sparse_memory) {
+    start.clear = W_.chunk_table;
+    start.clear_words = chunk_table_entries();
+    start.pool_used = true;
+  }
+  begin_wave_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init, start);
   WW_CUDA(cudaGetLastError());
-  trace_("wave: init state kernel");
-  if (W_.mem_cap) WW_TRY(reset_memory());
+  trace_("wave: set-up kernel");
+  if (W_.mem_cap && !sparse_memory) WW_TRY(reset_memory());
   trace_("wave: memory reset");
   WW_TRY(apply_memory_inputs(W_, blocks, nullptr));
   // The kernel is queued behind the set-up, not after a wait for it, which
@@ -332,10 +397,13 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   WW_CUDA(cudaStreamWaitEvent(sig_->poll_stream, sig_->start, 0));
   WW_TRY(launcher_.launch(mod_.M, W_, I_, blocks, layout_, nullptr));
   WW_CUDA(cudaEventRecord(sig_->stop));
+  trace_("wave: launch");
   if (!finished_prefilled_) prefill_finished();
+  trace_("wave: finished flags filled");
   bool stop_sent = false;
   if (W_.stream_done) WW_TRY(stream_results(stop_sent));
   WW_TRY(await_event(sig_->stop, stop_sent));
+  trace_("wave: kernel's end seen");
   float ms = 0;
   WW_CUDA(cudaEventElapsedTime(&ms, sig_->start, sig_->stop));
   kernel_ms_ += ms;
@@ -354,7 +422,7 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   }
   if (W_.stream_done) download_ms_ += late;
   phase_t_ = Clock::now();
-  trace_("wave: kernel");
+  trace_("wave: kernel's time");
   return Status::Ok();
 }
 
@@ -790,6 +858,7 @@ Status WaveLoop::resident_call(BatchResult& out) {
   out.result_types = ftype_->results;
   own_results(out, n);
   WW_TRY(upload_inputs(0, n));
+  WW_TRY(copy_to_device(wave_on_device_, &W_, sizeof W_));
   WW_CUDA(cudaMemsetAsync(W_.trapped, 0, 2 * sizeof(unsigned long long)));
   WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));
   WW_TRY(stack_pool_.begin_wave(W_, n));

@@ -52,9 +52,7 @@ __global__ void restore_dirty_pages_kernel(DevWave W, const uint32_t* image, uin
   if (threadIdx.x == 0) W.mem_dirty[b] = 0;
 }
 
-__global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
-  const uint32_t t = wave_thread(W);
-  if (t >= W.n) return;
+__device__ __forceinline__ void init_instance(const DevModule& M, const DevWave& W, const InitState& S, uint32_t t) {
   const uint32_t N = W.n;
   W.mem_pages[t] = S.init_pages;
   for (uint32_t g = 0; g < S.nglobals; ++g) W.globals[uint64_t(g) * N + t] = S.globals[g];
@@ -70,6 +68,46 @@ __global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
   if (W.hc.enabled) W.hc.waiting[t] = 0;
   W.trap_func[t] = 0;
   W.trap_pc[t] = 0;
+}
+
+__global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
+  const uint32_t t = wave_thread(W);
+  if (t < W.n) init_instance(M, W, S, t);
+}
+
+// What a wave's set-up clears beside its instances' state.
+struct WaveStart {
+  uint64_t* clear = nullptr;  // the sparse layout's chunk table
+  uint64_t clear_words = 0;
+  bool pool_used = false;     // DevWave::pool_used
+  bool stacks = false;        // the stack pool's counters and each instance's segments
+};
+
+// A whole wave's set-up in one launch: each memset and copy of its own
+// took about 5 us of the device's time before the kernel could start
+// (bench/RESULTS.md). Its words where kernels read them (W.self), its
+// counts zeroed, the chunk table cleared, each instance's initial state.
+__global__ void begin_wave_kernel(DevModule M, DevWave W, InitState S, WaveStart B) {
+  if (W.n == 0) return;  // a launch that only loads the kernel
+  const uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i == 0) {
+    // The device-side copy of the words this launch carries (the host
+    // writes only its deadline, on another stream, once a kernel started).
+    memcpy(const_cast<DevWave*>(W.self), &W, sizeof W);
+    W.trapped[0] = 0;
+    W.finished_count[0] = 0;
+    if (B.pool_used) *W.pool_used = 0;
+    if (B.stacks)
+      for (uint32_t k = 0; k < 32; ++k) W.stack_used[k] = 0;
+  }
+  for (uint64_t k = i; k < B.clear_words; k += uint64_t(gridDim.x) * blockDim.x) B.clear[k] = 0;
+  const uint32_t t = wave_thread(W);
+  if (t >= W.n) return;
+  if (B.stacks) {
+    W.stack_seg[t] = 0;
+    W.stack_next[t] = 0;
+  }
+  init_instance(M, W, S, t);
 }
 
 // Writes record t of `records` into instance t's memory at `address`; an
