@@ -63,7 +63,9 @@ class PackedModule {
   }
   uint64_t bytes() const { return bytes_.size(); }
   // Sets the pointers of the ModuleOnDevice it was packed for.
-  [[nodiscard]] Status upload(DeviceArena& arena);
+  // Through the staging's pinned pieces: a pageable copy of a few hundred
+  // bytes took 14-25 us of the host's time against 2-5.
+  [[nodiscard]] Status upload(DeviceArena& arena, PinnedStaging& staging);
 
  private:
   std::vector<uint8_t> bytes_;

@@ -85,8 +85,6 @@ Status WaveLoop::alloc_wave_buffers() {
   // words for where instances trapped.
   const uint64_t row_bytes = 8 * std::max<uint64_t>(io_slots(req_), 1);
   staging_rows_ = uint32_t(std::min<uint64_t>(WV, staging_piece_bytes() / row_bytes));
-  WW_ASSIGN_OR_RETURN(staging_, take_staging());
-  trace_("wave buffers: staging");
   if (results32_ || req_.resident)
     for (uint32_t*& scratch : results32_scratch_) WW_TRY(arena_.alloc(&scratch, staging_->piece_bytes() / 4));
   // A resident batch's calls bring their own.

@@ -155,7 +155,9 @@ Status WaveLoop::setup(BatchResult& out) {
   PackedModule packed = pack_module(img_, mod_, sparse_ && img_.has_memory ? plan_.chunk_shift : 0);
   arena_.reserve(wave_block_bytes() + packed.bytes() + intrinsics_bytes(req_.batch));
   trace_("wave buffers: one block");
-  WW_TRY(packed.upload(arena_));
+  WW_ASSIGN_OR_RETURN(staging_, take_staging());
+  trace_("wave buffers: staging");
+  WW_TRY(packed.upload(arena_, *staging_));
   trace_("upload module: its arrays");
   WW_TRY(upload_intrinsics(arena_, req_.batch, I_, req_.claim ? &canvas_before_ : nullptr,
                            req_.claim || req_.resident ? nullptr : &canvas_mapped_));
@@ -662,7 +664,13 @@ bool WaveLoop::finished_from_count() const { return !req_.resident && !host_call
 // instances), mostly first touches of the column's pages.
 void WaveLoop::prefill_finished() {
   finished_prefilled_ = finished_from_count();
-  if (finished_prefilled_) parallel_fill(dest_.finished + (W_.first - req_.index_base), 1, W_.n);
+  if (!finished_prefilled_) return;
+  uint8_t* flags = dest_.finished + (W_.first - req_.index_base);
+  // Up to a few MB this thread alone is done first: waking the host's
+  // workers for thread-id's 1 MB took 0.17-0.31 ms, past its kernel's end
+  // (bench/RESULTS.md).
+  if (W_.n <= kFillAloneBytes) std::memset(flags, 1, W_.n);
+  else parallel_fill(flags, 1, W_.n);
 }
 
 Status WaveLoop::download_status(uint32_t first, uint32_t n, const unsigned long long* counts_on_host) {

@@ -265,6 +265,7 @@ class WaveLoop {
   // flags of the wave's rows written so while its kernels run.
   bool finished_from_count() const;
   void prefill_finished();
+  static constexpr uint32_t kFillAloneBytes = 8u << 20;
   // Results that are all i32 or f32: cut to 32 bits on the device, widened
   // on the host.
   Status download_results32(uint32_t first, uint32_t n, uint32_t r0, uint32_t r1, cudaStream_t down);
