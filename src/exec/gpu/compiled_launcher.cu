@@ -95,7 +95,7 @@ Result<LoadedCode> load_on_current_device(const Driver& d, const std::vector<uin
     d.module_unload(c.mod);
     return err("compiled GPU code has no kernel " + kernel + ": " + cu_error(d, r));
   }
-  // A function's first launch cost 17-40 us more than later ones (H200
+  // A function's first launch cost 20-50 us against 3-7 later (H200
   // machine, bench/RESULTS.md): paid here, where the load is, by a launch
   // of no instances (every thread returns at once). What fails here fails
   // again, checked, at the batch's launch.

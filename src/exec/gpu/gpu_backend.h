@@ -152,8 +152,8 @@ void load_wave_kernels();
 // while the GPU's start-up goes on; later calls return at once.
 void warm_calling_thread();
 // A kernel's first launch in a process loads it (the interpreter's took
-// about 2 ms of a batch's kernel time) and costs 17-40 us more than later
-// ones even when loaded: launched once with no instances, ahead of a
+// about 2 ms of a batch's kernel time) and costs 20-50 us against 3-7 later
+// even when loaded: launched once with no instances, ahead of a
 // batch, the kernels of `layout`'s memory inputs and outputs, and the
 // interpreter's.
 void warm_layout_kernels(MemoryLayout layout);

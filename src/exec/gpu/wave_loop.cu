@@ -5,8 +5,6 @@
 // CUDA call is checked and a failure becomes an Error naming the call.
 #include "exec/gpu/wave_loop.cuh"
 
-#include <sys/prctl.h>
-
 #include "exec/gpu/device/wave_kernels.cuh"
 
 namespace ww::gpu {
@@ -41,8 +39,8 @@ void load_wave_kernels() {
     (void)cudaFuncGetAttributes(&a, mem_in_kernel<decltype(L)::value>);
     (void)cudaFuncGetAttributes(&a, mem_out_kernel<decltype(L)::value>);
   });
-  // A loaded kernel's first launch in a process still cost 17-40 us more
-  // than later ones, and the process's first memset about 40 us (H200
+  // A loaded kernel's first launch in a process still cost 20-50 us
+  // against 3-7 later, and the process's first memset up to 50 us (H200
   // machine, bench/RESULTS.md): paid here, in the start-up, for the
   // kernels and calls of every wave.
   const int d = current_device();
@@ -65,10 +63,11 @@ void warm_layout_kernels(MemoryLayout layout) {
 }
 
 void warm_calling_thread() {
-  // A thread's first CUDA calls cost 20-50 us each beyond the same calls
-  // later (its first cudaMemGetInfo, copy on its default stream, launch,
-  // and copy back with a wait; H200 machine, bench/RESULTS.md), whichever
-  // thread made the context and loaded the kernels.
+  // A thread's first CUDA calls cost 15-80 us each against 1-8 us for the
+  // same calls later (its first cudaMemGetInfo, copy on its default
+  // stream, launch, and copy back with a wait; H200 machine,
+  // bench/RESULTS.md), whichever thread made the context and loaded the
+  // kernels.
   thread_local bool warm = false;
   if (warm) return;
   warm = true;
@@ -94,18 +93,6 @@ void WaveLoop::bind_call() {
   ref_results_ = std::any_of(ftype_->results.begin(), ftype_->results.end(), is_ref);
   results32_ = results_are_32bit(ftype_->results, w_);
   v128_results_ = has_v128(ftype_->results);
-}
-
-// A row of values as slots (value k at k * w), `hi` giving v128s' high words.
-template <typename T>
-static std::vector<T> as_slots(const std::vector<T>& values, const std::vector<T>& hi, uint32_t w) {
-  if (w == 1) return values;
-  std::vector<T> slots(values.size() * w, 0);
-  for (size_t k = 0; k < values.size(); ++k) {
-    slots[k * w] = values[k];
-    if (k < hi.size()) slots[k * w + 1] = hi[k];
-  }
-  return slots;
 }
 
 void WaveLoop::own_results(BatchResult& out, uint32_t n) {
@@ -425,122 +412,6 @@ Status WaveLoop::launch_and_wait(uint32_t blocks) {
   if (W_.stream_done) download_ms_ += late;
   phase_t_ = Clock::now();
   trace_("wave: kernel's time");
-  return Status::Ok();
-}
-
-Status WaveLoop::await_event(cudaEvent_t ev, bool& stop_sent) {
-  const auto since = Clock::now();
-  auto last_report = since;
-  // Short batches (the spec runner's, thread-id's 0.1 ms kernel) finish in
-  // microseconds: the first 0.2 ms the host spins, then naps from 20 us.
-  // Each nap is a thirty-second of the wait so far, up to 1 ms, so the
-  // wake-up after the kernel's end costs it about 3%: naps doubling to 1 ms
-  // woke Monte Carlo's 4.2 ms kernel 0.7 ms after it ended
-  // (bench/RESULTS.md).
-  constexpr std::chrono::microseconds kSpin(200);
-  while (cudaEventQuery(ev) == cudaErrorNotReady) {
-    const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since);
-    if (waited >= kSpin)
-      nap(std::clamp<std::chrono::microseconds>(waited / 32, std::chrono::microseconds(20),
-                                                std::chrono::milliseconds(1)));
-    WW_TRY(send_stop_if_cancelled(stop_sent));
-    WW_TRY(report_progress(last_report));
-  }
-  WW_CUDA(cudaEventSynchronize(ev));
-  WW_CUDA(cudaGetLastError());
-  return Status::Ok();
-}
-
-// Linux lets a sleep run past its end by the thread's timer slack, 50 us
-// unless set: the host saw thread-id's 0.27 ms kernel end 0.41 ms after
-// its launch (bench/RESULTS.md). The waiting thread's slack is 1 us.
-void WaveLoop::nap(std::chrono::microseconds us) {
-  thread_local const bool slack_set = prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) == 0;
-  (void)slack_set;
-  std::this_thread::sleep_for(us);
-}
-
-Status WaveLoop::report_progress(Clock::time_point& last_report) {
-  if (!req_.progress || Clock::now() - last_report <= std::chrono::milliseconds(500)) return Status::Ok();
-  last_report = Clock::now();
-  WW_CUDA(cudaMemcpyAsync(sig_->words, W_.done, sizeof(unsigned long long), cudaMemcpyDeviceToHost, sig_->poll_stream));
-  WW_CUDA(cudaStreamSynchronize(sig_->poll_stream));
-  req_.progress(*sig_->words, req_.instances, seconds_since(t_start_));
-  return Status::Ok();
-}
-
-Status WaveLoop::send_stop_if_cancelled(bool& stop_sent) {
-  if (stop_sent || !req_.cancel || !req_.cancel->load()) return Status::Ok();
-  // Running instances stop within kDeadlineTickMask back-edges and stay
-  // unfinished; the batch marks them interrupted.
-  WW_CUDA(cudaMemcpyAsync(&wave_on_device_->deadline_ns, &sig_->words[1], sizeof(uint64_t), cudaMemcpyHostToDevice,
-                          sig_->poll_stream));
-  stop_sent = true;
-  return Status::Ok();
-}
-
-Status WaveLoop::upload_chain(DeviceArena& arena) {
-  W_.pos_begin = W_.pos_end = W_.pos_total = 0;
-  if (req_.then.empty()) return Status::Ok();
-  const uint32_t nimp = req_.module->module.num_imported_funcs;
-  std::vector<DevThenCall> calls;
-  std::vector<uint64_t> args;
-  std::vector<uint8_t> kinds;
-  uint64_t end = 1;  // position 0 is the export
-  for (const BatchRequest::ThenCall& c : req_.then) {
-    end += c.repeat;
-    if (end > 0xffffffffu) return make_error(kNoOffset, "GPU batch: more than 2^32-1 calls in the chain");
-    calls.push_back({c.func_index - nimp, uint32_t(end), uint32_t(args.size())});
-    std::vector<uint8_t> call_kinds(c.args.size(), 0);
-    std::copy_n(c.arg_index_kind.begin(), std::min(c.arg_index_kind.size(), c.args.size()), call_kinds.begin());
-    for (uint64_t v : as_slots(c.args, c.args_hi, w_)) args.push_back(v);
-    for (uint8_t k : as_slots(call_kinds, {}, w_)) kinds.push_back(k);
-  }
-  // Never empty, so that every pointer is a real allocation.
-  args.push_back(0);
-  kinds.push_back(0);
-  WW_TRY(arena.upload(&W_.then, calls));
-  WW_TRY(arena.upload(&W_.then_args, args));
-  WW_TRY(arena.upload(&W_.then_arg_kind, kinds));
-  W_.pos_total = uint32_t(end);
-  return Status::Ok();
-}
-
-Status WaveLoop::launch_chain(uint32_t blocks, BatchResult& out) {
-  if (req_.then.empty()) return launch_until_done(blocks, out);
-  if (!req_.launch_per_call) {
-    W_.pos_begin = 0;
-    W_.pos_end = W_.pos_total;
-    return launch_until_done(blocks, out);
-  }
-  for (uint32_t p = 0; p < W_.pos_total; ++p) {
-    if (p > 0 && req_.cancel && req_.cancel->load()) break;
-    W_.pos_begin = p;
-    W_.pos_end = p + 1;
-    // The progress line counts the call under way.
-    if (p > 0) WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));
-    WW_TRY(launch_until_done(blocks, out));
-  }
-  return Status::Ok();
-}
-
-Status WaveLoop::launch_until_done(uint32_t blocks, BatchResult& out) {
-  WW_TRY(launch_and_wait(blocks));
-  if (!host_calls_) return Status::Ok();
-  for (;;) {
-    uint32_t calls = 0;
-    // Stopped: the instances waiting for the host stay unfinished.
-    if (req_.cancel && req_.cancel->load()) {
-      WW_TRY(host_calls_->drain_log(I_, W_.first, out));
-      break;
-    }
-    WW_TRY(host_calls_->serve(W_, I_, W_.first, &calls, out));
-    if (calls == 0) break;
-    W_.hc.resuming = true;
-    WW_TRY(launch_and_wait(blocks));
-  }
-  W_.hc.resuming = false;
-  phase_t_ = Clock::now();
   return Status::Ok();
 }
 

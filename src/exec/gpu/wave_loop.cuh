@@ -46,6 +46,18 @@ static_assert(int(DevLayout::Interleaved) == int(MemoryLayout::Interleaved) &&
               int(DevLayout::Contiguous) == int(MemoryLayout::Contiguous) &&
               int(DevLayout::Sparse) == int(MemoryLayout::Sparse));
 
+// A row of values as slots (value k at k * w), `hi` giving v128s' high words.
+template <typename T>
+std::vector<T> as_slots(const std::vector<T>& values, const std::vector<T>& hi, uint32_t w) {
+  if (w == 1) return values;
+  std::vector<T> slots(values.size() * w, 0);
+  for (size_t k = 0; k < values.size(); ++k) {
+    slots[k * w] = values[k];
+    if (k < hi.size()) slots[k * w + 1] = hi[k];
+  }
+  return slots;
+}
+
 // Calls f with the layout as a compile-time constant (decltype(L)::value),
 // for launching the kernels templated on it.
 template <class F>
