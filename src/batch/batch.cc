@@ -639,6 +639,11 @@ void await_gpu_ready(BatchResult& out, StepTrace& trace) {
 double warm_batch_thread(const BatchSpec& spec, const Job& job, BatchResult& out, StepTrace& trace) {
   if (out.backend != Backend::Gpu) return 0;
   const auto t = std::chrono::steady_clock::now();
+  // On the batch's first GPU, which the start-up made ready (another
+  // would start a context of its own).
+  const std::vector<int> devices = selected_devices(spec.gpu, gpu::device_count());
+  gpu::DeviceScope on(devices.empty() ? gpu::current_device() : devices[0]);
+  if (!on.status().ok()) return 0;  // resolve_gpus says why
   gpu::warm_calling_thread();
   gpu::warm_layout_kernels(job.gpu_layout);
   if (spec.tier != Tier::Compiled) gpu::warm_interpreter_kernel(job.gpu_layout);
