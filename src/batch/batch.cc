@@ -634,8 +634,8 @@ void await_gpu_ready(BatchResult& out, StepTrace& trace) {
 // The batch's thread makes its first CUDA calls, and the kernels of its
 // memory layout their first launches, while the GPU's start-up goes on
 // (bench/RESULTS.md: 15-80 us a call, a kernel's first launch 20-50 us,
-// the interpreter's about 2 ms). Returns what of it the batch waited for: what ran after the
-// start-up had ended (counted as planning).
+// the interpreter's about 2 ms). Returns what of it the batch waited for:
+// what ran after the start-up had ended (counted as planning).
 double warm_batch_thread(const BatchSpec& spec, const Job& job, BatchResult& out, StepTrace& trace) {
   if (out.backend != Backend::Gpu) return 0;
   const auto t = std::chrono::steady_clock::now();
