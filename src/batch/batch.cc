@@ -305,6 +305,13 @@ struct CodeLookUp {
 
 std::vector<int> selected_devices(const GpuOptions& o, int count);
 
+// The first GPU the batch will run on (before resolve_gpus lists them): the
+// one the start-up made ready, where work ahead of the batch belongs.
+int first_selected_gpu(const GpuOptions& o) {
+  const std::vector<int> devices = selected_devices(o, gpu::device_count());
+  return devices.empty() ? 0 : devices[0];
+}
+
 CodeLookUp look_up_code(const BatchSpec& spec, const Job& job, Backend backend, bool load) {
   CodeLookUp c;
   c.req = compile_request(spec, job, backend);
@@ -316,8 +323,7 @@ CodeLookUp look_up_code(const BatchSpec& spec, const Job& job, Backend backend, 
     c.cached = true;
   }
   if (load && c.cached && backend == Backend::Gpu) {
-    const std::vector<int> devices = selected_devices(spec.gpu, gpu::device_count());
-    c.device = devices.empty() ? 0 : devices[0];
+    c.device = first_selected_gpu(spec.gpu);
     compiled::Request now = c.req;
     now.load_in_background = false;  // nothing else of the batch runs yet
     c.loaded = compile_executor(now, c.device);
@@ -639,10 +645,8 @@ void await_gpu_ready(BatchResult& out, StepTrace& trace) {
 double warm_batch_thread(const BatchSpec& spec, const Job& job, BatchResult& out, StepTrace& trace) {
   if (out.backend != Backend::Gpu) return 0;
   const auto t = std::chrono::steady_clock::now();
-  // On the batch's first GPU, which the start-up made ready (another
-  // would start a context of its own).
-  const std::vector<int> devices = selected_devices(spec.gpu, gpu::device_count());
-  gpu::DeviceScope on(devices.empty() ? gpu::current_device() : devices[0]);
+  // Another GPU would start a context of its own.
+  gpu::DeviceScope on(first_selected_gpu(spec.gpu));
   if (!on.status().ok()) return 0;  // resolve_gpus says why
   gpu::warm_calling_thread();
   gpu::warm_layout_kernels(job.gpu_layout);
