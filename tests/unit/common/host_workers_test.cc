@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <numeric>
 #include <thread>
@@ -39,6 +40,26 @@ TEST(HostWorkers, CallsFromSeveralThreadsTakeTurns) {
     });
   for (auto& t : callers) t.join();
   EXPECT_EQ(sum.load(), uint64_t(4 * 50 * (16 * 17 / 2)));
+}
+
+// Runs back to back, a few jobs each, most done before a sleeping worker
+// wakes: a worker that wakes late must take no job of a run that has
+// ended, nor one of the next run twice.
+TEST(HostWorkers, BackToBackRunsRunEachJobOnceInItsOwnRun) {
+  std::atomic<uint32_t> current{0};
+  std::atomic<uint32_t> strays{0};
+  for (uint32_t r = 1; r <= 20000; ++r) {
+    const size_t jobs = 2 + r % 15;
+    std::vector<std::atomic<int>> runs(jobs);
+    current.store(r);
+    run_on_host_workers(jobs, [&, r](size_t j) {
+      if (current.load() != r) strays.fetch_add(1);
+      runs[j].fetch_add(1);
+    });
+    for (size_t j = 0; j < jobs; ++j) ASSERT_EQ(runs[j].load(), 1) << "run " << r << ", job " << j;
+    if (r % 1000 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // let the workers fall asleep
+  }
+  EXPECT_EQ(strays.load(), 0u);
 }
 
 TEST(HostWorkers, ParallelCopyAndZeroCoverOddSizes) {
