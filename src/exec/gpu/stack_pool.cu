@@ -36,14 +36,6 @@ Status StackPool::setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uin
   return Status::Ok();
 }
 
-Status StackPool::begin_wave(const DevWave& w, uint32_t n) {
-  if (!on_) return Status::Ok();
-  WW_CUDA(cudaMemsetAsync(w.stack_used, 0, 32 * sizeof(unsigned int)));
-  WW_CUDA(cudaMemsetAsync(w.stack_seg, 0, uint64_t(n) * sizeof(uint32_t)));
-  WW_CUDA(cudaMemsetAsync(w.stack_next, 0, uint64_t(n) * sizeof(uint32_t)));
-  return Status::Ok();
-}
-
 Status StackPool::set_pool(DeviceArena& arena, DevWave& w, uint64_t segments) {
   size_t free_bytes = 0, total = 0;
   WW_CUDA(cudaMemGetInfo(&free_bytes, &total));

@@ -30,8 +30,6 @@ class StackPool {
   // (`upfront`: now, for modules that must not run twice).
   Status setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uint32_t wave, bool frames, bool upfront,
                uint64_t max_bytes);
-  // Before a wave: every segment free again.
-  Status begin_wave(const DevWave& w, uint32_t n);
   struct Outcome {
     uint32_t redo = 0;      // instances, from the first that ran out, to run again
     bool grew = false;      // the pool grew: even a lone instance runs again

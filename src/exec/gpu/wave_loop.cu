@@ -198,14 +198,7 @@ Status WaveLoop::end_phase(double& acc_ms) {
   return Status::Ok();
 }
 
-Status WaveLoop::reset_memory() {
-  if (sparse_) {
-    // Nothing of the pool needs clearing: an instance copies its part of
-    // the image into a chunk on its first write there.
-    WW_CUDA(cudaMemsetAsync(W_.chunk_table, 0, chunk_table_entries() * 8));
-    WW_CUDA(cudaMemsetAsync(W_.pool_used, 0, 4));
-    return Status::Ok();
-  }
+Status WaveLoop::restore_dense_memory() {
   const uint32_t words = uint32_t(mod_.num_image_words);
   if (!memory_ready_) {
     // The buffer's first use: zeros at memset speed, then the image.
@@ -322,22 +315,31 @@ Status WaveLoop::launch_mem_out(const DevWave& w, uint32_t blocks, cudaStream_t 
   return Status::Ok();
 }
 
-Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
-  WW_CUDA(cudaEventRecord(sig_->setup));
-  WW_TRY(upload_inputs(first, n));
+Status WaveLoop::begin_wave(uint32_t n, Fresh fresh) {
   WaveStart start;
   start.stacks = stack_pool_.on();
+  start.instances = fresh.instances;
+  start.done = fresh.done;
   const bool sparse_memory = sparse_ && W_.mem_cap;
-  if (sparse_memory) {
+  if (fresh.memory && sparse_memory) {
+    // Nothing of the pool needs clearing: an instance copies its part of
+    // the image into a chunk on its first write there.
     start.clear = W_.chunk_table;
     start.clear_words = chunk_table_entries();
     start.pool_used = true;
   }
-  begin_wave_kernel<<<blocks, kBlock>>>(mod_.M, W_, mod_.init, start);
+  begin_wave_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(mod_.M, W_, mod_.init, start);
   WW_CUDA(cudaGetLastError());
   trace_("wave: set-up kernel");
-  if (W_.mem_cap && !sparse_memory) WW_TRY(reset_memory());
+  if (fresh.memory && W_.mem_cap && !sparse_memory) WW_TRY(restore_dense_memory());
   trace_("wave: memory reset");
+  return Status::Ok();
+}
+
+Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
+  WW_CUDA(cudaEventRecord(sig_->setup));
+  WW_TRY(upload_inputs(first, n));
+  WW_TRY(begin_wave(n, {true, true, false}));
   WW_TRY(apply_memory_inputs(W_, blocks, nullptr));
   // The kernel is queued behind the set-up, not after a wait for it, which
   // made the host and the device take turns once more every wave;
@@ -737,10 +739,8 @@ Status WaveLoop::resident_call(BatchResult& out) {
   out.result_types = ftype_->results;
   own_results(out, n);
   WW_TRY(upload_inputs(0, n));
-  WW_TRY(copy_to_device(wave_on_device_, &W_, sizeof W_));
-  WW_CUDA(cudaMemsetAsync(W_.trapped, 0, 2 * sizeof(unsigned long long)));
-  WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));
-  WW_TRY(stack_pool_.begin_wave(W_, n));
+  // The instances keep their state and memory from call to call.
+  WW_TRY(begin_wave(n, {false, false, true}));
   WW_TRY(apply_memory_inputs(W_, blocks, nullptr));
   WW_TRY(end_phase(memory_setup_ms_));
   setup_queued_ = false;  // begin_resident's set-up is long done

@@ -216,6 +216,14 @@ class WaveLoop {
   // Fails unless [addr, addr + len) lies in every instance's memory.
   Status check_range(uint64_t addr, uint64_t len, const char* what);
   Status init_wave(uint32_t first, uint32_t n, uint32_t blocks);
+  // A wave's set-up on the device, one kernel for every path: W_ where
+  // kernels read it, the counts and the stack pool's, the instances'
+  // state and their memory when asked (`fresh`), the progress count
+  // (`done`). Queued on the thread's stream.
+  struct Fresh {
+    bool instances, memory, done;
+  };
+  Status begin_wave(uint32_t n, Fresh fresh);
   Status launch_and_wait(uint32_t blocks);
   // Waits for `ev`, meanwhile moving the deadline when the batch is
   // cancelled (once: `stop_sent`) and reporting progress.
@@ -292,9 +300,10 @@ class WaveLoop {
     acc_ms += std::chrono::duration<double, std::milli>(now - phase_t_).count();
     phase_t_ = now;
   }
-  // Every instance's memory back to the image before a wave: the whole
-  // buffer the first time, then only the pages the previous wave wrote.
-  Status reset_memory();
+  // The dense layout: every instance's memory back to the image before a
+  // wave, the whole buffer the first time, then only the pages the
+  // previous wave wrote (the sparse layout's is begin_wave's chunk table).
+  Status restore_dense_memory();
   // Sparse: reads how much of the pool the wave took, sizes the next wave
   // and finds the instances that ran out.
   Status account_pool(uint32_t first, uint32_t n, uint32_t* redo);

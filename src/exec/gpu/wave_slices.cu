@@ -154,10 +154,8 @@ Status WaveLoop::run_slices(uint32_t first, uint32_t n, uint32_t slices) {
       W_.pos_end = W_.pos_total;
     }
     WW_TRY(prepare_arg_rows(n));
-    WW_TRY(copy_to_device(wave_on_device_, &W_, sizeof W_));
-    WW_CUDA(cudaMemsetAsync(W_.trapped, 0, 2 * sizeof(unsigned long long)));
-    WW_TRY(stack_pool_.begin_wave(W_, n));
-    if (W_.mem_cap) WW_TRY(reset_memory());
+    // Each slice sets up its instances on its own stream (launch_slice).
+    WW_TRY(begin_wave(n, {false, true, false}));
     WW_TRY(end_phase(memory_setup_ms_));
     trace_("wave: set-up for slices");
     using Signals = PinnedStaging::WaveSignals;

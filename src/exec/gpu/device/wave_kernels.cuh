@@ -75,12 +75,16 @@ __global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
   if (t < W.n) init_instance(M, W, S, t);
 }
 
-// What a wave's set-up clears beside its instances' state.
+// What a wave's set-up resets beside its words and counts.
 struct WaveStart {
   uint64_t* clear = nullptr;  // the sparse layout's chunk table
   uint64_t clear_words = 0;
   bool pool_used = false;     // DevWave::pool_used
   bool stacks = false;        // the stack pool's counters and each instance's segments
+  // Each instance's state: not for a resident call (its instances keep
+  // theirs) nor for a sliced wave (each slice's own, on its stream).
+  bool instances = true;
+  bool done = false;          // DevWave::done, the progress count (a resident call's)
 };
 
 // A whole wave's set-up in one launch: each memset and copy of its own
@@ -97,6 +101,7 @@ __global__ void begin_wave_kernel(DevModule M, DevWave W, InitState S, WaveStart
     W.trapped[0] = 0;
     W.finished_count[0] = 0;
     if (B.pool_used) *W.pool_used = 0;
+    if (B.done) *W.done = 0;
     if (B.stacks)
       for (uint32_t k = 0; k < 32; ++k) W.stack_used[k] = 0;
   }
@@ -107,7 +112,7 @@ __global__ void begin_wave_kernel(DevModule M, DevWave W, InitState S, WaveStart
     W.stack_seg[t] = 0;
     W.stack_next[t] = 0;
   }
-  init_instance(M, W, S, t);
+  if (B.instances) init_instance(M, W, S, t);
 }
 
 // Writes record t of `records` into instance t's memory at `address`; an
