@@ -38,6 +38,7 @@ RunReport report_of(const ww::batch::BatchResult& r) {
   o.linear_bytes_per_instance = r.linear_bytes_per_instance;
   o.reserved_bytes_per_instance = r.reserved_bytes_per_instance;
   o.pool_reruns = r.pool_reruns;
+  o.replans = r.replans;
   o.stack_reruns = r.stack_reruns;
   o.mapped_rows = r.mapped_rows;
   o.canvas_mapped = r.canvas_mapped;

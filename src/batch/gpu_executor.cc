@@ -142,6 +142,7 @@ void merge_device_figures(const std::vector<BatchResult>& figs, const std::vecto
     out.device_files += f.device_files;
     out.device_file_bytes += f.device_file_bytes;
     out.pool_reruns += f.pool_reruns;
+    out.replans += f.replans;
     out.stack_reruns += f.stack_reruns;
     out.mapped_rows += f.mapped_rows;
     out.canvas_mapped = out.canvas_mapped || f.canvas_mapped;
@@ -463,6 +464,7 @@ class GpuExecutor final : public Executor {
     fig.device_bytes_per_instance = fig.linear_bytes_per_instance + r.plan.overhead_bytes_per_instance;
     fig.reserved_bytes_per_instance = uint64_t(r.plan.memory_pages) * kPageSize;
     fig.pool_reruns += r.pool_reruns;
+    fig.replans += r.replans;
     fig.stack_reruns += r.stack_reruns;
     fig.mapped_rows += r.mapped_rows;
     fig.canvas_mapped = fig.canvas_mapped || r.canvas_mapped;

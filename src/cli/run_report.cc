@@ -125,6 +125,8 @@ std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result)
       s += std::string(", ") + (r.mapped_rows && r.canvas_mapped ? "results and image" : r.mapped_rows ? "results" : "image") +
            " written by the kernel into host memory";
     if (r.pool_reruns) s += "; " + std::to_string(r.pool_reruns) + " instance(s) ran again after the pool ran out";
+    if (r.replans)
+      s += "; the GPU refused the buffers of " + std::to_string(r.replans) + " plan(s), each made again with less memory";
     if (r.stack_reruns)
       s += "; " + std::to_string(r.stack_reruns) +
            " instance(s) ran out of compiled code's CUDA stack and ran again on the interpreter kernel";
@@ -196,6 +198,7 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
                        {"reserved_bytes_per_instance", r.reserved_bytes_per_instance},
                        {"layout", r.memory_layout},
                        {"pool_reruns", r.pool_reruns},
+                       {"replans", r.replans},
                        {"stack_reruns", r.stack_reruns},
                        {"results_mapped_rows", r.mapped_rows},
                        {"canvas_mapped", r.canvas_mapped},

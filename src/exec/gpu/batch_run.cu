@@ -68,6 +68,7 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
     out.host_ms += r->host_ms;
     out.plan.waves += r->plan.waves;
     out.pool_reruns += r->pool_reruns;
+    out.replans += r->replans;
     out.wave_slices = std::max(out.wave_slices, r->wave_slices);
     out.streamed_rows += r->streamed_rows;
     out.mapped_rows += r->mapped_rows;
@@ -211,7 +212,11 @@ Result<std::unique_ptr<WaveLoop>> set_up_wave_loop(const BatchRequest& req, Prep
   constexpr int kReplans = 4;
   for (int attempt = 0;; ++attempt) {
     auto loop = std::make_unique<WaveLoop>(*p.rq, *p.launcher, p.store->impl(), p.instance, p.img, p.plan, t_start);
-    Status s = loop->setup(out);
+    auto set_up = [&]() -> Status {
+      if (uint32_t(attempt) < req.refused_setups) return make_error(kNoOffset, "out of memory (refused for a test)");
+      return loop->setup(out);
+    };
+    Status s = set_up();
     if (s.ok()) return std::move(loop);
     const bool out_of_memory = s.error().message.find("out of memory") != std::string::npos;
     if (!out_of_memory || attempt == kReplans || p.plan.wave_size <= 32) return s.error();
@@ -220,6 +225,7 @@ Result<std::unique_ptr<WaveLoop>> set_up_wave_loop(const BatchRequest& req, Prep
     wait_for_background_frees();
     p.dev.free_bytes -= p.dev.free_bytes / 8;
     WW_TRY(plan_batch(p));
+    ++out.replans;
     if (req.on_plan) req.on_plan(p.plan, p.dev.name);
   }
 }

@@ -139,6 +139,9 @@ void free_idle_block();
 void warm_idle_block();
 // The current GPU's idle block's bytes (0: none).
 uint64_t idle_block_bytes();
+// The current GPU's CUDA stack a thread, as the driver holds it: raised
+// while launchers of recursive compiled code live (compiled_launcher.cu).
+uint64_t cuda_stack_bytes();
 // Returns once every background free (DeviceArena::release_in_background)
 // has finished: before reading the device's free memory or planning the
 // next batch.
@@ -397,6 +400,9 @@ struct BatchRequest {
   // the first wave gets (one that must grow); 0 = the plan's.
   uint64_t max_pool_bytes = 0;
   uint64_t first_pool_bytes = 0;
+  // For tests: the first this many set-ups of the wave loop's buffers fail
+  // as if the device had refused them (batch_run.cu plans them again).
+  uint32_t refused_setups = 0;
 
   // What runs the instances: null for the built-in interpreter kernel, or
   // compiled code (load_compiled_kernel).
@@ -479,6 +485,9 @@ struct BatchResult {
   uint64_t pool_bytes_used = 0;
   uint32_t pool_wave_instances = 0;
   uint64_t pool_reruns = 0;
+  // Plans made again, each with an eighth less memory, after the device
+  // refused a wave loop's buffers.
+  uint32_t replans = 0;
   // The most slices a wave ran in (wave_slices.cu; 1: every wave in one launch).
   uint32_t wave_slices = 1;
   // Results that came down while their wave's kernel still ran

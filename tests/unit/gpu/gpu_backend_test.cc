@@ -250,6 +250,26 @@ TEST_P(GpuRun, WaveBlocksComeBackToTheIdleBlock) {
   EXPECT_GT(idle_block_bytes(), 0u);
 }
 
+// Buffers the device refuses: the batch is planned again with less memory
+// up to four times, says how often, and runs whole; past that it fails
+// with the device's error.
+TEST_P(GpuRun, RefusedBuffersArePlannedAgainWithLessMemory) {
+  BatchRequest r = request("tid", 5000);
+  r.refused_setups = 2;
+  auto out = run(r);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_EQ(out->replans, 2u);
+  for (uint32_t i = 0; i < r.instances; ++i) ASSERT_EQ(out->results[i], i) << i;
+  r.refused_setups = 5;
+  auto refused = run(r);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("out of memory"), std::string::npos) << refused.error().message;
+  r.refused_setups = 0;
+  auto plain = run(r);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->replans, 0u);
+}
+
 TEST_P(GpuRun, TrapsStayWithTheirInstance) {
   BatchRequest r = request("div", 1024);
   r.args_per_instance = true;
