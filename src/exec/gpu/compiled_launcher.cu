@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <deque>
 #include <future>
+#include <map>
 #include <mutex>
 
 #include "exec/gpu/cuda_check.cuh"
@@ -72,6 +73,74 @@ constexpr uint64_t kDefaultFrameBytes = 512;
 
 // Room for the kernel's own frame below the recursion.
 constexpr uint64_t kKernelFrameBytes = 1024;
+
+// The CUDA stack is the context's, one size for every kernel on a GPU.
+// Each launcher of recursive code asks for what its frames need, and the
+// GPU holds the largest request of the launchers alive: a smaller request
+// set after a larger one would have cut the frames of the other's running
+// waves short. When the last launcher goes, the GPU gets the size it had
+// before, so that one recursive batch's stack (up to half the GPU's
+// memory) is not kept from every later batch of the process.
+class StackLimits {
+ public:
+  // On the calling thread's GPU, `device`: at least `bytes` a thread for
+  // `who`. Returns the limit the driver holds (it may round or clamp).
+  Result<uint64_t> hold(int device, const void* who, uint64_t bytes) {
+    std::lock_guard<std::mutex> g(mu_);
+    Gpu& gpu = gpus_[device];
+    if (gpu.wants.empty()) {
+      size_t before = 0;
+      WW_CUDA(cudaDeviceGetLimit(&before, cudaLimitStackSize));
+      gpu.before = before;
+    }
+    gpu.wants[who] = bytes;
+    WW_TRY(apply(gpu));
+    return gpu.held;
+  }
+  // `who` is gone (on its GPU, `device`).
+  void release(int device, const void* who) {
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = gpus_.find(device);
+    if (it == gpus_.end() || !it->second.wants.erase(who)) return;
+    // A failure leaves a larger stack than needed, nothing worse.
+    if (!apply(it->second).ok()) (void)cudaGetLastError();
+  }
+
+ private:
+  struct Gpu {
+    uint64_t before = 0;  // the limit before the first holder
+    std::map<const void*, uint64_t> wants;
+    uint64_t set = 0, held = 0;
+  };
+  static Status apply(Gpu& gpu) {
+    uint64_t want = gpu.before;
+    for (const auto& [who, bytes] : gpu.wants) want = std::max(want, bytes);
+    if (want == gpu.set) return Status::Ok();
+    WW_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, want));
+    size_t held = 0;
+    WW_CUDA(cudaDeviceGetLimit(&held, cudaLimitStackSize));
+    gpu.set = gpu.wants.empty() ? 0 : want;
+    gpu.held = held;
+    return Status::Ok();
+  }
+  std::mutex mu_;
+  std::map<int, Gpu> gpus_;
+};
+
+StackLimits& stack_limits() {
+  static StackLimits s;
+  return s;
+}
+
+}  // namespace
+
+uint64_t cuda_stack_bytes() {
+  size_t bytes = 0;
+  if (cudaDeviceGetLimit(&bytes, cudaLimitStackSize) != cudaSuccess) (void)cudaGetLastError();
+  return bytes;
+}
+
+namespace {
 
 // Loaded into a device's primary context: the calling thread's GPU
 // (use_device) when the batch starts there.
@@ -149,6 +218,7 @@ class CompiledLauncher final : public KernelLauncher {
     join_first_load();
     for (const LoadedCode& c : loaded_) {
       DeviceScope on(c.device);
+      if (c.stack_set) stack_limits().release(c.device, this);
       d_.module_unload(c.mod);
     }
   }
@@ -188,13 +258,10 @@ class CompiledLauncher final : public KernelLauncher {
   // set on the code's GPU when it differs from the last request.
   Result<uint64_t> held_stack(LoadedCode& code, uint32_t max_depth) {
     const uint64_t bytes = stack_bytes(max_depth);
-    // Two wave loops may share a GPU, and its limit.
+    // Two wave loops may share a GPU, and this code.
     std::lock_guard<std::mutex> g(mu_);
     if (bytes != code.stack_set) {
-      WW_CUDA(cudaDeviceSetLimit(cudaLimitStackSize, bytes));
-      // The driver may round or clamp the request.
-      size_t held = 0;
-      WW_CUDA(cudaDeviceGetLimit(&held, cudaLimitStackSize));
+      WW_ASSIGN_OR_RETURN(const uint64_t held, stack_limits().hold(code.device, this, bytes));
       code.stack_set = bytes;
       code.stack_held = std::min<uint64_t>(bytes, held);
     }

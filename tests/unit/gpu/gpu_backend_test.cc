@@ -270,6 +270,32 @@ TEST_P(GpuRun, RefusedBuffersArePlannedAgainWithLessMemory) {
   EXPECT_EQ(plain->replans, 0u);
 }
 
+// Recursive compiled code raises the GPU's CUDA stack while its launcher
+// lives, and the GPU gets its size back when the launcher goes.
+TEST_P(GpuRun, CompiledRecursionGivesTheCudaStackBack) {
+  if (!GetParam()) GTEST_SKIP() << "compiled code only";
+  const uint64_t before = cuda_stack_bytes();
+  compiled::Request c;
+  c.module = compiled();
+  c.target = compiled::Target::Gpu;
+  c.layout = MemoryLayout::Interleaved;
+  c.cache.dir = WW_BINARY_DIR "/test-code-cache";
+  auto launcher = compiled::compile_gpu(c, nullptr);
+  ASSERT_TRUE(launcher.ok()) << launcher.error().message;
+  BatchRequest r = request("fact", 1000);
+  r.launcher = *launcher;
+  r.args_per_instance = true;
+  for (uint32_t i = 0; i < r.instances; ++i) r.args.push_back(i % 13);
+  auto out = run_batch(r);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  CpuRef ref;
+  for (uint32_t i = 0; i < 13; ++i) ASSERT_EQ(out->results[i], ref.call("fact", {Value::i32(int32_t(i))}).results[0].bits);
+  EXPECT_GT(cuda_stack_bytes(), before);
+  r.launcher.reset();
+  *launcher = nullptr;
+  EXPECT_EQ(cuda_stack_bytes(), before);
+}
+
 TEST_P(GpuRun, TrapsStayWithTheirInstance) {
   BatchRequest r = request("div", 1024);
   r.args_per_instance = true;
