@@ -127,9 +127,12 @@ class StackLimits {
   std::map<int, Gpu> gpus_;
 };
 
+// Never destroyed: a launcher may be retired after static destruction
+// began (the compiled recursive programs' processes then aborted with a
+// corrupted heap at exit).
 StackLimits& stack_limits() {
-  static StackLimits s;
-  return s;
+  static StackLimits* s = new StackLimits;
+  return *s;
 }
 
 }  // namespace
