@@ -365,7 +365,7 @@ scale_run() {  # TAG ARGS...
   median_of_three "" "$tag" "$@" >"$S/$tag.log" 2>&1
   rc=$?
   printf '%-24s rc=%-3s %s\n' "$tag" "$rc" "$(tr -d '\n ' <"$S/$tag.json" 2>/dev/null |
-    grep -oE '"(completed|wall_s|plan|upload|memoryset-up|kernel|download|bytes_per_instance|wave_size|waves|wave_slices|pool_reruns|host_peak_rss_bytes)":[0-9.eE+-]+|"layout":"[a-z]+"' |
+    grep -oE '"(completed|wall_s|plan|upload|memoryset-up|set-upbesidethestart-up|kernel|download|bytes_per_instance|wave_size|waves|wave_slices|pool_reruns|host_peak_rss_bytes)":[0-9.eE+-]+|"layout":"[a-z]+"' |
     tr -d '"' | tr '\n' ' ')" >>"$O/scale.txt"
   ((rc == 0)) || tail -n 3 "$S/$tag.log" >>"$O/scale.txt"
   # A kernel that wrote its results into host memory ran as long as they

@@ -394,6 +394,7 @@ struct PhaseTimes {
   double write_outputs = 0;  // the caller's
   double host_calls = 0;     // GPU: serving calls on the host between launches (inside `kernel`)
   double gpu_startup = 0;    // starting the CUDA driver and context (overlapped by Engine::warm_up)
+  double setup_ahead = 0;    // GPU: set-up made beside that start-up (outside the wall time too)
 };
 
 // A stretch of instances that ran one way.

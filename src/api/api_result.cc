@@ -24,7 +24,7 @@ RunReport report_of(const ww::batch::BatchResult& r) {
   o.kernel_ms = r.kernel_ms;
   const ww::batch::PhaseTimes& p = r.phases;
   o.phases = {p.read_inputs, p.translate, p.compile, p.plan,       p.upload,     p.memory_setup,
-              p.kernel,      p.download,  p.write_outputs, p.host_calls, p.gpu_startup};
+              p.kernel,      p.download,  p.write_outputs, p.host_calls, p.gpu_startup, p.setup_ahead};
   for (const ww::batch::Segment& g : r.segments)
     o.segments.push_back({g.first, g.count, public_backend(g.backend), public_tier(g.tier), g.seconds});
   const ww::batch::CompileReport& c = r.compile;

@@ -588,18 +588,27 @@ Result<BatchResult> run(const BatchSpec& spec) {
     code = look_up_code(spec, job, out.backend, true);
     trace("look up and load cached code");
   }
+  std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_executor(nullptr)
+                                                                  : make_cpu_executor(nullptr);
+  const bool compile_now = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
+  const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
+  // The executor that will run the whole batch, when one will, sets it up
+  // while the GPU's start-up goes on.
+  Executor* whole = nullptr;
+  if (!compile_now && (tier == Tier::Interp || spec.instances < auto_min)) whole = interp.get();
+  else if (compile_now && code && code->loaded && code->loaded->exec && code->device == first_selected_gpu(spec.gpu))
+    whole = code->loaded->exec.get();
+  const double ahead_ms = whole ? set_up_ahead(spec, job, *whole, out, trace) : 0;
   await_gpu_ready(out, trace);
   WW_TRY(check_device_arrays(spec, out.backend));
   if (out.backend == Backend::Gpu) WW_TRY(resolve_gpus(spec, job));
-  std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_executor(nullptr)
-                                                                  : make_cpu_executor(nullptr);
 
   if (spec.intrinsics) spec.intrinsics->start_clock();
   // Nothing but the pinning of its buffers is in the upload yet. On the
   // CPU the result columns' set-up (page faults on every core: about 46 MB
   // for hash-wasm sha256's 1M instances) is the batch's memory set-up and
   // in its wall time; on the GPU it still is not (bench/RESULTS.md).
-  double before_ms = out.phases.upload + warm_ms;
+  double before_ms = out.phases.upload + warm_ms + ahead_ms;
   if (out.backend == Backend::Cpu && !columns_hidden) {
     out.phases.memory_setup += columns_ms;
     before_ms += columns_ms;
@@ -612,8 +621,6 @@ Result<BatchResult> run(const BatchSpec& spec) {
     trace("look up compiled code");
   }
   compiled::Request req = code ? code->req : compile_request(spec, job, out.backend);
-  bool compile_now = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
-  const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
   if (compile_now) {
     // Loaded early on the first GPU the batch uses, or now.
     CompiledExecutor ce = code && code->loaded && code->device == first_gpu(job)

@@ -250,6 +250,10 @@ struct PhaseTimes {
   // Starting the CUDA driver and context (warm_up_gpu overlaps it with the
   // phases before it; `plan` then counts only what was left of it).
   double gpu_startup = 0;
+  // GPU: the batch's set-up made while the start-up went on, beside it
+  // and, like it, outside the wall time (what ran after the start-up is
+  // in memory_setup).
+  double setup_ahead = 0;
 };
 
 struct BatchResult {

@@ -84,6 +84,10 @@ class Executor {
   virtual Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
                      const std::function<void(uint64_t done)>& progress,
                      const std::function<void(uint64_t upto)>& ready) = 0;
+  // What run(job, 0, all of it) does before its first instance, done
+  // ahead while the GPU's start-up goes on (the GPU's wave set-up; nothing
+  // elsewhere); run() uses it when it runs the whole batch.
+  virtual Status set_up_ahead(const Job&, BatchResult&) { return Status::Ok(); }
   // Makes resident instances' state for this executor (Resident): the
   // GPU's wave on the device; the CPU's image, which every instance's
   // saved state is relative to.

@@ -221,7 +221,36 @@ class GpuExecutor final : public Executor {
     auto rows_final = [&](uint32_t, uint32_t end) {
       if (ready) ready(end);
     };
+    std::unique_ptr<Ahead> ahead = std::move(ahead_);
+    if (ahead && first == 0 && count == spec.instances && gpu.device == ahead->device && !gpu.memory_budget) {
+      ahead->sr->progress = progress;
+      ahead->sr->rows_final = rows_final;
+      return run_request(job, *ahead->sr, out, out, std::move(ahead->set_up));
+    }
     return run_stretch(job, s, out, out, progress, ready ? rows_final : RowsFinal());
+  }
+
+  // The whole batch's set-up on the first GPU, while the GPU's start-up
+  // goes on, for run() to use when it runs the whole batch there. Batches
+  // that need the host during their set-up (host functions, WASI), a
+  // clock (a timeout), other GPUs or GPU arrays get none.
+  Status set_up_ahead(const Job& job, BatchResult& out) override {
+    const BatchSpec& spec = *job.spec;
+    const Module& m = spec.module->module;
+    bool plain = !spec.resident && !spec.wasi && !spec.files && spec.timeout_s <= 0 &&
+                 spec.device_results.empty() && !uses_host_functions(m, spec.host_functions) &&
+                 spec.total() <= 0xffffffffu && job.func_index >= m.num_imported_funcs &&
+                 !(spec.intrinsics && spec.intrinsics->image);
+    for (const ArgSource& a : spec.args) plain &= a.kind != ArgSource::DeviceColumn;
+    for (const Job::ThenCall& c : job.then) plain &= c.func_index >= m.num_imported_funcs;
+    if (!plain) return Status::Ok();
+    auto ahead = std::make_unique<Ahead>();
+    ahead->device = gpu::current_device();
+    ahead->sr = std::make_unique<StretchRequest>();
+    WW_TRY(build_request(job, Stretch{0, spec.instances}, out, true, *ahead->sr));
+    WW_ASSIGN_OR_RETURN(ahead->set_up, gpu::set_up_batch(ahead->sr->req));
+    ahead_ = std::move(ahead);
+    return Status::Ok();
   }
 
  private:
@@ -301,13 +330,43 @@ class GpuExecutor final : public Executor {
     return Status::Ok();
   }
 
+  // A stretch's request and what it refers to. Its callbacks reach the
+  // caller's through `progress` and `rows_final`, which a request set up
+  // ahead gets only when it runs.
+  struct StretchRequest {
+    gpu::BatchRequest req;
+    std::function<void(uint64_t)> progress;
+    RowsFinal rows_final;
+    std::unique_ptr<HostFunctionCalls> host_fns;
+    std::unique_ptr<GpuWasiCalls> wasi;
+  };
+  struct Ahead {
+    int device = 0;
+    std::unique_ptr<StretchRequest> sr;  // the set-up holds its request's address
+    gpu::BatchSetUpPtr set_up;
+    // One that no batch ran gives its staging and block back to its GPU.
+    ~Ahead() {
+      gpu::DeviceScope on(device);
+      set_up.reset();
+    }
+  };
+
   Status run_stretch(const Job& job, const Stretch& st, BatchResult& out, BatchResult& fig,
                      const std::function<void(uint64_t)>& progress, const RowsFinal& rows_final) {
+    StretchRequest sr;
+    sr.progress = progress;
+    sr.rows_final = rows_final;
+    WW_TRY(build_request(job, st, out, bool(rows_final), sr));
+    return run_request(job, sr, out, fig, nullptr);
+  }
+
+  // `final_rows`: whether the request says when rows are final.
+  Status build_request(const Job& job, const Stretch& st, BatchResult& out, bool final_rows, StretchRequest& sr) {
     const BatchSpec& spec = *job.spec;
     StepTrace trace("gpu executor");
     const uint64_t first = st.first, count = st.count;
-    const std::shared_ptr<gpu::KernelLauncher>& launcher = launcher_;
-    gpu::BatchRequest req = base_request(job, first, count, launcher);
+    gpu::BatchRequest& req = sr.req;
+    req = base_request(job, first, count, launcher_);
     trace("base request");
     req.memory_budget = st.memory_budget;
     if (StretchClaims* claims = st.claims)
@@ -381,34 +440,35 @@ class GpuExecutor final : public Executor {
       req.mem_out.push_back({uint32_t(addr), uint32_t(mo.length), out.mem_out[k].data() + first * mo.length});
     }
     trace("memory inputs' and outputs' addresses");
-    req.progress = [&](uint64_t done, uint64_t, double) {
-      if (progress) progress(done);
+    req.progress = [&sr](uint64_t done, uint64_t, double) {
+      if (sr.progress) sr.progress(done);
     };
     // A WASI command's exit codes and output are the host's, settled when
     // the stretch ends.
-    if (rows_final && !spec.wasi) req.final_rows = rows_final;
+    if (final_rows && !spec.wasi)
+      req.final_rows = [&sr](uint32_t a, uint32_t b) {
+        if (sr.rows_final) sr.rows_final(a, b);
+      };
     if (spec.note && !plan_shown_.exchange(true)) {
-      req.on_plan = [&](const gpu::BatchPlan& plan, const std::string& device) {
+      req.on_plan = [&spec](const gpu::BatchPlan& plan, const std::string& device) {
         spec.note("gpu plan (" + device + "): " + plan.to_string());
       };
     }
 
     // The embedder's host functions, and WASI calls and the gpu file
     // intrinsics, are served on the host.
-    std::unique_ptr<HostFunctionCalls> host_fns;
     const Module& m = spec.module->module;
     if (uses_host_functions(m, spec.host_functions)) {
       if (spec.wasi || spec.files)
         return make_error(kNoOffset, "host functions together with WASI on the GPU are not supported yet");
-      host_fns = std::make_unique<HostFunctionCalls>(m, spec.host_functions);
-      req.host_calls = host_fns.get();
+      sr.host_fns = std::make_unique<HostFunctionCalls>(m, spec.host_functions);
+      req.host_calls = sr.host_fns.get();
     }
-    std::unique_ptr<GpuWasiCalls> wasi;
     if (const WasiBatch* w = spec.wasi ? spec.wasi.get() : spec.files.get()) {
-      wasi = std::make_unique<GpuWasiCalls>(*w, spec.module->module, out, first, count, spec.index_base);
-      WW_TRY(wasi->open(st.wasi_probed));
-      req.host_calls = wasi.get();
-      if (uint32_t cap = wasi->max_wave()) req.max_wave = req.max_wave ? std::min(req.max_wave, cap) : cap;
+      sr.wasi = std::make_unique<GpuWasiCalls>(*w, spec.module->module, out, first, count, spec.index_base);
+      WW_TRY(sr.wasi->open(st.wasi_probed));
+      req.host_calls = sr.wasi.get();
+      if (uint32_t cap = sr.wasi->max_wave()) req.max_wave = req.max_wave ? std::min(req.max_wave, cap) : cap;
     }
 
     // A WASI command's result column (its exit code) is the host's: the
@@ -419,6 +479,14 @@ class GpuExecutor final : public Executor {
                 out.trap_func.data() + first, out.trap_pc.data() + first, out.finished.data() + first, true};
     if (!out.results32.empty()) req.dest.results32 = out.results32.data() + first * nr;
     if (!out.results_hi.empty()) req.dest.results_hi = out.results_hi.data() + first * nr;
+    return Status::Ok();
+  }
+
+  Status run_request(const Job& job, StretchRequest& sr, BatchResult& out, BatchResult& fig,
+                     gpu::BatchSetUpPtr ahead) {
+    const BatchSpec& spec = *job.spec;
+    const gpu::BatchRequest& req = sr.req;
+    StepTrace trace("gpu executor");
     gpu::BatchResult r;
     if (spec.resident) {
       // The resident wave answers in vectors of its own: into the batch's.
@@ -432,11 +500,11 @@ class GpuExecutor final : public Executor {
       std::copy(r.finished.begin(), r.finished.end(), req.dest.finished);
     } else {
       trace("request");
-      WW_ASSIGN_OR_RETURN(r, gpu::run_batch(req));
+      WW_ASSIGN_OR_RETURN(r, gpu::run_batch(req, std::move(ahead)));
     }
     trace("run the batch");
     PhaseTimes& ph = fig.phases;
-    if (wasi) {
+    if (GpuWasiCalls* wasi = sr.wasi.get()) {
       // Its counters are the whole batch's.
       std::lock_guard<std::mutex> g(finish_mu_);
       wasi->finish();
@@ -514,6 +582,7 @@ class GpuExecutor final : public Executor {
   }
 
   std::shared_ptr<gpu::KernelLauncher> launcher_;
+  std::unique_ptr<Ahead> ahead_;  // set_up_ahead's, until run() takes it
   std::string device_;
   std::atomic<bool> plan_shown_{false};
   std::mutex finish_mu_;

@@ -21,6 +21,7 @@ struct Probe {
   double ms = 0;
   std::chrono::steady_clock::time_point at;  // when the stage ended
   double pin_ms = 0;  // pinning the host buffers batches asked for
+  std::chrono::steady_clock::time_point pin_from, pin_to;
 };
 
 // The ordinals `o` selects among `count` GPUs (invalid ones are
@@ -34,11 +35,14 @@ std::vector<int> selected_devices(const GpuOptions& o, int count) {
 
 // The GPU's start-up, in stages a batch waits for one at a time: with the
 // first GPU's context (`context`) it can choose its backend and layout and
-// load cached compiled code while the rest goes on; with the pinned
-// staging, the wave kernels and the other GPUs (`ready`) it can start.
-// NVRTC loads last: a batch that compiles loads it itself if need be.
+// load cached compiled code while the rest goes on; with the first GPU's
+// idle block (`block`) it can set up its waves while the staging is
+// pinned and the wave kernels load; with those and the other GPUs
+// (`ready`) it can start. NVRTC loads beside it all, on a thread of its own: a cached
+// compiled batch looks its code up by NVRTC's version, and loading it
+// after the rest (2 ms) held that batch up.
 Probe timed_probe(bool nvrtc, GpuOptions gpus, std::promise<Probe>* context = nullptr,
-                  std::promise<Probe>* ready = nullptr) {
+                  std::promise<Probe>* block = nullptr, std::promise<Probe>* ready = nullptr) {
   auto t = std::chrono::steady_clock::now();
   auto stage = [&](std::promise<Probe>* done, Probe p) {
     p.at = std::chrono::steady_clock::now();
@@ -47,6 +51,9 @@ Probe timed_probe(bool nvrtc, GpuOptions gpus, std::promise<Probe>* context = nu
     return p;
   };
   StepTrace trace("gpu start-up");
+  // A failure shows again, with its message, where the version is needed.
+  std::thread nvrtc_load;
+  if (nvrtc) nvrtc_load = std::thread([] { (void)gpu::nvrtc_version(); });
   Probe p;
   std::vector<int> devices = selected_devices(gpus, gpu::device_count());
   // Each GPU's context starts on a thread of its own (hundreds of ms each
@@ -55,38 +62,49 @@ Probe timed_probe(bool nvrtc, GpuOptions gpus, std::promise<Probe>* context = nu
   for (size_t k = 1; k < devices.size(); ++k)
     others.emplace_back([d = devices[k]] {
       gpu::DeviceScope on(d);
-      if (on.status().ok() && gpu::probe_device().available) gpu::prepare_transfers();
+      if (on.status().ok() && gpu::probe_device().available) {
+        gpu::warm_idle_block();
+        gpu::prepare_transfers();
+        gpu::load_wave_kernels();
+      }
     });
   {
     gpu::DeviceScope on(devices.empty() ? 0 : devices[0]);
     p.info = gpu::probe_device();
     trace("driver, context");
     stage(context, p);
-    if (p.info.available) gpu::prepare_transfers();
-    trace("staging, wave kernels");
     // Buffers requested so far (the inputs and outputs read and allocated
-    // meanwhile): a batch copies them without the staging.
+    // meanwhile): a batch copies them without the staging. First, while
+    // the batch's thread makes its own first calls: a compiled batch that
+    // waited for them lost their 0.3-0.5 ms (thread-id's 5 MB).
     if (p.info.available) {
-      const auto t_pin = std::chrono::steady_clock::now();
+      p.pin_from = std::chrono::steady_clock::now();
       gpu::pin_requested_host_ranges();
-      p.pin_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_pin).count();
+      p.pin_to = std::chrono::steady_clock::now();
+      p.pin_ms = std::chrono::duration<double, std::milli>(p.pin_to - p.pin_from).count();
     }
     trace("host buffers pinned");
+    if (p.info.available) gpu::warm_idle_block();
+    trace("idle block");
+    stage(block, p);
+    if (p.info.available) gpu::prepare_transfers();
+    trace("staging");
+    if (p.info.available) gpu::load_wave_kernels();
+    trace("wave kernels");
   }
   for (std::thread& o : others) o.join();
   trace("other GPUs");
   p = stage(ready, p);
-  // Loaded here, not on a thread of its own, so that waiting for the
-  // warm-up also waits for it (a load still under way at exit crashed the
-  // process); run() waits before it returns. A failure shows again, with
-  // its message, where the version is needed.
-  if (nvrtc) (void)gpu::nvrtc_version();
+  // Joined here, so that waiting for the warm-up also waits for it (a load
+  // still under way at exit crashed the process); run() waits before it
+  // returns.
+  if (nvrtc_load.joinable()) nvrtc_load.join();
   trace("NVRTC");
   return p;
 }
 
 struct StartUp {
-  std::shared_future<Probe> context, ready;
+  std::shared_future<Probe> context, block, ready;
   std::shared_future<void> done;
 };
 std::mutex g_start_mu;
@@ -97,17 +115,27 @@ StartUp start_up() {
   return g_start;
 }
 
+// What of a batch's wait from `from` to `to` went to pinning its buffers:
+// the batch's own work, in its upload.
+double pinning_waited_ms(const Probe& p, std::chrono::steady_clock::time_point from,
+                         std::chrono::steady_clock::time_point to) {
+  const auto a = std::max(from, p.pin_from), b = std::min(to, p.pin_to);
+  return b > a ? std::chrono::duration<double, std::milli>(b - a).count() : 0;
+}
+
 }  // namespace
 
 void warm_up_gpu(bool nvrtc, const GpuOptions& gpus) {
   std::lock_guard<std::mutex> g(g_start_mu);
   if (g_start.done.valid()) return;
   auto context = std::make_shared<std::promise<Probe>>();
+  auto block = std::make_shared<std::promise<Probe>>();
   auto ready = std::make_shared<std::promise<Probe>>();
   g_start.context = context->get_future().share();
+  g_start.block = block->get_future().share();
   g_start.ready = ready->get_future().share();
-  g_start.done = std::async(std::launch::async, [nvrtc, gpus, context, ready] {
-                   (void)timed_probe(nvrtc, gpus, context.get(), ready.get());
+  g_start.done = std::async(std::launch::async, [nvrtc, gpus, context, block, ready] {
+                   (void)timed_probe(nvrtc, gpus, context.get(), block.get(), ready.get());
                  }).share();
 }
 
@@ -131,17 +159,16 @@ int first_selected_gpu(const GpuOptions& o) {
 // GPUs), which a batch needs before its waves. The part of the wait that
 // was for the start-up's pinning of this batch's buffers is the batch's
 // own work: it goes into the upload, which run() counts in the batch's
-// time (choose_backend adds a probe's pinning that it ran itself). A
-// compiled batch loading its code meanwhile did not wait for it; the
-// interpreter's waited about 2.5 ms for hash-wasm's 96 MB.
+// time (choose_backend adds a probe's pinning that it ran itself). The
+// start-up pins first, while the batch's thread makes its first calls;
+// the interpreter's had waited about 2.5 ms for hash-wasm's 96 MB.
 void await_gpu_ready(BatchResult& out, StepTrace& trace) {
   if (out.backend != Backend::Gpu) return;
   if (const std::shared_future<Probe> ready = start_up().ready; ready.valid()) {
     const auto t = std::chrono::steady_clock::now();
     const Probe& p = ready.get();
-    const double waited = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
     out.phases.gpu_startup = p.ms;
-    out.phases.upload += std::min(waited, p.pin_ms);
+    out.phases.upload += pinning_waited_ms(p, t, std::chrono::steady_clock::now());
   }
   trace("wait for GPU start-up");
 }
@@ -168,6 +195,39 @@ double warm_batch_thread(const BatchSpec& spec, const Job& job, BatchResult& out
   const double ms = std::max(0.0, std::chrono::duration<double, std::milli>(end - from).count());
   out.phases.plan += ms;
   return ms;
+}
+
+// The batch's wave set-up made while the GPU's start-up pins the staging
+// and loads the wave kernels (bench/RESULTS.md: 0.13-0.25 ms of thread-id's
+// 1M batch of 0.3-0.8 ms). What of it ran after the start-up had ended is the batch's memory
+// set-up, in its time; the rest is `setup_ahead`, beside gpu_startup.
+double set_up_ahead(const BatchSpec& spec, const Job& job, Executor& ex, BatchResult& out, StepTrace& trace) {
+  if (out.backend != Backend::Gpu) return 0;
+  const StartUp s = start_up();
+  // Only beside the start-up: after it, the set-up happens in the batch's
+  // time as ever. One GPU only: other GPUs run claims of their own.
+  if (!s.ready.valid() || s.ready.wait_for(std::chrono::seconds(0)) == std::future_status::ready ||
+      selected_devices(spec.gpu, gpu::device_count()).size() != 1 || spec.gpu.workers_per_gpu > 1 ||
+      spec.gpu.memory_share < 1)
+    return 0;
+  const auto arrived = std::chrono::steady_clock::now();
+  const Probe& block = s.block.get();
+  out.phases.upload += pinning_waited_ms(block, arrived, std::chrono::steady_clock::now());
+  trace("wait for the idle block");
+  const auto t = std::chrono::steady_clock::now();
+  gpu::DeviceScope on(first_selected_gpu(spec.gpu));
+  if (!on.status().ok()) return 0;  // resolve_gpus says why
+  // A set-up that failed leaves nothing behind: the batch sets up again in
+  // its own time, and fails there with the same message if it must.
+  (void)ex.set_up_ahead(job, out);
+  const auto end = std::chrono::steady_clock::now();
+  trace("set-up ahead");
+  double after_ms = 0;
+  if (s.ready.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+    after_ms = std::max(0.0, std::chrono::duration<double, std::milli>(end - std::max(t, s.ready.get().at)).count());
+  out.phases.memory_setup += after_ms;
+  out.phases.setup_ahead += std::chrono::duration<double, std::milli>(end - t).count() - after_ms;
+  return after_ms;
 }
 
 // Backend: the GPU when asked for, or for `auto` when one is usable; on

@@ -37,6 +37,12 @@ void await_gpu_ready(BatchResult& out, StepTrace& trace);
 // had ended (counted as planning).
 double warm_batch_thread(const BatchSpec& spec, const Job& job, BatchResult& out, StepTrace& trace);
 
+// The GPU's wave set-up of `ex` for the whole batch
+// (Executor::set_up_ahead), made while the GPU's start-up pins the staging
+// and loads the wave kernels; returns what of it ran after the start-up had ended (counted
+// as memory set-up).
+double set_up_ahead(const BatchSpec& spec, const Job& job, Executor& ex, BatchResult& out, StepTrace& trace);
+
 // The backend (the GPU when asked for, or for `auto` when one is usable)
 // and, on the GPU, the memory layout.
 [[nodiscard]] Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTrace& trace);

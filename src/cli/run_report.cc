@@ -102,7 +102,11 @@ std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result)
     s += sep + std::string(p.name) + " " + fmt_ms(r.phases.*p.field);
     sep = ", ";
   }
-  if (r.backend == Backend::Gpu) s += " (gpu start-up " + fmt_ms(r.phases.gpu_startup) + ", overlapped)";
+  if (r.backend == Backend::Gpu) {
+    s += " (gpu start-up " + fmt_ms(r.phases.gpu_startup);
+    if (r.phases.setup_ahead > 0) s += ", set-up beside it " + fmt_ms(r.phases.setup_ahead);
+    s += ", overlapped)";
+  }
   s += "\n";
   if (r.host_calls)
     s += "host calls: " + std::to_string(r.host_calls) + " in " + std::to_string(r.host_passes) +
@@ -180,6 +184,7 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
   ordered_json phases = ordered_json::object();
   for (const PhaseRow& p : kPhases) phases[p.name] = r.phases.*p.field;
   phases["gpu start-up"] = r.phases.gpu_startup;
+  phases["set-up beside the start-up"] = r.phases.setup_ahead;
   phases["host calls"] = r.phases.host_calls;
   j["phases_ms"] = phases;
   if (r.host_calls || r.device_output_bytes)

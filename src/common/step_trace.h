@@ -27,8 +27,11 @@ class StepTrace {
     if (!on_) return;
     if (sync_) sync_();
     const auto now = std::chrono::steady_clock::now();
-    char line[160];
-    std::snprintf(line, sizeof line, "[trace %s] %-26s %10.3f ms\n", who_, step,
+    char line[192];
+    // The time since the process's first step too: steps of several
+    // threads (the GPU's start-up beside the batch) line up on it.
+    std::snprintf(line, sizeof line, "[trace %s] %-26s @%10.3f %10.3f ms\n", who_, step,
+                  std::chrono::duration<double, std::milli>(now - epoch()).count(),
                   std::chrono::duration<double, std::milli>(now - t_).count());
     sink().add(line);
     t_ = std::chrono::steady_clock::now();  // the line's own cost counts to no step
@@ -62,6 +65,11 @@ class StepTrace {
       return made;
     }();
     return *s;
+  }
+
+  static std::chrono::steady_clock::time_point epoch() {
+    static const std::chrono::steady_clock::time_point t = std::chrono::steady_clock::now();
+    return t;
   }
 
   enum class Mode { Off, Synchronised, Async };

@@ -208,13 +208,13 @@ namespace {
 // left compiled SQLite's 100K batch (interleaved, 60K-instance waves)
 // 5 GB short.
 Result<std::unique_ptr<WaveLoop>> set_up_wave_loop(const BatchRequest& req, PreparedBatch& p, BatchResult& out,
-                                                   Clock::time_point t_start) {
+                                                   Clock::time_point t_start, bool staging_now) {
   constexpr int kReplans = 4;
   for (int attempt = 0;; ++attempt) {
     auto loop = std::make_unique<WaveLoop>(*p.rq, *p.launcher, p.store->impl(), p.instance, p.img, p.plan, t_start);
     auto set_up = [&]() -> Status {
       if (uint32_t(attempt) < req.refused_setups) return make_error(kNoOffset, "out of memory (refused for a test)");
-      return loop->setup(out);
+      return loop->setup(out, staging_now);
     };
     Status s = set_up();
     if (s.ok()) return std::move(loop);
@@ -241,32 +241,64 @@ Status check_then(const BatchRequest& req) {
   return Status::Ok();
 }
 
-Result<BatchResult> run_batch(const BatchRequest& req) {
-  const auto t_start = Clock::now();
+class BatchSetUp {
+ public:
+  std::unique_ptr<PreparedBatch> prepared = std::make_unique<PreparedBatch>();
+  std::unique_ptr<WaveLoop> loop;
+  BatchResult out;  // what the set-up wrote: the plan, replans, result types
+  double plan_ms = 0;
+};
+
+void BatchSetUpDeleter::operator()(BatchSetUp* s) const {
+  if (s && s->loop) (void)s->loop->release();
+  delete s;
+}
+
+namespace {
+
+Result<BatchSetUpPtr> make_set_up(const BatchRequest& req, Clock::time_point t_start, bool ahead) {
   StepTrace trace("gpu", device_sync);
-  auto prepared = std::make_unique<PreparedBatch>();
-  PreparedBatch& p = *prepared;
+  BatchSetUpPtr s(new BatchSetUp);
+  PreparedBatch& p = *s->prepared;
   WW_TRY(prepare_batch(req, p, trace));
-  const Module& mod = req.module->module;
-  KernelLauncher& launcher = *p.launcher;
-  const BatchPlan& plan = p.plan;
-  const DeviceInfo& dev = p.dev;
-  const double plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
-  if (req.on_plan) req.on_plan(plan, dev.name);
-  const FuncType& ftype = mod.func_type(req.func_index);
-  const uint64_t nparams = ftype.params.size();
+  s->plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+  if (req.on_plan) req.on_plan(p.plan, p.dev.name);
+  const uint64_t nparams = req.module->module.func_type(req.func_index).params.size();
   if (!req.fill_args && req.args.size() != (req.args_per_instance ? uint64_t(req.instances) * nparams : nparams))
     return make_error(kNoOffset, "GPU batch: argument count does not match the function");
+  WW_ASSIGN_OR_RETURN(s->loop, set_up_wave_loop(req, p, s->out, t_start, !ahead));
+  s->out.plan = p.plan;
+  s->out.device_name = p.dev.name;
+  s->out.tier = p.launcher->tier_name();
+  s->out.setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+  return Result<BatchSetUpPtr>(std::move(s));
+}
 
-  BatchResult out;
+}  // namespace
+
+Result<BatchSetUpPtr> set_up_batch(const BatchRequest& req) {
+  WW_ASSIGN_OR_RETURN(BatchSetUpPtr s, make_set_up(req, Clock::now(), true));
+  // Its copies cross now, beside the start-up, not behind the first wave.
+  WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
+  return Result<BatchSetUpPtr>(std::move(s));
+}
+
+Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
+  const auto t_start = Clock::now();
+  StepTrace trace("gpu", device_sync);
+  if (ahead) {
+    ahead->plan_ms = ahead->out.setup_ms = 0;
+    ahead->loop->restart_clock();
+  } else {
+    WW_ASSIGN_OR_RETURN(ahead, make_set_up(req, t_start, false));
+  }
+  WW_TRY(ahead->loop->hold_staging());
+  const Module& mod = req.module->module;
+  const double plan_ms = ahead->plan_ms;
+  BatchResult out = std::move(ahead->out);
   auto t_free = Clock::now();
   {
-    WW_ASSIGN_OR_RETURN(std::unique_ptr<WaveLoop> wave_loop, set_up_wave_loop(req, p, out, t_start));
-    WaveLoop& loop = *wave_loop;
-    out.plan = plan;
-    out.device_name = dev.name;
-    out.tier = launcher.tier_name();
-    out.setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+    WaveLoop& loop = *ahead->loop;
     // Instances that ran out of the sparse pool run again from the first
     // of them, in a smaller wave; one that alone does not fit keeps its
     // trap. A module that adds to shared state must not run twice.
@@ -312,6 +344,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
     loop.report_phases(out);
     t_free = Clock::now();
     trace("wave loop end");
+    ahead.reset();
   }
   trace("free device buffers");
   // What the loop's end frees in place (small arenas; large ones go to the

@@ -64,9 +64,9 @@ class DeviceScope {
   int before_;
   Status status_;
 };
-// Pins the host buffers batches copy through and loads the small kernels
-// every wave launches, ahead of the first batch (the GPU's start-up thread
-// calls it while the inputs are read).
+// Pins the host buffers batches copy through, ahead of the first batch
+// (the GPU's start-up thread calls it while the inputs are read, after
+// warm_idle_block and before load_wave_kernels).
 void prepare_transfers();
 // Buffers smaller than this cross through the staging: their copies are
 // short, and each registration is a system call.
@@ -572,9 +572,25 @@ class ResidentBatch {
 // device at once, or the module's imports need the host.
 Result<std::unique_ptr<ResidentBatch>> make_resident(const BatchRequest& req);
 
+// What run_batch does before its first wave (the device probed, the
+// initial image and the plan made, the module and the wave's buffers on
+// the device), made ahead by set_up_batch while the GPU's start-up goes
+// on. Its copies are on the calling thread's stream: the thread that
+// made it runs the batch.
+class BatchSetUp;
+struct BatchSetUpDeleter {
+  void operator()(BatchSetUp* s) const;  // gives back what a set-up never used
+};
+using BatchSetUpPtr = std::unique_ptr<BatchSetUp, BatchSetUpDeleter>;
+// `req` must outlive the set-up, unchanged but for what its callbacks
+// reach; its device work has finished when this returns.
+Result<BatchSetUpPtr> set_up_batch(const BatchRequest& req);
+
 // Errors: no GPU / no CUDA, an import that cannot run on the GPU (only
 // `gpu.*` intrinsics can), a request that cannot fit the device memory, a
-// CUDA failure (named with the call that failed).
-Result<BatchResult> run_batch(const BatchRequest& req);
+// CUDA failure (named with the call that failed). `ahead`: set_up_batch's
+// for this `req`; its time is not the batch's (no plan, upload or memory
+// set-up of its own).
+Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead = nullptr);
 
 }  // namespace ww::gpu

@@ -9,6 +9,8 @@ bool built_with_cuda() { return false; }
 int device_count() { return 0; }
 int current_device() { return 0; }
 void prepare_transfers() {}
+void load_wave_kernels() {}
+void warm_idle_block() {}
 void warm_calling_thread() {}
 void warm_layout_kernels(MemoryLayout) {}
 void warm_interpreter_kernel(MemoryLayout) {}
@@ -30,7 +32,9 @@ Error no_cuda() { return make_error(kNoOffset, "this wasmwarp was built without 
 }  // namespace
 
 Status use_device(int) { return no_cuda(); }
-Result<BatchResult> run_batch(const BatchRequest&) { return no_cuda(); }
+Result<BatchResult> run_batch(const BatchRequest&, BatchSetUpPtr) { return no_cuda(); }
+void BatchSetUpDeleter::operator()(BatchSetUp*) const {}
+Result<BatchSetUpPtr> set_up_batch(const BatchRequest&) { return no_cuda(); }
 Result<std::shared_ptr<void>> device_buffer(uint64_t) { return no_cuda(); }
 Status device_synchronize() { return no_cuda(); }
 Result<std::unique_ptr<ResidentBatch>> make_resident(const BatchRequest&) { return no_cuda(); }

@@ -452,13 +452,15 @@ uint64_t staging_piece_bytes() {
   return bytes;
 }
 
+std::unique_ptr<PinnedStaging> take_kept_staging() {
+  KeptStaging& k = kept_staging();
+  std::lock_guard<std::mutex> g(k.mu);
+  auto it = k.staging.find(current_device());
+  return it != k.staging.end() ? std::move(it->second) : nullptr;
+}
+
 Result<std::unique_ptr<PinnedStaging>> take_staging() {
-  {
-    KeptStaging& k = kept_staging();
-    std::lock_guard<std::mutex> g(k.mu);
-    auto it = k.staging.find(current_device());
-    if (it != k.staging.end() && it->second) return std::move(it->second);
-  }
+  if (std::unique_ptr<PinnedStaging> kept = take_kept_staging()) return Result<std::unique_ptr<PinnedStaging>>(std::move(kept));
   static const uint32_t pieces = [] {
     const char* v = std::getenv("WW_STAGING_PIECES");
     return v ? uint32_t(std::strtoul(v, nullptr, 10)) : PinnedStaging::kMaxPieces;
@@ -478,9 +480,7 @@ void give_staging(std::unique_ptr<PinnedStaging> staging) {
 void prepare_transfers() {
   auto s = take_staging();
   if (s.ok()) give_staging(std::move(*s));
-  load_wave_kernels();
   background_frees().start();
-  warm_idle_block();
 }
 
 }  // namespace ww::gpu

@@ -69,6 +69,14 @@ Status PackedModule::upload(DeviceArena& arena, PinnedStaging& staging) {
   return Status::Ok();
 }
 
+Status PackedModule::upload(DeviceArena& arena) {
+  uint8_t* base = nullptr;
+  WW_TRY(arena.alloc(&base, bytes_.size()));
+  WW_TRY(copy_to_device(base, bytes_.data(), bytes_.size()));
+  for (const auto& f : fixups_) f(base);
+  return Status::Ok();
+}
+
 PackedModule pack_module(const GpuImage& img, ModuleOnDevice& out, uint32_t sparse_shift) {
   PackedModule up;
   DevModule& M = out.M;

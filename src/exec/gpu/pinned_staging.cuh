@@ -250,6 +250,8 @@ class PinnedStaging {
 // WW_STAGING_PIECES does (2 to 8; each for measuring).
 uint64_t staging_piece_bytes();
 Result<std::unique_ptr<PinnedStaging>> take_staging();
+// The current GPU's kept staging, or null (none is made).
+std::unique_ptr<PinnedStaging> take_kept_staging();
 void give_staging(std::unique_ptr<PinnedStaging> staging);
 
 }  // namespace ww::gpu

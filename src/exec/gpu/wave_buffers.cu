@@ -86,7 +86,7 @@ Status WaveLoop::alloc_wave_buffers() {
   const uint64_t row_bytes = 8 * std::max<uint64_t>(io_slots(req_), 1);
   staging_rows_ = uint32_t(std::min<uint64_t>(WV, staging_piece_bytes() / row_bytes));
   if (results32_ || req_.resident)
-    for (uint32_t*& scratch : results32_scratch_) WW_TRY(arena_.alloc(&scratch, staging_->piece_bytes() / 4));
+    for (uint32_t*& scratch : results32_scratch_) WW_TRY(arena_.alloc(&scratch, staging_piece_bytes() / 4));
   // A resident batch's calls bring their own.
   return req_.resident ? Status::Ok() : alloc_memory_io(arena_, WV);
 }
@@ -157,6 +157,18 @@ Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
   next = std::min<uint64_t>(next, plan_.wave_size);
   if (next >= 32) next -= next % 32;
   next_wave_ = uint32_t(std::max<uint64_t>(next, 1));
+  return Status::Ok();
+}
+
+Status WaveLoop::hold_staging() {
+  if (!staging_) {
+    WW_ASSIGN_OR_RETURN(staging_, take_staging());
+  }
+  if (sig_) return Status::Ok();
+  sig_ = &staging_->signals();
+  sig_->words[0] = 0;
+  sig_->words[1] = 1;  // the deadline that stops a running wave
+  *sig_->ignored_pixels = 0;  // as on the device, until a wave brings the count down
   return Status::Ok();
 }
 

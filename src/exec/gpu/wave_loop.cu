@@ -133,7 +133,7 @@ Status WaveLoop::prepare_call(DeviceArena& arena, uint64_t now_ns) {
   return upload_chain(arena);
 }
 
-Status WaveLoop::setup(BatchResult& out) {
+Status WaveLoop::setup(BatchResult& out, bool staging_now) {
   phase_t_ = Clock::now();
   trace_("wave loop start");
   // The module's arrays and the intrinsics' buffers come from the wave's
@@ -142,9 +142,13 @@ Status WaveLoop::setup(BatchResult& out) {
   PackedModule packed = pack_module(img_, mod_, sparse_ && img_.has_memory ? plan_.chunk_shift : 0);
   arena_.reserve(wave_block_bytes() + packed.bytes() + intrinsics_bytes(req_.batch));
   trace_("wave buffers: one block");
-  WW_ASSIGN_OR_RETURN(staging_, take_staging());
+  if (staging_now) {
+    WW_ASSIGN_OR_RETURN(staging_, take_staging());
+  } else {
+    staging_ = take_kept_staging();
+  }
   trace_("wave buffers: staging");
-  WW_TRY(packed.upload(arena_, *staging_));
+  WW_TRY(staging_ ? packed.upload(arena_, *staging_) : packed.upload(arena_));
   trace_("upload module: its arrays");
   WW_TRY(upload_intrinsics(arena_, req_.batch, I_, req_.claim ? &canvas_before_ : nullptr,
                            req_.claim || req_.resident ? nullptr : &canvas_mapped_));
@@ -157,10 +161,7 @@ Status WaveLoop::setup(BatchResult& out) {
   WW_TRY(alloc_wave_buffers());
   trace_("allocate wave buffers");
 
-  sig_ = &staging_->signals();
-  sig_->words[0] = 0;
-  sig_->words[1] = 1;  // the deadline that stops a running wave
-  *sig_->ignored_pixels = 0;  // as on the device, until a wave brings the count down
+  if (staging_) WW_TRY(hold_staging());
   WW_TRY(arena_.alloc(&W_.done, 1));
   WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));
   WW_TRY(arena_.alloc(&W_.trapped, 2));

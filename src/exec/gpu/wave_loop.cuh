@@ -121,7 +121,11 @@ class WaveLoop {
       : req_(req), launcher_(launcher), S_(S), instance_(instance), img_(img), plan_(plan), t_start_(t_start) {
     bind_call();
   }
-  Status setup(BatchResult& out);
+  // `staging_now`: false for a set-up made while the GPU's start-up may
+  // still be pinning the staging: it takes it if it is there, and
+  // hold_staging() before the first wave takes it otherwise.
+  Status setup(BatchResult& out, bool staging_now = true);
+  Status hold_staging();
   // Runs instances [first, first + n); `*redo` becomes the number of them,
   // from the first that ran out of the sparse pool on, that must run again
   // (0 when none did).
@@ -149,12 +153,26 @@ class WaveLoop {
     // batch left idle are only asked: with the ignored-pixel count's copy,
     // five synchronisations here were 0.04-0.06 ms of thread-id's 0.4 ms
     // batch (bench/RESULTS.md).
+    return release();
+  }
+  // The wave block to the idle block, the staging to the next batch, once
+  // every copy and kernel of this loop has ended: finish()'s end, and a
+  // set-up made ahead that no batch ran.
+  Status release() {
+    if (!staging_) return Status::Ok();
     WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
-    for (cudaStream_t s : {sig_->poll_stream, sig_->outputs, sig_->compute[0], sig_->compute[1]})
-      if (cudaStreamQuery(s) != cudaSuccess) WW_CUDA(cudaStreamSynchronize(s));
+    if (sig_)
+      for (cudaStream_t s : {sig_->poll_stream, sig_->outputs, sig_->compute[0], sig_->compute[1]})
+        if (cudaStreamQuery(s) != cudaSuccess) WW_CUDA(cudaStreamSynchronize(s));
     arena_.release_in_background();
     give_staging(std::move(staging_));
     return Status::Ok();
+  }
+  // A set-up made ahead of the batch (set_up_batch): its phases were
+  // not the batch's, whose clock starts now.
+  void restart_clock() {
+    upload_ms_ = memory_setup_ms_ = 0;
+    phase_t_ = t_start_ = Clock::now();
   }
   // A resident batch (resident_batch.cu, BatchRequest::resident): its
   // one wave of n instances starts from the image once; then every call
@@ -317,7 +335,7 @@ class WaveLoop {
   const uint32_t instance_;
   const GpuImage& img_;
   const BatchPlan& plan_;
-  const Clock::time_point t_start_;
+  Clock::time_point t_start_;
   const FuncType* ftype_ = nullptr;  // the function whose results the batch returns
   uint32_t nparams_ = 0, nres_ = 0;  // values
   // Slots per value (GpuImage::slot_width): value k's rows in W_.io are
