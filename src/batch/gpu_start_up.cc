@@ -38,9 +38,9 @@ std::vector<int> selected_devices(const GpuOptions& o, int count) {
 // load cached compiled code while the rest goes on; with the first GPU's
 // idle block (`block`) it can set up its waves while the staging is
 // pinned and the wave kernels load; with those and the other GPUs
-// (`ready`) it can start. NVRTC loads beside it all, on a thread of its own: a cached
-// compiled batch looks its code up by NVRTC's version, and loading it
-// after the rest (2 ms) held that batch up.
+// (`ready`) it can start. NVRTC loads beside it all, on a thread of its
+// own: a cached compiled batch looks its code up by NVRTC's version, and
+// loading it after the rest (2 ms) held that batch up.
 Probe timed_probe(bool nvrtc, GpuOptions gpus, std::promise<Probe>* context = nullptr,
                   std::promise<Probe>* block = nullptr, std::promise<Probe>* ready = nullptr) {
   auto t = std::chrono::steady_clock::now();
@@ -199,8 +199,9 @@ double warm_batch_thread(const BatchSpec& spec, const Job& job, BatchResult& out
 
 // The batch's wave set-up made while the GPU's start-up pins the staging
 // and loads the wave kernels (bench/RESULTS.md: 0.13-0.25 ms of thread-id's
-// 1M batch of 0.3-0.8 ms). What of it ran after the start-up had ended is the batch's memory
-// set-up, in its time; the rest is `setup_ahead`, beside gpu_startup.
+// 1M batch of 0.3-0.8 ms). What of it ran after the start-up had ended is
+// the batch's memory set-up, in its time; the rest is `setup_ahead`,
+// beside gpu_startup.
 double set_up_ahead(const BatchSpec& spec, const Job& job, Executor& ex, BatchResult& out, StepTrace& trace) {
   if (out.backend != Backend::Gpu) return 0;
   const StartUp s = start_up();

@@ -39,8 +39,8 @@ double warm_batch_thread(const BatchSpec& spec, const Job& job, BatchResult& out
 
 // The GPU's wave set-up of `ex` for the whole batch
 // (Executor::set_up_ahead), made while the GPU's start-up pins the staging
-// and loads the wave kernels; returns what of it ran after the start-up had ended (counted
-// as memory set-up).
+// and loads the wave kernels; returns what of it ran after the start-up
+// had ended (counted as memory set-up).
 double set_up_ahead(const BatchSpec& spec, const Job& job, Executor& ex, BatchResult& out, StepTrace& trace);
 
 // The backend (the GPU when asked for, or for `auto` when one is usable)
