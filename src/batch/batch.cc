@@ -590,14 +590,16 @@ Result<BatchResult> run(const BatchSpec& spec) {
   }
   std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_executor(nullptr)
                                                                   : make_cpu_executor(nullptr);
-  const bool compile_now = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
-  const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
-  // The executor that will run the whole batch, when one will, sets it up
-  // while the GPU's start-up goes on.
+  // On the GPU, the executor that will run the whole batch, when one will,
+  // sets it up while the GPU's start-up goes on (the code was looked up
+  // above; on the CPU it is looked up below, in the batch's time).
   Executor* whole = nullptr;
-  if (!compile_now && (tier == Tier::Interp || spec.instances < auto_min)) whole = interp.get();
-  else if (compile_now && code && code->loaded && code->loaded->exec && code->device == first_selected_gpu(spec.gpu))
-    whole = code->loaded->exec.get();
+  if (out.backend == Backend::Gpu) {
+    const bool compiled = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
+    if (!compiled && (tier == Tier::Interp || spec.instances < kAutoCompileMinGpu)) whole = interp.get();
+    else if (compiled && code && code->loaded && code->loaded->exec && code->device == first_selected_gpu(spec.gpu))
+      whole = code->loaded->exec.get();
+  }
   const double ahead_ms = whole ? set_up_ahead(spec, job, *whole, out, trace) : 0;
   await_gpu_ready(out, trace);
   WW_TRY(check_device_arrays(spec, out.backend));
@@ -621,6 +623,8 @@ Result<BatchResult> run(const BatchSpec& spec) {
     trace("look up compiled code");
   }
   compiled::Request req = code ? code->req : compile_request(spec, job, out.backend);
+  bool compile_now = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
+  const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
   if (compile_now) {
     // Loaded early on the first GPU the batch uses, or now.
     CompiledExecutor ce = code && code->loaded && code->device == first_gpu(job)
