@@ -460,7 +460,8 @@ std::unique_ptr<PinnedStaging> take_kept_staging() {
 }
 
 Result<std::unique_ptr<PinnedStaging>> take_staging() {
-  if (std::unique_ptr<PinnedStaging> kept = take_kept_staging()) return Result<std::unique_ptr<PinnedStaging>>(std::move(kept));
+  if (std::unique_ptr<PinnedStaging> kept = take_kept_staging())
+    return Result<std::unique_ptr<PinnedStaging>>(std::move(kept));
   static const uint32_t pieces = [] {
     const char* v = std::getenv("WW_STAGING_PIECES");
     return v ? uint32_t(std::strtoul(v, nullptr, 10)) : PinnedStaging::kMaxPieces;

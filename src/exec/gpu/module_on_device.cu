@@ -61,18 +61,10 @@ std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance)
   return ids;
 }
 
-Status PackedModule::upload(DeviceArena& arena, PinnedStaging& staging) {
+Status PackedModule::upload(DeviceArena& arena, PinnedStaging* staging) {
   uint8_t* base = nullptr;
   WW_TRY(arena.alloc(&base, bytes_.size()));
-  WW_TRY(staging.send(base, bytes_.data(), bytes_.size()));
-  for (const auto& f : fixups_) f(base);
-  return Status::Ok();
-}
-
-Status PackedModule::upload(DeviceArena& arena) {
-  uint8_t* base = nullptr;
-  WW_TRY(arena.alloc(&base, bytes_.size()));
-  WW_TRY(copy_to_device(base, bytes_.data(), bytes_.size()));
+  WW_TRY(staging ? staging->send(base, bytes_.data(), bytes_.size()) : copy_to_device(base, bytes_.data(), bytes_.size()));
   for (const auto& f : fixups_) f(base);
   return Status::Ok();
 }

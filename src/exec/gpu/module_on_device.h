@@ -65,10 +65,9 @@ class PackedModule {
   // Sets the pointers of the ModuleOnDevice it was packed for.
   // Through the staging's pinned pieces: a pageable copy of a few hundred
   // bytes took 14-25 us of the host's time against 2-5.
-  [[nodiscard]] Status upload(DeviceArena& arena, PinnedStaging& staging);
-  // Without the staging (a set-up made before the GPU's start-up pinned
-  // it): a pageable copy, staged by the driver before it returns.
-  [[nodiscard]] Status upload(DeviceArena& arena);
+  // Without the staging (null: a set-up made before the GPU's start-up
+  // pinned it), a pageable copy, staged by the driver before it returns.
+  [[nodiscard]] Status upload(DeviceArena& arena, PinnedStaging* staging);
 
  private:
   std::vector<uint8_t> bytes_;

@@ -148,7 +148,7 @@ Status WaveLoop::setup(BatchResult& out, bool staging_now) {
     staging_ = take_kept_staging();
   }
   trace_("wave buffers: staging");
-  WW_TRY(staging_ ? packed.upload(arena_, *staging_) : packed.upload(arena_));
+  WW_TRY(packed.upload(arena_, staging_.get()));
   trace_("upload module: its arrays");
   WW_TRY(upload_intrinsics(arena_, req_.batch, I_, req_.claim ? &canvas_before_ : nullptr,
                            req_.claim || req_.resident ? nullptr : &canvas_mapped_));

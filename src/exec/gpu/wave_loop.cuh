@@ -159,13 +159,14 @@ class WaveLoop {
   // every copy and kernel of this loop has ended: finish()'s end, and a
   // set-up made ahead that no batch ran.
   Status release() {
-    if (!staging_) return Status::Ok();
+    if (released_) return Status::Ok();
+    released_ = true;
     WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
     if (sig_)
       for (cudaStream_t s : {sig_->poll_stream, sig_->outputs, sig_->compute[0], sig_->compute[1]})
         if (cudaStreamQuery(s) != cudaSuccess) WW_CUDA(cudaStreamSynchronize(s));
     arena_.release_in_background();
-    give_staging(std::move(staging_));
+    if (staging_) give_staging(std::move(staging_));
     return Status::Ok();
   }
   // A set-up made ahead of the batch (set_up_batch): its phases were
@@ -365,6 +366,7 @@ class WaveLoop {
   // Pinning costs about 0.45 ms per MiB (H200 host): 4 MiB pieces already
   // copy at full speed.
   std::unique_ptr<PinnedStaging> staging_;
+  bool released_ = false;  // release() ran
   uint32_t staging_rows_ = 0;
   std::vector<uint32_t> canvas_before_;  // several GPUs: the canvas this one uploaded
   uint64_t waves_done_ = 0;  // instances of finished waves (not counting reruns)
