@@ -88,6 +88,10 @@ class Executor {
   // ahead while the GPU's start-up goes on (the GPU's wave set-up; nothing
   // elsewhere); run() uses it when it runs the whole batch.
   virtual Status set_up_ahead(const Job&, BatchResult&) { return Status::Ok(); }
+  // Gives back a set-up made ahead that no run() took: it holds the first
+  // wave's finished flags filled ahead, which it clears, so it must go
+  // before another executor runs the batch into the same columns.
+  virtual void drop_ahead() {}
   // Makes resident instances' state for this executor (Resident): the
   // GPU's wave on the device; the CPU's image, which every instance's
   // saved state is relative to.

@@ -227,6 +227,7 @@ class GpuExecutor final : public Executor {
       ahead->sr->rows_final = rows_final;
       return run_request(job, *ahead->sr, out, out, std::move(ahead->set_up));
     }
+    ahead.reset();  // its wave buffers back before the stretch's set-up
     return run_stretch(job, s, out, out, progress, ready ? rows_final : RowsFinal());
   }
 
@@ -234,6 +235,8 @@ class GpuExecutor final : public Executor {
   // goes on, for run() to use when it runs the whole batch there. Batches
   // that need the host during their set-up (host functions, WASI), a
   // clock (a timeout), other GPUs or GPU arrays get none.
+  void drop_ahead() override { ahead_.reset(); }
+
   Status set_up_ahead(const Job& job, BatchResult& out) override {
     const BatchSpec& spec = *job.spec;
     const Module& m = spec.module->module;

@@ -278,6 +278,7 @@ Result<BatchSetUpPtr> make_set_up(const BatchRequest& req, Clock::time_point t_s
 
 Result<BatchSetUpPtr> set_up_batch(const BatchRequest& req) {
   WW_ASSIGN_OR_RETURN(BatchSetUpPtr s, make_set_up(req, Clock::now(), true));
+  s->loop->prime_first_wave();
   // Its copies cross now, beside the start-up, not behind the first wave.
   WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
   return Result<BatchSetUpPtr>(std::move(s));
@@ -293,6 +294,7 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
     WW_ASSIGN_OR_RETURN(ahead, make_set_up(req, t_start, false));
   }
   WW_TRY(ahead->loop->hold_staging());
+  trace("set-up and staging held");
   const Module& mod = req.module->module;
   const double plan_ms = ahead->plan_ms;
   BatchResult out = std::move(ahead->out);

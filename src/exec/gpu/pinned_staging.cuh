@@ -39,6 +39,7 @@ class PinnedStaging {
     if (signals_.start) cudaEventDestroy(signals_.start);
     if (signals_.stop) cudaEventDestroy(signals_.stop);
     if (signals_.setup) cudaEventDestroy(signals_.setup);
+    if (signals_.words_down) cudaEventDestroy(signals_.words_down);
     for (cudaStream_t c : signals_.compute)
       if (c) cudaStreamDestroy(c);
     if (signals_.outputs) cudaStreamDestroy(signals_.outputs);
@@ -73,6 +74,9 @@ class PinnedStaging {
     cudaStream_t poll_stream = nullptr;   // non-blocking: copies while kernels run
     cudaEvent_t start = nullptr, stop = nullptr;
     cudaEvent_t setup = nullptr;  // before a wave's set-up, queued without a wait (WaveLoop::init_wave)
+    // After the wave's words, when their copy follows the kernel
+    // (WaveLoop::launch_and_wait): the host waits for it instead of `stop`.
+    cudaEvent_t words_down = nullptr;
     // A wave in slices (wave_slices.cu): its kernels go on the `compute`
     // streams in turn while the thread's stream copies, so that a slice's
     // set-up and first blocks run beside the last blocks of the slice before.
@@ -118,6 +122,7 @@ class PinnedStaging {
     WW_CUDA(cudaEventCreate(&signals_.start));
     WW_CUDA(cudaEventCreate(&signals_.stop));
     WW_CUDA(cudaEventCreate(&signals_.setup));
+    WW_CUDA(cudaEventCreateWithFlags(&signals_.words_down, cudaEventDisableTiming));
     for (cudaStream_t& c : signals_.compute) WW_CUDA(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.outputs, cudaStreamNonBlocking));
     WW_CUDA(cudaEventCreateWithFlags(&signals_.canvas, cudaEventDisableTiming));

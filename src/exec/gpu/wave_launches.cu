@@ -1,6 +1,7 @@
-// A wave's launches: the wait for a kernel (spinning, then napping, with
-// the progress line and a stop sent on cancel), the calls of a chain, and
-// the launches again after the host served the calls instances left for it.
+// A wave's launches: a launch between its timing events, the wave's words
+// behind it, the wait for a kernel (spinning, then napping, with the
+// progress line and a stop sent on cancel), the calls of a chain, and the
+// launches again after the host served the calls instances left for it.
 #include "exec/gpu/wave_loop.cuh"
 
 #include <sys/prctl.h>
@@ -9,6 +10,50 @@
 #include <thread>
 
 namespace ww::gpu {
+
+Status WaveLoop::launch_and_wait(uint32_t blocks) {
+  WW_TRY(drop_queued_canvas());
+  WW_CUDA(cudaEventRecord(sig_->start));
+  poll_waits_ = true;
+  WW_TRY(launcher_.launch(mod_.M, W_, I_, blocks, layout_, nullptr));
+  WW_CUDA(cudaEventRecord(sig_->stop));
+  // The wave's words come down behind the kernel, and the host waits once
+  // for both: fetched after the wait, they were a round trip of their own
+  // (0.026 ms of thread-id's 0.26 ms compiled batch, bench/RESULTS.md).
+  words_queued_ = words_follow_kernel();
+  if (words_queued_) {
+    WW_TRY(queue_wave_words(true));
+    WW_CUDA(cudaEventRecord(sig_->words_down));
+  }
+  trace_("wave: launch");
+  if (!finished_prefilled_) prefill_finished();
+  trace_("wave: finished flags filled");
+  bool stop_sent = false;
+  if (W_.stream_done) WW_TRY(stream_results(stop_sent));
+  WW_TRY(await_event(words_queued_ ? sig_->words_down : sig_->stop, stop_sent));
+  poll_waits_ = false;
+  trace_("wave: kernel's end seen");
+  float ms = 0;
+  WW_CUDA(cudaEventElapsedTime(&ms, sig_->start, sig_->stop));
+  kernel_ms_ += ms;
+  // The host's wait beyond the kernel: the set-up queued before it
+  // (init_wave), then a stretch still coming down when the kernel ended,
+  // which is the download's; so the phases still add up to the wall time.
+  const double host_ms = std::chrono::duration<double, std::milli>(Clock::now() - phase_t_).count();
+  double late = std::max(0.0, host_ms - double(ms));
+  if (setup_queued_) {
+    float queued = 0;
+    WW_CUDA(cudaEventElapsedTime(&queued, sig_->setup, sig_->start));
+    const double setup_ms = std::min(late, double(queued));
+    memory_setup_ms_ += setup_ms;
+    late -= setup_ms;
+    setup_queued_ = false;
+  }
+  if (W_.stream_done) download_ms_ += late;
+  phase_t_ = Clock::now();
+  trace_("wave: kernel's time");
+  return Status::Ok();
+}
 
 Status WaveLoop::await_event(cudaEvent_t ev, bool& stop_sent) {
   const auto since = Clock::now();
@@ -45,9 +90,21 @@ void WaveLoop::nap(std::chrono::microseconds us) {
 Status WaveLoop::report_progress(Clock::time_point& last_report) {
   if (!req_.progress || Clock::now() - last_report <= std::chrono::milliseconds(500)) return Status::Ok();
   last_report = Clock::now();
+  WW_TRY(poll_after_start());
   WW_CUDA(cudaMemcpyAsync(sig_->words, W_.done, sizeof(unsigned long long), cudaMemcpyDeviceToHost, sig_->poll_stream));
   WW_CUDA(cudaStreamSynchronize(sig_->poll_stream));
   req_.progress(*sig_->words, req_.instances, seconds_since(t_start_));
+  return Status::Ok();
+}
+
+Status WaveLoop::poll_after_start() {
+  // The wave's set-up may still be queued before the kernel: a count read
+  // before its reset, or a stop overwritten by the wave's own words, would
+  // be wrong.
+  side_streams_used_ = true;
+  if (!poll_waits_) return Status::Ok();
+  poll_waits_ = false;
+  WW_CUDA(cudaStreamWaitEvent(sig_->poll_stream, sig_->start, 0));
   return Status::Ok();
 }
 
@@ -55,6 +112,7 @@ Status WaveLoop::send_stop_if_cancelled(bool& stop_sent) {
   if (stop_sent || !req_.cancel || !req_.cancel->load()) return Status::Ok();
   // Running instances stop within kDeadlineTickMask back-edges and stay
   // unfinished; the batch marks them interrupted.
+  WW_TRY(poll_after_start());
   WW_CUDA(cudaMemcpyAsync(&wave_on_device_->deadline_ns, &sig_->words[1], sizeof(uint64_t), cudaMemcpyHostToDevice,
                           sig_->poll_stream));
   stop_sent = true;

@@ -317,6 +317,7 @@ Status WaveLoop::launch_mem_out(const DevWave& w, uint32_t blocks, cudaStream_t 
 }
 
 Status WaveLoop::begin_wave(uint32_t n, Fresh fresh) {
+  words_queued_ = false;  // a wave's own launch queues them
   WaveStart start;
   start.stacks = stack_pool_.on();
   start.instances = fresh.instances;
@@ -362,6 +363,7 @@ Status WaveLoop::launch_slice(uint32_t k, uint32_t r0, uint32_t r1) {
   using Signals = PinnedStaging::WaveSignals;
   const cudaEvent_t* ev = sig_->slice[k];
   const cudaStream_t s = sig_->compute[k % PinnedStaging::WaveSignals::kComputeStreams];
+  side_streams_used_ = true;
   DevWave w = W_;
   w.t_base = r0;
   const uint32_t blocks = (r1 - r0 + kBlock - 1) / kBlock;
@@ -379,45 +381,6 @@ Status WaveLoop::launch_slice(uint32_t k, uint32_t r0, uint32_t r1) {
   return Status::Ok();
 }
 
-Status WaveLoop::launch_and_wait(uint32_t blocks) {
-  WW_TRY(drop_queued_canvas());
-  WW_CUDA(cudaEventRecord(sig_->start));
-  // The poll stream's copies (counts, progress, a stop) wait for the
-  // kernel's start: the wave's set-up may still be queued before it, and
-  // a count read before its reset, or a stop overwritten by the wave's own
-  // words, would be wrong.
-  WW_CUDA(cudaStreamWaitEvent(sig_->poll_stream, sig_->start, 0));
-  WW_TRY(launcher_.launch(mod_.M, W_, I_, blocks, layout_, nullptr));
-  WW_CUDA(cudaEventRecord(sig_->stop));
-  trace_("wave: launch");
-  if (!finished_prefilled_) prefill_finished();
-  trace_("wave: finished flags filled");
-  bool stop_sent = false;
-  if (W_.stream_done) WW_TRY(stream_results(stop_sent));
-  WW_TRY(await_event(sig_->stop, stop_sent));
-  trace_("wave: kernel's end seen");
-  float ms = 0;
-  WW_CUDA(cudaEventElapsedTime(&ms, sig_->start, sig_->stop));
-  kernel_ms_ += ms;
-  // The host's wait beyond the kernel: the set-up queued before it
-  // (init_wave), then a stretch still coming down when the kernel ended,
-  // which is the download's; so the phases still add up to the wall time.
-  const double host_ms = std::chrono::duration<double, std::milli>(Clock::now() - phase_t_).count();
-  double late = std::max(0.0, host_ms - double(ms));
-  if (setup_queued_) {
-    float queued = 0;
-    WW_CUDA(cudaEventElapsedTime(&queued, sig_->setup, sig_->start));
-    const double setup_ms = std::min(late, double(queued));
-    memory_setup_ms_ += setup_ms;
-    late -= setup_ms;
-    setup_queued_ = false;
-  }
-  if (W_.stream_done) download_ms_ += late;
-  phase_t_ = Clock::now();
-  trace_("wave: kernel's time");
-  return Status::Ok();
-}
-
 // Mandelbrot's 33 MB canvas came down through the staging after its 33 MB
 // of results, 0.7 ms each, behind a 0.3 ms kernel (bench/RESULTS.md).
 Status WaveLoop::queue_canvas(uint32_t first, uint32_t n) {
@@ -426,6 +389,7 @@ Status WaveLoop::queue_canvas(uint32_t first, uint32_t n) {
     return Status::Ok();
   const uint64_t bytes = gb->image->pixels.size() * 4;
   if (!host_range_pinned(gb->image->pixels.data(), bytes)) return Status::Ok();
+  side_streams_used_ = true;
   WW_CUDA(cudaStreamWaitEvent(sig_->outputs, sig_->stop, 0));
   WW_CUDA(cudaMemcpyAsync(gb->image->pixels.data(), I_.image, bytes, cudaMemcpyDeviceToHost, sig_->outputs));
   WW_CUDA(cudaEventRecord(sig_->canvas, sig_->outputs));
@@ -517,7 +481,7 @@ Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t
 // One round trip for what the host reads after every wave: each word's
 // own cudaMemcpy waited for the device (thread-id, 1M compiled instances:
 // the counts, then the pools' use, about 0.01 ms each).
-Status WaveLoop::fetch_wave_words(bool counts) {
+Status WaveLoop::queue_wave_words(bool counts) {
   const cudaStream_t s = cudaStreamPerThread;
   if (counts)
     WW_CUDA(cudaMemcpyAsync(&sig_->words[2], W_.trapped, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
@@ -526,7 +490,12 @@ Status WaveLoop::fetch_wave_words(bool counts) {
     WW_CUDA(cudaMemcpyAsync(sig_->stack_used, W_.stack_used,
                             PinnedStaging::WaveSignals::kStackCounters * sizeof(unsigned int), cudaMemcpyDeviceToHost, s));
   WW_CUDA(cudaMemcpyAsync(sig_->ignored_pixels, I_.ignored_pixels, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-  WW_CUDA(cudaStreamSynchronize(s));
+  return Status::Ok();
+}
+
+Status WaveLoop::fetch_wave_words(bool counts) {
+  WW_TRY(queue_wave_words(counts));
+  WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
   return Status::Ok();
 }
 
@@ -563,7 +532,8 @@ Status WaveLoop::download_status(uint32_t first, uint32_t n, const unsigned long
   // counts an instance once per call, a resident batch per call, and host
   // calls resume instances, so those download them.
   unsigned long long counts[2] = {0, 0};  // trapped, finished
-  WW_TRY(fetch_wave_words(!counts_on_host));
+  if (!words_queued_) WW_TRY(fetch_wave_words(!counts_on_host));
+  words_queued_ = false;
   std::copy_n(counts_on_host ? counts_on_host : &sig_->words[2], 2, counts);
   const unsigned long long trapped = counts[0];
   wave_trapped_ = trapped;
@@ -679,17 +649,21 @@ Status WaveLoop::write_back_first(uint32_t n) {
 
 Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t* redo) {
   *redo = 0;
+  const bool primed = primed_ != 0 && first == 0 && n == primed_;
+  if (!primed) unprime();
   W_.n = n;
   W_.first = req_.index_base + first;
-  finished_prefilled_ = false;
   const uint32_t blocks = (n + kBlock - 1) / kBlock;
   const bool cancelled = req_.cancel && req_.cancel->load();
   if (cancelled || (req_.timeout_s > 0 && seconds_since(t_start_) > req_.timeout_s)) {
+    unprime();
     const TrapCode why = cancelled ? TrapCode::Interrupted : TrapCode::Timeout;
     for (uint32_t t = 0; t < n; ++t) dest_.traps[first + t] = uint8_t(why);
     return Status::Ok();
   }
   if (req_.host_calls) req_.host_calls->begin(W_.first, n);
+  // The primed wave keeps the flags it filled ahead.
+  primed_ = 0;
   const Status ran = [&]() -> Status {
     WW_TRY(begin_stream(n));
     if (const uint32_t slices = slice_count(n); slices > 1) return run_slices(first, n, slices);
@@ -720,6 +694,23 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   waves_done_ += n - *redo;
   if (req_.progress) req_.progress(waves_done_, req_.instances, seconds_since(t_start_));
   return Status::Ok();
+}
+
+void WaveLoop::prime_first_wave() {
+  const uint32_t n = std::min(next_wave_size(), req_.instances);
+  // Slices fill their flags themselves, beside their kernels.
+  if (n == 0 || req_.claim || !finished_from_count() || slice_count(n) > 1) return;
+  W_.n = n;
+  W_.first = req_.index_base;
+  prefill_finished();
+  primed_ = n;
+}
+
+void WaveLoop::unprime() {
+  // Flags filled ahead for a wave that never ran say nothing of it.
+  if (primed_ && finished_prefilled_) parallel_fill(dest_.finished, 0, primed_);
+  primed_ = 0;
+  finished_prefilled_ = false;
 }
 
 Status WaveLoop::begin_resident(uint32_t n) {

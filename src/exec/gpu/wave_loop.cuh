@@ -126,6 +126,15 @@ class WaveLoop {
   // hold_staging() before the first wave takes it otherwise.
   Status setup(BatchResult& out, bool staging_now = true);
   Status hold_staging();
+  // With a set-up made ahead of the batch, the first wave's finished
+  // flags filled meanwhile (prefill_finished): beside a short kernel the
+  // fill took longer than the kernel (thread-id's 1 MB, 0.10-0.12 ms on
+  // the H200 host, against 0.09-0.12 ms of kernel writing its results to
+  // the host; bench/RESULTS.md).
+  void prime_first_wave();
+  // Clears the flags prime_first_wave filled, for a first wave that did
+  // not run as primed (or at all).
+  void unprime();
   // Runs instances [first, first + n); `*redo` becomes the number of them,
   // from the first that ran out of the sparse pool on, that must run again
   // (0 when none did).
@@ -161,8 +170,9 @@ class WaveLoop {
   Status release() {
     if (released_) return Status::Ok();
     released_ = true;
+    unprime();
     WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
-    if (sig_)
+    if (sig_ && side_streams_used_)
       for (cudaStream_t s : {sig_->poll_stream, sig_->outputs, sig_->compute[0], sig_->compute[1]})
         if (cudaStreamQuery(s) != cudaSuccess) WW_CUDA(cudaStreamSynchronize(s));
     arena_.release_in_background();
@@ -297,8 +307,17 @@ class WaveLoop {
   // `counts`: the trapped and finished counts, already on the host.
   Status download_status(uint32_t first, uint32_t n, const unsigned long long* counts = nullptr);
   // The wave's counts (unless `counts` is false: they came down already)
-  // and its pools' use into the staging's pinned words.
+  // and its pools' use into the staging's pinned words: queued on the
+  // thread's stream, or fetched (queued and waited for).
+  Status queue_wave_words(bool counts);
   Status fetch_wave_words(bool counts);
+  // Whether the words are final when the wave's kernel ends (no memory
+  // outputs' kernels or host calls after it), so that their copy follows
+  // the kernel and the host waits once for both.
+  bool words_follow_kernel() const { return req_.mem_out.empty() && !host_calls_; }
+  // The poll stream's copies wait for the kernel's start: made on the
+  // first poll of a launch (most short waves never poll).
+  Status poll_after_start();
   // Whether every instance of a wave that finishes has its flag from the
   // wave's count alone (no chain, resident batch or host calls), and the
   // flags of the wave's rows written so while its kernels run.
@@ -396,6 +415,12 @@ class WaveLoop {
   bool stack_pool_grew_ = false;
   bool finished_prefilled_ = false;  // this wave's rows: prefill_finished()
   bool setup_queued_ = false;        // the kernel follows init_wave's set-up without a wait
+  uint32_t primed_ = 0;              // the first wave's size, its flags filled by prime_first_wave
+  bool words_queued_ = false;        // the last launch's words follow its kernel (words_follow_kernel)
+  bool poll_waits_ = false;          // the poll stream has yet to wait for the launch's start
+  // Work went on the staging's other streams (polls, slices, streamed
+  // outputs, the canvas): release() waits for them then.
+  bool side_streams_used_ = false;
   uint32_t stack_wave_cap_ = 0;
   uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
   bool memory_ready_ = false;  // the memory buffer holds the image, but for dirty pages

@@ -89,6 +89,7 @@ Status WaveLoop::stream_results(bool& stop_sent) {
     // the stretches left come down after it in one pipelined fetch.
     if (cudaEventQuery(sig_->stop) != cudaErrorNotReady) break;
     const uint32_t k = streamed_rows_ / rows;
+    WW_TRY(poll_after_start());
     WW_CUDA(cudaMemcpyAsync(sig_->stream_done, stream_done_ + k, (stretches - k) * sizeof(unsigned int),
                             cudaMemcpyDeviceToHost, sig_->poll_stream));
     WW_CUDA(cudaStreamSynchronize(sig_->poll_stream));

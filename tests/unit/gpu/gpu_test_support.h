@@ -26,7 +26,9 @@ inline uint32_t export_func(const Module& m, const std::string& name) {
   return 0;
 }
 
-inline Result<BatchResult> run_on_tier(BatchRequest r, bool compiled_tier) {
+// `r` with compiled code for it as its launcher, or as it is for the
+// interpreter kernel.
+inline Result<BatchRequest> on_tier(BatchRequest r, bool compiled_tier) {
   if (compiled_tier) {
     compiled::Request c;
     c.module = r.module;
@@ -39,7 +41,13 @@ inline Result<BatchResult> run_on_tier(BatchRequest r, bool compiled_tier) {
     if (!l.ok()) return l.error();
     r.launcher = *l;
   }
-  auto out = run_batch(r);
+  return r;
+}
+
+inline Result<BatchResult> run_on_tier(BatchRequest r, bool compiled_tier) {
+  auto req = on_tier(std::move(r), compiled_tier);
+  if (!req.ok()) return req.error();
+  auto out = run_batch(*req);
   if (out.ok()) {
     EXPECT_EQ(out->tier, compiled_tier ? "compiled" : "interpreter");
   }

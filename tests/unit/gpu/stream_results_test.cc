@@ -165,6 +165,48 @@ TEST_P(StreamResults, AStretchThatTheDeadlineOrACancelEnds) {
   }
 }
 
+// The caller's columns for 32-bit results (`nr` a row), the results
+// poisoned, and pinned when asked (the kernel may then write them itself).
+struct Columns32 {
+  Columns32(uint32_t n, uint32_t nr, bool pinned)
+      : n(n), nr(nr), results(uint64_t(n) * nr, 0xdeadbeef), trap_func(n), trap_pc(n), traps(n), finished(n) {
+    if (!pinned) return;
+    pins.emplace_back(results.data(), results.size() * 4);
+    pin_requested_host_ranges();
+  }
+  BatchRequest::Destination dest() {
+    BatchRequest::Destination d{nullptr, traps.data(), trap_func.data(), trap_pc.data(), finished.data(), true};
+    d.results32 = results.data();
+    return d;
+  }
+  // Every row as $work says (and "pair"'s f32, the index, second), traps
+  // included; `*trapped` counts the rows that trapped.
+  void expect_work(uint32_t scale, uint32_t* trapped) const {
+    *trapped = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      uint32_t v = 0;
+      if (!work(i, scale, &v)) {
+        ++*trapped;
+        ASSERT_EQ(traps[i], uint8_t(TrapCode::IntegerDivideByZero)) << i;
+        continue;
+      }
+      ASSERT_EQ(traps[i], 0) << i;
+      ASSERT_EQ(finished[i], 1) << i;
+      ASSERT_EQ(results[uint64_t(i) * nr], v) << i;
+      if (nr == 2) {
+        const float f = float(i);
+        uint32_t bits;
+        std::memcpy(&bits, &f, 4);
+        ASSERT_EQ(results[uint64_t(i) * nr + 1], bits) << i;
+      }
+    }
+  }
+  uint32_t n, nr;
+  std::vector<uint32_t> results, trap_func, trap_pc;
+  std::vector<uint8_t> traps, finished;
+  std::vector<HostPin> pins;
+};
+
 // 32-bit results into the caller's 4-byte column (BatchResult::results32's
 // way): one result into a pinned column the kernel writes itself, else
 // streamed: two results (an i32 and an f32, transposed into rows) copied
@@ -176,39 +218,57 @@ TEST_P(StreamResults, ThirtyTwoBitResultsIntoAFourByteColumn) {
     for (const std::string name : {"work", "pair"}) {
       SCOPED_TRACE(name + (pinned ? ", pinned" : ", not pinned"));
       const uint32_t nr = name == "pair" ? 2 : 1;
-      std::vector<uint32_t> results(uint64_t(n) * nr, 0xdeadbeef), trap_func(n), trap_pc(n);
-      std::vector<uint8_t> traps(n), finished(n);
+      Columns32 c(n, nr, pinned);
+      if (pinned) ASSERT_TRUE(host_range_pinned(c.results.data(), c.results.size() * 4));
       BatchRequest r = request(name, n);
-      r.dest = {nullptr, traps.data(), trap_func.data(), trap_pc.data(), finished.data(), true};
-      r.dest.results32 = results.data();
-      std::vector<HostPin> pins;
-      if (pinned) {
-        pins.emplace_back(results.data(), results.size() * 4);
-        pin_requested_host_ranges();
-        ASSERT_TRUE(host_range_pinned(results.data(), results.size() * 4));
-      }
+      r.dest = c.dest();
       auto out = run(r);
       ASSERT_TRUE(out.ok()) << out.error().message;
       EXPECT_TRUE(out->results.empty());
-      for (uint32_t i = 0; i < n; ++i) {
-        uint32_t v = 0;
-        if (!work(i, scale(), &v)) {
-          ASSERT_EQ(traps[i], uint8_t(TrapCode::IntegerDivideByZero)) << i;
-          continue;
-        }
-        ASSERT_EQ(traps[i], 0) << i;
-        ASSERT_EQ(finished[i], 1) << i;
-        ASSERT_EQ(results[uint64_t(i) * nr], v) << i;
-        if (nr == 2) {
-          const float f = float(i);
-          uint32_t bits;
-          std::memcpy(&bits, &f, 4);
-          ASSERT_EQ(results[uint64_t(i) * nr + 1], bits) << i;
-        }
-      }
+      uint32_t trapped = 0;
+      ASSERT_NO_FATAL_FAILURE(c.expect_work(scale(), &trapped));
       const bool mapped = pinned && nr == 1;
       EXPECT_EQ(out->mapped_rows, mapped ? n : 0u);
       EXPECT_EQ(out->streamed_rows > 0, !mapped);
+    }
+}
+
+// A set-up made ahead of the batch (set_up_batch, as the batch engine makes
+// it while the GPU starts) fills the first wave's finished flags
+// meanwhile: the batch that takes it has every row as one set up in its
+// own time, its wave's counts brought down behind its kernel, and a set-up
+// dropped unused leaves no row marked finished. With the column pinned the
+// kernel writes the results itself (thread-id's way), else they stream.
+TEST_P(StreamResults, ASetUpMadeAheadUsedOrDropped) {
+  const uint32_t n = 1u << 20;
+  for (const bool pinned : {false, true})
+    for (const bool used : {true, false}) {
+      SCOPED_TRACE(std::string(pinned ? "pinned, " : "not pinned, ") + (used ? "used" : "dropped"));
+      Columns32 c(n, 1, pinned);
+      BatchRequest r = request("work", n);
+      r.dest = c.dest();
+      auto req = on_tier(r, GetParam());
+      ASSERT_TRUE(req.ok()) << req.error().message;
+      auto ahead = set_up_batch(*req);
+      ASSERT_TRUE(ahead.ok()) << ahead.error().message;
+      // The first wave's flags were filled while nothing ran, and say so
+      // only to the batch that runs the wave.
+      const std::vector<uint8_t>& fin = c.finished;
+      const auto first_wave = uint64_t(std::find(fin.begin(), fin.end(), 0) - fin.begin());
+      EXPECT_GT(first_wave, 0u);
+      EXPECT_EQ(uint64_t(std::count(fin.begin(), fin.end(), 1)), first_wave);
+      if (!used) {
+        ahead->reset();
+        EXPECT_EQ(uint64_t(std::count(fin.begin(), fin.end(), 0)), n);
+        continue;
+      }
+      auto out = run_batch(*req, std::move(*ahead));
+      ASSERT_TRUE(out.ok()) << out.error().message;
+      uint32_t trapped = 0;
+      ASSERT_NO_FATAL_FAILURE(c.expect_work(scale(), &trapped));
+      EXPECT_GT(trapped, 1000u);
+      EXPECT_EQ(out->trapped_counted, trapped);
+      EXPECT_EQ(out->mapped_rows, pinned ? n : 0u);
     }
 }
 
