@@ -623,9 +623,6 @@ Result<BatchResult> run(const BatchSpec& spec) {
     trace("look up compiled code");
   }
   compiled::Request req = code ? code->req : compile_request(spec, job, out.backend);
-  auto drop_unused_ahead = [&](const Executor* running) {
-    if (whole && whole != running) whole->drop_ahead();
-  };
   bool compile_now = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
   const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
   if (compile_now) {
@@ -634,7 +631,9 @@ Result<BatchResult> run(const BatchSpec& spec) {
                               ? std::move(*code->loaded)
                               : compile_executor(req, first_gpu(job));
     trace("compile or load compiled code");
-    drop_unused_ahead(ce.exec ? ce.exec.get() : interp.get());
+    // Code loaded early on another GPU than the batch's first: its set-up
+    // ahead goes unused, and its flags with it, before the batch writes them.
+    if (whole && whole != ce.exec.get()) whole->drop_ahead();
     record_compile(ce, out.compile);
     out.phases.compile = ce.outcome.generate_ms + ce.outcome.compile_ms + ce.outcome.load_ms;
     out.compile.used = ce.exec != nullptr;
@@ -642,10 +641,8 @@ Result<BatchResult> run(const BatchSpec& spec) {
     trace("run the segment");
     driver.retire(std::move(ce.exec));
   } else if (tier == Tier::Auto && spec.instances >= auto_min) {
-    drop_unused_ahead(nullptr);  // ranges, not the whole batch at once
     WW_TRY(driver.run_with_background_compile(*interp, req));
   } else {
-    drop_unused_ahead(interp.get());
     WW_TRY(driver.run_segment(*interp, 0, spec.instances));
   }
   trace("run");

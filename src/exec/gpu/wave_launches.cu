@@ -101,7 +101,6 @@ Status WaveLoop::poll_after_start() {
   // The wave's set-up may still be queued before the kernel: a count read
   // before its reset, or a stop overwritten by the wave's own words, would
   // be wrong.
-  side_streams_used_ = true;
   if (!poll_waits_) return Status::Ok();
   poll_waits_ = false;
   WW_CUDA(cudaStreamWaitEvent(sig_->poll_stream, sig_->start, 0));

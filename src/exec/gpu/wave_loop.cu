@@ -363,7 +363,6 @@ Status WaveLoop::launch_slice(uint32_t k, uint32_t r0, uint32_t r1) {
   using Signals = PinnedStaging::WaveSignals;
   const cudaEvent_t* ev = sig_->slice[k];
   const cudaStream_t s = sig_->compute[k % PinnedStaging::WaveSignals::kComputeStreams];
-  side_streams_used_ = true;
   DevWave w = W_;
   w.t_base = r0;
   const uint32_t blocks = (r1 - r0 + kBlock - 1) / kBlock;
@@ -389,7 +388,6 @@ Status WaveLoop::queue_canvas(uint32_t first, uint32_t n) {
     return Status::Ok();
   const uint64_t bytes = gb->image->pixels.size() * 4;
   if (!host_range_pinned(gb->image->pixels.data(), bytes)) return Status::Ok();
-  side_streams_used_ = true;
   WW_CUDA(cudaStreamWaitEvent(sig_->outputs, sig_->stop, 0));
   WW_CUDA(cudaMemcpyAsync(gb->image->pixels.data(), I_.image, bytes, cudaMemcpyDeviceToHost, sig_->outputs));
   WW_CUDA(cudaEventRecord(sig_->canvas, sig_->outputs));
@@ -533,7 +531,6 @@ Status WaveLoop::download_status(uint32_t first, uint32_t n, const unsigned long
   // calls resume instances, so those download them.
   unsigned long long counts[2] = {0, 0};  // trapped, finished
   if (!words_queued_) WW_TRY(fetch_wave_words(!counts_on_host));
-  words_queued_ = false;
   std::copy_n(counts_on_host ? counts_on_host : &sig_->words[2], 2, counts);
   const unsigned long long trapped = counts[0];
   wave_trapped_ = trapped;

@@ -172,7 +172,7 @@ class WaveLoop {
     released_ = true;
     unprime();
     WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
-    if (sig_ && side_streams_used_)
+    if (sig_)
       for (cudaStream_t s : {sig_->poll_stream, sig_->outputs, sig_->compute[0], sig_->compute[1]})
         if (cudaStreamQuery(s) != cudaSuccess) WW_CUDA(cudaStreamSynchronize(s));
     arena_.release_in_background();
@@ -418,9 +418,6 @@ class WaveLoop {
   uint32_t primed_ = 0;              // the first wave's size, its flags filled by prime_first_wave
   bool words_queued_ = false;        // the last launch's words follow its kernel (words_follow_kernel)
   bool poll_waits_ = false;          // the poll stream has yet to wait for the launch's start
-  // Work went on the staging's other streams (polls, slices, streamed
-  // outputs, the canvas): release() waits for them then.
-  bool side_streams_used_ = false;
   uint32_t stack_wave_cap_ = 0;
   uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
   bool memory_ready_ = false;  // the memory buffer holds the image, but for dirty pages

@@ -142,7 +142,6 @@ uint32_t WaveLoop::slice_count(uint32_t n) const {
 
 Status WaveLoop::run_slices(uint32_t first, uint32_t n, uint32_t slices) {
   const PinnedStaging::WaveSignals& sg = *sig_;
-  side_streams_used_ = true;
   const uint32_t blocks = (n + kBlock - 1) / kBlock;
   const uint32_t step = (blocks + slices - 1) / slices * kBlock;  // rows a slice, whole blocks
   slices = (n + step - 1) / step;
