@@ -85,6 +85,7 @@ Probe timed_probe(bool nvrtc, GpuOptions gpus, std::promise<Probe>* context = nu
     }
     trace("host buffers pinned");
     if (p.info.available) gpu::warm_idle_block();
+    if (p.info.available) gpu::pin_rehearsal_word();
     trace("idle block");
     stage(block, p);
     if (p.info.available) gpu::prepare_transfers();

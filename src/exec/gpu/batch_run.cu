@@ -279,6 +279,7 @@ Result<BatchSetUpPtr> make_set_up(const BatchRequest& req, Clock::time_point t_s
 Result<BatchSetUpPtr> set_up_batch(const BatchRequest& req) {
   WW_ASSIGN_OR_RETURN(BatchSetUpPtr s, make_set_up(req, Clock::now(), true));
   s->loop->prime_first_wave();
+  s->loop->rehearse_wave_calls();
   // Its copies cross now, beside the start-up, not behind the first wave.
   WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
   return Result<BatchSetUpPtr>(std::move(s));

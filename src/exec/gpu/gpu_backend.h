@@ -154,6 +154,9 @@ void load_wave_kernels();
 // first copies and wait, its first launch), made ahead of its first batch
 // while the GPU's start-up goes on; later calls return at once.
 void warm_calling_thread();
+// A pinned word for the first wave's rehearsal (WaveLoop::rehearse_wave_calls),
+// allocated by the start-up before it pins the staging.
+void pin_rehearsal_word();
 // A kernel's first launch in a process loads it (the interpreter's took
 // about 2 ms of a batch's kernel time) and costs 20-50 us against 3-7 later
 // even when loaded: launched once with no instances, ahead of a

@@ -11,6 +11,7 @@ int current_device() { return 0; }
 void prepare_transfers() {}
 void load_wave_kernels() {}
 void warm_idle_block() {}
+void pin_rehearsal_word() {}
 void warm_calling_thread() {}
 void warm_layout_kernels(MemoryLayout) {}
 void warm_interpreter_kernel(MemoryLayout) {}

@@ -472,10 +472,19 @@ Result<std::unique_ptr<PinnedStaging>> take_staging() {
 }
 
 void give_staging(std::unique_ptr<PinnedStaging> staging) {
-  KeptStaging& k = kept_staging();
-  std::lock_guard<std::mutex> g(k.mu);
-  std::unique_ptr<PinnedStaging>& kept = k.staging[current_device()];
-  if (!kept) kept = std::move(staging);
+  {
+    KeptStaging& k = kept_staging();
+    std::lock_guard<std::mutex> g(k.mu);
+    std::unique_ptr<PinnedStaging>& kept = k.staging[current_device()];
+    if (!kept) {
+      kept = std::move(staging);
+      return;
+    }
+  }
+  // A second wave loop's own staging, freed here, was 1.4-1.5 ms of its
+  // batch's end (cudaFreeHost; two wave loops on one H200,
+  // bench/RESULTS.md). Its destructor selects its own GPU.
+  if (staging) retire_in_background(std::shared_ptr<PinnedStaging>(std::move(staging)));
 }
 
 void prepare_transfers() {

@@ -17,6 +17,8 @@ namespace {
 constexpr int kWarmGpus = 64;
 std::atomic<uint64_t*> g_warm_word[kWarmGpus] = {};
 
+std::atomic<unsigned long long*> g_rehearsal_word[kWarmGpus] = {};
+
 uint64_t* warm_word() {
   const int d = current_device();
   return d >= 0 && d < kWarmGpus ? g_warm_word[d].load() : nullptr;
@@ -59,6 +61,18 @@ void warm_layout_kernels(MemoryLayout layout) {
     mem_in_kernel<decltype(L)::value><<<1, kBlock>>>(kNoInstances, nullptr, 0, 0);
     mem_out_kernel<decltype(L)::value><<<1, kBlock>>>(kNoInstances, nullptr, 0, 0);
   });
+  (void)cudaGetLastError();
+}
+
+// Allocated by the start-up: on the batch's thread beside the set-up, a
+// pinned allocation contended with the start-up's pinning of the staging
+// (2.5 ms) and pushed the interpreter's set-up past the start-up's end.
+void pin_rehearsal_word() {
+  const int d = current_device();
+  if (d < 0 || d >= kWarmGpus || g_rehearsal_word[d].load()) return;
+  void* p = nullptr;
+  if (cudaHostAlloc(&p, sizeof(unsigned long long), cudaHostAllocDefault) == cudaSuccess)
+    g_rehearsal_word[d] = static_cast<unsigned long long*>(p);
   (void)cudaGetLastError();
 }
 
@@ -701,6 +715,31 @@ void WaveLoop::prime_first_wave() {
   W_.first = req_.index_base;
   prefill_finished();
   primed_ = n;
+}
+
+void WaveLoop::rehearse_wave_calls() {
+  // The first wave's launch step took 0.037-0.046 ms against 0.011-0.013
+  // for later waves, its arguments' step (an event record) 0.021-0.037
+  // against 0.004-0.014 (thread-id 1M compiled, H200). The same kinds of
+  // calls made first here, with no instances, beside the start-up, took
+  // 0.010-0.033 ms off that batch's median wall time in four A/B runs;
+  // none of the three calls alone did (bench/RESULTS.md). What fails here
+  // fails again, checked, at the wave's own calls.
+  const int d = current_device();
+  unsigned long long* const pinned = d >= 0 && d < kWarmGpus ? g_rehearsal_word[d].load() : nullptr;
+  DevWave none = W_;
+  none.n = 0;  // every thread returns at once
+  cudaEvent_t e = nullptr;
+  if (cudaEventCreate(&e) == cudaSuccess) {
+    (void)cudaEventRecord(e, cudaStreamPerThread);
+    begin_wave_kernel<<<1, kBlock>>>(mod_.M, none, mod_.init, WaveStart{});
+    if (pinned && W_.done)
+      (void)cudaMemcpyAsync(pinned, W_.done, sizeof *pinned, cudaMemcpyDeviceToHost, cudaStreamPerThread);
+    (void)cudaEventRecord(e, cudaStreamPerThread);
+    (void)cudaEventSynchronize(e);
+    (void)cudaEventDestroy(e);
+  }
+  (void)cudaGetLastError();
 }
 
 void WaveLoop::unprime() {

@@ -132,6 +132,9 @@ class WaveLoop {
   // the H200 host, against 0.09-0.12 ms of kernel writing its results to
   // the host; bench/RESULTS.md).
   void prime_first_wave();
+  // The first wave's kinds of calls made once on the batch's thread with
+  // no instances, beside the start-up (set_up_batch).
+  void rehearse_wave_calls();
   // Clears the flags prime_first_wave filled, for a first wave that did
   // not run as primed (or at all).
   void unprime();

@@ -76,8 +76,15 @@ TEST(ApiGpus, OneGpuListedTwiceGivesOneGpusRows) {
     const wasmwarp::RunReport& rep = r->report();
     ASSERT_EQ(rep.gpus.size(), 2u) << rep.device;
     EXPECT_EQ(rep.gpus[0].instances + rep.gpus[1].instances, n);
-    EXPECT_GT(rep.gpus[0].instances, 0u);
-    EXPECT_GT(rep.gpus[1].instances, 0u);
+    // A wave loop that is ready takes what is left: on compiled code the
+    // whole batch's waves took 2.6 ms and a second wave loop's pinned
+    // staging 3.8 ms to allocate (H200, bench/RESULTS.md), so the first
+    // rightly took every claim. The interpreter's batch (35 ms) outlasts
+    // any wave loop's set-up: both take part.
+    if (t == wasmwarp::Tier::Interpreter) {
+      EXPECT_GT(rep.gpus[0].instances, 0u);
+      EXPECT_GT(rep.gpus[1].instances, 0u);
+    }
     EXPECT_NE(rep.device.find("2 GPUs"), std::string::npos) << rep.device;
     EXPECT_TRUE(ready_grew);
     EXPECT_EQ(ready, n);

@@ -219,7 +219,9 @@ TEST_P(StreamResults, ThirtyTwoBitResultsIntoAFourByteColumn) {
       SCOPED_TRACE(name + (pinned ? ", pinned" : ", not pinned"));
       const uint32_t nr = name == "pair" ? 2 : 1;
       Columns32 c(n, nr, pinned);
-      if (pinned) ASSERT_TRUE(host_range_pinned(c.results.data(), c.results.size() * 4));
+      if (pinned) {
+        ASSERT_TRUE(host_range_pinned(c.results.data(), c.results.size() * 4));
+      }
       BatchRequest r = request(name, n);
       r.dest = c.dest();
       auto out = run(r);
