@@ -283,6 +283,9 @@ class WaveLoop {
   // finished brought down until the kernel ends.
   uint32_t* mapped_results(uint32_t first, uint32_t n) const;
   uint32_t stream_rows(uint32_t n) const;
+  // Whether the wave's one launch finishes its instances and leaves their
+  // results to the host as they are, which both of those need.
+  bool one_launch_finishes_wave(uint32_t n) const;
   [[nodiscard]] Status begin_stream(uint32_t n);
   [[nodiscard]] Status stream_results(bool& stop_sent);
   // Launches the wave, then again for the instances that left for a host

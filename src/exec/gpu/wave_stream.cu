@@ -21,15 +21,22 @@ constexpr uint64_t kStretchBytes = uint64_t(1) << 20;
 
 }  // namespace
 
+bool WaveLoop::one_launch_finishes_wave(uint32_t n) const {
+  // A host call, a chain, a resident batch, the spec runner's write-back
+  // and results on the device all need the wave whole; a slice's rows are
+  // not the wave's.
+  return !host_calls_ && !req_.resident && !req_.write_back && req_.then.empty() && req_.device_results.empty() &&
+         slice_count(n) <= 1;
+}
+
 uint32_t WaveLoop::stream_rows(uint32_t n) const {
   // The kernel alone finishes every instance, and nothing but the results
-  // comes down: a host call, a chain, a resident batch, the spec runner's
-  // write-back and results on the device all need the wave whole, and
-  // memory outputs come from kernels after it. 32-bit results need the
-  // device to pack them as the instances finish: a packing kernel of its
-  // own waited for the wave's kernel to end (thread-id, 1M instances).
-  if (!nres_ || host_calls_ || req_.resident || req_.write_back || !req_.then.empty() || !req_.mem_out.empty() ||
-      !req_.device_args.empty() || !req_.device_results.empty() || (results32_ && !packed32_) || slice_count(n) > 1)
+  // comes down: memory outputs come from kernels after it. 32-bit results
+  // need the device to pack them as the instances finish: a packing kernel
+  // of its own waited for the wave's kernel to end (thread-id, 1M
+  // instances).
+  if (!nres_ || !one_launch_finishes_wave(n) || !req_.mem_out.empty() || !req_.device_args.empty() ||
+      (results32_ && !packed32_))
     return 0;
   const uint64_t row_bytes = results32_ ? 4 * uint64_t(nres_) : 8 * uint64_t(nres_) * w_;
   // WW_STREAM_STRETCHES=K caps the stretches of a wave (1: none), for measuring.
@@ -51,12 +58,9 @@ uint32_t WaveLoop::stream_rows(uint32_t n) const {
 // cross while it runs: thread-id's 10M results came down 0.73 ms after
 // its 0.28 ms kernel, streamed or not, for its blocks all finish at its
 // end (bench/RESULTS.md). One 32-bit result an instance, the wave in one
-// launch (a slice's rows are not the wave's), and a column that the
-// GPU's start-up pinned whole.
+// launch, and a column that the GPU's start-up pinned whole.
 uint32_t* WaveLoop::mapped_results(uint32_t first, uint32_t n) const {
-  if (!results32_ || nres_ != 1 || !dest_.results32 || host_calls_ || req_.resident || req_.write_back ||
-      !req_.then.empty() || !req_.device_results.empty() || slice_count(n) > 1)
-    return nullptr;
+  if (!results32_ || nres_ != 1 || !dest_.results32 || !one_launch_finishes_wave(n)) return nullptr;
   return static_cast<uint32_t*>(pinned_for_kernels(dest_.results32 + first, uint64_t(n) * 4));
 }
 
