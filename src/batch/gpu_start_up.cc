@@ -149,6 +149,13 @@ bool gpu_start_up_in_flight() {
   return context.valid() && context.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
 }
 
+double ms_after_gpu_ready(std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to) {
+  const std::shared_future<Probe> ready = start_up().ready;
+  if (ready.valid() && ready.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+    from = std::max(from, ready.get().at);
+  return to > from ? std::chrono::duration<double, std::milli>(to - from).count() : 0;
+}
+
 // The first GPU the batch will run on (before resolve_gpus lists them): the
 // one the start-up made ready, where work ahead of the batch belongs.
 int first_selected_gpu(const GpuOptions& o) {

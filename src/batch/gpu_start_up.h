@@ -4,6 +4,8 @@
 // GPUs it runs on.
 #pragma once
 
+#include <chrono>
+
 #include "batch/batch.h"
 #include "batch/executor.h"
 #include "common/step_trace.h"
@@ -23,6 +25,11 @@ struct AwaitWarmUp {
 // Whether the GPU's context is still starting: what a batch does
 // meanwhile costs it nothing, for it would have waited.
 bool gpu_start_up_in_flight();
+
+// What of [from, to] came after the GPU's start-up had made the GPU ready
+// for batches (asked after await_gpu_ready): all of it when no start-up
+// ran ahead of the batch.
+double ms_after_gpu_ready(std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to);
 
 // The first GPU the batch will run on (before resolve_gpus lists them): the
 // one the start-up made ready, where work ahead of the batch belongs.
