@@ -611,7 +611,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
   // hash-wasm sha256's 1M instances) is the batch's memory set-up and in
   // its wall time, but for what of it the batch would have spent waiting:
   // on the CPU for the GPU's context (choose_backend), on the GPU for its
-  // whole start-up (100M instances' columns outlast it).
+  // whole start-up (a call whose GPU is already up pays for all of it).
   double before_ms = out.phases.upload + warm_ms + ahead_ms;
   const double columns_counted = out.backend == Backend::Gpu ? ms_after_gpu_ready(t_columns, t_columns_end)
                                  : columns_hidden             ? 0
