@@ -151,8 +151,10 @@ bool gpu_start_up_in_flight() {
 
 double ms_after_gpu_ready(std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to) {
   const std::shared_future<Probe> ready = start_up().ready;
-  if (ready.valid() && ready.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+  if (ready.valid()) {
+    if (ready.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return 0;
     from = std::max(from, ready.get().at);
+  }
   return to > from ? std::chrono::duration<double, std::milli>(to - from).count() : 0;
 }
 
@@ -197,10 +199,7 @@ double warm_batch_thread(const BatchSpec& spec, const Job& job, BatchResult& out
   if (spec.tier != Tier::Compiled) gpu::warm_interpreter_kernel(job.gpu_layout);
   const auto end = std::chrono::steady_clock::now();
   trace("the batch thread's first CUDA calls");
-  const std::shared_future<Probe> ready = start_up().ready;
-  if (ready.valid() && ready.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return 0;
-  const auto from = ready.valid() ? std::max(t, ready.get().at) : t;
-  const double ms = std::max(0.0, std::chrono::duration<double, std::milli>(end - from).count());
+  const double ms = ms_after_gpu_ready(t, end);
   out.phases.plan += ms;
   return ms;
 }
@@ -231,9 +230,7 @@ double set_up_ahead(const BatchSpec& spec, const Job& job, Executor& ex, BatchRe
   (void)ex.set_up_ahead(job, out);
   const auto end = std::chrono::steady_clock::now();
   trace("set-up ahead");
-  double after_ms = 0;
-  if (s.ready.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-    after_ms = std::max(0.0, std::chrono::duration<double, std::milli>(end - std::max(t, s.ready.get().at)).count());
+  const double after_ms = ms_after_gpu_ready(t, end);
   out.phases.memory_setup += after_ms;
   out.phases.setup_ahead += std::chrono::duration<double, std::milli>(end - t).count() - after_ms;
   return after_ms;

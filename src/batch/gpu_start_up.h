@@ -27,8 +27,8 @@ struct AwaitWarmUp {
 bool gpu_start_up_in_flight();
 
 // What of [from, to] came after the GPU's start-up had made the GPU ready
-// for batches (asked after await_gpu_ready): all of it when no start-up
-// ran ahead of the batch.
+// for batches: nothing while it is still under way, all of it when no
+// start-up ran ahead of the batch.
 double ms_after_gpu_ready(std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to);
 
 // The first GPU the batch will run on (before resolve_gpus lists them): the

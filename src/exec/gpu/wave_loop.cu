@@ -12,16 +12,25 @@ namespace ww::gpu {
 
 namespace {
 
-// A word on each GPU for warm_calling_thread's copies, made by the
-// start-up (load_wave_kernels) and kept by the process.
+// Words for the warm-ups' copies on each GPU, made by the start-up and
+// kept by the process: one in device memory (load_wave_kernels), one in
+// pinned host memory (pin_rehearsal_word).
+struct WarmWords {
+  std::atomic<uint64_t*> device{nullptr};
+  std::atomic<unsigned long long*> pinned{nullptr};
+};
 constexpr int kWarmGpus = 64;
-std::atomic<uint64_t*> g_warm_word[kWarmGpus] = {};
+WarmWords g_warm_words[kWarmGpus];
 
-std::atomic<unsigned long long*> g_rehearsal_word[kWarmGpus] = {};
+// The current GPU's, or null past kWarmGpus.
+WarmWords* warm_words() {
+  const int d = current_device();
+  return d >= 0 && d < kWarmGpus ? &g_warm_words[d] : nullptr;
+}
 
 uint64_t* warm_word() {
-  const int d = current_device();
-  return d >= 0 && d < kWarmGpus ? g_warm_word[d].load() : nullptr;
+  WarmWords* w = warm_words();
+  return w ? w->device.load() : nullptr;
 }
 
 // A wave of no instances: every thread of a launch returns at once.
@@ -45,10 +54,9 @@ void load_wave_kernels() {
   // against 3-7 later, and the process's first memset up to 50 us (H200
   // machine, bench/RESULTS.md): paid here, in the start-up, for the
   // kernels and calls of every wave.
-  const int d = current_device();
-  if (d >= 0 && d < kWarmGpus && !g_warm_word[d].load()) {
+  if (WarmWords* words = warm_words(); words && !words->device.load()) {
     uint64_t* w = nullptr;
-    if (cudaMalloc(&w, sizeof(uint64_t)) == cudaSuccess) g_warm_word[d] = w;
+    if (cudaMalloc(&w, sizeof(uint64_t)) == cudaSuccess) words->device = w;
   }
   if (uint64_t* w = warm_word()) (void)cudaMemsetAsync(w, 0, sizeof *w, cudaStreamPerThread);
   begin_wave_kernel<<<1, kBlock>>>(DevModule{}, kNoInstances, InitState{}, WaveStart{});
@@ -68,11 +76,11 @@ void warm_layout_kernels(MemoryLayout layout) {
 // pinned allocation contended with the start-up's pinning of the staging
 // (2.5 ms) and pushed the interpreter's set-up past the start-up's end.
 void pin_rehearsal_word() {
-  const int d = current_device();
-  if (d < 0 || d >= kWarmGpus || g_rehearsal_word[d].load()) return;
+  WarmWords* words = warm_words();
+  if (!words || words->pinned.load()) return;
   void* p = nullptr;
   if (cudaHostAlloc(&p, sizeof(unsigned long long), cudaHostAllocDefault) == cudaSuccess)
-    g_rehearsal_word[d] = static_cast<unsigned long long*>(p);
+    words->pinned = static_cast<unsigned long long*>(p);
   (void)cudaGetLastError();
 }
 
@@ -631,8 +639,8 @@ void WaveLoop::rehearse_wave_calls() {
   // 0.010-0.033 ms off that batch's median wall time in four A/B runs;
   // none of the three calls alone did (bench/RESULTS.md). What fails here
   // fails again, checked, at the wave's own calls.
-  const int d = current_device();
-  unsigned long long* const pinned = d >= 0 && d < kWarmGpus ? g_rehearsal_word[d].load() : nullptr;
+  const WarmWords* words = warm_words();
+  unsigned long long* const pinned = words ? words->pinned.load() : nullptr;
   DevWave none = W_;
   none.n = 0;  // every thread returns at once
   cudaEvent_t e = nullptr;

@@ -22,11 +22,10 @@ constexpr uint64_t kStretchBytes = uint64_t(1) << 20;
 }  // namespace
 
 bool WaveLoop::one_launch_finishes_wave(uint32_t n) const {
-  // A host call, a chain, a resident batch, the spec runner's write-back
-  // and results on the device all need the wave whole; a slice's rows are
-  // not the wave's.
-  return !host_calls_ && !req_.resident && !req_.write_back && req_.then.empty() && req_.device_results.empty() &&
-         slice_count(n) <= 1;
+  // Past a host call, a chain or a resident batch (finished_from_count),
+  // the spec runner's write-back and results on the device need the wave
+  // whole; a slice's rows are not the wave's.
+  return finished_from_count() && !req_.write_back && req_.device_results.empty() && slice_count(n) <= 1;
 }
 
 uint32_t WaveLoop::stream_rows(uint32_t n) const {
