@@ -248,6 +248,10 @@ Status WaveLoop::restore_dense_memory() {
 
 bool WaveLoop::args_per_row() const { return nparams_ && (req_.fill_args || req_.args_per_instance); }
 
+bool WaveLoop::inputs_on_wire() const {
+  return args_per_row() || !req_.mem_in.empty() || !req_.device_args.empty();
+}
+
 Status WaveLoop::prepare_arg_rows(uint32_t n) {
   // Values land at rows k * w_; the rows between hold the high words,
   // zero but for v128 constants.
@@ -310,7 +314,7 @@ Status WaveLoop::upload_inputs(uint32_t first, uint32_t n) {
   WW_TRY(upload_mem_in(first, 0, n));
   // Inputs on the wire are the upload's: it waits for them. Without any,
   // the set-up's synchronisation covers the wave's few words.
-  if (args_per_row() || !req_.mem_in.empty() || !req_.device_args.empty()) WW_TRY(end_phase(upload_ms_));
+  if (inputs_on_wire()) WW_TRY(end_phase(upload_ms_));
   else lap(upload_ms_);
   trace_("wave: arguments, inputs");
   return Status::Ok();
@@ -361,17 +365,20 @@ Status WaveLoop::begin_wave(uint32_t n, Fresh fresh) {
 }
 
 Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
-  WW_CUDA(cudaEventRecord(sig_->setup));
+  const bool primed = take_primed_set_up();
+  // A wave set up ahead queues nothing before its kernel but its inputs.
+  const bool queues = !primed || inputs_on_wire();
+  if (queues) WW_CUDA(cudaEventRecord(sig_->setup));
   WW_TRY(upload_inputs(first, n));
-  WW_TRY(begin_wave(n, {true, true, false}));
+  if (!primed) WW_TRY(begin_wave(n, {true, true, false}));
   WW_TRY(apply_memory_inputs(W_, blocks, nullptr));
   // The kernel is queued behind the set-up, not after a wait for it, which
   // made the host and the device take turns once more every wave;
   // launch_and_wait counts the set-up's device time. WW_SETUP_SYNC=1 waits
   // as before (for measuring).
   static const bool sync = env_cap("WW_SETUP_SYNC", 2) == 1;
-  setup_queued_ = !sync;
-  if (setup_queued_) {
+  setup_queued_ = queues && !sync;
+  if (!queues || setup_queued_) {
     lap(memory_setup_ms_);
     return Status::Ok();
   }

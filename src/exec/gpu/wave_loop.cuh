@@ -130,7 +130,8 @@ class WaveLoop {
   // flags filled meanwhile (prefill_finished): beside a short kernel the
   // fill took longer than the kernel (thread-id's 1 MB, 0.10-0.12 ms on
   // the H200 host, against 0.09-0.12 ms of kernel writing its results to
-  // the host; bench/RESULTS.md).
+  // the host; bench/RESULTS.md). Its instances' set-up kernel runs then
+  // too, for a wave whose words at launch are the same.
   void prime_first_wave();
   // The first wave's kinds of calls made once on the batch's thread with
   // no instances, beside the start-up (set_up_batch).
@@ -138,6 +139,9 @@ class WaveLoop {
   // Clears the flags prime_first_wave filled, for a first wave that did
   // not run as primed (or at all).
   void unprime();
+  // Whether the wave about to launch is the one prime_first_wave set up,
+  // with the same words (once: a later launch sets up its own).
+  bool take_primed_set_up();
   // Runs instances [first, first + n); `*redo` becomes the number of them,
   // from the first that ran out of the sparse pool on, that must run again
   // (0 when none did).
@@ -234,6 +238,9 @@ class WaveLoop {
   Result<uint64_t> device_now_ns();
   // Arguments per instance and memory inputs to the device; W_ too.
   Status upload_inputs(uint32_t first, uint32_t n);
+  // Arguments per instance, memory inputs or device columns: a wave
+  // with any waits for them to land.
+  bool inputs_on_wire() const;
   // Whether arguments come per instance (uploaded) rather than shared.
   bool args_per_row() const;
   // The rows of v128 arguments' high words, for the whole wave.
@@ -287,6 +294,10 @@ class WaveLoop {
   // results to the host as they are, which both of those need.
   bool one_launch_finishes_wave(uint32_t n) const;
   [[nodiscard]] Status begin_stream(uint32_t n);
+  // The words of W_ that say where a wave of n rows puts its results (no
+  // other effect, so that a primed set-up sees the launch's words);
+  // returns whether its kernel writes them into the host's column.
+  bool set_stream_words(uint32_t n);
   [[nodiscard]] Status stream_results(bool& stop_sent);
   // Launches the wave, then again for the instances that left for a host
   // call, until none did.
@@ -421,7 +432,9 @@ class WaveLoop {
   bool stack_pool_grew_ = false;
   bool finished_prefilled_ = false;  // this wave's rows: prefill_finished()
   bool setup_queued_ = false;        // the kernel follows init_wave's set-up without a wait
-  uint32_t primed_ = 0;              // the first wave's size, its flags filled by prime_first_wave
+  uint32_t primed_ = 0;              // the first wave's size, as prime_first_wave set it up
+  bool set_up_primed_ = false;       // prime_first_wave ran the first wave's set-up kernel...
+  DevWave primed_wave_{};            // ...with these words (the launch needs the same)
   bool words_queued_ = false;        // the last launch's words follow its kernel (words_follow_kernel)
   bool poll_waits_ = false;          // the poll stream has yet to wait for the launch's start
   uint32_t stack_wave_cap_ = 0;

@@ -5,6 +5,7 @@
 #include "exec/gpu/wave_loop.cuh"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 namespace ww::gpu {
@@ -95,12 +96,31 @@ Status WaveLoop::download_status(uint32_t first, uint32_t n, const unsigned long
 
 void WaveLoop::prime_first_wave() {
   const uint32_t n = std::min(next_wave_size(), req_.instances);
-  // Slices fill their flags themselves, beside their kernels.
-  if (n == 0 || req_.claim || !finished_from_count() || slice_count(n) > 1) return;
+  // Slices fill their flags and set up their instances themselves, beside
+  // their kernels.
+  if (n == 0 || req_.claim || slice_count(n) > 1) return;
   W_.n = n;
   W_.first = req_.index_base;
   prefill_finished();
   primed_ = n;
+  // WW_PRIME_SETUP=0 leaves the set-up to the wave, for measuring.
+  static const bool set_up = [] {
+    const char* v = std::getenv("WW_PRIME_SETUP");
+    return !v || std::strcmp(v, "0") != 0;
+  }();
+  if (!set_up) return;
+  (void)set_stream_words(n);
+  if (begin_wave(n, {true, true, false}).ok()) {
+    std::memcpy(&primed_wave_, &W_, sizeof W_);
+    set_up_primed_ = true;
+  }
+  (void)cudaGetLastError();  // a failed set-up runs again, checked, in the wave
+}
+
+bool WaveLoop::take_primed_set_up() {
+  const bool same = set_up_primed_ && std::memcmp(&primed_wave_, &W_, sizeof W_) == 0;
+  set_up_primed_ = false;
+  return same;
 }
 
 void WaveLoop::unprime() {
@@ -108,6 +128,7 @@ void WaveLoop::unprime() {
   if (primed_ && finished_prefilled_) parallel_fill(dest_.finished, 0, primed_);
   primed_ = 0;
   finished_prefilled_ = false;
+  set_up_primed_ = false;
 }
 
 }  // namespace ww::gpu

@@ -46,7 +46,9 @@ uint32_t WaveLoop::stream_rows(uint32_t n) const {
   // the next stretch's: stretches of whole pieces leave no short piece
   // crossing alone (Mandelbrot's 8.3M results in 8 stretches of 1.04M
   // took 0.42 ms a stretch, 4 MiB pieces plus 40K rows each).
-  const uint64_t piece_rows = results32_ ? staging_->piece_bytes() / row_bytes : staging_rows_;
+  // The staging's pieces are this size; a set-up made ahead may not hold
+  // the staging yet (the GPU's start-up is still pinning it).
+  const uint64_t piece_rows = results32_ ? staging_piece_bytes() / row_bytes : staging_rows_;
   uint64_t rows = (n + stretches - 1) / stretches;
   if (piece_rows && rows > piece_rows) rows = (rows + piece_rows - 1) / piece_rows * piece_rows;
   return uint32_t((rows + kBlock - 1) / kBlock * kBlock);
@@ -63,17 +65,20 @@ uint32_t* WaveLoop::mapped_results(uint32_t first, uint32_t n) const {
   return static_cast<uint32_t*>(pinned_for_kernels(dest_.results32 + first, uint64_t(n) * 4));
 }
 
+bool WaveLoop::set_stream_words(uint32_t n) {
+  uint32_t* mapped = mapped_results(W_.first - req_.index_base, n);
+  W_.stream_rows = mapped ? 0 : stream_rows(n);
+  W_.stream_done = W_.stream_rows ? stream_done_ : nullptr;
+  W_.packed32 = mapped ? mapped : W_.stream_rows && results32_ ? packed32_ : nullptr;
+  W_.packed_results = nres_;
+  return mapped != nullptr;
+}
+
 Status WaveLoop::begin_stream(uint32_t n) {
   streamed_rows_ = 0;
-  uint32_t* mapped = mapped_results(W_.first - req_.index_base, n);
-  results_mapped_ = mapped != nullptr;
+  results_mapped_ = set_stream_words(n);
   if (results_mapped_) mapped_total_ += n;
-  W_.stream_rows = results_mapped_ ? 0 : stream_rows(n);
-  const bool on = W_.stream_rows != 0;
-  W_.stream_done = on ? stream_done_ : nullptr;
-  W_.packed32 = results_mapped_ ? mapped : on && results32_ ? packed32_ : nullptr;
-  W_.packed_results = nres_;
-  if (on)
+  if (W_.stream_rows)
     WW_CUDA(cudaMemsetAsync(stream_done_, 0, PinnedStaging::WaveSignals::kMaxStretches * sizeof(unsigned int)));
   return Status::Ok();
 }
