@@ -43,7 +43,7 @@ std::string how_it_ran(const RunReport& r) {
     if (c.fallback.empty())
       s += "compile: " + std::string(c.cache_hit ? "cache hit" : "cache miss") + ", codegen " +
            format_fixed(c.generate_ms, 1) + " ms, compile " + format_fixed(c.compile_ms, 1) + " ms, load " +
-           format_fixed(c.load_ms, 1) + " ms" + (c.used ? "" : " (finished after the batch; cached)") + "\n";
+           format_fixed(c.load_ms, 1) + " ms" + (c.used ? "" : " (the batch finished first and waited for it, for the cache)") + "\n";
     else
       s += "compile: " + c.fallback + "\n";
     if (!c.cache_note.empty()) s += "cache: " + c.cache_note + "\n";

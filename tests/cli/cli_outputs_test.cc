@@ -377,4 +377,18 @@ TEST_F(Cli, AutoTierSwitchesMidBatchWithIdenticalResults) {
   for (size_t i = 1; i < ls.size(); ++i) ASSERT_EQ(ls[i], std::to_string(i - 1) + ",610,") << i;
 }
 
+// A batch shorter than its background compile waits for the code to reach
+// the cache; its time split says so (the wait is its compile phase, not
+// time that no phase accounts for).
+TEST_F(Cli, AutoTierWaitForTheCompileIsItsCompilePhase) {
+  std::string stats = path("auto.json");
+  Proc r = run({"run", "-q", "--backend", "cpu", "--tier", "auto", "--threads", "2", "--cache-dir", path("auto-cache"),
+                "-n", "1100", "--invoke", "fib", "--stats", stats, mod("basic"), "1"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  auto j = nlohmann::json::parse(slurp(stats));
+  ASSERT_FALSE(j["compile"]["used"].get<bool>()) << "1,100 calls of fib(1) outran a host compiler";
+  const double wall_ms = j["wall_s"].get<double>() * 1e3;
+  EXPECT_GT(j["phases_ms"]["compile"].get<double>(), 0.5 * wall_ms) << j.dump();
+}
+
 }  // namespace
