@@ -96,6 +96,8 @@ bool host_range_pinned(const void* p, uint64_t bytes);
 // (host_range_pinned); null otherwise, or when WW_MAPPED_RESULTS=0 (for
 // measuring the kernels alone).
 void* pinned_for_kernels(void* p, uint64_t bytes);
+// A measuring switch that is on unless environment variable `name` is "0".
+bool env_switch_on(const char* name);
 // Registers what was requested so far; later requests register at once.
 void pin_requested_host_ranges();
 // A request_host_pin released when it goes (before the memory it names).

@@ -5,7 +5,6 @@
 #include "exec/gpu/wave_loop.cuh"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 namespace ww::gpu {
@@ -104,10 +103,7 @@ void WaveLoop::prime_first_wave() {
   prefill_finished();
   primed_ = n;
   // WW_PRIME_SETUP=0 leaves the set-up to the wave, for measuring.
-  static const bool set_up = [] {
-    const char* v = std::getenv("WW_PRIME_SETUP");
-    return !v || std::strcmp(v, "0") != 0;
-  }();
+  static const bool set_up = env_switch_on("WW_PRIME_SETUP");
   if (!set_up) return;
   (void)set_stream_words(n);
   if (begin_wave(n, {true, true, false}).ok()) {
