@@ -14,9 +14,12 @@ namespace ww::gpu {
 Status WaveLoop::launch_and_wait(uint32_t blocks) {
   WW_TRY(drop_queued_canvas());
   WW_CUDA(cudaEventRecord(sig_->start));
+  trace_("wave: start event");
   poll_waits_ = true;
   WW_TRY(launcher_.launch(mod_.M, W_, I_, blocks, layout_, nullptr));
+  trace_("wave: kernel launched");
   WW_CUDA(cudaEventRecord(sig_->stop));
+  trace_("wave: stop event");
   // The wave's words come down behind the kernel, and the host waits once
   // for both: fetched after the wait, they were a round trip of their own
   // (0.026 ms of thread-id's 0.26 ms compiled batch, bench/RESULTS.md).

@@ -114,6 +114,13 @@ TEST(HostWorkers, ParallelFindByteFindsTheFirst) {
   v[v.size() - 1] = 7;
   EXPECT_EQ(parallel_find_byte(v.data(), 7, v.size()), v.size() - 1);
   EXPECT_EQ(parallel_find_byte(v.data(), 0, 0), 0u);
+  // A few MB: one core looks alone.
+  std::vector<uint8_t> small(size_t(1) << 20, 1);
+  EXPECT_EQ(parallel_find_byte(small.data(), 0, small.size()), small.size());
+  for (size_t at : {small.size() - 1, size_t(4096), size_t(0)}) {
+    small[at] = 0;
+    EXPECT_EQ(parallel_find_byte(small.data(), 0, small.size()), at);
+  }
 }
 
 TEST(HostColumn, HoldsWhatIsWrittenAtEverySize) {
