@@ -235,9 +235,12 @@ Workers& workers() {
   return w;
 }
 
-template <class F>  // f(offset, length) over `bytes` split into jobs
-void split(size_t bytes, F&& f) {
-  const size_t threads = std::min(host_worker_count(), std::max<size_t>(bytes / kMinBytesPerThread, 1));
+// f(offset, length) over `bytes` split into jobs; up to `alone` bytes (when
+// more than one thread's share) on the calling thread alone.
+template <class F>
+void split(size_t bytes, F&& f, size_t alone = 0) {
+  const size_t threads =
+      bytes <= alone ? 1 : std::min(host_worker_count(), std::max<size_t>(bytes / kMinBytesPerThread, 1));
   if (threads == 1) {
     f(size_t{0}, bytes);
     return;
@@ -333,19 +336,15 @@ size_t parallel_find_byte(const void* p, uint8_t value, size_t bytes) {
   // look for unfinished rows of thread-id's 1M instances took 0.82 ms on
   // sixteen of them (H200 machine, bench/RESULTS.md).
   constexpr size_t kFindAloneBytes = 4u << 20;
-  if (bytes == 0) return 0;  // p may be null then, which memchr does not take
-  if (bytes <= kFindAloneBytes) {
-    const void* hit = std::memchr(p, value, bytes);
-    return hit ? size_t(static_cast<const uint8_t*>(hit) - static_cast<const uint8_t*>(p)) : bytes;
-  }
   std::atomic<size_t> first{bytes};
   split(bytes, [&](size_t off, size_t len) {
+    if (len == 0) return;  // p may be null then, which memchr does not take
     const void* hit = std::memchr(static_cast<const uint8_t*>(p) + off, value, len);
     if (!hit) return;
     const size_t at = size_t(static_cast<const uint8_t*>(hit) - static_cast<const uint8_t*>(p));
     for (size_t seen = first.load(); at < seen && !first.compare_exchange_weak(seen, at);) {
     }
-  });
+  }, kFindAloneBytes);
   return first.load();
 }
 

@@ -96,8 +96,10 @@ bool host_range_pinned(const void* p, uint64_t bytes);
 // (host_range_pinned); null otherwise, or when WW_MAPPED_RESULTS=0 (for
 // measuring the kernels alone).
 void* pinned_for_kernels(void* p, uint64_t bytes);
-// A measuring switch that is on unless environment variable `name` is "0".
+// Measuring switches: on unless environment variable `name` is "0"; or
+// `name` as a count from 1 to `most`, `most` when unset or not a count.
 bool env_switch_on(const char* name);
+uint32_t env_cap(const char* name, uint32_t most);
 // Registers what was requested so far; later requests register at once.
 void pin_requested_host_ranges();
 // A request_host_pin released when it goes (before the memory it names).

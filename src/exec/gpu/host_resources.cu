@@ -255,6 +255,12 @@ bool env_switch_on(const char* name) {
   return !v || std::strcmp(v, "0") != 0;
 }
 
+uint32_t env_cap(const char* name, uint32_t most) {
+  const char* v = std::getenv(name);
+  const long k = v ? std::strtol(v, nullptr, 10) : 0;
+  return k >= 1 ? uint32_t(std::min<long>(k, most)) : most;
+}
+
 void* pinned_for_kernels(void* p, uint64_t bytes) {
   static const bool allowed = env_switch_on("WW_MAPPED_RESULTS");
   if (!allowed || !p || !host_range_pinned(p, bytes)) return nullptr;

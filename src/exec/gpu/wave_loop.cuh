@@ -30,10 +30,6 @@
 
 namespace ww::gpu {
 
-// A measuring switch: environment variable `name` as a count from 1 to
-// `most`; `most` when unset or not a count (wave_slices.cu).
-uint32_t env_cap(const char* name, uint32_t most);
-
 using Clock = std::chrono::steady_clock;
 
 inline double seconds_since(Clock::time_point t0) {

@@ -9,7 +9,6 @@
 #include "exec/gpu/wave_loop.cuh"
 
 #include <algorithm>
-#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -21,12 +20,6 @@ namespace {
 constexpr uint64_t kSliceBytes = uint64_t(8) << 20;
 
 }  // namespace
-
-uint32_t env_cap(const char* name, uint32_t most) {
-  const char* v = std::getenv(name);
-  const long k = v ? std::strtol(v, nullptr, 10) : 0;
-  return k >= 1 ? uint32_t(std::min<long>(k, most)) : most;
-}
 
 // The device's side of a sliced wave, which the host's steps cannot show:
 // when each slice's inputs had landed and its kernels began and ended,
