@@ -236,6 +236,11 @@ enum class Tier : uint8_t { Auto, Interpreter, Compiled };
 struct EngineOptions {
   Backend backend = Backend::Auto;  // Auto: the GPU when one is usable
   Tier tier = Tier::Auto;           // Auto: compiled code once it is ready
+  // Tier::Auto: how long a call that ends before its background compile
+  // waits for it (so that the cache gets the code); past that the compile
+  // goes on beside the program (background_compiles_running). Negative:
+  // until it ends.
+  double compile_wait_s = -1;
   unsigned threads = 0;             // CPU workers; 0 = every core
   bool cache = true;                // the compiled-code cache
   std::string cache_dir = {};            // empty: $WW_CACHE_DIR, else ~/.cache/wasmwarp
@@ -379,6 +384,14 @@ struct CallOptions {
 const char* backend_name(Backend b);
 const char* tier_name(Tier t);
 
+// Whether compiles that calls stopped waiting for still run (their code
+// reaches the cache when they end; returning from main() waits for them).
+bool background_compiles_running();
+// Ends the process with `status` at once, without those compiles: host
+// compilers are killed and the cache is left whole. A program's last step,
+// its outputs closed.
+[[noreturn]] void exit_stopping_compiles(int status);
+
 // Where a call's time went, milliseconds of wall time. The GPU's phases
 // end with the device synchronised; the CPU's split each run's wall time
 // by its workers' summed time per phase.
@@ -435,6 +448,7 @@ struct RunReport {
     double generate_ms = 0, compile_ms = 0, load_ms = 0;
     std::string fallback;    // why the interpreter ran instead, one line
     std::string cache_note;  // cache trouble that did not stop the call
+    bool left_running = false;  // the call stopped waiting for its compile (EngineOptions::compile_wait_s)
   } compile;
   // GPU: calls served on the host and the passes (launches) that served them.
   uint64_t host_calls = 0, host_passes = 0;

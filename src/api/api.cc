@@ -466,6 +466,7 @@ void apply_engine_options(ww::batch::BatchSpec& spec, const EngineOptions& e) {
   spec.threads = e.threads;
   spec.backend = internal_backend(e.backend);
   spec.tier = internal_tier(e.tier);
+  spec.compile_wait_s = e.compile_wait_s;
   spec.cache.enabled = e.cache;
   spec.cache.dir = e.cache_dir;
   if (auto l = ww::gpu::parse_layout(e.gpu.layout)) spec.gpu.layout = *l;

@@ -28,7 +28,8 @@ RunReport report_of(const ww::batch::BatchResult& r) {
   for (const ww::batch::Segment& g : r.segments)
     o.segments.push_back({g.first, g.count, public_backend(g.backend), public_tier(g.tier), g.seconds});
   const ww::batch::CompileReport& c = r.compile;
-  o.compile = {c.attempted, c.used, c.cache_hit, c.generate_ms, c.compile_ms, c.load_ms, c.fallback, c.cache_note};
+  o.compile = {c.attempted, c.used,     c.cache_hit,  c.generate_ms, c.compile_ms,
+               c.load_ms,   c.fallback, c.cache_note, c.left_running};
   o.host_calls = r.host_calls;
   o.host_passes = r.host_passes;
   o.device_output_bytes = r.device_output_bytes;
@@ -69,6 +70,8 @@ ResultColumns columns_of(const ww::batch::BatchResult& r) {
 
 const char* backend_name(Backend b) { return ww::batch::backend_name(api::internal_backend(b)); }
 const char* tier_name(Tier t) { return ww::batch::tier_name(api::internal_tier(t)); }
+bool background_compiles_running() { return ww::batch::compiles_running(); }
+void exit_stopping_compiles(int status) { ww::batch::exit_stopping_compiles(status); }
 
 uint64_t CallResult::instances() const { return impl_->r.traps.size(); }
 const std::vector<ValueType>& CallResult::result_types() const { return impl_->types; }

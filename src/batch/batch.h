@@ -177,6 +177,10 @@ struct BatchSpec {
 
   Backend backend = Backend::Auto;
   Tier tier = Tier::Auto;
+  // Tier::Auto: how long a batch that ends before its background compile
+  // waits for it, so that the cache gets the code; then the compile goes
+  // on beside the caller (compiles_running). Negative: until it ends.
+  double compile_wait_s = -1;
   GpuOptions gpu;
   CacheOptions cache;
 
@@ -227,6 +231,9 @@ struct CompileReport {
   double load_ms = 0;        // dlopen / module load
   std::string fallback;      // why the interpreter ran instead, one line
   std::string cache_note;    // cache trouble that did not stop the run
+  // The batch ended before its background compile and stopped waiting for
+  // it (BatchSpec::compile_wait_s): the compile goes on (compiles_running).
+  bool left_running = false;
 };
 
 // Where a batch's time went, milliseconds of wall time. The GPU's phases
@@ -359,5 +366,14 @@ Result<BatchResult> run(const BatchSpec& spec);
 // cache options; export and arguments unused): the backend and tier are
 // chosen as run() chooses them, with code compiled for every export.
 Status start_resident(const BatchSpec& spec, Resident& r);
+
+// Whether compiles that batches stopped waiting for are still running
+// (their code reaches the cache when they end). A process that returns
+// from main() waits for them.
+bool compiles_running();
+// Ends the process at once with `status`, not waiting for those compiles:
+// host compilers are killed, a cache entry being written is finished and
+// no other starts. For a program's last step, its outputs closed.
+[[noreturn]] void exit_stopping_compiles(int status);
 
 }  // namespace ww::batch

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -51,6 +52,13 @@ bool write_all(int fd, const void* data, size_t n) {
     n -= size_t(w);
   }
   return true;
+}
+
+// Never destroyed: a compile's thread may write an entry while the
+// process ends.
+std::mutex& cache_writes() {
+  static std::mutex* mu = new std::mutex;
+  return *mu;
 }
 
 }  // namespace
@@ -125,6 +133,9 @@ Status CodeCache::put(const std::string& key, const std::vector<uint8_t>& payloa
   const std::string path = entry_path(key);
   const std::string dir = path.substr(0, path.rfind('/'));
   WW_TRY(make_dirs(dir));
+  // From the temporary file to its rename or removal, under the lock that
+  // a process ending without its compiles takes first (hold_cache_writes).
+  std::lock_guard<std::mutex> writing(cache_writes());
   std::string tmp = dir + "/.tmp-" + key + "-XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) return make_error(kNoOffset, "cannot write to cache directory " + dir + ": " + errno_text());
@@ -155,5 +166,7 @@ Status CodeCache::put(const std::string& key, const std::vector<uint8_t>& payloa
   }
   return Status::Ok();
 }
+
+void hold_cache_writes() { cache_writes().lock(); }
 
 }  // namespace ww

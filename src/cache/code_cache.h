@@ -61,4 +61,9 @@ class CodeCache {
   std::string dir_;
 };
 
+// For a process about to end while compiles still run: waits for an entry
+// being written and lets no other start, so that the process's end never
+// leaves a temporary file behind (never undone).
+void hold_cache_writes();
+
 }  // namespace ww

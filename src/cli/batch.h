@@ -50,6 +50,7 @@ struct RunSpec {
   std::string cache_dir;          // --cache-dir (else WW_CACHE_DIR, XDG)
   bool no_cache = false;
   double timeout = 0;             // seconds; 0 = none
+  double compile_wait = 1;        // --compile-wait seconds; negative: until the compile ends
   // The `gpu` intrinsics.
   std::string image;              // "WIDTHxHEIGHT=out.png"
   uint64_t state_size = 0;        // --state N

@@ -7,6 +7,7 @@
 #include "cli/batch.h"
 #include "cli/common.h"
 #include "cli/mpi_world.h"
+#include "wasmwarp/wasmwarp.h"
 
 namespace ww::cli {
 namespace {
@@ -64,6 +65,9 @@ int main(int argc, char** argv) {
   }
   const int rc = dispatch(argc, argv);
   if (rc == kExitUsage) mpi.abort(rc);
+  // A compile the batch stopped waiting for (--compile-wait) ends with the
+  // process, not the process with it; under mpirun every rank finalizes.
+  if (!mpi.started() && wasmwarp::background_compiles_running()) wasmwarp::exit_stopping_compiles(rc);
   return rc;
 }
 

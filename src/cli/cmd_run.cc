@@ -86,7 +86,7 @@ int cmd_run(const char* prog, int argc, char** argv) {
   CLI::App app("Run an export of a WebAssembly module.", "wasmwarp run");
   app.footer(kRunFooter);
   RunSpec spec;
-  std::string instances, threads, fuel, mem_in_size, module_name, timeout, state_size, seed, output_cap;
+  std::string instances, threads, fuel, mem_in_size, module_name, timeout, state_size, seed, output_cap, compile_wait;
   std::string gpu_stack_slots, gpu_call_depth, gpu_memory_pages, gpu_max_wave, gpu_workers;
   std::vector<std::string> shown_args;
   app.add_option("--invoke", spec.invoke, "export to call (default: _start)")->type_name("NAME");
@@ -108,6 +108,7 @@ int cmd_run(const char* prog, int argc, char** argv) {
   app.add_option("--tier", spec.tier, "interp, compiled (the module compiled to native code) or auto (default)")->type_name("T");
   app.add_option("--cache-dir", spec.cache_dir, "compiled-code cache (default: $WW_CACHE_DIR, else $XDG_CACHE_HOME/wasmwarp)")->type_name("DIR");
   app.add_flag("--no-cache", spec.no_cache, "neither read nor write the compiled-code cache");
+  app.add_option("--compile-wait", compile_wait, "--tier auto: how long a batch that ends before its background compile waits for it, for the cache (default 1; 'end': until it ends); then the compile is stopped")->type_name("SECONDS|end");
   app.add_option("--timeout", timeout, "stop the batch after this many seconds; unfinished instances are reported")->type_name("SECONDS");
   app.add_option("--image", spec.image, "RGBA image for gpu.set_pixel, written as PNG")->type_name("WxH=FILE.png");
   app.add_option("--state", state_size, "state buffer of N i32 for gpu.read_state/write_state/atomic_add")->type_name("N");
@@ -217,6 +218,16 @@ int cmd_run(const char* prog, int argc, char** argv) {
     spec.timeout = std::strtod(timeout.c_str(), &end);
     if (end == timeout.c_str() || *end || !(spec.timeout > 0)) {
       print_error("--timeout: expected a positive number of seconds, got '" + timeout + "'");
+      return kExitUsage;
+    }
+  }
+  if (compile_wait == "end") {
+    spec.compile_wait = -1;
+  } else if (!compile_wait.empty()) {
+    char* end = nullptr;
+    spec.compile_wait = std::strtod(compile_wait.c_str(), &end);
+    if (end == compile_wait.c_str() || *end || !(spec.compile_wait >= 0) || spec.compile_wait > 1e9) {
+      print_error("--compile-wait: expected seconds (0 or more) or 'end', got '" + compile_wait + "'");
       return kExitUsage;
     }
   }

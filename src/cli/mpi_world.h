@@ -37,6 +37,8 @@ class MpiScope {
   // Ends the whole job with `code`: a rank that fails may leave the others
   // waiting in a collective it never reaches.
   void abort(int code) const;
+  // Whether MPI_Init ran (the destructor then finalizes).
+  bool started() const { return started_; }
 
  private:
   Status status_ = Status::Ok();

@@ -237,6 +237,7 @@ Result<wasmwarp::EngineOptions> engine_options(const RunSpec& spec) {
   e.threads = spec.threads;
   e.cache = !spec.no_cache;
   e.cache_dir = spec.cache_dir;
+  e.compile_wait_s = spec.compile_wait;
   const std::string& l = spec.gpu_layout;
   if (l != "auto" && l != "interleaved" && l != "contiguous" && l != "sparse")
     return err("--gpu-layout must be auto, interleaved, contiguous or sparse, not '" + l + "'");

@@ -40,7 +40,11 @@ std::string how_it_ran(const RunReport& r) {
   }
   const RunReport::Compile& c = r.compile;
   if (c.attempted) {
-    if (c.fallback.empty())
+    if (c.left_running)
+      s += "compile: still running when the batch ended; stopped after the batch waited " +
+           format_fixed(r.phases.compile / 1e3, 1) +
+           " s for it (--compile-wait): fill the cache once with `wasmwarp compile`\n";
+    else if (c.fallback.empty())
       s += "compile: " + std::string(c.cache_hit ? "cache hit" : "cache miss") + ", codegen " +
            format_fixed(c.generate_ms, 1) + " ms, compile " + format_fixed(c.compile_ms, 1) + " ms, load " +
            format_fixed(c.load_ms, 1) + " ms" + (c.used ? "" : " (the batch finished first and waited for it, for the cache)") + "\n";
@@ -214,7 +218,8 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
   const RunReport::Compile& cr = r.compile;
   if (cr.attempted)
     j["compile"] = {{"used", cr.used},          {"cache_hit", cr.cache_hit},     {"codegen_ms", cr.generate_ms},
-                    {"compile_ms", cr.compile_ms}, {"load_ms", cr.load_ms},       {"fallback", cr.fallback}};
+                    {"compile_ms", cr.compile_ms}, {"load_ms", cr.load_ms},       {"fallback", cr.fallback},
+                    {"left_running", cr.left_running}};
   // Under mpirun: the counts above are the whole batch's, the rest rank 0's.
   if (!mpi_json.empty()) j["mpi"] = ordered_json::parse(mpi_json);
   // The process's peak resident memory so far: what the batch cost the host.

@@ -17,7 +17,9 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "common/parallel.h"
 #include "common/text.h"
@@ -29,6 +31,19 @@ namespace {
 
 Error err(std::string m) { return make_error(kNoOffset, std::move(m)); }
 
+// The compilers running now and their scratch directories, for a process
+// that ends without waiting for them (stop_host_compilers).
+struct Running {
+  std::mutex mu;
+  std::set<pid_t> pids;
+  std::set<std::string> dirs;
+  bool stopped = false;  // stop_host_compilers ran: nothing more starts
+};
+Running& running() {
+  static Running* r = new Running;  // never destroyed: a compile may outlive main()
+  return *r;
+}
+
 // A scratch directory removed with everything in it. Its name carries the
 // process id, so a directory that a killed wasmwarp left behind is known
 // by its dead owner and removed by the next compile.
@@ -39,15 +54,20 @@ class TempDir {
     const std::string root = t && *t ? t : "/tmp";
     remove_stale(root);
     std::string tmpl = root + "/wasmwarp-cc-" + std::to_string(::getpid()) + "-XXXXXX";
-    if (::mkdtemp(tmpl.data())) path_ = tmpl;
+    std::lock_guard<std::mutex> g(running().mu);
+    if (!running().stopped && ::mkdtemp(tmpl.data())) {
+      path_ = tmpl;
+      running().dirs.insert(path_);
+    }
   }
   ~TempDir() {
-    if (!path_.empty()) remove_tree(path_);
+    if (path_.empty()) return;
+    std::lock_guard<std::mutex> g(running().mu);
+    if (running().dirs.erase(path_)) remove_tree(path_);
   }
   bool ok() const { return !path_.empty(); }
   std::string file(const std::string& name) const { return path_ + "/" + name; }
 
- private:
   static void remove_tree(const std::string& dir) {
     if (DIR* d = ::opendir(dir.c_str())) {
       while (dirent* e = ::readdir(d))
@@ -57,6 +77,8 @@ class TempDir {
     }
     ::rmdir(dir.c_str());
   }
+
+ private:
   static void remove_stale(const std::string& root) {
     DIR* d = ::opendir(root.c_str());
     if (!d) return;
@@ -92,16 +114,29 @@ Status run_process(const std::vector<std::string>& argv, const std::string& log_
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  int rc = 0;
+  {
+    // Under the lock, so that stop_host_compilers sees every compiler that
+    // started, and none starts after it.
+    std::lock_guard<std::mutex> g(running().mu);
+    rc = running().stopped ? ECANCELED : ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+    if (rc == 0) running().pids.insert(pid);
+  }
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) {
     if (rc == ENOENT) return err("host C++ compiler '" + argv[0] + "' not found");
     return err("cannot run host C++ compiler '" + argv[0] + "': " + std::strerror(rc));
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return err(std::string("waiting for the host C++ compiler: ") + std::strerror(errno));
+  int waited = 0;
+  while ((waited = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
+  const int wait_errno = errno;
+  {
+    std::lock_guard<std::mutex> g(running().mu);
+    running().pids.erase(pid);
+  }
+  if (waited < 0) return err(std::string("waiting for the host C++ compiler: ") + std::strerror(wait_errno));
   if (WIFSIGNALED(status))
     return err("host C++ compiler was killed (signal " + std::to_string(WTERMSIG(status)) + ")");
   if (WEXITSTATUS(status) == 127) return err("host C++ compiler '" + argv[0] + "' not found");
@@ -240,6 +275,52 @@ Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc,
   std::string bytes = read_text(so);
   if (bytes.empty()) return err("host C++ compiler produced no shared object");
   return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
+namespace {
+
+// Every process below `root` (g++ runs cc1plus and as as its children),
+// from /proc: the compiler's driver passes no signal on to them.
+std::vector<pid_t> descendants(pid_t root) {
+  std::vector<std::pair<pid_t, pid_t>> parent_of;  // (pid, ppid)
+  if (DIR* d = ::opendir("/proc")) {
+    while (dirent* e = ::readdir(d)) {
+      const pid_t pid = pid_t(std::strtol(e->d_name, nullptr, 10));
+      if (pid <= 0) continue;
+      std::ifstream f("/proc/" + std::string(e->d_name) + "/stat");
+      std::string line;
+      std::getline(f, line);
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+      const size_t close = line.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream rest(line.substr(close + 1));
+      std::string state;
+      long ppid = 0;
+      if (rest >> state >> ppid) parent_of.push_back({pid, pid_t(ppid)});
+    }
+    ::closedir(d);
+  }
+  std::vector<pid_t> out{root};
+  for (size_t k = 0; k < out.size(); ++k)
+    for (const auto& [pid, ppid] : parent_of)
+      if (ppid == out[k]) out.push_back(pid);
+  return out;
+}
+
+}  // namespace
+
+void stop_host_compilers() {
+  Running& r = running();
+  std::lock_guard<std::mutex> g(r.mu);
+  r.stopped = true;
+  // Found before any is killed: a child whose parent died first would
+  // belong to init, out of sight.
+  std::vector<pid_t> doomed;
+  for (pid_t pid : r.pids)
+    for (pid_t p : descendants(pid)) doomed.push_back(p);
+  for (pid_t p : doomed) ::kill(p, SIGKILL);
+  for (const std::string& dir : r.dirs) TempDir::remove_tree(dir);
+  r.dirs.clear();
 }
 
 }  // namespace ww::compiled

@@ -38,4 +38,10 @@ const std::string& host_compile_flags_key();
 Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc,
                                                    const std::vector<std::string>& sources);
 
+// For a process about to end without waiting for its compiles: kills every
+// host compiler running (with the processes it started) and removes their
+// scratch directories; no compiler starts after it. A compile it stopped
+// fails (its thread may still be waiting for it).
+void stop_host_compilers();
+
 }  // namespace ww::compiled

@@ -1,10 +1,12 @@
 // End-to-end tests of the CLI's columns and output files (every format,
 // v128 values, memory inputs and outputs) and of its compiled tier.
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -382,13 +384,72 @@ TEST_F(Cli, AutoTierSwitchesMidBatchWithIdenticalResults) {
 // time that no phase accounts for).
 TEST_F(Cli, AutoTierWaitForTheCompileIsItsCompilePhase) {
   std::string stats = path("auto.json");
-  Proc r = run({"run", "-q", "--backend", "cpu", "--tier", "auto", "--threads", "2", "--cache-dir", path("auto-cache"),
-                "-n", "1100", "--invoke", "fib", "--stats", stats, mod("basic"), "1"});
+  Proc r = run({"run", "-q", "--backend", "cpu", "--tier", "auto", "--compile-wait", "end", "--threads", "2", "--cache-dir",
+                path("auto-cache"), "-n", "1100", "--invoke", "fib", "--stats", stats, mod("basic"), "1"});
   EXPECT_EQ(r.rc, 0) << r.err;
   auto j = nlohmann::json::parse(slurp(stats));
   ASSERT_FALSE(j["compile"]["used"].get<bool>()) << "1,100 calls of fib(1) outran a host compiler";
   const double wall_ms = j["wall_s"].get<double>() * 1e3;
   EXPECT_GT(j["phases_ms"]["compile"].get<double>(), 0.5 * wall_ms) << j.dump();
+}
+
+// A process's state letter from /proc (0: gone).
+char process_state(const std::string& pid) {
+  std::string line = slurp("/proc/" + pid + "/stat");
+  const size_t close = line.rfind(')');
+  return close == std::string::npos || close + 2 >= line.size() ? 0 : line[close + 2];
+}
+
+// A host compiler that never finishes (it waits for a child of its own,
+// as g++ does for cc1plus): the batch waits --compile-wait for it, then
+// the process ends at once, the compiler and its child killed, nothing of
+// the compile left behind, the summary saying so.
+TEST_F(Cli, AutoTierStopsWaitingForACompileThatOutlastsTheBatch) {
+  const std::string cc = write("slow-cc.sh", "#!/bin/sh\necho $$ > " + path("cc.pid") + "\nsleep 600 &\necho $! > " +
+                                               path("child.pid") + "\nwait\nexit 1\n");
+  fs::permissions(cc, fs::perms::owner_all);
+  fs::create_directories(path("tmp"));
+  const std::string stats = path("left.json");
+  const auto t0 = std::chrono::steady_clock::now();
+  Proc r = run({"run", "--backend", "cpu", "--tier", "auto", "--compile-wait", "0.3", "--threads", "2", "-n", "5000",
+                "--invoke", "fib", "--output", path("out.csv"), "--stats", stats, mod("basic"), "10"},
+               "CXX=" + cli_e2e::quote(cc) + " TMPDIR=" + cli_e2e::quote(path("tmp")));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_LT(seconds, 60) << "the process waited for the compiler";
+  EXPECT_NE(r.err.find("compile: still running when the batch ended"), std::string::npos) << r.err;
+  auto j = nlohmann::json::parse(slurp(stats));
+  EXPECT_TRUE(j["compile"]["left_running"].get<bool>()) << j.dump();
+  EXPECT_FALSE(j["compile"]["used"].get<bool>());
+  EXPECT_EQ(j["completed"].get<uint64_t>(), 5000u);
+  EXPECT_GE(j["phases_ms"]["compile"].get<double>(), 250);
+  auto rows = lines(slurp(path("out.csv")));
+  ASSERT_EQ(rows.size(), 5001u);
+  EXPECT_EQ(rows[1].rfind("0,55,", 0), 0u) << rows[1];  // instance 0: fib(10)
+  EXPECT_EQ(rows[5000].rfind("4999,55,", 0), 0u) << rows[5000];
+  // The compiler started before the batch ended (it wrote its pid), and
+  // neither it nor its child outlives the run (a killed orphan may stay a
+  // zombie until init reaps it).
+  for (const char* f : {"cc.pid", "child.pid"}) {
+    std::string pid = slurp(path(f));
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    ASSERT_FALSE(pid.empty()) << f;
+    char st = process_state(pid);
+    for (int k = 0; k < 50 && st && st != 'Z'; ++k) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      st = process_state(pid);
+    }
+    EXPECT_TRUE(st == 0 || st == 'Z') << f << " " << pid << " still runs (state " << st << ")";
+  }
+  for (const auto& e : fs::directory_iterator(path("tmp"))) ADD_FAILURE() << "left behind: " << e.path();
+  if (fs::exists(path("cache")))
+    for (const auto& e : fs::recursive_directory_iterator(path("cache")))
+      EXPECT_EQ(e.path().filename().string().rfind(".tmp-", 0), std::string::npos) << e.path();
+}
+
+TEST_F(Cli, CompileWaitTakesSecondsOrEnd) {
+  expect_error({"run", "--compile-wait", "soon", "--invoke", "fib", mod("basic"), "1"}, "--compile-wait");
+  expect_error({"run", "--compile-wait", "-1", "--invoke", "fib", mod("basic"), "1"}, "--compile-wait");
 }
 
 }  // namespace

@@ -1,0 +1,63 @@
+// Compiles that outlive the batch that started them (the auto tier's, when
+// the batch stops waiting), and the process's end that does not wait for
+// them.
+#include "batch/background_compiles.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <list>
+#include <mutex>
+
+#include "batch/batch.h"
+#include "cache/code_cache.h"
+#include "compiled/host_compiler.h"
+
+namespace ww::batch {
+namespace {
+
+struct Kept {
+  std::mutex mu;
+  // std::async's futures: destroying one waits for its compile, so a
+  // process that returns from main() waits for them all here: NVRTC in a
+  // thread cannot be stopped, and exit() would run its libraries' static
+  // destructors under the running compile (NVRTC's load still under way
+  // at exit crashed the process once, gpu_start_up.cc).
+  std::list<std::future<void>> compiles;
+  void forget_finished() {
+    compiles.remove_if([](const std::future<void>& f) {
+      return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    });
+  }
+};
+Kept& kept() {
+  static Kept k;
+  return k;
+}
+
+}  // namespace
+
+void keep_compiling(std::future<void> compile) {
+  Kept& k = kept();
+  std::lock_guard<std::mutex> g(k.mu);
+  k.forget_finished();
+  k.compiles.push_back(std::move(compile));
+}
+
+bool compiles_running() {
+  Kept& k = kept();
+  std::lock_guard<std::mutex> g(k.mu);
+  k.forget_finished();
+  return !k.compiles.empty();
+}
+
+void exit_stopping_compiles(int status) {
+  // In this order: a compile that finishes now cannot start an entry once
+  // the cache's lock is held, and an entry under way is finished first.
+  hold_cache_writes();
+  compiled::stop_host_compilers();
+  std::fflush(nullptr);
+  std::_Exit(status);
+}
+
+}  // namespace ww::batch
