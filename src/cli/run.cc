@@ -237,7 +237,9 @@ Result<wasmwarp::EngineOptions> engine_options(const RunSpec& spec) {
   e.threads = spec.threads;
   e.cache = !spec.no_cache;
   e.cache_dir = spec.cache_dir;
-  e.compile_wait_s = spec.compile_wait;
+  // Under mpirun a rank finalizes before it ends, so it waits for its
+  // compile anyway: in the batch, where the summary says so.
+  e.compile_wait_s = mpi_world().active() ? -1 : spec.compile_wait;
   const std::string& l = spec.gpu_layout;
   if (l != "auto" && l != "interleaved" && l != "contiguous" && l != "sparse")
     return err("--gpu-layout must be auto, interleaved, contiguous or sparse, not '" + l + "'");

@@ -43,7 +43,7 @@ std::string how_it_ran(const RunReport& r) {
     if (c.left_running)
       s += "compile: still running when the batch ended; stopped after the batch waited " +
            format_fixed(r.phases.compile / 1e3, 1) +
-           " s for it (--compile-wait): fill the cache once with `wasmwarp compile`\n";
+           " s for it (--compile-wait), not cached: fill the cache once with `wasmwarp compile`\n";
     else if (c.fallback.empty())
       s += "compile: " + std::string(c.cache_hit ? "cache hit" : "cache miss") + ", codegen " +
            format_fixed(c.generate_ms, 1) + " ms, compile " + format_fixed(c.compile_ms, 1) + " ms, load " +
