@@ -409,15 +409,14 @@ class Driver {
     // compile goes on without it.
     if (!settled) {
       const auto t = std::chrono::steady_clock::now();
+      bool ended = true;
       if (spec_.compile_wait_s < 0) pending.wait();
-      const bool ended = spec_.compile_wait_s < 0 ||
-                         pending.wait_for(std::chrono::duration<double>(spec_.compile_wait_s)) ==
-                             std::future_status::ready;
+      else ended = pending.wait_for(std::chrono::duration<double>(spec_.compile_wait_s)) == std::future_status::ready;
       out_.phases.compile += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
       if (ended) {
         CompiledExecutor late = pending.get();
         record_compile(late, out_.compile);
-        retire(std::move(late.exec));
+        retire_executor(std::move(late.exec));
       } else {
         out_.compile.attempted = true;
         out_.compile.left_running = true;
@@ -428,11 +427,10 @@ class Driver {
       }
     }
     out_.compile.used = compiled != nullptr;
-    retire(std::move(compiled));
+    retire_executor(std::move(compiled));
     return Status::Ok();
   }
 
-  void retire(std::unique_ptr<Executor> ex) const { retire_executor(std::move(ex)); }
 
  private:
   const BatchSpec& spec_;
@@ -668,7 +666,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
     out.compile.used = ce.exec != nullptr;
     WW_TRY(driver.run_segment(ce.exec ? *ce.exec : *interp, 0, spec.instances));
     trace("run the segment");
-    driver.retire(std::move(ce.exec));
+    retire_executor(std::move(ce.exec));
   } else if (tier == Tier::Auto && spec.instances >= auto_min) {
     WW_TRY(driver.run_with_background_compile(*interp, req));
   } else {

@@ -66,8 +66,9 @@ int main(int argc, char** argv) {
   const int rc = dispatch(argc, argv);
   if (rc == kExitUsage) mpi.abort(rc);
   // A compile the batch stopped waiting for (--compile-wait) ends with the
-  // process, not the process with it; under mpirun every rank finalizes.
-  if (!mpi.started() && wasmwarp::background_compiles_running()) wasmwarp::exit_stopping_compiles(rc);
+  // process, not the process with it (a rank under mpirun waited for its
+  // own: engine_options).
+  if (wasmwarp::background_compiles_running()) wasmwarp::exit_stopping_compiles(rc);
   return rc;
 }
 

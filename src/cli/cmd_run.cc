@@ -185,6 +185,18 @@ int cmd_run(const char* prog, int argc, char** argv) {
     out = *v;
     return true;
   };
+  // Seconds, more than 0 (or 0 too, with `zero`).
+  auto seconds = [](const std::string& text, const char* opt, bool zero, double& out) -> bool {
+    char* end = nullptr;
+    const double s = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end || !(zero ? s >= 0 : s > 0) || s > 1e9) {
+      print_error(std::string(opt) + ": expected " + (zero ? "0 or more" : "a positive number of") + " seconds" +
+                  (zero ? " or 'end'" : "") + ", got '" + text + "'");
+      return false;
+    }
+    out = s;
+    return true;
+  };
   uint64_t v = 0;
   if (n_opt->count()) {
     if (!count(instances, "--instances", spec.instances)) return kExitUsage;
@@ -213,24 +225,9 @@ int cmd_run(const char* prog, int argc, char** argv) {
     if (!count(mem_in_size, "--mem-in-size", v)) return kExitUsage;
     spec.mem_in_size = v;
   }
-  if (!timeout.empty()) {
-    char* end = nullptr;
-    spec.timeout = std::strtod(timeout.c_str(), &end);
-    if (end == timeout.c_str() || *end || !(spec.timeout > 0)) {
-      print_error("--timeout: expected a positive number of seconds, got '" + timeout + "'");
-      return kExitUsage;
-    }
-  }
-  if (compile_wait == "end") {
-    spec.compile_wait = -1;
-  } else if (!compile_wait.empty()) {
-    char* end = nullptr;
-    spec.compile_wait = std::strtod(compile_wait.c_str(), &end);
-    if (end == compile_wait.c_str() || *end || !(spec.compile_wait >= 0) || spec.compile_wait > 1e9) {
-      print_error("--compile-wait: expected seconds (0 or more) or 'end', got '" + compile_wait + "'");
-      return kExitUsage;
-    }
-  }
+  if (!timeout.empty() && !seconds(timeout, "--timeout", false, spec.timeout)) return kExitUsage;
+  if (compile_wait == "end") spec.compile_wait = -1;
+  else if (!compile_wait.empty() && !seconds(compile_wait, "--compile-wait", true, spec.compile_wait)) return kExitUsage;
   if (!state_size.empty() && !count(state_size, "--state", spec.state_size)) return kExitUsage;
   struct U32Opt {
     const std::string& text;

@@ -58,6 +58,7 @@ MpiScope::MpiScope(int* argc, char*** argv) {
     return;
   }
   started_ = true;
+  g_world.initialized = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_world.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_world.size);
   MPI_Comm local;

@@ -21,6 +21,8 @@ struct MpiWorld {
   // Among the ranks on this host (GPUs are handed out by it).
   int local_rank = 0;
   int local_size = 1;
+  // MPI_Init ran (even for one rank): the process finalizes before it ends.
+  bool initialized = false;
   bool active() const { return size > 1; }
 };
 const MpiWorld& mpi_world();
@@ -37,8 +39,6 @@ class MpiScope {
   // Ends the whole job with `code`: a rank that fails may leave the others
   // waiting in a collective it never reaches.
   void abort(int code) const;
-  // Whether MPI_Init ran (the destructor then finalizes).
-  bool started() const { return started_; }
 
  private:
   Status status_ = Status::Ok();

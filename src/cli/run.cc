@@ -238,8 +238,9 @@ Result<wasmwarp::EngineOptions> engine_options(const RunSpec& spec) {
   e.cache = !spec.no_cache;
   e.cache_dir = spec.cache_dir;
   // Under mpirun a rank finalizes before it ends, so it waits for its
-  // compile anyway: in the batch, where the summary says so.
-  e.compile_wait_s = mpi_world().active() ? -1 : spec.compile_wait;
+  // compile anyway: in the batch, where the summary says so (and main()
+  // never ends a rank early).
+  e.compile_wait_s = mpi_world().initialized ? -1 : spec.compile_wait;
   const std::string& l = spec.gpu_layout;
   if (l != "auto" && l != "interleaved" && l != "contiguous" && l != "sparse")
     return err("--gpu-layout must be auto, interleaved, contiguous or sparse, not '" + l + "'");
