@@ -1,7 +1,8 @@
 // What an op does beyond its slots, read off its body in ops.def rather
 // than flagged by hand, so that a new op cannot be left out: a store
 // writes linear memory through STORE8/16/32/64, the bulk ops through
-// sem::memory_fill/copy/init. (Host code only.)
+// sem::memory_fill/copy/init; each LOAD and STORE is one access (a fused
+// op may make several). (Host code only.)
 #pragma once
 
 #include <string_view>
@@ -22,8 +23,22 @@ inline constexpr bool kBcWritesMemory[] = {
 #undef WW_OP
 };
 static_assert(sizeof(kBcWritesMemory) == kBcOpCount);
+
+constexpr uint32_t occurrences(std::string_view body, std::string_view w) {
+  uint32_t n = 0;
+  for (size_t at = body.find(w); at != std::string_view::npos; at = body.find(w, at + w.size())) ++n;
+  return n;
+}
+inline constexpr uint32_t kBcMemoryAccesses[] = {
+#define WW_OP(Name, text, fmt, flags, ...) occurrences(#__VA_ARGS__, "LOAD") + occurrences(#__VA_ARGS__, "STORE"),
+#include "bytecode/ops.def"
+#undef WW_OP
+};
+static_assert(sizeof(kBcMemoryAccesses) / sizeof(kBcMemoryAccesses[0]) == kBcOpCount);
 }  // namespace detail
 
 inline bool bc_op_writes_memory(BcOp op) { return detail::kBcWritesMemory[static_cast<int>(op)]; }
+// The linear-memory loads and stores one op makes.
+inline uint32_t bc_op_memory_accesses(BcOp op) { return detail::kBcMemoryAccesses[static_cast<int>(op)]; }
 
 }  // namespace ww

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "bytecode/op_effects.h"
 #include "codegen/generator_impl.h"
 #include "codegen/nan_blind.h"
 #include "intrinsics/gpu_batch.h"
@@ -33,6 +34,16 @@ namespace {
 bool is_call(BcOp op) { return op == BcOp::Call || op == BcOp::CallImport || op == BcOp::CallIndirect; }
 }  // namespace
 
+// In the sparse layout each access inlines its translation, about ten
+// times a dense access's code, and the compiler inlines small functions
+// into their callers: past this many accesses in a module, its functions
+// grew so large that ptxas spilled and took most of the compile, so there
+// misses are calls (gpu::MemAccess). With calls, a WASI greeting (printf)
+// compiled in 72 s against 195 and option.wasm (178 accesses) in 2.1 s
+// against 11.4, its kernel 30% faster; hash-wasm's sha256 (91) and
+// crc32 (23) ran 10-14% slower (2-core VM and H200, bench/RESULTS.md).
+constexpr uint32_t kMissCallAccesses = 128;
+
 Status Generator::analyse() {
   const uint32_t ndef = uint32_t(m_.funcs.size());
   compiled_ = reachable_functions(cm_, opts_.entries, &referenced_);
@@ -45,6 +56,7 @@ Status Generator::analyse() {
   const bool counted_edges = opts_.metered || opts_.deadline;
   global_read_.assign(m_.num_globals(), false);
   global_written_.assign(m_.num_globals(), false);
+  uint64_t accesses = 0;
   for (uint32_t def = 0; def < ndef; ++def) {
     if (!compiled_[def]) continue;
     WW_ASSIGN_OR_RETURN(code_[def], decode_function(bc_, def));
@@ -53,6 +65,7 @@ Status Generator::analyse() {
       const bool set = o.d.op == BcOp::GlobalSet || o.d.op == BcOp::GlobalSetV128;
       if (get && o.d.i[0] < global_read_.size()) global_read_[o.d.i[0]] = true;
       if (set && o.d.i[0] < global_written_.size()) global_written_[o.d.i[0]] = true;
+      accesses += bc_op_memory_accesses(o.d.op);
       const std::string_view body = op_body_text(o.d.op);
       if (body.find("MEM_SIZE") != body.npos || body.find("MEM_PAGES") != body.npos ||
           body.find("MEMV") != body.npos)
@@ -66,6 +79,10 @@ Status Generator::analyse() {
         may_trap_[def] = true;
     }
   }
+  const bool many = accesses > kMissCallAccesses;
+  miss_calls_ = gpu_ && opts_.layout == gpu::MemoryLayout::Sparse &&
+                (opts_.sparse_misses == gpu::SparseMisses::Calls ||
+                 (opts_.sparse_misses == gpu::SparseMisses::BySize && many));
   slots_.assign(ndef, {});
   for (uint32_t def = 0; def < ndef; ++def)
     if (compiled_[def]) slots_[def] = named_slots(m_, bc_, def, code_[def]);
@@ -315,6 +332,7 @@ Status Generator::emit_function(uint32_t def) {
   emit_declaration(def, " {\n");
   out_ += "  typedef " + ret_type(fc.num_results) + " RetT;\n";
   out_ += "  constexpr uint32_t kFn = " + std::to_string(f) + "u;\n";
+  if (gpu_) out_ += std::string("  [[maybe_unused]] constexpr bool kMissCalls = ") + (miss_calls_ ? "true" : "false") + ";\n";
   if (memory_locals()) out_ += "  WW_MEM_LOCALS\n";
   std::string decl;
   for (uint32_t s : slots_[def]) {

@@ -30,6 +30,7 @@ struct Options {
   bool metered = false;     // fuel at back-edges and calls
   bool deadline = false;    // the timeout (GPU) or the interrupt byte (CPU) at back-edges
   gpu::MemoryLayout layout = gpu::MemoryLayout::Interleaved;  // GPU: never Auto
+  gpu::SparseMisses sparse_misses = gpu::SparseMisses::BySize;
   // A large module is split into at most this many units, compiled in
   // parallel and linked (1: always one unit).
   uint32_t max_units = 1;

@@ -109,6 +109,7 @@ class Generator {
   std::vector<bool> dispatched_;  // by type index
   std::vector<bool> global_read_, global_written_;  // by compiled code
   bool uses_memory_ = false;                        // compiled code touches memory 0
+  bool miss_calls_ = false;                         // sparse-layout misses are calls (kMissCalls)
   bool foreign_refs_ = false;                       // foreign_refs_possible()
   std::vector<bool> may_trap_;
   std::vector<bool> recursive_;

@@ -32,6 +32,7 @@ codegen::Options codegen_options(const Request& req) {
   o.metered = req.metered;
   o.deadline = req.deadline;
   o.layout = req.layout;
+  o.sparse_misses = req.sparse_misses;
   return o;
 }
 
@@ -140,7 +141,8 @@ class PreparedMemo {
   // Everything prepare_* reads from a request.
   static bool same(const Request& a, const Request& b) {
     return a.module == b.module && a.entries == b.entries && a.target == b.target && a.metered == b.metered &&
-           a.deadline == b.deadline && a.layout == b.layout && a.gpu_arch == b.gpu_arch;
+           a.deadline == b.deadline && a.layout == b.layout && a.sparse_misses == b.sparse_misses &&
+           a.gpu_arch == b.gpu_arch;
   }
   std::mutex mu_;
   std::vector<Entry> entries_;
@@ -213,7 +215,7 @@ Result<std::string> index_key(const Request& req) {
     compiler = "cpu " + cc.identity + " " + host_compile_flags_key();
   }
   std::string request = std::to_string(int(req.metered)) + std::to_string(int(req.deadline)) +
-                        std::to_string(int(req.layout)) + " entries";
+                        std::to_string(int(req.layout)) + std::to_string(int(req.sparse_misses)) + " entries";
   for (uint32_t e : req.entries) request += " " + std::to_string(e);
   const std::vector<uint8_t>& bytes = req.module->module.bytes;
   return cache_key({"index", build_id(), compiler, request,

@@ -81,14 +81,16 @@ struct Inst {
 // Accesses go through the function's translation cache (mc_, declared by
 // WW_MEM_LOCALS); anything else that may write memory (a call, a bulk op)
 // makes it forget what it read from the image (dev_memory.cuh).
-#define LOAD8(a) uint8_t(I.mem.load8(mc_, a))
-#define LOAD16(a) uint16_t(I.mem.load(mc_, (a), 2))
-#define LOAD32(a) uint32_t(I.mem.load(mc_, (a), 4))
-#define LOAD64(a) I.mem.load(mc_, (a), 8)
-#define STORE8(a, v) I.mem.store8(mc_, (a), uint8_t(v))
-#define STORE16(a, v) I.mem.store(mc_, (a), uint64_t(v), 2)
-#define STORE32(a, v) I.mem.store(mc_, (a), uint64_t(v), 4)
-#define STORE64(a, v) I.mem.store(mc_, (a), uint64_t(v), 8)
+// The generator gives each function kMissCalls: whether the sparse
+// layout's misses are calls there (exec/gpu/device/dev_memory.cuh).
+#define LOAD8(a) uint8_t(I.mem.load8<kMissCalls>(mc_, a))
+#define LOAD16(a) uint16_t(I.mem.load<kMissCalls>(mc_, (a), 2))
+#define LOAD32(a) uint32_t(I.mem.load<kMissCalls>(mc_, (a), 4))
+#define LOAD64(a) I.mem.load<kMissCalls>(mc_, (a), 8)
+#define STORE8(a, v) I.mem.store8<kMissCalls>(mc_, (a), uint8_t(v))
+#define STORE16(a, v) I.mem.store<kMissCalls>(mc_, (a), uint64_t(v), 2)
+#define STORE32(a, v) I.mem.store<kMissCalls>(mc_, (a), uint64_t(v), 4)
+#define STORE64(a, v) I.mem.store<kMissCalls>(mc_, (a), uint64_t(v), 8)
 #define GLOBAL_GET(k) I.g[k]
 #define GLOBAL_SET(k, v) (I.g[k] = (v))
 // A v128 global's high word: row WW_GLOBAL_HI_ROW + k (gpu::GpuImage::globals).

@@ -24,6 +24,11 @@ enum class MemoryLayout : uint8_t {
   Auto = 3,
 };
 
+// Compiled code's sparse-layout accesses that miss the function's cache:
+// inline, or calls (exec/gpu/device/dev_memory.cuh); BySize: calls in a
+// module with many accesses (codegen/generator.cc says why).
+enum class SparseMisses : uint8_t { BySize, Inline, Calls };
+
 const char* layout_name(MemoryLayout l);
 // "auto", "interleaved", "contiguous" or "sparse".
 std::optional<MemoryLayout> parse_layout(std::string_view s);

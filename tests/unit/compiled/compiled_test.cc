@@ -569,6 +569,88 @@ TEST(CompiledGpu, NvrtcCompilesTheGpuForm) {
     }
 }
 
+// (module (memory 1) (func (export "sum") (param i32) (result i32)
+//   i32.const 0 {local.get 0 i32.load offset=4k i32.add} x loads))
+std::vector<uint8_t> loads_module(uint32_t loads) {
+  auto leb = [](std::vector<uint8_t>& out, uint32_t v) {
+    do {
+      uint8_t b = v & 0x7f;
+      v >>= 7;
+      out.push_back(uint8_t(b | (v ? 0x80 : 0)));
+    } while (v);
+  };
+  std::vector<uint8_t> body = {0x00, 0x41, 0x00};  // no locals; i32.const 0
+  for (uint32_t k = 0; k < loads; ++k) {
+    body.insert(body.end(), {0x20, 0x00, 0x28, 0x02});
+    leb(body, 4 * k);
+    body.push_back(0x6a);
+  }
+  body.push_back(0x0b);
+  std::vector<uint8_t> m = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // header
+                            0x01, 0x06, 0x01, 0x60, 0x01, 0x7f, 0x01, 0x7f,  // (i32) -> i32
+                            0x03, 0x02, 0x01, 0x00,                          // one function
+                            0x05, 0x03, 0x01, 0x00, 0x01,                    // (memory 1)
+                            0x07, 0x07, 0x01, 0x03, 's', 'u', 'm', 0x00, 0x00};
+  std::vector<uint8_t> code;
+  code.push_back(0x01);
+  leb(code, uint32_t(body.size()));
+  code.insert(code.end(), body.begin(), body.end());
+  m.push_back(0x0a);
+  leb(m, uint32_t(code.size()));
+  m.insert(m.end(), code.begin(), code.end());
+  return m;
+}
+
+// Compiled code for the sparse layout makes misses of the function's
+// memory cache calls in a module with many accesses (their inline
+// translations made its compile several times longer) and keeps them
+// inline in a small one; tests can force either.
+TEST(Generator, SparseMissesAreCallsInAModuleWithManyAccesses) {
+  auto calls_in = [](uint32_t loads, gpu::MemoryLayout layout, gpu::SparseMisses misses) {
+    auto cm = compile_module(loads_module(loads));
+    EXPECT_TRUE(cm.ok()) << (cm.ok() ? "" : cm.error().message);
+    if (!cm.ok()) return std::string("no module");
+    codegen::Options o;
+    o.target = codegen::Target::Gpu;
+    o.layout = layout;
+    o.sparse_misses = misses;
+    auto g = codegen::generate(**cm, o);
+    EXPECT_TRUE(g.ok());
+    if (!g.ok()) return std::string("not generated");
+    const bool calls = g->source.find("kMissCalls = true") != std::string::npos;
+    const bool inline_ = g->source.find("kMissCalls = false") != std::string::npos;
+    return calls && !inline_ ? std::string("calls") : inline_ && !calls ? std::string("inline") : std::string("mixed");
+  };
+  using gpu::MemoryLayout;
+  using gpu::SparseMisses;
+  EXPECT_EQ(calls_in(200, MemoryLayout::Sparse, SparseMisses::BySize), "calls");
+  EXPECT_EQ(calls_in(50, MemoryLayout::Sparse, SparseMisses::BySize), "inline");
+  EXPECT_EQ(calls_in(200, MemoryLayout::Interleaved, SparseMisses::BySize), "inline");
+  EXPECT_EQ(calls_in(50, MemoryLayout::Sparse, SparseMisses::Calls), "calls");
+  EXPECT_EQ(calls_in(200, MemoryLayout::Sparse, SparseMisses::Inline), "inline");
+}
+
+// Both forms of sparse-layout access compile with NVRTC (no GPU needed).
+TEST(CompiledGpu, NvrtcCompilesSparseMissesBothWays) {
+  if (!gpu::built_with_cuda()) GTEST_SKIP() << "built without CUDA";
+  auto v = gpu::nvrtc_version();
+  if (!v.ok()) GTEST_SKIP() << v.error().message;
+  auto cm = compile_module(loads_module(40));
+  ASSERT_TRUE(cm.ok());
+  for (gpu::SparseMisses misses : {gpu::SparseMisses::Inline, gpu::SparseMisses::Calls}) {
+    compiled::Request req;
+    req.module = *cm;
+    req.target = compiled::Target::Gpu;
+    req.gpu_arch = 90;
+    req.layout = gpu::MemoryLayout::Sparse;
+    req.sparse_misses = misses;
+    req.load = false;
+    req.cache.enabled = false;
+    auto r = compiled::compile_gpu(req, nullptr);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+  }
+}
+
 // A second look-up of the same request takes the cache's index (keyed by
 // this build, the module's bytes and the request) to the code without
 // generating the source; an index entry that names code the cache lacks

@@ -28,7 +28,8 @@ inline uint32_t export_func(const Module& m, const std::string& name) {
 
 // `r` with compiled code for it as its launcher, or as it is for the
 // interpreter kernel.
-inline Result<BatchRequest> on_tier(BatchRequest r, bool compiled_tier) {
+inline Result<BatchRequest> on_tier(BatchRequest r, bool compiled_tier,
+                                    SparseMisses misses = SparseMisses::BySize) {
   if (compiled_tier) {
     compiled::Request c;
     c.module = r.module;
@@ -36,6 +37,7 @@ inline Result<BatchRequest> on_tier(BatchRequest r, bool compiled_tier) {
     c.metered = r.fuel != 0;
     c.deadline = r.timeout_s > 0;
     c.layout = r.layout;
+    c.sparse_misses = misses;
     c.cache.dir = WW_BINARY_DIR "/test-code-cache";
     auto l = compiled::compile_gpu(c, nullptr);
     if (!l.ok()) return l.error();
@@ -44,8 +46,9 @@ inline Result<BatchRequest> on_tier(BatchRequest r, bool compiled_tier) {
   return r;
 }
 
-inline Result<BatchResult> run_on_tier(BatchRequest r, bool compiled_tier) {
-  auto req = on_tier(std::move(r), compiled_tier);
+inline Result<BatchResult> run_on_tier(BatchRequest r, bool compiled_tier,
+                                       SparseMisses misses = SparseMisses::BySize) {
+  auto req = on_tier(std::move(r), compiled_tier, misses);
   if (!req.ok()) return req.error();
   auto out = run_batch(*req);
   if (out.ok()) {

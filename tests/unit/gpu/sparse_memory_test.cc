@@ -263,8 +263,21 @@ TEST(GpuImage, AFreshInstanceIsScannedOnlyToItsSegmentsUnlessItsStartRan) {
   EXPECT_EQ(img->memory[70000], 7);
 }
 
-class SparseRun : public GpuTierTest {
+// The interpreter kernel, compiled code, and compiled code whose misses
+// are calls (what a module with many accesses gets: these are small).
+enum class SparseTier { Interpreter, Compiled, CompiledMissCalls };
+
+class SparseRun : public ::testing::TestWithParam<SparseTier> {
  protected:
+  void SetUp() override {
+    DeviceInfo d = probe_device();
+    if (!d.available) GTEST_SKIP() << "no GPU: " << d.reason;
+  }
+  Result<BatchResult> run(BatchRequest r) {
+    const SparseTier t = GetParam();
+    return run_on_tier(std::move(r), t != SparseTier::Interpreter,
+                       t == SparseTier::CompiledMissCalls ? SparseMisses::Calls : SparseMisses::Inline);
+  }
   // `n` instances of `module`'s `name`, each called with its own index.
   static BatchRequest index_request(std::shared_ptr<const CompiledModule> module, const std::string& name,
                                     uint32_t n) {
@@ -479,7 +492,13 @@ TEST_P(SparseRun, ReadsAfterAWriteByAnotherPathSeeTheWrite) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Tiers, SparseRun, ::testing::Values(false, true), tier_test_name);
+INSTANTIATE_TEST_SUITE_P(Tiers, SparseRun,
+                         ::testing::Values(SparseTier::Interpreter, SparseTier::Compiled, SparseTier::CompiledMissCalls),
+                         [](const ::testing::TestParamInfo<SparseTier>& i) {
+                           return i.param == SparseTier::Interpreter ? std::string("Interpreter")
+                                  : i.param == SparseTier::Compiled  ? std::string("Compiled")
+                                                                     : std::string("CompiledMissCalls");
+                         });
 
 }  // namespace
 }  // namespace ww::gpu

@@ -288,6 +288,13 @@ struct Mem<DevLayout::Sparse> {
 // Little-endian loads and stores of 1..8 bytes in any layout: aligned
 // words go in one access, the rest byte by byte (wasm allows any
 // alignment). A word never straddles a page or a chunk.
+//
+// `kMissCalls`, for the sparse layout: only the cache's hits (a word of
+// the owned chunk, a byte or aligned word of the image window) are inline,
+// the rest of the translation is a call. Compiled code of a module with
+// many accesses asks for it (codegen/generator.cc): inlined, the
+// translations made its functions so large that ptxas spilled and took
+// most of the compile.
 template <DevLayout L>
 struct MemAccess : Mem<L> {
   __device__ __forceinline__ static MemAccess make(const DevWave& w, uint32_t t) {
@@ -296,43 +303,58 @@ struct MemAccess : Mem<L> {
     return m;
   }
   __device__ __forceinline__ MemCache<L> cache() const { return Mem<L>::cache(); }
-  __device__ __forceinline__ uint8_t load8(MemCache<L>& k, uint64_t a) const { return *this->read_byte(k, a); }
-  __device__ __forceinline__ void store8(MemCache<L>& k, uint64_t a, uint8_t v) const { *this->write_byte(k, a) = v; }
-  __device__ __forceinline__ uint64_t load(MemCache<L>& k, uint64_t a, int n) const {
-    if constexpr (L == DevLayout::Sparse) {
-      if (n >= 4) {
-        if (Mem<L>::owns_word(k, a, uint32_t(n))) {
-          const uint32_t* p = Mem<L>::owned_word(k, a);
-          return n == 4 ? uint64_t(*p) : (uint64_t(p[0]) | uint64_t(p[32]) << 32);  // next word: 32 lanes on
-        }
-      }
+  template <bool kMissCalls = false>
+  __device__ __forceinline__ uint8_t load8(MemCache<L>& k, uint64_t a) const {
+    if constexpr (kMissCalls && L == DevLayout::Sparse) {
+      if (Mem<L>::owns_word(k, a, 1)) return *Mem<L>::in_part(k.own_base, uint32_t(a));
+      if (image_hit(k, a)) return k.image[uint32_t(a)];
+      return uint8_t(load_call(k, a, 1));
     }
-    if ((a & 3) == 0 && n >= 4) {
-      uint64_t lo = *this->read_word(k, a);
-      if (n == 4) return lo;
-      return lo | (uint64_t(*this->read_word(k, a + 4)) << 32);
-    }
-    return load_bytes(a, n);
+    return *this->read_byte(k, a);
   }
-  // The unaligned path writes past the cache, so the image window goes.
-  __device__ __forceinline__ void store(MemCache<L>& k, uint64_t a, uint64_t v, int n) const {
-    if constexpr (L == DevLayout::Sparse) {
-      if (n >= 4) {
-        if (Mem<L>::owns_word(k, a, uint32_t(n))) {
-          uint32_t* p = Mem<L>::owned_word(k, a);
-          p[0] = uint32_t(v);
-          if (n == 8) p[32] = uint32_t(v >> 32);
-          return;
-        }
-      }
-    }
-    if ((a & 3) == 0 && n >= 4) {
-      *this->write_word(k, a) = uint32_t(v);
-      if (n == 8) *this->write_word(k, a + 4) = uint32_t(v >> 32);
+  template <bool kMissCalls = false>
+  __device__ __forceinline__ void store8(MemCache<L>& k, uint64_t a, uint8_t v) const {
+    if constexpr (kMissCalls && L == DevLayout::Sparse) {
+      if (Mem<L>::owns_word(k, a, 1)) *Mem<L>::in_part(k.own_base, uint32_t(a)) = v;
+      else store_call(k, a, v, 1);
       return;
     }
-    k.forget_image();
-    store_bytes(a, v, n);
+    *this->write_byte(k, a) = v;
+  }
+  template <bool kMissCalls = false>
+  __device__ __forceinline__ uint64_t load(MemCache<L>& k, uint64_t a, int n) const {
+    if constexpr (L == DevLayout::Sparse) {
+      if (n >= 4 && Mem<L>::owns_word(k, a, uint32_t(n))) {
+        const uint32_t* p = Mem<L>::owned_word(k, a);
+        return n == 4 ? uint64_t(*p) : (uint64_t(p[0]) | uint64_t(p[32]) << 32);  // next word: 32 lanes on
+      }
+      if constexpr (kMissCalls) {
+        // An aligned word of the image window lies in one chunk (chunks
+        // hold at least 8 bytes a lane).
+        if (n >= 4 && (a & uint32_t(n - 1)) == 0 && image_hit(k, a)) {
+          const uint32_t* p = reinterpret_cast<const uint32_t*>(k.image + uint32_t(a));
+          return n == 4 ? uint64_t(p[0]) : (uint64_t(p[0]) | uint64_t(p[1]) << 32);
+        }
+        return load_call(k, a, n);
+      }
+    }
+    return load_translated(k, a, n);
+  }
+  template <bool kMissCalls = false>
+  __device__ __forceinline__ void store(MemCache<L>& k, uint64_t a, uint64_t v, int n) const {
+    if constexpr (L == DevLayout::Sparse) {
+      if (n >= 4 && Mem<L>::owns_word(k, a, uint32_t(n))) {
+        uint32_t* p = Mem<L>::owned_word(k, a);
+        p[0] = uint32_t(v);
+        if (n == 8) p[32] = uint32_t(v >> 32);
+        return;
+      }
+      if constexpr (kMissCalls) {
+        store_call(k, a, v, n);
+        return;
+      }
+    }
+    store_translated(k, a, v, n);
   }
   __device__ __forceinline__ uint8_t load8(uint64_t a) const { return *this->read_byte(a); }
   __device__ __forceinline__ void store8(uint64_t a, uint8_t v) const { *this->write_byte(a) = v; }
@@ -350,6 +372,72 @@ struct MemAccess : Mem<L> {
   }
   __device__ __noinline__ void store_bytes(uint64_t a, uint64_t v, int n) const {
     for (int i = 0; i < n; ++i) store8(a + i, uint8_t(v >> (8 * i)));
+  }
+
+ private:
+  __device__ __forceinline__ uint64_t load_translated(MemCache<L>& k, uint64_t a, int n) const {
+    if ((a & 3) == 0 && n >= 4) {
+      uint64_t lo = *this->read_word(k, a);
+      if (n == 4) return lo;
+      return lo | (uint64_t(*this->read_word(k, a + 4)) << 32);
+    }
+    return load_bytes(a, n);
+  }
+  // The unaligned path writes past the cache, so the image window goes.
+  __device__ __forceinline__ void store_translated(MemCache<L>& k, uint64_t a, uint64_t v, int n) const {
+    if ((a & 3) == 0 && n >= 4) {
+      *this->write_word(k, a) = uint32_t(v);
+      if (n == 8) *this->write_word(k, a + 4) = uint32_t(v >> 32);
+      return;
+    }
+    k.forget_image();
+    store_bytes(a, v, n);
+  }
+  static __device__ __forceinline__ bool image_hit(const MemCache<L>& k, uint64_t a) {
+    const uint32_t c = uint32_t(a) >> k.shift;
+    return (c >> 5) == k.image_window && (k.image_bits >> (c & 31) & 1u);
+  }
+  // What of the sparse cache an access may change, to the call and back
+  // by value so that it stays in registers: the whole cache so passed
+  // took the kernel from 72 registers to 96 (the shift and the image are
+  // the memory's own).
+  struct CacheState {
+    uint64_t own_base;
+    uint32_t own_chunk, image_window, image_bits;
+  };
+  struct Loaded {
+    uint64_t v;
+    CacheState k;
+  };
+  __device__ __forceinline__ static CacheState state_of(const MemCache<L>& k) {
+    return {k.own_base, k.own_chunk, k.image_window, k.image_bits};
+  }
+  __device__ __forceinline__ static void assign(MemCache<L>& k, const CacheState& s) {
+    k.own_base = s.own_base;
+    k.own_chunk = s.own_chunk;
+    k.image_window = s.image_window;
+    k.image_bits = s.image_bits;
+  }
+  __device__ __forceinline__ uint64_t load_call(MemCache<L>& k, uint64_t a, int n) const {
+    const Loaded r = load_missed(state_of(k), a, n);
+    assign(k, r.k);
+    return r.v;
+  }
+  __device__ __forceinline__ void store_call(MemCache<L>& k, uint64_t a, uint64_t v, int n) const {
+    assign(k, store_missed(state_of(k), a, v, n));
+  }
+  __device__ __noinline__ Loaded load_missed(CacheState s, uint64_t a, int n) const {
+    MemCache<L> k = cache();
+    assign(k, s);
+    const uint64_t v = n == 1 ? uint64_t(*this->read_byte(k, a)) : load_translated(k, a, n);
+    return {v, state_of(k)};
+  }
+  __device__ __noinline__ CacheState store_missed(CacheState s, uint64_t a, uint64_t v, int n) const {
+    MemCache<L> k = cache();
+    assign(k, s);
+    if (n == 1) *this->write_byte(k, a) = uint8_t(v);
+    else store_translated(k, a, v, n);
+    return state_of(k);
   }
 };
 
