@@ -39,9 +39,9 @@ bool is_call(BcOp op) { return op == BcOp::Call || op == BcOp::CallImport || op 
 // into their callers: past this many accesses in a module, its functions
 // grew so large that ptxas spilled and took most of the compile, so there
 // misses are calls (gpu::MemAccess). With calls, a WASI greeting (printf)
-// compiled in 72 s against 195 and option.wasm (178 accesses) in 2.1 s
-// against 11.4, its kernel 30% faster; hash-wasm's sha256 (91) and
-// crc32 (23) ran 10-14% slower (2-core VM and H200, bench/RESULTS.md).
+// compiled in 66 s against 195 and option.wasm (178 accesses) in 2.3 s
+// against 11.4 (2-core VM), its kernel 29% faster (H200); hash-wasm's
+// sha256 (91) and crc32 (23) ran 10-15% slower so (bench/RESULTS.md).
 constexpr uint32_t kMissCallAccesses = 128;
 
 Status Generator::analyse() {
