@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -164,8 +166,57 @@ Result<std::shared_ptr<const Prepared>> prepared(const Request& req, Outcome* ou
   return p;
 }
 
+// The compiles under way in this process, by key: a request for code that
+// another thread is compiling waits for its bytes instead of compiling it
+// again (a library caller's batch that runs a module again while the auto
+// tier still compiles it in the background started a second NVRTC).
+class CompilesUnderWay {
+ public:
+  struct Compile {
+    bool done = false;
+    std::optional<std::vector<uint8_t>> bytes;  // none: it failed
+  };
+  // The compile of `key` to wait for, or null: the caller compiles it and
+  // must finish() it.
+  std::shared_ptr<Compile> join(const std::string& key) {
+    std::lock_guard<std::mutex> g(mu_);
+    auto [it, fresh] = compiles_.try_emplace(key);
+    if (fresh) {
+      it->second = std::make_shared<Compile>();
+      return nullptr;
+    }
+    return it->second;
+  }
+  // Its bytes, or none when it failed (a waiter then compiles itself).
+  std::optional<std::vector<uint8_t>> wait(Compile& c) {
+    std::unique_lock<std::mutex> g(mu_);
+    cv_.wait(g, [&] { return c.done; });
+    return c.bytes;
+  }
+  void finish(const std::string& key, const Result<std::vector<uint8_t>>& r) {
+    std::lock_guard<std::mutex> g(mu_);
+    auto it = compiles_.find(key);
+    if (it == compiles_.end()) return;
+    it->second->done = true;
+    if (r.ok()) it->second->bytes = *r;
+    compiles_.erase(it);
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, std::shared_ptr<Compile>> compiles_;
+};
+
+CompilesUnderWay& compiles_under_way() {
+  static CompilesUnderWay* c = new CompilesUnderWay;  // never destroyed: a compile may outlive main()
+  return *c;
+}
+
 // The cached bytes for the key, or freshly compiled ones (then cached;
-// trouble with the cache is a note, not a failure).
+// trouble with the cache is a note, not a failure), or those of the same
+// compile under way in another thread.
 template <class CompileFn>
 Result<std::vector<uint8_t>> cached_or_compiled(const CacheOptions& copts, const std::string& key,
                                                 Outcome* out, CompileFn&& compile) {
@@ -177,10 +228,23 @@ Result<std::vector<uint8_t>> cached_or_compiled(const CacheOptions& copts, const
   }
   if (out && !note.empty()) out->cache_note = note;
   auto t = Clock::now();
-  WW_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, compile());
+  CompilesUnderWay& under_way = compiles_under_way();
+  for (;;) {
+    std::shared_ptr<CompilesUnderWay::Compile> other = under_way.join(key);
+    if (!other) break;
+    if (std::optional<std::vector<uint8_t>> bytes = under_way.wait(*other)) {
+      if (out) out->compile_ms = ms_since(t);
+      // The other compile's cache may not be this one's.
+      if (cache.enabled() && !cache.contains(key)) (void)cache.put(key, *bytes);
+      return std::move(*bytes);
+    }
+  }
+  Result<std::vector<uint8_t>> bytes = compile();
+  under_way.finish(key, bytes);
+  if (!bytes.ok()) return bytes.error();
   if (out) out->compile_ms = ms_since(t);
   if (cache.enabled()) {
-    Status s = cache.put(key, bytes);
+    Status s = cache.put(key, *bytes);
     if (!s.ok() && out) out->cache_note = s.error().message + " (compiled code not cached)";
   }
   return bytes;

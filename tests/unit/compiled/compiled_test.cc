@@ -414,6 +414,46 @@ TEST(CompiledCpu, ConcurrentCompilesOfOneModuleBothSucceed) {
   EXPECT_TRUE(o.cache_hit);
 }
 
+// Requests for code that another thread is compiling wait for its bytes:
+// the compiler runs once for them, with the cache or without it.
+TEST(CompiledCpu, ConcurrentRequestsForOneCodeCompileItOnce) {
+  auto cm = calls_module();
+  ASSERT_TRUE(cm);
+  const std::string d = scratch_dir("compile-once");
+  const std::string runs = d + "/runs";
+  // A compiler that notes each run and takes a second, so that the
+  // requests overlap.
+  std::ofstream(d + "/cxx") << "#!/bin/sh\n[ \"$1\" = --version ] && exec c++ --version\necho run >> " << runs
+                            << "\nsleep 1\nexec c++ \"$@\"\n";
+  chmod((d + "/cxx").c_str(), 0755);
+  ScopedEnv env("CXX", (d + "/cxx").c_str());
+  auto count_runs = [&] {
+    std::ifstream in(runs);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) ++n;
+    return n;
+  };
+  auto req = cpu_request(cm, "");
+  req.cache.enabled = false;
+  ASSERT_TRUE(compiled::compile_cpu(req, nullptr).ok());
+  const int per_compile = count_runs();
+  ASSERT_GT(per_compile, 0);
+  for (bool cache : {false, true}) {
+    req.cache.enabled = cache;
+    req.cache.dir = cache ? d + "/cache" : "";
+    const int before = count_runs();
+    std::vector<std::thread> ts;
+    for (int i = 0; i < 3; ++i)
+      ts.emplace_back([&] {
+        auto r = compiled::compile_cpu(req, nullptr);
+        EXPECT_TRUE(r.ok()) << r.error().message;
+        if (r.ok()) EXPECT_TRUE(*r);
+      });
+    for (auto& t : ts) t.join();
+    EXPECT_EQ(count_runs() - before, per_compile) << (cache ? "with the cache" : "without a cache");
+  }
+}
+
 TEST(CompiledCpu, UnwritableCacheStillRunsAndSaysWhy) {
   auto cm = calls_module();
   ASSERT_TRUE(cm);
