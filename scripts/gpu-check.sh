@@ -146,9 +146,10 @@ if "$N/gpu_ref" collatz "$O/auto-collatz.npy" 1000000000000 4194304 >>"$O/auto.l
 else
   row "tier auto (gpu, uncached)" "FAILED (auto.log)"
 fi
-# A compile that outlasts its batch (NVRTC takes 19-24 s for option.wasm's
-# sparse code): the batch waits --compile-wait (1 s), then the process
-# ends without it; its outputs equal the interpreter's.
+# A compile that outlasts its batch (NVRTC takes about 4 s for option.wasm's
+# sparse code on the H200, 19-24 s before its misses were calls): the batch
+# waits --compile-wait (1 s), then the process ends without it; its outputs
+# equal the interpreter's.
 if [[ -f $B/pywasm/option.wasm ]]; then
   rm -rf "$O/cw-cache"
   t0=$(date +%s.%N)
