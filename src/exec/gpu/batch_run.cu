@@ -196,7 +196,7 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
 
 Status plan_batch(PreparedBatch& p) {
   WW_ASSIGN_OR_RETURN(p.plan, plan_for(*p.rq, p.img, p.dev.free_bytes, p.launcher->needs_frames(), p.file_budget,
-                                       p.host_call_bytes));
+                                       p.host_call_bytes, p.dev.idle_block_bytes));
   return Status::Ok();
 }
 

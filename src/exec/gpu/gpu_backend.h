@@ -38,6 +38,7 @@ struct DeviceInfo {
   uint64_t resident_threads = 0;  // threads the device runs at once (SMs x threads per SM)
   int cc_major = 0, cc_minor = 0;
   uint64_t total_bytes = 0, free_bytes = 0;
+  uint64_t idle_block_bytes = 0;  // the device block kept between batches (counted free)
 };
 // The calling thread's GPU (use_device). Never fails: a machine without
 // a driver or a GPU, or a build without CUDA, gives available = false and

@@ -119,7 +119,8 @@ DeviceInfo probe_device() {
   d.cc_major = p.major;
   d.cc_minor = p.minor;
   d.total_bytes = total_b;
-  d.free_bytes = free_b + idle_block_bytes();  // a batch's arena takes it or frees it
+  d.idle_block_bytes = idle_block_bytes();
+  d.free_bytes = free_b + d.idle_block_bytes;  // a batch's arena takes it or frees it
   return d;
 }
 

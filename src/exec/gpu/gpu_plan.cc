@@ -2,7 +2,20 @@
 
 #include <algorithm>
 
+#include "intrinsics/gpu_batch.h"
+
 namespace ww::gpu {
+
+uint64_t intrinsics_bytes(const GpuBatch* gb) {
+  auto cut = [](uint64_t bytes) { return (std::max<uint64_t>(bytes, 16) + 255) & ~uint64_t{255}; };
+  uint64_t bytes = cut(sizeof(unsigned long long));
+  if (!gb) return bytes;
+  if (gb->image) bytes += cut(gb->image->pixels.size() * 4);
+  if (!gb->state.empty()) bytes += cut(gb->state.size() * 4);
+  for (int u = 0; u < kMaxTextureUnits; ++u)
+    if (gb->texture_bound(u)) bytes += cut(gb->textures[u].rgba.size());
+  return bytes;
+}
 
 const char* layout_name(MemoryLayout l) {
   switch (l) {
@@ -146,7 +159,9 @@ uint64_t whole_warps(const BatchRequest& req, uint64_t wave) {
 // memory input, no import that may write it) needs a pool of one chunk:
 // the 8 parts an instance Mandelbrot's 8.3M pixels were given took a
 // 66 GB cudaMalloc, 2.5 ms of a 10 ms batch.
-Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t budget, bool written) {
+// `idle_room`: what the GPU's idle block holds beyond the module's arrays
+// and the intrinsics' buffers, which share the wave's block.
+Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t budget, bool written, uint64_t idle_room) {
   const uint64_t cap = p.linear_bytes_per_instance;
   p.chunk_shift = sparse_chunk_shift(cap);
   const uint64_t part = uint64_t(1) << p.chunk_shift;
@@ -168,6 +183,10 @@ Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t bud
   const uint64_t guess = std::min(cap, kSparseChunksGuess * part);
   const uint64_t first =
       written ? std::max<uint64_t>(32, p.pool_bytes / std::max<uint64_t>(guess, 1) / 32 * 32) : wave;
+  // The idle block's room beyond the wave's other buffers (gpu_plan.h).
+  const uint64_t others = (wave + 31) / 32 * 32 * per + kIdleBlockMargin;
+  if (written && !req.first_pool_bytes && idle_room > others + p.pool_bytes)
+    p.pool_bytes = whole_chunks(std::min(idle_room - others, p.pool_bytes_max));
   p.wave_size = uint32_t(wave);
   p.first_wave = uint32_t(std::min(first, wave));
   p.chunk_table_shared = !written;
@@ -179,7 +198,7 @@ Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t bud
 }  // namespace
 
 Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes,
-                           bool frames, uint64_t reserved, uint64_t host_call_bytes) {
+                           bool frames, uint64_t reserved, uint64_t host_call_bytes, uint64_t idle_block) {
   BatchPlan p;
   p.layout = req.layout;
   p.memory_pages = memory_pages_for(req, img);
@@ -191,7 +210,11 @@ Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_
   if (req.layout == MemoryLayout::Sparse && p.memory_pages) {
     // The image, padded to whole chunks, and one chunk of zeros.
     const uint64_t reserve = kReserveBytes + reserved + module_bytes * 2 + (1u << 16);
-    return plan_sparse(req, p, free_bytes > reserve ? free_bytes - reserve : 0, memory_written(req, img));
+    // The module's arrays (the image padded to whole chunks, at most
+    // twice its bytes) and the intrinsics' buffers share the wave's block.
+    const uint64_t shared = module_bytes * 2 + intrinsics_bytes(req.batch);
+    return plan_sparse(req, p, free_bytes > reserve ? free_bytes - reserve : 0, memory_written(req, img),
+                       idle_block > shared ? idle_block - shared : 0);
   }
   if (req.layout == MemoryLayout::Sparse) p.layout = MemoryLayout::Interleaved;  // no memory to place
   uint64_t per = p.linear_bytes_per_instance + p.overhead_bytes_per_instance;

@@ -27,8 +27,17 @@ inline constexpr uint64_t kSparseChunksGuess = 4;
 // runs out: freeing a pool costs 0.4 ms per GiB on an H200, so one the size
 // of the whole GPU (50 ms) would cost light modules more than their kernel.
 // (8 KiB an instance took a 0.31-0.37 ms cudaMalloc for SHA-256's 1M.)
+// Where the GPU's idle block (allocated beside its start-up, kept between
+// batches) holds more than the wave's buffers, the first pool takes the
+// rest of it, which costs no allocation: SQLite's 10K instances, 230 KB
+// each, ran their first wave again after a 1 GiB pool ran out: 12.6 s,
+// against 6.2 s so (H200, bench/RESULTS.md). The first wave is still
+// sized from the allowance. kIdleBlockMargin is left for what the plan
+// does not count of the block (two staging pieces of result scratch, each
+// buffer's rounding).
 inline constexpr uint64_t kSparsePoolAllowanceBytes = 4096;
 inline constexpr uint64_t kSparsePoolStart = 1ull << 30;
+inline constexpr uint64_t kIdleBlockMargin = 16ull << 20;
 // An instance's part of a chunk is 256 bytes, larger only where the group's
 // chunk table would pass kSparseTableBytesPerInstance. A first write copies
 // the whole part from the image: with 1 KiB parts, SHA-256's 1M instances
@@ -38,6 +47,9 @@ inline constexpr uint32_t kSparseMinChunkShift = 8;
 inline constexpr uint64_t kSparseTableBytesPerInstance = 1024;
 
 uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img);
+// The device memory upload_intrinsics takes, as DeviceArena cuts it (from
+// the wave's block).
+uint64_t intrinsics_bytes(const GpuBatch* gb);
 
 // The layout for MemoryLayout::Auto. Dense interleaved is the fastest
 // to address and wins while the whole batch's memory fits one wave of at
@@ -69,8 +81,11 @@ bool memory_written(const BatchRequest& req, const GpuImage& img);
 // "this batch needs N bytes per instance but only M bytes of GPU memory are
 // free" when not even one wave of 32 instances fits.
 // `reserved`: device bytes the launcher needs besides the waves;
-// `host_call_bytes`: per instance, for calls that leave for the host.
+// `host_call_bytes`: per instance, for calls that leave for the host;
+// `idle_block`: the GPU's idle block (DeviceInfo::idle_block_bytes), whose
+// room beyond the wave's buffers the first sparse pool takes.
 Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes,
-                           bool frames = true, uint64_t reserved = 0, uint64_t host_call_bytes = 0);
+                           bool frames = true, uint64_t reserved = 0, uint64_t host_call_bytes = 0,
+                           uint64_t idle_block = 0);
 
 }  // namespace ww::gpu

@@ -127,17 +127,6 @@ PackedModule pack_module(const GpuImage& img, ModuleOnDevice& out, uint32_t spar
   return up;
 }
 
-uint64_t intrinsics_bytes(const GpuBatch* gb) {
-  auto cut = [](uint64_t bytes) { return (std::max<uint64_t>(bytes, 16) + 255) & ~uint64_t{255}; };
-  uint64_t bytes = cut(sizeof(unsigned long long));
-  if (!gb) return bytes;
-  if (gb->image) bytes += cut(gb->image->pixels.size() * 4);
-  if (!gb->state.empty()) bytes += cut(gb->state.size() * 4);
-  for (int u = 0; u < kMaxTextureUnits; ++u)
-    if (gb->texture_bound(u)) bytes += cut(gb->textures[u].rgba.size());
-  return bytes;
-}
-
 Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std::vector<uint32_t>* canvas_before,
                          bool* canvas_mapped) {
   if (canvas_mapped) *canvas_mapped = false;

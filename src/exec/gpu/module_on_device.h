@@ -77,8 +77,6 @@ class PackedModule {
 // `sparse_shift`: the sparse layout's image, in parts of 1 << sparse_shift
 // bytes (0: the dense layouts' words). `out` must outlive the upload.
 PackedModule pack_module(const GpuImage& img, ModuleOnDevice& out, uint32_t sparse_shift = 0);
-// The device memory upload_intrinsics takes, as DeviceArena cuts it.
-uint64_t intrinsics_bytes(const GpuBatch* gb);
 // `canvas_before`, when several wave loops (GPUs) draw on gb's canvas at
 // once: the canvas as this one uploaded it, kept for the download, which
 // then writes back only the pixels this GPU changed. `canvas_mapped`: the

@@ -97,6 +97,17 @@ TEST(SparsePlan, AutoPicksDenseWhileOneWaveHoldsTheBatch) {
   EXPECT_EQ(choose_layout(m, 1000000, 0, free), MemoryLayout::Sparse);
 }
 
+// A request for touch() over n instances in the sparse layout (its
+// arguments the caller's).
+BatchRequest touch_plan_request(uint32_t n) {
+  BatchRequest req;
+  req.module = sparse_module();
+  req.func_index = export_index("touch");
+  req.instances = n;
+  req.layout = MemoryLayout::Sparse;
+  return req;
+}
+
 TEST(SparsePlan, ChunksGrowWithCapacityAndThePoolTakesTheRest) {
   EXPECT_EQ(sparse_chunk_shift(4 * kPageSize), 8u);  // 256 B per instance
   EXPECT_EQ(sparse_chunk_shift(16 * kPageSize), 8u);  // 1 MiB: a table of 1 KiB per instance
@@ -111,11 +122,7 @@ TEST(SparsePlan, ChunksGrowWithCapacityAndThePoolTakesTheRest) {
   ASSERT_TRUE(std::holds_alternative<uint32_t>(inst));
   auto img = build_image(store.impl(), std::get<uint32_t>(inst), {});
   ASSERT_TRUE(img.ok());
-  BatchRequest req;
-  req.module = sparse_module();
-  req.func_index = export_index("touch");
-  req.instances = 16u << 20;
-  req.layout = MemoryLayout::Sparse;
+  BatchRequest req = touch_plan_request(16u << 20);
   // Compiled code's plan: no interpreter frames per instance.
   auto plan = plan_for(req, *img, 139ull << 30, /*frames=*/false);
   ASSERT_TRUE(plan.ok()) << plan.error().message;
@@ -221,6 +228,48 @@ TEST(SparsePlan, MemoryThatNothingWritesNeedsNoPool) {
   EXPECT_TRUE(stores->writes_memory);
 }
 
+// The GPU's idle block, kept between batches, costs nothing to use: the
+// first pool takes its room beyond the wave's other buffers (SQLite's 10K
+// instances ran their first wave again from a 1 GiB pool), while the first
+// wave stays sized from the allowance. Not past the pool's own limit, not
+// for a first pool the caller set, and not when the rule's pool is larger.
+TEST(SparsePlan, TheFirstPoolTakesTheIdleBlocksRoom) {
+  auto img = image_of(sparse_module(), false);
+  ASSERT_TRUE(img.ok()) << img.error().message;
+  BatchRequest req = touch_plan_request(10000);
+  const uint64_t idle = 4ull << 30, free_bytes = 139ull << 30;  // under the pool's 5 GiB limit
+  auto base = plan_for(req, *img, free_bytes, false);
+  auto roomy = plan_for(req, *img, free_bytes, false, 0, 0, idle);
+  ASSERT_TRUE(base.ok() && roomy.ok());
+  EXPECT_EQ(base->pool_bytes, kSparsePoolStart / (32 * kEightPagePart) * (32 * kEightPagePart));
+  const uint64_t group_chunk = 32 * kEightPagePart;
+  const uint64_t others = (base->wave_size + 31) / 32 * 32 * base->overhead_bytes_per_instance + kIdleBlockMargin;
+  // All of it but the module's arrays and the intrinsics' buffers (a few
+  // KiB here), in whole chunks; the wave's block still fits the idle block.
+  EXPECT_EQ(roomy->pool_bytes % group_chunk, 0u);
+  EXPECT_LE(roomy->pool_bytes + others, idle);
+  EXPECT_GE(roomy->pool_bytes + others + (1u << 20), idle);
+  EXPECT_EQ(roomy->first_wave, base->first_wave);
+  EXPECT_EQ(roomy->wave_size, base->wave_size);
+  EXPECT_EQ(roomy->pool_bytes_max, base->pool_bytes_max);
+  // The pool's limit holds.
+  req.max_pool_bytes = 2ull << 30;
+  auto capped = plan_for(req, *img, free_bytes, false, 0, 0, idle);
+  ASSERT_TRUE(capped.ok());
+  EXPECT_EQ(capped->pool_bytes, 2ull << 30);
+  req.max_pool_bytes = 0;
+  // A first pool the caller set stays.
+  req.first_pool_bytes = 64ull << 20;
+  auto set = plan_for(req, *img, free_bytes, false, 0, 0, idle);
+  ASSERT_TRUE(set.ok());
+  EXPECT_EQ(set->pool_bytes, 64ull << 20);
+  req.first_pool_bytes = 0;
+  // An idle block smaller than the rule's pool leaves the rule's.
+  auto small = plan_for(req, *img, free_bytes, false, 0, 0, 512ull << 20);
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(small->pool_bytes, base->pool_bytes);
+}
+
 /* wat2wasm of: segments only, then a start function that writes past them.
 (module (memory 2) (data (i32.const 16) "\01\00\00"))
 (module (memory 2) (data (i32.const 16) "\01\00\00")
@@ -291,11 +340,7 @@ class SparseRun : public ::testing::TestWithParam<SparseTier> {
     return r;
   }
   BatchRequest touch_request(uint32_t n) {
-    BatchRequest r;
-    r.module = sparse_module();
-    r.func_index = export_index("touch");
-    r.instances = n;
-    r.layout = MemoryLayout::Sparse;
+    BatchRequest r = touch_plan_request(n);
     r.args_per_instance = true;
     for (uint32_t i = 0; i < n; ++i) {
       r.args.push_back(i);
