@@ -29,8 +29,8 @@ inline constexpr uint64_t kSparseChunksGuess = 4;
 // (8 KiB an instance took a 0.31-0.37 ms cudaMalloc for SHA-256's 1M.)
 // Where the GPU's idle block (allocated beside its start-up, kept between
 // batches) holds more than the wave's buffers, the first pool takes the
-// rest of it, which costs no allocation: SQLite's 10K instances, 230 KB
-// each, ran their first wave again after a 1 GiB pool ran out: 12.6 s,
+// rest of it, which costs no allocation: SQLite's 10K instances, 205 KB
+// written each, all ran again after a 1 GiB pool ran out: 12.6 s,
 // against 6.2 s so (H200, bench/RESULTS.md). The first wave is still
 // sized from the allowance. kIdleBlockMargin is left for what the plan
 // does not count of the block (two staging pieces of result scratch, each
