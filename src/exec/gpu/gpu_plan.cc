@@ -183,8 +183,9 @@ Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t bud
   const uint64_t guess = std::min(cap, kSparseChunksGuess * part);
   const uint64_t first =
       written ? std::max<uint64_t>(32, p.pool_bytes / std::max<uint64_t>(guess, 1) / 32 * 32) : wave;
-  // The idle block's room beyond the wave's other buffers (gpu_plan.h).
-  const uint64_t others = (wave + 31) / 32 * 32 * per + kIdleBlockMargin;
+  // The idle block's room beyond the wave's other buffers and the image's
+  // padding to whole chunks, with one of zeros (gpu_plan.h).
+  const uint64_t others = (wave + 31) / 32 * 32 * per + 2 * group_chunk + kIdleBlockMargin;
   if (written && !req.first_pool_bytes && idle_room > others + p.pool_bytes)
     p.pool_bytes = whole_chunks(std::min(idle_room - others, p.pool_bytes_max));
   p.wave_size = uint32_t(wave);
@@ -210,8 +211,8 @@ Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_
   if (req.layout == MemoryLayout::Sparse && p.memory_pages) {
     // The image, padded to whole chunks, and one chunk of zeros.
     const uint64_t reserve = kReserveBytes + reserved + module_bytes * 2 + (1u << 16);
-    // The module's arrays (the image padded to whole chunks, at most
-    // twice its bytes) and the intrinsics' buffers share the wave's block.
+    // The module's arrays (as the reserve above counts them) and the
+    // intrinsics' buffers share the wave's block.
     const uint64_t shared = module_bytes * 2 + intrinsics_bytes(req.batch);
     return plan_sparse(req, p, free_bytes > reserve ? free_bytes - reserve : 0, memory_written(req, img),
                        idle_block > shared ? idle_block - shared : 0);

@@ -243,7 +243,8 @@ TEST(SparsePlan, TheFirstPoolTakesTheIdleBlocksRoom) {
   ASSERT_TRUE(base.ok() && roomy.ok());
   EXPECT_EQ(base->pool_bytes, kSparsePoolStart / (32 * kEightPagePart) * (32 * kEightPagePart));
   const uint64_t group_chunk = 32 * kEightPagePart;
-  const uint64_t others = (base->wave_size + 31) / 32 * 32 * base->overhead_bytes_per_instance + kIdleBlockMargin;
+  const uint64_t others =
+      (base->wave_size + 31) / 32 * 32 * base->overhead_bytes_per_instance + 2 * group_chunk + kIdleBlockMargin;
   // All of it but the module's arrays and the intrinsics' buffers (a few
   // KiB here), in whole chunks; the wave's block still fits the idle block.
   EXPECT_EQ(roomy->pool_bytes % group_chunk, 0u);
