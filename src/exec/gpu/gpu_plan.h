@@ -31,7 +31,7 @@ inline constexpr uint64_t kSparseChunksGuess = 4;
 // batches) holds more than the wave's buffers, the first pool takes the
 // rest of it, which costs no allocation: SQLite's 10K instances, 205 KB
 // written each, all ran again after a 1 GiB pool ran out: 12.6 s,
-// against 6.2 s so (H200, bench/RESULTS.md). The first wave is still
+// against 6.1 s so (H200, bench/RESULTS.md). The first wave is still
 // sized from the allowance. kIdleBlockMargin is left for what the plan
 // does not count of the block (two staging pieces of result scratch, each
 // buffer's rounding).
