@@ -12,9 +12,14 @@
 namespace ww {
 
 namespace detail {
+constexpr uint32_t occurrences(std::string_view body, std::string_view w) {
+  uint32_t n = 0;
+  for (size_t at = body.find(w); at != std::string_view::npos; at = body.find(w, at + w.size())) ++n;
+  return n;
+}
 constexpr bool body_writes_memory(std::string_view body) {
   for (std::string_view w : {"STORE", "sem::memory_fill", "sem::memory_copy", "sem::memory_init"})
-    if (body.find(w) != std::string_view::npos) return true;
+    if (occurrences(body, w) > 0) return true;
   return false;
 }
 inline constexpr bool kBcWritesMemory[] = {
@@ -24,11 +29,6 @@ inline constexpr bool kBcWritesMemory[] = {
 };
 static_assert(sizeof(kBcWritesMemory) == kBcOpCount);
 
-constexpr uint32_t occurrences(std::string_view body, std::string_view w) {
-  uint32_t n = 0;
-  for (size_t at = body.find(w); at != std::string_view::npos; at = body.find(w, at + w.size())) ++n;
-  return n;
-}
 inline constexpr uint32_t kBcMemoryAccesses[] = {
 #define WW_OP(Name, text, fmt, flags, ...) occurrences(#__VA_ARGS__, "LOAD") + occurrences(#__VA_ARGS__, "STORE"),
 #include "bytecode/ops.def"

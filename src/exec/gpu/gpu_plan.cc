@@ -210,10 +210,10 @@ Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_
                           img.data_bytes.size() + img.table_elems.size() * 8 + img.elem_refs.size() * 8;
   if (req.layout == MemoryLayout::Sparse && p.memory_pages) {
     // The image, padded to whole chunks, and one chunk of zeros.
-    const uint64_t reserve = kReserveBytes + reserved + module_bytes * 2 + (1u << 16);
-    // The module's arrays (as the reserve above counts them) and the
-    // intrinsics' buffers share the wave's block.
-    const uint64_t shared = module_bytes * 2 + intrinsics_bytes(req.batch);
+    const uint64_t module_on_device = module_bytes * 2 + (1u << 16);
+    const uint64_t reserve = kReserveBytes + reserved + module_on_device;
+    // The module's arrays and the intrinsics' buffers share the wave's block.
+    const uint64_t shared = module_on_device + intrinsics_bytes(req.batch);
     return plan_sparse(req, p, free_bytes > reserve ? free_bytes - reserve : 0, memory_written(req, img),
                        idle_block > shared ? idle_block - shared : 0);
   }
