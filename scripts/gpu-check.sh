@@ -414,6 +414,7 @@ PY
 }
 "$W" run --backend cpu -q -n 200000 --output "$S/dirty-cpu.csv" --invoke probe "$root/bench/scale/dirty.wat" @index
 gcc -O2 -DNATIVE_MAIN "$root/bench/scale/stack_mix.c" -o "$S/stack_mix.native" && "$S/stack_mix.native" 100000000 >"$S/stack_mix.ref"
+gcc -O2 -DNATIVE_MAIN "$root/bench/scale/heap_sum.c" -o "$S/heap_sum.native" && "$S/heap_sum.native" 1000000 2000 >"$S/heap_sum.ref"
 for tier in interp compiled; do
   for layout in interleaved sparse; do
     "$W" run --backend gpu --tier $tier --gpu-layout $layout -q -n 200000 --gpu-max-wave 4096 --output "$S/dirty-$tier.csv" \
@@ -427,6 +428,13 @@ for tier in interp compiled; do
   scale_run "stackmix-$tier-100M" --tier $tier -n 100000000 --output "$S/stackmix-$tier.npy" --invoke mix "$N/stack_mix.wasm" @index
   echo "  stack_mix 100M ($tier) = native: $(cmp -s <(tail -c 400000000 "$S/stackmix-$tier.npy") "$S/stack_mix.ref" && echo ok || echo MISMATCH)" >>"$O/scale.txt"
   rm -f "$S/stackmix-$tier.npy"
+  # Each instance's heap (4 MB) outgrows its first reservation (2 + 16
+  # pages): it runs again with more, as the CPU would have grown it.
+  "$W" run --backend gpu --tier $tier -n 2000 --output "$S/heap-$tier.csv" --stats "$S/heap-$tier.json" \
+    --invoke heap_sum "$N/heap_sum.wasm" 1000000 @index >/dev/null 2>&1
+  echo "  heap past the reservation ($tier) = native: $(cmp -s <(tail -n +2 "$S/heap-$tier.csv" | cut -d, -f2,3) \
+    <(sed 's/$/,/' "$S/heap_sum.ref") && echo ok || echo MISMATCH)," \
+    "$(grep -oE '"grow_reruns": *[0-9]+' "$S/heap-$tier.json")" >>"$O/scale.txt"
   # Compiled rows from a warm code cache (each call starts with an empty
   # one): the 1M rows run once untimed first; the larger ones share their code.
   warm() {

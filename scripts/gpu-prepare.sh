@@ -91,6 +91,8 @@ wat2wasm "$root/bench/api/inc.wat" -o "$bundle/bench/inc.wasm"
 if [[ -n ${WW_AB_OLD:-} ]]; then cp "$WW_AB_OLD" "$bundle/wasmwarp-old" && strip "$bundle/wasmwarp-old"; fi
 # A small C module with clang's default 64 KiB stack (issue 9's 100M run).
 clang --target=wasm32 -O2 -nostdlib -Wl,--no-entry "$root/bench/scale/stack_mix.c" -o "$bundle/bench/stack_mix.wasm"
+# A C module whose heap outgrows an instance's first reservation.
+clang --target=wasm32-wasi -O2 -mexec-model=reactor "$root/bench/scale/heap_sum.c" -o "$bundle/bench/heap_sum.wasm"
 bash "$root/examples/build.sh" "$bundle/examples" >/dev/null
 # WASI programs with node's outputs for them, recorded here (the GPU
 # machine has neither node nor wasi-libc) for tests/wasi/gpu-compare.sh;

@@ -41,6 +41,7 @@ RunReport report_of(const ww::batch::BatchResult& r) {
   o.pool_reruns = r.pool_reruns;
   o.replans = r.replans;
   o.stack_reruns = r.stack_reruns;
+  o.grow_reruns = r.grow_reruns;
   o.mapped_rows = r.mapped_rows;
   o.canvas_mapped = r.canvas_mapped;
   o.stack_pool_bytes = r.stack_pool_bytes;

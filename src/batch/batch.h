@@ -315,6 +315,7 @@ struct BatchResult {
   uint64_t pool_reruns = 0;  // instances that ran out of the pool and ran again
   uint64_t replans = 0;  // plans made again with less memory after the GPU refused a wave's buffers
   uint64_t stack_reruns = 0;  // compiled code's instances that ran out of CUDA stack, run again interpreted
+  uint64_t grow_reruns = 0;   // instances whose memory grew past the GPU's reservation, run again with more
   // Instances whose kernel wrote their result straight into the pinned
   // results32 column: the kernel phase then holds those results' crossing.
   uint64_t mapped_rows = 0;

@@ -144,6 +144,7 @@ void merge_device_figures(const std::vector<BatchResult>& figs, const std::vecto
     out.pool_reruns += f.pool_reruns;
     out.replans += f.replans;
     out.stack_reruns += f.stack_reruns;
+    out.grow_reruns += f.grow_reruns;
     out.mapped_rows += f.mapped_rows;
     out.canvas_mapped = out.canvas_mapped || f.canvas_mapped;
     out.waves += f.waves;
@@ -537,6 +538,7 @@ class GpuExecutor final : public Executor {
     fig.pool_reruns += r.pool_reruns;
     fig.replans += r.replans;
     fig.stack_reruns += r.stack_reruns;
+    fig.grow_reruns += r.grow_reruns;
     fig.mapped_rows += r.mapped_rows;
     fig.canvas_mapped = fig.canvas_mapped || r.canvas_mapped;
     fig.stack_pool_bytes = std::max(fig.stack_pool_bytes, r.stack_pool_bytes);

@@ -138,6 +138,9 @@ std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result)
     if (r.stack_reruns)
       s += "; " + std::to_string(r.stack_reruns) +
            " instance(s) ran out of compiled code's CUDA stack and ran again on the interpreter kernel";
+    if (r.grow_reruns)
+      s += "; " + std::to_string(r.grow_reruns) +
+           " instance(s) grew their memory past the pages reserved for them and ran again with more";
     if (r.stack_pool_bytes)
       s += "; call stack segments: a pool of " + std::to_string((r.stack_pool_bytes + 1023) / 1024) + " KiB";
     s += "\n";
@@ -209,6 +212,7 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
                        {"pool_reruns", r.pool_reruns},
                        {"replans", r.replans},
                        {"stack_reruns", r.stack_reruns},
+                       {"grow_reruns", r.grow_reruns},
                        {"results_mapped_rows", r.mapped_rows},
                        {"canvas_mapped", r.canvas_mapped},
                        {"stack_pool_bytes", r.stack_pool_bytes},

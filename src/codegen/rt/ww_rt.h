@@ -101,7 +101,7 @@ struct Inst {
     I.g[k] = gv_.lo;                        \
     I.g[WW_GLOBAL_HI_ROW + (k)] = gv_.hi;   \
   } while (0)
-#define MEMV (mc_.forget_image(), gpu::DevMemView<WW_LAYOUT>{I.mem, &I.mem_size, &I.W->mem_pages[I.t], I.W->mem_max_pages})
+#define MEMV (mc_.forget_image(), gpu::DevMemView<WW_LAYOUT>{I.mem, &I.mem_size, I.W, I.t})
 // The size in a local too: read from the context, it was reloaded from
 // local memory at every access, since a store may alias the context (the
 // context lives in local memory once a function takes it by reference).

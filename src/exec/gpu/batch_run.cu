@@ -41,45 +41,104 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
   return sub;
 }
 
+// Instances that run again after the waves, in stretches of the request's
+// rows: `sub` adjusts each stretch's request.
+using Stretches = std::vector<std::pair<uint32_t, uint32_t>>;
+
+void add_figures(const BatchResult& r, BatchResult& out) {
+  out.kernel_ms += r.kernel_ms;
+  out.upload_ms += r.upload_ms;
+  out.memory_setup_ms += r.memory_setup_ms;
+  out.download_ms += r.download_ms;
+  out.host_ms += r.host_ms;
+  out.plan.waves += r.plan.waves;
+  out.pool_reruns += r.pool_reruns;
+  out.replans += r.replans;
+  out.wave_slices = std::max(out.wave_slices, r.wave_slices);
+  out.streamed_rows += r.streamed_rows;
+  out.mapped_rows += r.mapped_rows;
+  out.stack_reruns += r.stack_reruns;
+  out.grow_reruns += r.grow_reruns;
+  out.host_calls += r.host_calls;
+  out.host_passes += r.host_passes;
+  out.host_fetch_rounds += r.host_fetch_rounds;
+  out.device_output_bytes += r.device_output_bytes;
+  out.device_log_drains += r.device_log_drains;
+  out.stack_pool_bytes = std::max(out.stack_pool_bytes, r.stack_pool_bytes);
+}
+
+// Instances to run again, [first, end), of which `count` had the trap.
+struct Rerun {
+  uint32_t first, end, count;
+};
+
+// Runs of instances that ran again as one request, gaps and all, rather
+// than one request each: a request's own cost (plan, buffers, a kernel) is
+// that of thousands of instances in a wave that is not full, and a heap
+// that grows in every third instance would otherwise take a request per
+// instance. The instances of a gap run again unchanged (their results come
+// out the same, but for gpu.get_time and clocks).
+constexpr uint32_t kRerunGap = 8192;
+
+// The instances in `ran` whose trap is `code`, in runs joined across gaps
+// of up to kRerunGap inside one of its stretches (with `claim`, the rows
+// between two stretches may be another loop's).
+std::vector<Rerun> reruns_of(const BatchRequest::Destination& d, uint8_t code, const Stretches& ran) {
+  std::vector<Rerun> out;
+  for (auto [i, last] : ran) {
+    const size_t stretch_start = out.size();
+    for (; i < last; ++i) {
+      if (!(d.finished[i] && d.traps[i] == code)) continue;
+      if (out.size() > stretch_start && i - out.back().end <= kRerunGap) out.back().end = i + 1;
+      else out.push_back({i, i + 1, 0});
+      ++out.back().count;
+    }
+  }
+  return out;
+}
+
 // Compiled code's frames live in the CUDA stack, capped below what the
 // limits may allow: the stretches of instances that ran out of it run
 // again on the interpreter kernel, whose stacks grow in segments up to the
 // limits. A module that can add to shared state (gpu.atomic_add) must not
 // run twice: its instances keep the trap.
-void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d, BatchResult& out) {
-  const uint8_t exhausted = uint8_t(TrapCode::CallStackExhausted);
-  if (!req.launcher || out.trapped_counted == 0 || imports_atomic_add(req.module->module) ||
-      parallel_find_byte(d.traps, exhausted, req.instances) == req.instances)
-    return;
-  for (uint32_t i = 0; i < req.instances;) {
-    if (!(d.finished[i] && d.traps[i] == exhausted)) {
-      ++i;
-      continue;
-    }
-    uint32_t end = i;
-    while (end < req.instances && d.finished[end] && d.traps[end] == exhausted) ++end;
-    auto r = run_batch(stretch_of(req, d, i, end));
+void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d, const Stretches& ran,
+                     BatchResult& out) {
+  if (!req.launcher || imports_atomic_add(req.module->module)) return;
+  for (const Rerun& k : reruns_of(d, uint8_t(TrapCode::CallStackExhausted), ran)) {
+    auto r = run_batch(stretch_of(req, d, k.first, k.end));
     // A plan that cannot hold the interpreter's stacks leaves the trap.
     if (!r.ok()) return;
-    out.kernel_ms += r->kernel_ms;
-    out.upload_ms += r->upload_ms;
-    out.memory_setup_ms += r->memory_setup_ms;
-    out.download_ms += r->download_ms;
-    out.host_ms += r->host_ms;
-    out.plan.waves += r->plan.waves;
-    out.pool_reruns += r->pool_reruns;
-    out.replans += r->replans;
-    out.wave_slices = std::max(out.wave_slices, r->wave_slices);
-    out.streamed_rows += r->streamed_rows;
-    out.mapped_rows += r->mapped_rows;
-    out.stack_reruns += end - i;
-    out.host_calls += r->host_calls;
-    out.host_passes += r->host_passes;
-    out.host_fetch_rounds += r->host_fetch_rounds;
-    out.device_output_bytes += r->device_output_bytes;
-    out.device_log_drains += r->device_log_drains;
-    out.stack_pool_bytes = std::max(out.stack_pool_bytes, r->stack_pool_bytes);
-    i = end;
+    add_figures(*r, out);
+    out.stack_reruns += k.count;
+  }
+}
+
+// Instances that grew their memory past the pages the plan reserved run
+// again from the start, on the interpreter kernel and sparse memory, with
+// at least the pages they asked for and twice as many as before (a heap
+// that grew once tends to grow again), up to the memory's maximum; one
+// that grows past that too runs again in turn. Where that cannot be
+// planned, memory.grow fails past the old reservation, as before reruns.
+void rerun_grown(const BatchRequest& req, const BatchRequest::Destination& d, const Stretches& ran,
+                 uint32_t reserved, uint32_t max_pages, BatchResult& out) {
+  const uint8_t grown = uint8_t(TrapCode::GrowPastReservation);
+  for (const Rerun& k : reruns_of(d, grown, ran)) {
+    uint64_t want = 2 * uint64_t(reserved);
+    for (uint32_t i = k.first; d.trap_pc && i < k.end; ++i)
+      if (d.traps[i] == grown) want = std::max<uint64_t>(want, d.trap_pc[i]);
+    BatchRequest sub = stretch_of(req, d, k.first, k.end);
+    sub.memory_pages = uint32_t(std::min<uint64_t>(want, max_pages));
+    sub.layout = MemoryLayout::Sparse;
+    auto r = run_batch(sub);
+    if (!r.ok()) {
+      sub.memory_pages = reserved;
+      sub.grow_reruns = false;
+      r = run_batch(sub);
+      if (!r.ok()) return;  // the stretch keeps its trap
+    }
+    add_figures(*r, out);
+    out.grow_reruns += k.count;
   }
 }
 
@@ -300,6 +359,12 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
   const double plan_ms = ahead->plan_ms;
   BatchResult out = std::move(ahead->out);
   auto t_free = Clock::now();
+  const bool grow_reruns = grows_past_reservation_rerun(req);
+  const uint32_t max_pages = ahead->prepared->img.max_pages;
+  // Waves whose instances may run again after the loop (rerun_exhausted,
+  // rerun_grown); without `claim`, the rows from the first of them on are
+  // final when run_batch returns.
+  Stretches again;
   {
     WaveLoop& loop = *ahead->loop;
     // Instances that ran out of the sparse pool run again from the first
@@ -307,7 +372,7 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
     // trap. A module that adds to shared state must not run twice.
     const bool may_rerun = !imports_atomic_add(mod);
     const uint8_t* traps = req.dest.traps ? req.dest.traps : out.traps.data();
-    bool exhausted_seen = false;
+    bool held = false;
     std::pair<uint32_t, uint32_t> last_rows{0, 0};  // rows final once the loop finishes
     out.plan.waves = 0;
     // Instances [first, end) are this loop's and not yet run: the whole
@@ -324,20 +389,20 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
       ++out.plan.waves;
       if (!may_rerun || (redo == 1 && n == 1 && !loop.rerun_owed())) redo = 0;
       out.pool_reruns += redo;
-      // Compiled code's instances that ran out of stack run again after the
-      // waves (rerun_exhausted): their waves' rows, and without `claim` all
-      // rows after them, are final only when run_batch returns.
-      if (req.final_rows && !exhausted_seen) {
-        exhausted_seen = req.launcher && loop.wave_trapped() &&
-                         parallel_find_byte(traps + first, uint8_t(TrapCode::CallStackExhausted), n - redo) < n - redo;
+      const uint32_t ran = n - redo;
+      auto has = [&](TrapCode c) { return parallel_find_byte(traps + first, uint8_t(c), ran) < ran; };
+      const bool wave_again = loop.wave_trapped() && ((req.launcher && has(TrapCode::CallStackExhausted)) ||
+                                                      (grow_reruns && has(TrapCode::GrowPastReservation)));
+      if (wave_again) again.push_back({first, first + ran});
+      held = held || (wave_again && !req.claim);
+      if (req.final_rows && !held && !wave_again) {
         // The last wave's rows wait for the intrinsics' buffers (finish()):
         // writing them meanwhile took the host's memory bandwidth from the
         // download of Mandelbrot's 33 MB image, 2 of its 4 ms.
-        if (!exhausted_seen && !req.claim && first + n - redo == end) last_rows = {first, end};
-        else if (!exhausted_seen) req.final_rows(first, first + n - redo);
-        if (req.claim) exhausted_seen = false;
+        if (!req.claim && first + ran == end) last_rows = {first, end};
+        else req.final_rows(first, first + ran);
       }
-      first += n - redo;
+      first += ran;
       trace("waves so far, their rows final");
     }
     WW_TRY(loop.finish());
@@ -358,8 +423,11 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
     d = {out.results.data(), out.traps.data(), out.trap_func.data(), out.trap_pc.data(), out.finished.data()};
     if (!out.results_hi.empty()) d.results_hi = out.results_hi.data();
   }
-  rerun_exhausted(req, d, out);
-  trace("stack reruns");
+  if (!again.empty()) {
+    rerun_exhausted(req, d, again, out);
+    if (grow_reruns) rerun_grown(req, d, again, out.plan.memory_pages, max_pages, out);
+  }
+  trace("stack and memory reruns");
   out.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   return out;
 }

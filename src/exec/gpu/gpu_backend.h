@@ -396,6 +396,10 @@ struct BatchRequest {
   // The most device memory for stack segments; 0 = kStackPoolMaxBytes.
   uint64_t max_stack_pool_bytes = 0;
   uint32_t memory_pages = 0;     // linear-memory capacity per instance; 0 = automatic
+  // False: memory.grow fails past memory_pages, where it would otherwise
+  // run the instance again with more reserved (gpu_plan.h's
+  // grows_past_reservation_rerun).
+  bool grow_reruns = true;
   // Largest size a table may grow to (as StoreLimits::max_table_size on the
   // CPU: give both the same value for identical table.grow results);
   // 0 = the table's size plus kTableGrowRoom.
@@ -505,6 +509,9 @@ struct BatchResult {
   // Instances compiled code ran out of CUDA stack for, run again on the
   // interpreter kernel (their host calls and output are counted above).
   uint64_t stack_reruns = 0;
+  // Instances that grew their memory past the pages reserved for them and
+  // ran again with more (batch_run.cu's rerun_grown).
+  uint64_t grow_reruns = 0;
   // Instances whose trap the device counted (WaveLoop::wave_trapped()).
   uint64_t trapped_counted = 0;
   // The interpreter's pool of call stack segments at its largest (0: none

@@ -53,6 +53,11 @@ bool imports_atomic_add(const Module& m) {
   return false;
 }
 
+bool grows_past_reservation_rerun(const BatchRequest& req) {
+  return req.grow_reruns && req.module && !req.resident && req.then.empty() && !req.write_back &&
+         !imports_atomic_add(req.module->module);
+}
+
 MemoryLayout choose_layout(const Module& m, uint64_t instances, uint32_t memory_pages, uint64_t free_bytes) {
   if (m.num_memories() == 0 || imports_atomic_add(m)) return MemoryLayout::Interleaved;
   const uint64_t pages = memory_pages ? memory_pages : std::max<uint64_t>(m.memory_type(0).limits.min, 1);

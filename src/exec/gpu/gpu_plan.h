@@ -59,6 +59,14 @@ uint64_t intrinsics_bytes(const GpuBatch* gb);
 // an instance twice when the pool runs out.
 MemoryLayout choose_layout(const Module& m, uint64_t instances, uint32_t memory_pages, uint64_t free_bytes);
 bool imports_atomic_add(const Module& m);
+// Whether an instance whose memory.grow passes the pages reserved for it
+// (BatchPlan::memory_pages) runs again with more, so that memory.grow
+// fails only past the memory's maximum, as on the CPU. Not where running
+// twice would show: a chain's or a resident batch's state carried from
+// call to call, a write-back into the caller's store, shared state
+// (gpu.atomic_add); there, and where the request turns it off, memory.grow
+// fails past the reservation.
+bool grows_past_reservation_rerun(const BatchRequest& req);
 // log2 of the bytes of one instance's part of a sparse chunk.
 uint32_t sparse_chunk_shift(uint64_t capacity_bytes);
 // `frames`: the interpreter's frame slots and call records are counted.

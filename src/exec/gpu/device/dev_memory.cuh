@@ -441,22 +441,41 @@ struct MemAccess : Mem<L> {
   }
 };
 
+// memory.grow past the pages this instance reserved: it stops here, as one
+// that finds the pool empty does, with the pages it asked for where its
+// trap's pc goes; the batch runs it again from the start with at least
+// those reserved (batch_run.cu's rerun_grown).
+static __device__ __noinline__ void grow_past_reservation(const DevWave& w, uint32_t t, uint32_t pages) {
+  w.trap[t] = uint8_t(TrapCode::GrowPastReservation);
+  w.trap_func[t] = 0;
+  w.trap_pc[t] = pages;
+  w.finished[t] = 1;
+  atomicAdd(w.done, 1ull);
+  atomicAdd(w.trapped, 1ull);
+  atomicAdd(w.finished_count, 1ull);
+  __threadfence();
+  asm volatile("exit;");
+}
+
 // The memory view of memory_ops.h over one instance: `size` is the
 // executor's cached byte size (kept in a register), refreshed here on grow.
 template <DevLayout L>
 struct DevMemView {
   MemAccess<L> m;
   uint64_t* size_bytes;
-  uint32_t* pages_slot;  // this instance's entry of DevWave::mem_pages
-  uint32_t max;
+  const DevWave* w;
+  uint32_t t;
 
   __device__ __forceinline__ uint64_t size() const { return *size_bytes; }
   __device__ __forceinline__ uint32_t pages() const { return uint32_t(*size_bytes / kDevPageSize); }
-  __device__ __forceinline__ uint32_t max_pages() const { return max; }
-  // The capacity was reserved up front (max_pages never exceeds it); the
-  // sparse layout materialises the new pages only when they are written.
+  __device__ __forceinline__ uint32_t max_pages() const { return w->mem_grow_limit; }
+  // What was reserved up front is grown into in place (the sparse layout
+  // materialises the new pages only when they are written); past it, the
+  // instance runs again with more reserved, so memory.grow fails only
+  // where the CPU's would.
   __device__ __forceinline__ bool grow_to(uint32_t p) const {
-    *pages_slot = p;
+    if (p > w->mem_max_pages) grow_past_reservation(*w, t, p);
+    w->mem_pages[t] = p;
     *size_bytes = uint64_t(p) * kDevPageSize;
     return true;
   }

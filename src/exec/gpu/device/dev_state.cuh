@@ -262,7 +262,11 @@ struct DevWave {
   uint8_t* mem_dirty;
   uint32_t mem_cap_pages;
   uint32_t* mem_pages;
-  uint32_t mem_max_pages;
+  uint32_t mem_max_pages;  // the pages reserved: what memory.grow reaches in place
+  // What memory.grow may reach (the memory's maximum): past mem_max_pages
+  // the instance stops and runs again with more reserved. Equal to
+  // mem_max_pages where it may not run again (grow then fails there).
+  uint32_t mem_grow_limit;
   uint64_t* globals;
   uint64_t* tables;       // per-instance tables (mutable case)
   uint32_t* table_size;   // per-instance sizes (mutable case)

@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   const CodePtr code{M.code};
   const MemAccess<L> mem = MemAccess<L>::make(W, t);
   uint64_t mem_size = uint64_t(W.mem_pages[t]) * kDevPageSize;
-  const DevMemView<L> memv{mem, &mem_size, &W.mem_pages[t], W.mem_max_pages};
+  const DevMemView<L> memv{mem, &mem_size, W.self, t};  // W is a parameter: its address would copy it
   MemCache<L> mc = mem.cache();  // dev_memory.cuh; MEMV makes it forget the image
   uint64_t fuel = W.fuel ? W.fuel : ~uint64_t{0};
   uint32_t ticks = 0;
