@@ -434,7 +434,7 @@ for tier in interp compiled; do
     --invoke heap_sum "$N/heap_sum.wasm" 1000000 @index >/dev/null 2>&1
   echo "  heap past the reservation ($tier) = native: $(cmp -s <(tail -n +2 "$S/heap-$tier.csv" | cut -d, -f2,3) \
     <(sed 's/$/,/' "$S/heap_sum.ref") && echo ok || echo MISMATCH)," \
-    "$(grep -oE '"grow_reruns": *[0-9]+' "$S/heap-$tier.json")" >>"$O/scale.txt"
+    "$(grep -oE '"(grow_reruns|wall_s)": *[0-9.e-]+' "$S/heap-$tier.json" | tr '\n' ' ')" >>"$O/scale.txt"
   # Compiled rows from a warm code cache (each call starts with an empty
   # one): the 1M rows run once untimed first; the larger ones share their code.
   warm() {
