@@ -4,6 +4,7 @@
 // out of its CUDA stack then run again on the interpreter.
 #include "exec/gpu/wave_loop.cuh"
 
+#include <cstring>
 #include <optional>
 
 #include "runtime/runtime.h"
@@ -14,10 +15,14 @@ namespace ww::gpu {
 namespace {
 
 // Instances [i, end) of `req` as a request of their own, on the
-// interpreter kernel.
-BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination& d, uint32_t i, uint32_t end) {
+// interpreter kernel, with what is left of req's timeout since `t_start`
+// (none left: its waves mark the instances timed out without running).
+BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination& d, uint32_t i, uint32_t end,
+                        Clock::time_point t_start) {
   BatchRequest sub = req;
   sub.launcher = nullptr;
+  if (req.timeout_s > 0)
+    sub.timeout_s = std::max(req.timeout_s - std::chrono::duration<double>(Clock::now() - t_start).count(), 1e-9);
   sub.instances = end - i;
   sub.index_base = req.index_base + i;
   sub.total_instances = req.total_instances ? req.total_instances : req.instances;
@@ -83,18 +88,66 @@ constexpr uint32_t kRerunGap = 8192;
 // The instances in `ran` whose trap is `code`, in runs joined across gaps
 // of up to kRerunGap inside one of its stretches (with `claim`, the rows
 // between two stretches may be another loop's).
-std::vector<Rerun> reruns_of(const BatchRequest::Destination& d, uint8_t code, const Stretches& ran) {
+std::vector<Rerun> reruns_of(const BatchRequest& req, const BatchRequest::Destination& d, uint8_t code,
+                             const Stretches& ran) {
+  // The host's functions and WASI calls would serve the finished
+  // instances of a gap again, and device columns of results cannot be
+  // kept apart (run_stretch): one request a run there.
+  const uint32_t gap = req.host_calls || !req.device_results.empty() ? 0 : kRerunGap;
   std::vector<Rerun> out;
   for (auto [i, last] : ran) {
     const size_t stretch_start = out.size();
     for (; i < last; ++i) {
       if (!(d.finished[i] && d.traps[i] == code)) continue;
-      if (out.size() > stretch_start && i - out.back().end <= kRerunGap) out.back().end = i + 1;
+      if (out.size() > stretch_start && i - out.back().end <= gap) out.back().end = i + 1;
       else out.push_back({i, i + 1, 0});
       ++out.back().count;
     }
   }
   return out;
+}
+
+// Runs `sub`, the stretch `k` of `req`, adding its figures to `out`. A
+// stretch joined across gaps runs into columns of its own, from which only
+// the rows of the instances with trap `code` are copied into `d`: the
+// others finished already, and a run cut short (a cancel, the timeout, a
+// failure) must not take their results. False: it could not run.
+bool run_stretch(const BatchRequest& req, BatchRequest sub, const Rerun& k, uint8_t code,
+                 const BatchRequest::Destination& d, BatchResult& out) {
+  const uint32_t span = k.end - k.first;
+  if (k.count == span) {
+    auto r = run_batch(sub);
+    if (r.ok()) add_figures(*r, out);
+    return r.ok();
+  }
+  sub.dest = {};
+  std::vector<std::vector<uint8_t>> records(sub.mem_out.size());
+  for (size_t m = 0; m < records.size(); ++m) {
+    records[m].resize(uint64_t(span) * sub.mem_out[m].length);
+    sub.mem_out[m].data = records[m].data();
+  }
+  auto r = run_batch(sub);
+  if (!r.ok()) return false;
+  add_figures(*r, out);
+  const uint64_t nr = req.module->module.func_type(req.result_func()).results.size();
+  for (uint32_t j = 0; j < span; ++j) {
+    const uint64_t i = k.first + j;
+    if (d.traps[i] != code) continue;
+    d.traps[i] = r->traps[j];
+    d.finished[i] = r->finished[j];
+    if (d.trap_func) d.trap_func[i] = r->trap_func[j];
+    if (d.trap_pc) d.trap_pc[i] = r->trap_pc[j];
+    for (uint64_t q = 0; q < nr; ++q) {
+      if (d.results32) d.results32[i * nr + q] = uint32_t(r->results[j * nr + q]);
+      else if (d.results) d.results[i * nr + q] = r->results[j * nr + q];
+      if (d.results_hi && !r->results_hi.empty()) d.results_hi[i * nr + q] = r->results_hi[j * nr + q];
+    }
+    for (size_t m = 0; m < records.size(); ++m) {
+      const uint32_t len = req.mem_out[m].length;
+      std::memcpy(req.mem_out[m].data + i * len, records[m].data() + uint64_t(j) * len, len);
+    }
+  }
+  return true;
 }
 
 // Compiled code's frames live in the CUDA stack, capped below what the
@@ -103,13 +156,12 @@ std::vector<Rerun> reruns_of(const BatchRequest::Destination& d, uint8_t code, c
 // limits. A module that can add to shared state (gpu.atomic_add) must not
 // run twice: its instances keep the trap.
 void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d, const Stretches& ran,
-                     BatchResult& out) {
+                     Clock::time_point t_start, BatchResult& out) {
   if (!req.launcher || imports_atomic_add(req.module->module)) return;
-  for (const Rerun& k : reruns_of(d, uint8_t(TrapCode::CallStackExhausted), ran)) {
-    auto r = run_batch(stretch_of(req, d, k.first, k.end));
+  const uint8_t exhausted = uint8_t(TrapCode::CallStackExhausted);
+  for (const Rerun& k : reruns_of(req, d, exhausted, ran)) {
     // A plan that cannot hold the interpreter's stacks leaves the trap.
-    if (!r.ok()) return;
-    add_figures(*r, out);
+    if (!run_stretch(req, stretch_of(req, d, k.first, k.end, t_start), k, exhausted, d, out)) return;
     out.stack_reruns += k.count;
   }
 }
@@ -125,19 +177,15 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
 // which holds only the pages written; where that cannot either,
 // memory.grow fails past the old reservation, as before reruns.
 void rerun_grown(const BatchRequest& req, const BatchRequest::Destination& d, const Stretches& ran,
-                 uint32_t reserved, uint32_t max_pages, BatchResult& out) {
+                 uint32_t reserved, uint32_t max_pages, Clock::time_point t_start, BatchResult& out) {
   const uint8_t grown = uint8_t(TrapCode::GrowPastReservation);
-  for (const Rerun& k : reruns_of(d, grown, ran)) {
+  for (const Rerun& k : reruns_of(req, d, grown, ran)) {
     uint64_t want = 2 * uint64_t(reserved);
     for (uint32_t i = k.first; d.trap_pc && i < k.end; ++i)
       if (d.traps[i] == grown) want = std::max<uint64_t>(want, d.trap_pc[i]);
-    BatchRequest sub = stretch_of(req, d, k.first, k.end);
+    BatchRequest sub = stretch_of(req, d, k.first, k.end, t_start);
     sub.memory_pages = uint32_t(std::min<uint64_t>(want, max_pages));
-    auto ran_as = [&out](const BatchRequest& s) {
-      auto r = run_batch(s);
-      if (r.ok()) add_figures(*r, out);
-      return r.ok();
-    };
+    auto ran_as = [&](const BatchRequest& s) { return run_stretch(req, s, k, grown, d, out); };
     BatchRequest same = sub;
     same.launcher = req.launcher;
     sub.layout = MemoryLayout::Sparse;
@@ -433,8 +481,8 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
     if (!out.results_hi.empty()) d.results_hi = out.results_hi.data();
   }
   if (!again.empty()) {
-    rerun_exhausted(req, d, again, out);
-    if (grow_reruns) rerun_grown(req, d, again, out.plan.memory_pages, max_pages, out);
+    rerun_exhausted(req, d, again, t_start, out);
+    if (grow_reruns) rerun_grown(req, d, again, out.plan.memory_pages, max_pages, t_start, out);
   }
   trace("stack and memory reruns");
   out.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();

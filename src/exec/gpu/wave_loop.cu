@@ -601,6 +601,9 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
     unprime();
     const TrapCode why = cancelled ? TrapCode::Interrupted : TrapCode::Timeout;
     for (uint32_t t = 0; t < n; ++t) dest_.traps[first + t] = uint8_t(why);
+    // Rows that an earlier run finished (a stretch run again) are
+    // unfinished now, as the trap says.
+    parallel_fill(dest_.finished + first, 0, n);
     return Status::Ok();
   }
   if (req_.host_calls) req_.host_calls->begin(W_.first, n);

@@ -6,6 +6,7 @@
 // agrees: grow(0, 40, 300) = 341042 without a maximum, 41000 with 50).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <tuple>
 
 #include "exec/gpu/gpu_backend.h"
@@ -154,6 +155,29 @@ TEST_P(GrowRun, WithoutRerunsGrowFailsPastTheReservation) {
     ASSERT_EQ(uint32_t(out->results[i]), expected_grow(i, first_grow(i), second_grow(i), kReserved)) << "instance " << i;
   }
   EXPECT_EQ(out->grow_reruns, 0u);
+}
+
+// A batch cancelled before its instances could run again: those report
+// themselves interrupted and unfinished, not finished with the trap that
+// sent them to run again; the others keep their results.
+TEST_P(GrowRun, ACancelBeforeTheRerunLeavesItsInstancesUnfinished) {
+  const uint32_t n = 3001;
+  BatchRequest r = grow_request(kGrow, n, layout());
+  std::atomic<bool> cancel{false};
+  r.cancel = &cancel;
+  r.progress = [&cancel](uint64_t, uint64_t, double) { cancel = true; };  // after the first wave
+  auto out = run(r);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (first_grow(i) == 40 || second_grow(i) == 300) {
+      ASSERT_EQ(out->traps[i], uint8_t(TrapCode::Interrupted)) << "instance " << i;
+      ASSERT_EQ(out->finished[i], 0) << "instance " << i;
+    } else {
+      ASSERT_EQ(out->traps[i], 0) << "instance " << i;
+      ASSERT_EQ(out->finished[i], 1) << "instance " << i;
+      ASSERT_EQ(uint32_t(out->results[i]), expected_grow(i, first_grow(i), second_grow(i), 65536)) << "instance " << i;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(TiersAndLayouts, GrowRun,
