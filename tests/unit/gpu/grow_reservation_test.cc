@@ -49,6 +49,19 @@ const std::vector<uint8_t> kGrowMax50 = {
     0x6c, 0x20, 0x03, 0x6a, 0x20, 0x04, 0x28, 0x02, 0x00, 0x6a, 0x0b,
 };
 
+/* The same as kGrow, with (memory 1) and, before it returns,
+    (i32.store (i32.const 16) (i32.add (i32.mul (local.get $i) (i32.const 1000)) (memory.size)))
+   a record of its final size for --mem-out. */
+const std::vector<uint8_t> kGrowRecord = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x01, 0x60, 0x03, 0x7f, 0x7f, 0x7f,
+    0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x05, 0x03, 0x01, 0x00, 0x01, 0x07, 0x08, 0x01, 0x04, 0x67,
+    0x72, 0x6f, 0x77, 0x00, 0x00, 0x0a, 0x41, 0x01, 0x3f, 0x01, 0x02, 0x7f, 0x20, 0x01, 0x40, 0x00,
+    0x20, 0x02, 0x40, 0x00, 0x6a, 0x21, 0x03, 0x3f, 0x00, 0x41, 0x80, 0x80, 0x04, 0x6c, 0x41, 0x04,
+    0x6b, 0x21, 0x04, 0x20, 0x04, 0x20, 0x00, 0x36, 0x02, 0x00, 0x41, 0x10, 0x20, 0x00, 0x41, 0xe8,
+    0x07, 0x6c, 0x3f, 0x00, 0x6a, 0x36, 0x02, 0x00, 0x3f, 0x00, 0x41, 0xe8, 0x07, 0x6c, 0x20, 0x03,
+    0x6a, 0x20, 0x04, 0x28, 0x02, 0x00, 0x6a, 0x0b,
+};
+
 // The reservation of a module that grows, by default: its 1 page + 16.
 constexpr uint32_t kReserved = 1 + kDefaultGrowPages;
 
@@ -64,6 +77,14 @@ uint32_t expected_grow(uint32_t i, uint32_t a, uint32_t b, uint32_t max) {
   const uint32_t first = grow(a);
   const uint32_t second = grow(b);
   return size * 1000 + first + second + i;
+}
+
+// The memory's size after grow(i, a, b), memory.grow failing past `max`.
+uint32_t expected_size(uint32_t a, uint32_t b, uint32_t max) {
+  uint32_t size = 1;
+  for (uint32_t n : {a, b})
+    if (uint64_t(size) + n <= max) size += n;
+  return size;
 }
 
 // Instance i grows by 40 pages when i % 3 == 0, else by 2; then by 300
@@ -155,6 +176,24 @@ TEST_P(GrowRun, WithoutRerunsGrowFailsPastTheReservation) {
     ASSERT_EQ(uint32_t(out->results[i]), expected_grow(i, first_grow(i), second_grow(i), kReserved)) << "instance " << i;
   }
   EXPECT_EQ(out->grow_reruns, 0u);
+}
+
+// Memory outputs come from the run in which an instance finished: the
+// rerun's for those that ran again (a joined stretch copies its rows
+// back), the first run's for the instances between them.
+TEST_P(GrowRun, MemoryOutputsComeFromTheRunThatFinished) {
+  const uint32_t n = 3001;
+  BatchRequest r = grow_request(kGrowRecord, n, layout());
+  std::vector<uint32_t> records(n, 0);
+  r.mem_out.push_back({16, 4, reinterpret_cast<uint8_t*>(records.data())});
+  auto out = run(r);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_GT(out->grow_reruns, 0u);
+  for (uint32_t i = 0; i < n; ++i) {
+    ASSERT_EQ(out->traps[i], 0) << "instance " << i << ": " << trap_message(TrapCode(out->traps[i]));
+    ASSERT_EQ(uint32_t(out->results[i]), expected_grow(i, first_grow(i), second_grow(i), 65536)) << "instance " << i;
+    ASSERT_EQ(records[i], i * 1000 + expected_size(first_grow(i), second_grow(i), 65536)) << "instance " << i;
+  }
 }
 
 // A batch cancelled before its instances could run again: those report
