@@ -483,6 +483,10 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
   if (!again.empty()) {
     rerun_exhausted(req, d, again, t_start, out);
     if (grow_reruns) rerun_grown(req, d, again, out.plan.memory_pages, max_pages, t_start, out);
+    // With `claim` the other waves' rows were final as they came; these
+    // are now, and a batch spread over GPUs streams past them.
+    if (req.claim && req.final_rows)
+      for (auto [a, b] : again) req.final_rows(a, b);
   }
   trace("stack and memory reruns");
   out.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
