@@ -46,8 +46,8 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
   return sub;
 }
 
-// Instances that run again after the waves, in stretches of the request's
-// rows: `sub` adjusts each stretch's request.
+// Rows [first, end) of the request: the waves that may hold instances to
+// run again.
 using Stretches = std::vector<std::pair<uint32_t, uint32_t>>;
 
 void add_figures(const BatchResult& r, BatchResult& out) {
@@ -188,9 +188,9 @@ void rerun_grown(const BatchRequest& req, const BatchRequest::Destination& d, co
     auto ran_as = [&](const BatchRequest& s) { return run_stretch(req, s, k, grown, d, out); };
     BatchRequest same = sub;
     same.launcher = req.launcher;
-    sub.layout = MemoryLayout::Sparse;
-    const bool ok = ran_as(same) || (same.launcher || same.layout != sub.layout ? ran_as(sub) : false);
-    if (!ok) {
+    sub.layout = MemoryLayout::Sparse;  // on the interpreter (stretch_of)
+    const bool sparse_is_another = same.launcher || same.layout != MemoryLayout::Sparse;
+    if (!ran_as(same) && !(sparse_is_another && ran_as(sub))) {
       sub.memory_pages = reserved;
       sub.grow_reruns = false;
       if (!ran_as(sub)) return;  // the stretch keeps its trap

@@ -37,7 +37,7 @@ Status WaveLoop::alloc_wave_buffers() {
   W_.depth_limit = std::max(req_.call_depth_limit, req_.max_call_depth);
   W_.mem_cap = uint64_t(plan_.memory_pages) * kPageSize;
   W_.mem_max_pages = img_.has_memory ? std::min(img_.max_pages, plan_.memory_pages) : 0;
-  W_.mem_grow_limit = grows_past_reservation_rerun(req_) ? std::max(img_.max_pages, W_.mem_max_pages) : W_.mem_max_pages;
+  W_.mem_grow_limit = img_.has_memory && grows_past_reservation_rerun(req_) ? img_.max_pages : W_.mem_max_pages;
   W_.tables_mutable = img_.tables_mutable;
   WW_TRY(arena_.alloc(&W_.slots, uint64_t(W_.stack_slots) * warps32));
   WW_TRY(arena_.alloc(&W_.io, uint64_t(io_slots(req_)) * WV));

@@ -95,12 +95,12 @@ struct Mem {
 // write there). Reads of a part never written come from the image, so the
 // data segments (and an --init snapshot) are copied only where written.
 
-// An instance that cannot get a chunk stops here: its trap says it ran out
-// of the pool, and the wave loop runs it again in a later, smaller wave.
-static __device__ __noinline__ void sparse_out_of_pool(const DevWave* w, uint32_t t) {
-  w->trap[t] = uint8_t(TrapCode::OutOfDeviceMemory);
+// An instance that the host will run again stops here, its thread gone:
+// `code` says why, `pc` what the host needs to know for the next run.
+static __device__ __noinline__ void stop_to_run_again(const DevWave* w, uint32_t t, TrapCode code, uint32_t pc) {
+  w->trap[t] = uint8_t(code);
   w->trap_func[t] = 0;
-  w->trap_pc[t] = ~0u;
+  w->trap_pc[t] = pc;
   w->finished[t] = 1;
   atomicAdd(w->done, 1ull);
   atomicAdd(w->trapped, 1ull);
@@ -132,7 +132,8 @@ static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint
       }
     }
     e = __shfl_sync(peers, got, leader);
-    if (uint32_t(e) == 0) sparse_out_of_pool(w, t);
+    // Out of the pool: the wave loop runs it again in a later, smaller wave.
+    if (uint32_t(e) == 0) stop_to_run_again(w, t, TrapCode::OutOfDeviceMemory, ~0u);
   }
   const uint32_t bit = 1u << lane;
   if (!(uint32_t(e >> 32) & bit)) {
@@ -441,22 +442,6 @@ struct MemAccess : Mem<L> {
   }
 };
 
-// memory.grow past the pages this instance reserved: it stops here, as one
-// that finds the pool empty does, with the pages it asked for where its
-// trap's pc goes; the batch runs it again from the start with at least
-// those reserved (batch_run.cu's rerun_grown).
-static __device__ __noinline__ void grow_past_reservation(const DevWave& w, uint32_t t, uint32_t pages) {
-  w.trap[t] = uint8_t(TrapCode::GrowPastReservation);
-  w.trap_func[t] = 0;
-  w.trap_pc[t] = pages;
-  w.finished[t] = 1;
-  atomicAdd(w.done, 1ull);
-  atomicAdd(w.trapped, 1ull);
-  atomicAdd(w.finished_count, 1ull);
-  __threadfence();
-  asm volatile("exit;");
-}
-
 // The memory view of memory_ops.h over one instance: `size` is the
 // executor's cached byte size (kept in a register), refreshed here on grow.
 template <DevLayout L>
@@ -474,7 +459,9 @@ struct DevMemView {
   // instance runs again with more reserved, so memory.grow fails only
   // where the CPU's would.
   __device__ __forceinline__ bool grow_to(uint32_t p) const {
-    if (p > w->mem_max_pages) grow_past_reservation(*w, t, p);
+    // Past the pages reserved, with the pages asked for: the batch runs it
+    // again from the start with at least those (batch_run.cu's rerun_grown).
+    if (p > w->mem_max_pages) stop_to_run_again(w, t, TrapCode::GrowPastReservation, p);
     w->mem_pages[t] = p;
     *size_bytes = uint64_t(p) * kDevPageSize;
     return true;
