@@ -462,14 +462,28 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
       first += ran;
       trace("waves so far, their rows final");
     }
-    WW_TRY(loop.finish());
+    WW_TRY(loop.finish_outputs());
     if (last_rows.second) req.final_rows(last_rows.first, last_rows.second);
     out.kernel_ms = loop.kernel_ms();
     out.plan_ms = plan_ms;
     loop.report_phases(out);
     t_free = Clock::now();
     trace("wave loop end");
-    ahead.reset();
+    // The rest of the loop's release (its streams asked, the wave block to
+    // the idle block, the staging kept) and the set-up's destruction were
+    // 0.02 ms after thread-id 1M's last result was in (bench/RESULTS.md):
+    // the background releaser does them, and the next batch's
+    // prepare_batch waits for it. Not where the host served calls: their
+    // pass reaches the request, which is the caller's once this returns.
+    static const bool behind = env_switch_on("WW_RELEASE_BEHIND");
+    if (behind && !req.host_calls) {
+      WW_TRY(loop.settle_thread());
+      trace("loop's thread settled");
+      release_later(std::shared_ptr<BatchSetUp>(std::move(ahead)));
+    } else {
+      WW_TRY(loop.release());
+      ahead.reset();
+    }
   }
   trace("free device buffers");
   // What the loop's end frees in place (small arenas; large ones go to the

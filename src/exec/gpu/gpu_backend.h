@@ -169,10 +169,19 @@ void pin_rehearsal_word();
 // interpreter's.
 void warm_layout_kernels(MemoryLayout layout);
 void warm_interpreter_kernel(MemoryLayout layout);
-// Drops `object` (compiled code holding a loaded module) on the thread that
-// frees finished batches' device memory, after those frees: unloading a
-// module waits for them, and the caller has outputs to write meanwhile.
+// Drops `object` (compiled code holding a loaded module, a finished
+// batch's set-up) on the thread that frees finished batches' device
+// memory, after those frees, with the calling thread's GPU selected:
+// unloading a module waits for them, and the caller has outputs to write
+// meanwhile.
 void retire_in_background(std::shared_ptr<void> object);
+// The same, but the releaser starts on it only at the next
+// wake_background_releaser (the batch's end, batch::run), a later post
+// that wakes it, or a wait for it (the next batch's plan, the process's
+// exit): waking the sleeping thread took a system call on the batch's own
+// thread, inside its wall time (bench/RESULTS.md).
+void release_later(std::shared_ptr<void> object);
+void wake_background_releaser();
 // GPU memory of `bytes` bytes, freed when the last owner goes (for
 // results that stay on the device).
 Result<std::shared_ptr<void>> device_buffer(uint64_t bytes);

@@ -151,6 +151,11 @@ class WaveLoop {
   // The intrinsics' buffers back to the host; the device memory goes to
   // the background releaser, the staging pieces to the next batch.
   Status finish() {
+    WW_TRY(finish_outputs());
+    return release();
+  }
+  // finish() but for release(): what the batch's outputs wait for.
+  Status finish_outputs() {
     // A canvas coming down is part of the download (it was the 0.7 ms of
     // Mandelbrot's that the phases left out).
     const Clock::time_point t0 = Clock::now();
@@ -160,21 +165,28 @@ class WaveLoop {
                                canvas_down || canvas_mapped_, *sig_->ignored_pixels));
     download_ms_ += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     trace_("intrinsics' buffers");
-    // The wave block becomes the GPU's idle block (release_in_background):
-    // every copy and kernel of this loop has ended before. Streams the
-    // batch left idle are only asked: with the ignored-pixel count's copy,
-    // five synchronisations here were 0.04-0.06 ms of thread-id's 0.4 ms
-    // batch (bench/RESULTS.md).
-    return release();
+    return Status::Ok();
+  }
+  // What release() needs of the thread that ran the loop: its default
+  // stream is per thread, so no other thread can wait for it. After this
+  // the rest of release() may run on any thread that selects the loop's
+  // GPU (run_batch hands it to the background releaser).
+  Status settle_thread() {
+    unprime();
+    WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
+    return Status::Ok();
   }
   // The wave block to the idle block, the staging to the next batch, once
   // every copy and kernel of this loop has ended: finish()'s end, and a
-  // set-up made ahead that no batch ran.
+  // set-up made ahead that no batch ran. The wave block becomes the GPU's
+  // idle block (release_in_background): every copy and kernel of this
+  // loop has ended before. Streams the batch left idle are only asked:
+  // with the ignored-pixel count's copy, five synchronisations here were
+  // 0.04-0.06 ms of thread-id's 0.4 ms batch (bench/RESULTS.md).
   Status release() {
     if (released_) return Status::Ok();
     released_ = true;
-    unprime();
-    WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
+    WW_TRY(settle_thread());
     if (sig_)
       for (cudaStream_t s : {sig_->poll_stream, sig_->outputs, sig_->compute[0], sig_->compute[1]})
         if (cudaStreamQuery(s) != cudaSuccess) WW_CUDA(cudaStreamSynchronize(s));

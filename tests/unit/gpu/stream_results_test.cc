@@ -236,6 +236,32 @@ TEST_P(StreamResults, ThirtyTwoBitResultsIntoAFourByteColumn) {
     }
 }
 
+// A finished batch leaves its staging and wave block to the background
+// releaser without waking it (run_batch, release_later): a wait for it
+// (the next batch's plan waits so) wakes it and brings them back, and a
+// batch run straight after one finds them or its own, with the same rows.
+TEST_P(StreamResults, WhatABatchLeavesForTheReleaserComesBack) {
+  const uint32_t n = 100000;
+  std::vector<uint64_t> first;
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    auto out = run(request("work", n));
+    ASSERT_TRUE(out.ok()) << out.error().message;
+    if (round == 0) {
+      first = out->results;
+      for (uint32_t i = 0, v = 0; i < n; ++i)
+        if (work(i, scale(), &v)) ASSERT_EQ(first[i], v) << i;
+    }
+    EXPECT_EQ(out->results, first);
+    if (round == 1) continue;  // the next batch straight after this one
+    wait_for_background_frees();
+    std::unique_ptr<PinnedStaging> kept = take_kept_staging();
+    EXPECT_NE(kept, nullptr);
+    EXPECT_GT(idle_block_bytes(), 0u);
+    if (kept) give_staging(std::move(kept));
+  }
+}
+
 // A set-up made ahead of the batch (set_up_batch, as the batch engine makes
 // it while the GPU starts) fills the first wave's finished flags and sets
 // up its instances meanwhile: the batch that takes it has every row as
