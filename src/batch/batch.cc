@@ -588,6 +588,11 @@ Status start_resident(const BatchSpec& spec, Resident& r) {
 }
 
 Result<BatchResult> run(const BatchSpec& spec) {
+  // A batch that failed after it left work to the background releaser
+  // wakes it too (finish_run does for one that ran).
+  struct WakeReleaser {
+    ~WakeReleaser() { gpu::wake_background_releaser(); }
+  } wake_at_return;
   StepTrace trace("batch");
   WW_ASSIGN_OR_RETURN(Job job, make_job(spec));
   trace("job (validate, --init)");

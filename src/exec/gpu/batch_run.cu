@@ -453,7 +453,7 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
       if (wave_again) again.push_back({first, first + ran});
       held = held || (wave_again && !req.claim);
       if (req.final_rows && !held && !wave_again) {
-        // The last wave's rows wait for the intrinsics' buffers (finish()):
+        // The last wave's rows wait for the intrinsics' buffers (finish_outputs()):
         // writing them meanwhile took the host's memory bandwidth from the
         // download of Mandelbrot's 33 MB image, 2 of its 4 ms.
         if (!req.claim && first + ran == end) last_rows = {first, end};

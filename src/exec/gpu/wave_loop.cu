@@ -425,7 +425,7 @@ Status WaveLoop::queue_canvas(uint32_t first, uint32_t n) {
 }
 
 // Waits for queue_canvas's copy. Before a later launch (a wave that runs
-// again draws after the copy) finish() then fetches the canvas, once the
+// again draws after the copy) finish_outputs() then fetches the canvas, once the
 // copy has stopped writing it.
 Status WaveLoop::drop_queued_canvas() {
   if (canvas_queued_) WW_CUDA(cudaEventSynchronize(sig_->canvas));

@@ -148,13 +148,8 @@ class WaveLoop {
   // The last wave's rerun is owed even to a lone instance: the pool it ran
   // out of grew.
   bool rerun_owed() const { return stack_pool_grew_; }
-  // The intrinsics' buffers back to the host; the device memory goes to
-  // the background releaser, the staging pieces to the next batch.
-  Status finish() {
-    WW_TRY(finish_outputs());
-    return release();
-  }
-  // finish() but for release(): what the batch's outputs wait for.
+  // The intrinsics' buffers (a canvas among them) back to the host: what
+  // the batch's outputs wait for after its last wave. release() follows.
   Status finish_outputs() {
     // A canvas coming down is part of the download (it was the 0.7 ms of
     // Mandelbrot's that the phases left out).
@@ -177,7 +172,7 @@ class WaveLoop {
     return Status::Ok();
   }
   // The wave block to the idle block, the staging to the next batch, once
-  // every copy and kernel of this loop has ended: finish()'s end, and a
+  // every copy and kernel of this loop has ended: run_batch's end, and a
   // set-up made ahead that no batch ran. The wave block becomes the GPU's
   // idle block (release_in_background): every copy and kernel of this
   // loop has ended before. Streams the batch left idle are only asked:
