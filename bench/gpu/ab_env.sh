@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A/B of measuring switches (WW_RELEASE_BEHIND, WW_QUIET_POSTS,
-# WW_MAPPED_RESULTS, ...) on one batch: runs it once to warm the code cache,
+# A/B of measuring switches (WW_RELEASE_BEHIND, WW_MAPPED_RESULTS,
+# WW_PRIME_SETUP, ...) on one batch: runs it once to warm the code cache,
 # then alternates the variants RUNS times and prints each one's median wall
 # time (from --stats) and range. Ratios within one call only: machines are
 # noisy (bench/RESULTS.md).
@@ -8,9 +8,8 @@
 # usage: bench/gpu/ab_env.sh WASMWARP 'VARIANT' ['VARIANT'...] -- RUN ARGS...
 #   VARIANT: space-separated NAME=VALUE settings ('' for none)
 #   RUN ARGS: wasmwarp run's arguments (no --stats or -q).
-# e.g. bench/gpu/ab_env.sh build/wasmwarp 'WW_RELEASE_BEHIND=0' '' \
-#        'WW_QUIET_POSTS=1' -- --backend gpu --tier compiled -n 1000000 \
-#        --invoke main 04_thread_id.wasm
+# e.g. bench/gpu/ab_env.sh build/wasmwarp 'WW_RELEASE_BEHIND=0' '' -- \
+#        --backend gpu --tier compiled -n 1000000 --invoke main 04_thread_id.wasm
 # env: RUNS (default 12)
 set -uo pipefail
 ww=${1:?usage: ab_env.sh WASMWARP VARIANT... -- RUN ARGS...}

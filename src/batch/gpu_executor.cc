@@ -226,13 +226,10 @@ class GpuExecutor final : public Executor {
     if (ahead && first == 0 && count == spec.instances && gpu.device == ahead->device && !gpu.memory_budget) {
       ahead->sr->progress = progress;
       ahead->sr->rows_final = rows_final;
-      StepTrace trace("gpu executor");
       const Status ran = run_request(job, *ahead->sr, out, out, std::move(ahead->set_up));
-      trace("returned");
       // Its request, whose set-up the batch left to the background
       // releaser, goes after it (the releaser keeps their order).
-      gpu::release_later(std::shared_ptr<Ahead>(std::move(ahead)));
-      trace("request released");
+      gpu::retire_in_background(std::shared_ptr<Ahead>(std::move(ahead)));
       return ran;
     }
     ahead.reset();  // its wave buffers back before the stretch's set-up

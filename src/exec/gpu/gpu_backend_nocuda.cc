@@ -16,8 +16,6 @@ void warm_calling_thread() {}
 void warm_layout_kernels(MemoryLayout) {}
 void warm_interpreter_kernel(MemoryLayout) {}
 void retire_in_background(std::shared_ptr<void>) {}
-void release_later(std::shared_ptr<void>) {}
-void wake_background_releaser() {}
 void request_host_pin(const void*, uint64_t) {}
 bool request_host_pin_at_start_up(const void*, uint64_t) { return false; }
 void release_host_pin(const void*) {}

@@ -103,18 +103,11 @@ class BackgroundFrees {
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
-  // `wake` false: the task waits for the next post that wakes the thread,
-  // wake() or wait(). Waking a sleeping thread is a system call on the
-  // poster's thread (see release_later).
-  void post(std::function<void()> task, bool wake = true) {
+  void post(std::function<void()> task) {
     std::lock_guard<std::mutex> g(mu_);
     start_locked();
     tasks_.push_back(std::move(task));
-    if (wake) wake_.notify_all();
-  }
-  void wake() {
-    std::lock_guard<std::mutex> g(mu_);
-    if (!tasks_.empty()) wake_.notify_all();
+    wake_.notify_all();
   }
   // The GPU's start-up starts the thread: started by a batch's first post,
   // it was part of the 0.1-0.14 ms of the wave loop's end (bench/RESULTS.md).
@@ -124,7 +117,6 @@ class BackgroundFrees {
   }
   void wait() {
     std::unique_lock<std::mutex> lk(mu_);
-    if (!tasks_.empty()) wake_.notify_all();  // tasks posted without waking
     idle_.wait(lk, [&] { return tasks_.empty() && !busy_; });
   }
 
@@ -396,30 +388,13 @@ uint64_t idle_block_bytes() {
   return it == k.idle.end() ? 0 : it->second.bytes;
 }
 
-namespace {
-void retire_on_releaser(std::shared_ptr<void> object, bool wake) {
+void retire_in_background(std::shared_ptr<void> object) {
   // What it releases (a staging kept, an idle block) is the poster's GPU's.
-  background_frees().post(
-      [object = std::move(object), device = current_device()]() mutable {
-        DeviceScope on(device);
-        object.reset();
-      },
-      wake);
+  background_frees().post([object = std::move(object), device = current_device()]() mutable {
+    DeviceScope on(device);
+    object.reset();
+  });
 }
-}  // namespace
-
-void retire_in_background(std::shared_ptr<void> object) { retire_on_releaser(std::move(object), true); }
-
-void release_later(std::shared_ptr<void> object) {
-  // Off unless WW_QUIET_POSTS=1: not yet run on a GPU (bench/RESULTS.md).
-  static const bool quiet = [] {
-    const char* v = std::getenv("WW_QUIET_POSTS");
-    return v && std::strcmp(v, "1") == 0;
-  }();
-  retire_on_releaser(std::move(object), !quiet);
-}
-
-void wake_background_releaser() { background_frees().wake(); }
 
 void wait_for_background_frees() { background_frees().wait(); }
 

@@ -167,6 +167,8 @@ class WaveLoop {
   // the rest of release() may run on any thread that selects the loop's
   // GPU (run_batch hands it to the background releaser).
   Status settle_thread() {
+    if (settled_) return Status::Ok();
+    settled_ = true;
     unprime();
     WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
     return Status::Ok();
@@ -406,6 +408,7 @@ class WaveLoop {
   // copy at full speed.
   std::unique_ptr<PinnedStaging> staging_;
   bool released_ = false;  // release() ran
+  bool settled_ = false;   // settle_thread() ran (on the loop's thread)
   uint32_t staging_rows_ = 0;
   std::vector<uint32_t> canvas_before_;  // several GPUs: the canvas this one uploaded
   uint64_t waves_done_ = 0;  // instances of finished waves (not counting reruns)
