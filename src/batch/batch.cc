@@ -626,6 +626,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
   }
   const double ahead_ms = whole ? set_up_ahead(spec, job, *whole, out, trace) : 0;
   await_gpu_ready(out, trace);
+  take_over_from_start_up(spec, whole, out, trace);
   WW_TRY(check_device_arrays(spec, out.backend));
   if (out.backend == Backend::Gpu) WW_TRY(resolve_gpus(spec, job));
 

@@ -92,6 +92,10 @@ class Executor {
   // wave's finished flags filled ahead, which it clears, so it must go
   // before another executor runs the batch into the same columns.
   virtual void drop_ahead() {}
+  // The calls of the set-up made ahead's first wave made once more, its
+  // kernel launched with no instances (batch/gpu_start_up.h's
+  // take_over_from_start_up); false without such a set-up.
+  virtual bool rehearse_ahead() { return false; }
   // Makes resident instances' state for this executor (Resident): the
   // GPU's wave on the device; the CPU's image, which every instance's
   // saved state is relative to.

@@ -242,6 +242,14 @@ class GpuExecutor final : public Executor {
   // clock (a timeout), other GPUs or GPU arrays get none.
   void drop_ahead() override { ahead_.reset(); }
 
+  bool rehearse_ahead() override {
+    if (!ahead_ || !ahead_->set_up) return false;
+    gpu::DeviceScope on(ahead_->device);
+    if (!on.status().ok()) return false;
+    gpu::rehearse_set_up(*ahead_->set_up);
+    return true;
+  }
+
   Status set_up_ahead(const Job& job, BatchResult& out) override {
     const BatchSpec& spec = *job.spec;
     const Module& m = spec.module->module;

@@ -39,6 +39,11 @@ int first_selected_gpu(const GpuOptions& o);
 // of the wait was for pinning this batch's buffers goes into its upload.
 void await_gpu_ready(BatchResult& out, StepTrace& trace);
 
+// After await_gpu_ready, once a process: the batch thread's first calls
+// after the start-up's own thread made its last ones, counted in the
+// start-up. `ex`: the executor that set the batch up ahead, or null.
+void take_over_from_start_up(const BatchSpec& spec, Executor* ex, BatchResult& out, StepTrace& trace);
+
 // The batch thread's first CUDA calls, and its kernels' first launches,
 // while the start-up goes on; returns what of it ran after the start-up
 // had ended (counted as planning).

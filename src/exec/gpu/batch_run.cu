@@ -401,6 +401,13 @@ Result<BatchSetUpPtr> set_up_batch(const BatchRequest& req) {
   return Result<BatchSetUpPtr>(std::move(s));
 }
 
+void rehearse_set_up(BatchSetUp& s) {
+  // The staging (its events among the calls) the start-up may have pinned
+  // after the set-up was made: held now, as the batch would first. Without
+  // it the batch fails there, with the message.
+  s.loop->rehearse_wave_calls(s.loop->hold_staging().ok());
+}
+
 Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
   const auto t_start = Clock::now();
   StepTrace trace("gpu", device_sync);

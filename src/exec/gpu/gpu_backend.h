@@ -169,6 +169,9 @@ void pin_rehearsal_word();
 // interpreter's.
 void warm_layout_kernels(MemoryLayout layout);
 void warm_interpreter_kernel(MemoryLayout layout);
+// The calling thread's first calls after the GPU's start-up ended on
+// another thread (an event and a launch of no instances, waited for).
+void take_over_from_start_up();
 // Drops `object` (compiled code holding a loaded module, a finished
 // batch's set-up) on the thread that frees finished batches' device
 // memory, after those frees, with the calling thread's GPU selected:
@@ -602,6 +605,10 @@ using BatchSetUpPtr = std::unique_ptr<BatchSetUp, BatchSetUpDeleter>;
 // `req` must outlive the set-up, unchanged but for what its callbacks
 // reach; its device work has finished when this returns.
 Result<BatchSetUpPtr> set_up_batch(const BatchRequest& req);
+// Its first wave's calls made once more on the calling thread, its events
+// recorded and its kernel launched with no instances, once the GPU's
+// start-up has ended (batch/gpu_start_up.cc's take_over_from_start_up).
+void rehearse_set_up(BatchSetUp& s);
 
 // Errors: no GPU / no CUDA, an import that cannot run on the GPU (only
 // `gpu.*` intrinsics can), a request that cannot fit the device memory, a

@@ -15,6 +15,7 @@ void pin_rehearsal_word() {}
 void warm_calling_thread() {}
 void warm_layout_kernels(MemoryLayout) {}
 void warm_interpreter_kernel(MemoryLayout) {}
+void take_over_from_start_up() {}
 void retire_in_background(std::shared_ptr<void>) {}
 void request_host_pin(const void*, uint64_t) {}
 bool request_host_pin_at_start_up(const void*, uint64_t) { return false; }
@@ -36,6 +37,7 @@ Status use_device(int) { return no_cuda(); }
 Result<BatchResult> run_batch(const BatchRequest&, BatchSetUpPtr) { return no_cuda(); }
 void BatchSetUpDeleter::operator()(BatchSetUp*) const {}
 Result<BatchSetUpPtr> set_up_batch(const BatchRequest&) { return no_cuda(); }
+void rehearse_set_up(BatchSetUp&) {}
 Result<std::shared_ptr<void>> device_buffer(uint64_t) { return no_cuda(); }
 Status device_synchronize() { return no_cuda(); }
 Result<std::unique_ptr<ResidentBatch>> make_resident(const BatchRequest&) { return no_cuda(); }

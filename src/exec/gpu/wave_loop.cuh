@@ -130,8 +130,10 @@ class WaveLoop {
   // too, for a wave whose words at launch are the same.
   void prime_first_wave();
   // The first wave's kinds of calls made once on the batch's thread with
-  // no instances, beside the start-up (set_up_batch).
-  void rehearse_wave_calls();
+  // no instances, beside the start-up (set_up_batch); `own_kernel`: the
+  // wave's own events and kernel too, once the start-up has ended
+  // (rehearse_set_up).
+  void rehearse_wave_calls(bool own_kernel = false);
   // Clears the flags prime_first_wave filled, for a first wave that did
   // not run as primed (or at all).
   void unprime();
