@@ -96,6 +96,11 @@ class Executor {
   // kernel launched with no instances (batch/gpu_start_up.h's
   // take_over_from_start_up); false without such a set-up.
   virtual bool rehearse_ahead() { return false; }
+  // Launches the set-up made ahead's first wave now, where run(job, 0, all
+  // of it) follows and that wave needs nothing more before its kernel
+  // (no inputs on the wire, no host calls): the batch's host steps up to
+  // run() then go beside the kernel. False where nothing was launched.
+  virtual bool launch_ahead(const Job&) { return false; }
   // Makes resident instances' state for this executor (Resident): the
   // GPU's wave on the device; the CPU's image, which every instance's
   // saved state is relative to.

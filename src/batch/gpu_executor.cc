@@ -250,6 +250,15 @@ class GpuExecutor final : public Executor {
     return true;
   }
 
+  bool launch_ahead(const Job& job) override {
+    // As run() takes the set-up: the whole batch on its GPU alone.
+    if (!ahead_ || !ahead_->set_up || job.gpus.size() > 1) return false;
+    const Job::Gpu gpu = job.gpus.empty() ? Job::Gpu{gpu::current_device(), 0} : job.gpus[0];
+    if (gpu.device != ahead_->device || gpu.memory_budget) return false;
+    gpu::DeviceScope on(gpu.device);
+    return on.status().ok() && gpu::launch_set_up_ahead(*ahead_->set_up);
+  }
+
   Status set_up_ahead(const Job& job, BatchResult& out) override {
     const BatchSpec& spec = *job.spec;
     const Module& m = spec.module->module;

@@ -408,6 +408,11 @@ void rehearse_set_up(BatchSetUp& s) {
   s.loop->rehearse_wave_calls(s.loop->hold_staging().ok());
 }
 
+bool launch_set_up_ahead(BatchSetUp& s) {
+  static const bool on = env_switch_on("WW_LAUNCH_AHEAD");  // =0: not, for measuring
+  return on && s.loop->hold_staging().ok() && s.loop->launch_first_wave_ahead();
+}
+
 Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
   const auto t_start = Clock::now();
   StepTrace trace("gpu", device_sync);

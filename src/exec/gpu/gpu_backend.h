@@ -609,6 +609,10 @@ Result<BatchSetUpPtr> set_up_batch(const BatchRequest& req);
 // recorded and its kernel launched with no instances, once the GPU's
 // start-up has ended (batch/gpu_start_up.cc's take_over_from_start_up).
 void rehearse_set_up(BatchSetUp& s);
+// Its first wave launched now, on the calling thread, for run_batch on
+// the same thread to find under way (WaveLoop::launch_first_wave_ahead);
+// false where that wave needs more before its kernel, and nothing ran.
+bool launch_set_up_ahead(BatchSetUp& s);
 
 // Errors: no GPU / no CUDA, an import that cannot run on the GPU (only
 // `gpu.*` intrinsics can), a request that cannot fit the device memory, a

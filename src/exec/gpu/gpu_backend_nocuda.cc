@@ -38,6 +38,7 @@ Result<BatchResult> run_batch(const BatchRequest&, BatchSetUpPtr) { return no_cu
 void BatchSetUpDeleter::operator()(BatchSetUp*) const {}
 Result<BatchSetUpPtr> set_up_batch(const BatchRequest&) { return no_cuda(); }
 void rehearse_set_up(BatchSetUp&) {}
+bool launch_set_up_ahead(BatchSetUp&) { return false; }
 Result<std::shared_ptr<void>> device_buffer(uint64_t) { return no_cuda(); }
 Status device_synchronize() { return no_cuda(); }
 Result<std::unique_ptr<ResidentBatch>> make_resident(const BatchRequest&) { return no_cuda(); }

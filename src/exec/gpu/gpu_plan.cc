@@ -8,7 +8,7 @@ namespace ww::gpu {
 
 uint64_t intrinsics_bytes(const GpuBatch* gb) {
   auto cut = [](uint64_t bytes) { return (std::max<uint64_t>(bytes, 16) + 255) & ~uint64_t{255}; };
-  uint64_t bytes = cut(sizeof(unsigned long long));
+  uint64_t bytes = 0;
   if (!gb) return bytes;
   if (gb->image) bytes += cut(gb->image->pixels.size() * 4);
   if (!gb->state.empty()) bytes += cut(gb->state.size() * 4);

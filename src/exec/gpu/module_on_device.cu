@@ -127,12 +127,12 @@ PackedModule pack_module(const GpuImage& img, ModuleOnDevice& out, uint32_t spar
   return up;
 }
 
-Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, std::vector<uint32_t>* canvas_before,
+Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, unsigned long long* ignored_pixels,
+                         std::vector<uint32_t>* canvas_before,
                          bool* canvas_mapped) {
   if (canvas_mapped) *canvas_mapped = false;
   I.filter = gb ? gb->filter : TextureFilter::Nearest;
-  WW_TRY(arena.alloc(&I.ignored_pixels, 1));
-  WW_CUDA(cudaMemsetAsync(I.ignored_pixels, 0, sizeof(unsigned long long)));
+  I.ignored_pixels = ignored_pixels;
   if (!gb) return Status::Ok();
   if (gb->image) {
     I.image_w = gb->image->width;

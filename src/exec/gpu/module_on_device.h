@@ -81,8 +81,11 @@ PackedModule pack_module(const GpuImage& img, ModuleOnDevice& out, uint32_t spar
 // once: the canvas as this one uploaded it, kept for the download, which
 // then writes back only the pixels this GPU changed. `canvas_mapped`: the
 // kernels may draw straight on the host's canvas where it is pinned
-// (pinned_for_kernels), and it says whether they do.
+// (pinned_for_kernels), and it says whether they do. `ignored_pixels`:
+// the device's zeroed counter of set_pixel calls outside the image (the
+// wave loop's WaveWords, brought down with its counts).
 [[nodiscard]] Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I,
+                                       unsigned long long* ignored_pixels,
                                        std::vector<uint32_t>* canvas_before = nullptr,
                                        bool* canvas_mapped = nullptr);
 // The image and the state array back to the host, and `ignored` (the

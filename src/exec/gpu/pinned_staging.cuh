@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "common/host_workers.h"
 #include "common/result.h"
 #include "exec/gpu/cuda_check.cuh"
 #include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/device/wave_words.h"
 
 namespace ww::gpu {
 
@@ -54,23 +56,16 @@ class PinnedStaging {
   // the pieces between batches: making them (a pinned allocation, a
   // stream, events) was most of a 1.3 ms step of every batch.
   struct WaveSignals {
-    // Pinned: [0] instances done, [1] the deadline, [2] and [3] the wave's
-    // trapped and finished counts (a sliced wave's brought down behind its
-    // outputs).
+    // Pinned: [0] instances done, [1] the deadline.
     unsigned long long* words = nullptr;
     // Pinned, after those words: a streamed wave's instances finished per
     // stretch (DevWave::stream_done), copied on poll_stream.
     static constexpr uint32_t kMaxStretches = 8;
     unsigned int* stream_done = nullptr;
-    // Pinned, after those: the sparse pool's chunks taken and the stack
-    // pool's counters (DevWave::pool_used, stack_used), brought down with
-    // the counts (WaveLoop::fetch_wave_words).
-    unsigned int* pool_used = nullptr;
-    static constexpr uint32_t kStackCounters = 32;
-    unsigned int* stack_used = nullptr;
-    // Pinned, after those: set_pixel calls outside the image so far
-    // (DevIntrinsics::ignored_pixels), brought down with the counts.
-    unsigned long long* ignored_pixels = nullptr;
+    // Pinned, after those: the wave's counters as the last copy behind its
+    // kernel brought them down (WaveLoop::queue_wave_words; a sliced
+    // wave's counts come behind its outputs instead).
+    WaveWords* wave_words = nullptr;
     cudaStream_t poll_stream = nullptr;   // non-blocking: copies while kernels run
     cudaEvent_t start = nullptr, stop = nullptr;
     cudaEvent_t setup = nullptr;  // before a wave's set-up, queued without a wait (WaveLoop::init_wave)
@@ -110,14 +105,11 @@ class PinnedStaging {
       buf_[k] = pinned_ + k * piece_bytes;
       WW_CUDA(cudaEventCreateWithFlags(&ev_[k], cudaEventDisableTiming));
     }
-    static_assert(WaveSignals::kMaxStretches * sizeof(unsigned int) <= 4 * sizeof(unsigned long long));
-    WW_CUDA(cudaHostAlloc(&signals_.words, 32 * sizeof(unsigned long long), cudaHostAllocDefault));
-    signals_.stream_done = reinterpret_cast<unsigned int*>(signals_.words + 4);
-    signals_.pool_used = reinterpret_cast<unsigned int*>(signals_.words + 8);
-    signals_.stack_used = reinterpret_cast<unsigned int*>(signals_.words + 10);
-    static_assert(10 * sizeof(unsigned long long) + WaveSignals::kStackCounters * sizeof(unsigned int) <=
-                  26 * sizeof(unsigned long long));
-    signals_.ignored_pixels = signals_.words + 26;
+    static_assert(WaveSignals::kMaxStretches * sizeof(unsigned int) <= 14 * sizeof(unsigned long long));
+    static_assert(alignof(WaveWords) <= 16 * sizeof(unsigned long long));
+    WW_CUDA(cudaHostAlloc(&signals_.words, 16 * sizeof(unsigned long long) + sizeof(WaveWords), cudaHostAllocDefault));
+    signals_.stream_done = reinterpret_cast<unsigned int*>(signals_.words + 2);
+    signals_.wave_words = new (signals_.words + 16) WaveWords{};
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.poll_stream, cudaStreamNonBlocking));
     WW_CUDA(cudaEventCreate(&signals_.start));
     WW_CUDA(cudaEventCreate(&signals_.stop));

@@ -14,7 +14,7 @@ uint32_t segment_slots(uint32_t max_frame_slots) {
 }
 
 Status StackPool::setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uint32_t wave, bool frames,
-                        bool upfront, uint64_t max_bytes) {
+                        bool upfront, uint64_t max_bytes, unsigned int* counters) {
   if (max_bytes) max_bytes_ = max_bytes;
   w.stack_pool = nullptr;
   w.stack_per_lane = 0;
@@ -29,7 +29,7 @@ Status StackPool::setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uin
   one_instance_ = 2 * need / w.seg_slots + 2;
   // Whatever the cap, one instance alone always reaches the limits.
   max_bytes_ = std::max(max_bytes_, one_instance_ * 32 * w.seg_slots * 8);
-  WW_TRY(arena.alloc(&w.stack_used, 32));
+  w.stack_used = counters;
   WW_TRY(arena.alloc(&w.stack_seg, wave));
   WW_TRY(arena.alloc(&w.stack_next, wave));
   if (upfront) WW_TRY(set_pool(arena, w, std::max<uint64_t>(one_instance_ * 32, 2 * uint64_t(wave))));

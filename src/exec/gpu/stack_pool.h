@@ -28,8 +28,9 @@ class StackPool {
   // interpreter). Segments exist only when the limits exceed the wave's own
   // stacks. The pool itself is taken at the first wave that needs it
   // (`upfront`: now, for modules that must not run twice).
+  // `counters`: the wave's kStackCounters (WaveWords::stack_used), zeroed.
   Status setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uint32_t wave, bool frames, bool upfront,
-               uint64_t max_bytes);
+               uint64_t max_bytes, unsigned int* counters);
   struct Outcome {
     uint32_t redo = 0;      // instances, from the first that ran out, to run again
     bool grew = false;      // the pool grew: even a lone instance runs again

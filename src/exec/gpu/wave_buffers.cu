@@ -13,7 +13,7 @@ uint64_t WaveLoop::wave_block_bytes() const {
   const uint64_t warps32 = (uint64_t(plan_.wave_size) + 31) / 32 * 32;
   uint64_t block = (plan_.overhead_bytes_per_instance +
                     (plan_.layout == MemoryLayout::Sparse ? 0 : plan_.linear_bytes_per_instance)) * warps32 +
-                   (uint64_t(64) << 10);
+                   (uint64_t(64) << 10) + ((sizeof(WaveWords) + 255) & ~uint64_t{255});
   if (results32_ || req_.resident) block += 2 * staging_piece_bytes();
   // The first sparse pool too: a cudaMalloc costs about 0.2 ms whatever
   // its size up to 4 GiB (bench/scale/alloc_cost.cu), and the pool's own
@@ -58,7 +58,7 @@ Status WaveLoop::alloc_wave_buffers() {
     W_.image_chunks = mod_.num_image_chunks;
     W_.table_stride = plan_.chunk_table_shared ? 0 : W_.cap_chunks;
     WW_TRY(arena_.alloc(&W_.chunk_table, chunk_table_entries()));
-    WW_TRY(arena_.alloc(&W_.pool_used, 2));
+    W_.pool_used = words_->pool_used;
     WW_TRY(set_pool(plan_.pool_bytes));
     trace_("wave buffers: sparse pool");
     next_wave_ = plan_.first_wave;
@@ -78,7 +78,7 @@ Status WaveLoop::alloc_wave_buffers() {
   WW_TRY(arena_.alloc(&W_.finished, WV));
   // A resident batch's instances cannot run again: the pool is there from the start.
   WW_TRY(stack_pool_.setup(arena_, W_, img_, uint32_t(WV), frames, req_.resident || imports_atomic_add(req_.module->module),
-                           req_.max_stack_pool_bytes));
+                           req_.max_stack_pool_bytes, words_->stack_used));
   trace_("wave buffers: stack pool");
   if (host_calls_)
     WW_TRY(host_calls_->alloc(arena_, W_, I_, uint32_t(WV), host_call_width(), launcher_.leave_words()));
@@ -113,7 +113,7 @@ Status WaveLoop::set_pool(uint64_t bytes) {
 }
 
 Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
-  const uint32_t used = sig_->pool_used[0];  // fetch_wave_words
+  const uint32_t used = sig_->wave_words->pool_used[0];  // queue_wave_words
   const uint64_t chunk = uint64_t(32) << W_.chunk_shift;
   const uint64_t taken = std::min<uint64_t>(used, pool_chunks_);
   if (taken * chunk > pool_bytes_used_) {
@@ -169,7 +169,7 @@ Status WaveLoop::hold_staging() {
   sig_ = &staging_->signals();
   sig_->words[0] = 0;
   sig_->words[1] = 1;  // the deadline that stops a running wave
-  *sig_->ignored_pixels = 0;  // as on the device, until a wave brings the count down
+  sig_->wave_words->ignored_pixels = 0;  // as on the device, until a wave brings the count down
   return Status::Ok();
 }
 

@@ -185,7 +185,9 @@ Status WaveLoop::setup(BatchResult& out, bool staging_now) {
   trace_("wave buffers: staging");
   WW_TRY(packed.upload(arena_, staging_.get()));
   trace_("upload module: its arrays");
-  WW_TRY(upload_intrinsics(arena_, req_.batch, I_, req_.claim ? &canvas_before_ : nullptr,
+  WW_TRY(arena_.alloc(&words_, 1));
+  WW_CUDA(cudaMemsetAsync(words_, 0, sizeof(WaveWords)));
+  WW_TRY(upload_intrinsics(arena_, req_.batch, I_, &words_->ignored_pixels, req_.claim ? &canvas_before_ : nullptr,
                            req_.claim || req_.resident ? nullptr : &canvas_mapped_));
   trace_("upload module: intrinsics");
   // No synchronisation until the wave's set-up (init_wave): the module
@@ -199,8 +201,8 @@ Status WaveLoop::setup(BatchResult& out, bool staging_now) {
   if (staging_) WW_TRY(hold_staging());
   WW_TRY(arena_.alloc(&W_.done, 1));
   WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));
-  WW_TRY(arena_.alloc(&W_.trapped, 2));
-  W_.finished_count = W_.trapped + 1;
+  W_.trapped = &words_->counts[0];
+  W_.finished_count = &words_->counts[1];
   WW_TRY(arena_.alloc(&stream_done_, PinnedStaging::WaveSignals::kMaxStretches));
 
   trace_("done and trapped words");
@@ -610,7 +612,8 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   W_.first = req_.index_base + first;
   const uint32_t blocks = (n + kBlock - 1) / kBlock;
   const bool cancelled = req_.cancel && req_.cancel->load();
-  if (cancelled || (req_.timeout_s > 0 && seconds_since(t_start_) > req_.timeout_s)) {
+  // A wave launched ahead runs its course: the wait sends it the stop.
+  if (!ahead_launch_ && (cancelled || (req_.timeout_s > 0 && seconds_since(t_start_) > req_.timeout_s))) {
     unprime();
     const TrapCode why = cancelled ? TrapCode::Interrupted : TrapCode::Timeout;
     for (uint32_t t = 0; t < n; ++t) dest_.traps[first + t] = uint8_t(why);
@@ -643,7 +646,7 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   }
   if (sparse_ && W_.mem_cap) WW_TRY(account_pool(first, n, redo));
   WW_ASSIGN_OR_RETURN(StackPool::Outcome stack,
-                      stack_pool_.account(arena_, W_, dest_.traps + first, n, sig_->stack_used));
+                      stack_pool_.account(arena_, W_, dest_.traps + first, n, sig_->wave_words->stack_used));
   *redo = std::max(*redo, stack.redo);
   stack_pool_grew_ = stack.grew;
   if (stack.wave_cap) stack_wave_cap_ = stack_wave_cap_ ? std::min(stack_wave_cap_, stack.wave_cap) : stack.wave_cap;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstring>
 #include <thread>
 #include <type_traits>
@@ -134,6 +135,13 @@ class WaveLoop {
   // wave's own events and kernel too, once the start-up has ended
   // (rehearse_set_up).
   void rehearse_wave_calls(bool own_kernel = false);
+  // The primed first wave's kernel launched now, where nothing more but
+  // the launch comes before it (no inputs on the wire, no host calls, no
+  // chain, no streamed stretches, no shared state that a second run would
+  // add to): run_wave finds it under way and waits for it. Any launch with
+  // other words runs after it on the thread's stream, and writes the rows
+  // again. False where nothing was launched.
+  bool launch_first_wave_ahead();
   // Clears the flags prime_first_wave filled, for a first wave that did
   // not run as primed (or at all).
   void unprime();
@@ -159,7 +167,7 @@ class WaveLoop {
     const bool canvas_down = canvas_queued_;
     WW_TRY(drop_queued_canvas());  // its copy done
     WW_TRY(download_intrinsics(req_.batch, I_, *staging_, req_.claim ? &canvas_before_ : nullptr,
-                               canvas_down || canvas_mapped_, *sig_->ignored_pixels));
+                               canvas_down || canvas_mapped_, sig_->wave_words->ignored_pixels));
     download_ms_ += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     trace_("intrinsics' buffers");
     return Status::Ok();
@@ -271,6 +279,8 @@ class WaveLoop {
   };
   Status begin_wave(uint32_t n, Fresh fresh);
   Status launch_and_wait(uint32_t blocks);
+  // The kernel between the wave's timing events, its words behind it.
+  Status queue_launch(uint32_t blocks);
   // Waits for `ev`, meanwhile moving the deadline when the batch is
   // cancelled (once: `stop_sent`) and reporting progress.
   Status await_event(cudaEvent_t ev, bool& stop_sent);
@@ -429,6 +439,7 @@ class WaveLoop {
   uint32_t pool_wave_instances_ = 0;
   uint32_t wave_slices_ = 1;
   unsigned int* stream_done_ = nullptr;  // DevWave::stream_done when a wave streams
+  WaveWords* words_ = nullptr;           // the counters DevWave and DevIntrinsics point into
   uint32_t* packed32_ = nullptr;         // DevWave::packed32 when a wave streams 32-bit results
   uint32_t streamed_rows_ = 0;           // this wave's rows whose results are down
   uint64_t streamed_total_ = 0;          // all waves', for the result
@@ -444,6 +455,8 @@ class WaveLoop {
   bool set_up_primed_ = false;       // prime_first_wave ran the first wave's set-up kernel...
   DevWave primed_wave_{};            // ...with these words (the launch needs the same)
   bool words_queued_ = false;        // the last launch's words follow its kernel (words_follow_kernel)
+  std::optional<Status> ahead_launch_;  // launch_first_wave_ahead's launch, until a launch_and_wait takes it...
+  DevWave ahead_wave_{};                // ...with these words
   bool poll_waits_ = false;          // the poll stream has yet to wait for the launch's start
   uint32_t stack_wave_cap_ = 0;
   uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold

@@ -61,7 +61,7 @@ Status WaveLoop::queue_outputs(uint32_t k, bool last, uint32_t first, uint32_t r
   // Behind the last slice's outputs, every slice's kernels have ended: the
   // counts come with them, not by a round trip of their own.
   if (last)
-    WW_CUDA(cudaMemcpyAsync(&sg.words[2], W_.trapped, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+    WW_CUDA(cudaMemcpyAsync(sg.wave_words->counts, W_.trapped, sizeof sg.wave_words->counts, cudaMemcpyDeviceToHost,
                             sg.outputs));
   WW_CUDA(cudaEventRecord(sg.slice[k][Signals::kFetched], sg.outputs));
   return Status::Ok();
@@ -191,7 +191,7 @@ Status WaveLoop::run_slices(uint32_t first, uint32_t n, uint32_t slices) {
     trace_("wave: slices");
     WW_TRY(add_slice_times(slices, queued_outputs));
     if (StepTrace::enabled()) WW_TRY(trace_slice_timeline(slices));
-    return download_status(first, n, queued_outputs ? &sg.words[2] : nullptr);
+    return download_status(first, n, queued_outputs ? sg.wave_words->counts : nullptr);
   };
   Status st = run();
   // Nothing of the wave may still run when its buffers go.

@@ -5,22 +5,19 @@
 #include "exec/gpu/wave_loop.cuh"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 namespace ww::gpu {
 
-// One round trip for what the host reads after every wave: each word's
-// own cudaMemcpy waited for the device (thread-id, 1M compiled instances:
-// the counts, then the pools' use, about 0.01 ms each).
+// One copy for what the host reads after every wave (WaveWords): each
+// counter's own copy was a round trip of the copy engine behind the kernel
+// (thread-id, 1M compiled instances: about 0.01 ms each, bench/RESULTS.md).
+// Without `counts` those are on the host already and stay as they came.
 Status WaveLoop::queue_wave_words(bool counts) {
-  const cudaStream_t s = cudaStreamPerThread;
-  if (counts)
-    WW_CUDA(cudaMemcpyAsync(&sig_->words[2], W_.trapped, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
-  if (sparse_ && W_.mem_cap) WW_CUDA(cudaMemcpyAsync(sig_->pool_used, W_.pool_used, 4, cudaMemcpyDeviceToHost, s));
-  if (stack_pool_.on())
-    WW_CUDA(cudaMemcpyAsync(sig_->stack_used, W_.stack_used,
-                            PinnedStaging::WaveSignals::kStackCounters * sizeof(unsigned int), cudaMemcpyDeviceToHost, s));
-  WW_CUDA(cudaMemcpyAsync(sig_->ignored_pixels, I_.ignored_pixels, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+  const size_t from = counts ? 0 : offsetof(WaveWords, pool_used);
+  WW_CUDA(cudaMemcpyAsync(reinterpret_cast<char*>(sig_->wave_words) + from, reinterpret_cast<const char*>(words_) + from,
+                          sizeof(WaveWords) - from, cudaMemcpyDeviceToHost, cudaStreamPerThread));
   return Status::Ok();
 }
 
@@ -64,7 +61,7 @@ Status WaveLoop::download_status(uint32_t first, uint32_t n, const unsigned long
   // calls resume instances, so those download them.
   unsigned long long counts[2] = {0, 0};  // trapped, finished
   if (!words_queued_) WW_TRY(fetch_wave_words(!counts_on_host));
-  std::copy_n(counts_on_host ? counts_on_host : &sig_->words[2], 2, counts);
+  std::copy_n(counts_on_host ? counts_on_host : sig_->wave_words->counts, 2, counts);
   const unsigned long long trapped = counts[0];
   wave_trapped_ = trapped;
   trapped_counted_ += trapped;

@@ -274,12 +274,12 @@ TEST_P(StreamResults, WhatABatchLeavesForTheReleaserComesBack) {
 // events recorded, its kernel launched with no instances) change none of it.
 TEST_P(StreamResults, ASetUpMadeAheadUsedOrDropped) {
   const uint32_t n = 1u << 20;
-  enum Use { kUsed, kRehearsedAndUsed, kDropped };
+  enum Use { kUsed, kRehearsedAndUsed, kDropped, kLaunchedAndUsed, kLaunchedAndDropped };
+  const char* const names[] = {"used", "rehearsed, used", "dropped", "launched ahead, used", "launched ahead, dropped"};
   for (const bool pinned : {false, true})
-    for (const Use use : {kUsed, kRehearsedAndUsed, kDropped}) {
-      const bool used = use != kDropped;
-      SCOPED_TRACE(std::string(pinned ? "pinned, " : "not pinned, ") +
-                   (use == kUsed ? "used" : use == kRehearsedAndUsed ? "rehearsed, used" : "dropped"));
+    for (const Use use : {kUsed, kRehearsedAndUsed, kDropped, kLaunchedAndUsed, kLaunchedAndDropped}) {
+      const bool used = use != kDropped && use != kLaunchedAndDropped;
+      SCOPED_TRACE(std::string(pinned ? "pinned, " : "not pinned, ") + names[use]);
       Columns32 c(n, 1, pinned);
       BatchRequest r = request("work", n);
       r.dest = c.dest();
@@ -297,9 +297,26 @@ TEST_P(StreamResults, ASetUpMadeAheadUsedOrDropped) {
       const auto first_wave = uint64_t(std::find(fin.begin(), fin.end(), 0) - fin.begin());
       EXPECT_GT(first_wave, 0u);
       EXPECT_EQ(uint64_t(std::count(fin.begin(), fin.end(), 1)), first_wave);
+      if (use == kLaunchedAndUsed || use == kLaunchedAndDropped) {
+        // A kernel writing into the pinned column needs nothing more
+        // before it; streamed stretches do, and are not launched ahead.
+        const bool launched = launch_set_up_ahead(**ahead);
+        EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+        if (pinned) {
+          EXPECT_TRUE(launched);
+        }
+      }
       if (!used) {
+        // Dropped, its flags say nothing, whatever its kernel did; the
+        // batch run again without it writes every row.
         ahead->reset();
         EXPECT_EQ(uint64_t(std::count(fin.begin(), fin.end(), 0)), n);
+        if (use == kDropped) continue;
+        auto again = run_batch(*req, nullptr);
+        ASSERT_TRUE(again.ok()) << again.error().message;
+        uint32_t trapped_again = 0;
+        ASSERT_NO_FATAL_FAILURE(c.expect_work(scale(), &trapped_again));
+        EXPECT_EQ(again->trapped_counted, trapped_again);
         continue;
       }
       if (use == kRehearsedAndUsed) {

@@ -6,6 +6,7 @@
 
 #include "exec/gpu/device/dev_memory.cuh"
 #include "exec/gpu/device/dev_state.cuh"
+#include "exec/gpu/device/wave_words.h"
 
 namespace ww::gpu {
 
@@ -103,7 +104,7 @@ __global__ void begin_wave_kernel(DevModule M, DevWave W, InitState S, WaveStart
     if (B.pool_used) *W.pool_used = 0;
     if (B.done) *W.done = 0;
     if (B.stacks)
-      for (uint32_t k = 0; k < 32; ++k) W.stack_used[k] = 0;
+      for (uint32_t k = 0; k < kStackCounters; ++k) W.stack_used[k] = 0;
   }
   for (uint64_t k = i; k < B.clear_words; k += uint64_t(gridDim.x) * blockDim.x) B.clear[k] = 0;
   const uint32_t t = wave_thread(W);
