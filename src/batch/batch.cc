@@ -270,7 +270,7 @@ struct CompiledExecutor {
 // GPU code is unloaded off this thread: unloading waits for the batch's
 // memory to be freed, which happens in the background meanwhile.
 void retire_executor(std::unique_ptr<Executor> ex) {
-  if (ex && ex->backend() == Backend::Gpu) gpu::retire_in_background(std::shared_ptr<Executor>(std::move(ex)));
+  if (ex && ex->backend() == Backend::Gpu) gpu::release_later(std::shared_ptr<Executor>(std::move(ex)));
 }
 
 // `device`: the GPU whose architecture the code is built for and where it
@@ -423,6 +423,7 @@ class Driver {
         keep_compiling(std::async(std::launch::async, [p = std::move(pending)]() mutable {
           CompiledExecutor late = p.get();
           retire_executor(std::move(late.exec));
+          gpu::wake_background_releaser();  // the batch has ended
         }));
       }
     }
@@ -587,6 +588,11 @@ Status start_resident(const BatchSpec& spec, Resident& r) {
 }
 
 Result<BatchResult> run(const BatchSpec& spec) {
+  // A batch that failed after it left work to the background releaser
+  // wakes it too (finish_run does for one that ran).
+  struct WakeReleaser {
+    ~WakeReleaser() { gpu::wake_background_releaser(); }
+  } wake_at_return;
   StepTrace trace("batch");
   WW_ASSIGN_OR_RETURN(Job job, make_job(spec));
   trace("job (validate, --init)");
@@ -692,6 +698,8 @@ namespace {
 
 Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResult& out) {
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.t0).count();
+  // What the batch left for later (its set-up and code released) goes now.
+  if (out.backend == Backend::Gpu) gpu::wake_background_releaser();
   // Instances the timeout stopped, or that never started, say so as their
   // trap, so every output row tells what became of its instance (those an
   // executor already marked keep their mark: their rows may be written).

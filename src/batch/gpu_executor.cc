@@ -229,7 +229,7 @@ class GpuExecutor final : public Executor {
       const Status ran = run_request(job, *ahead->sr, out, out, std::move(ahead->set_up));
       // Its request, whose set-up the batch left to the background
       // releaser, goes after it (the releaser keeps their order).
-      gpu::retire_in_background(std::shared_ptr<Ahead>(std::move(ahead)));
+      gpu::release_later(std::shared_ptr<Ahead>(std::move(ahead)));
       return ran;
     }
     ahead.reset();  // its wave buffers back before the stretch's set-up

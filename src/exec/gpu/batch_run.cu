@@ -491,7 +491,7 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
     if (behind && !req.host_calls) {
       WW_TRY(loop.settle_thread());
       trace("loop's thread settled");
-      retire_in_background(std::shared_ptr<BatchSetUp>(std::move(ahead)));
+      release_later(std::shared_ptr<BatchSetUp>(std::move(ahead)));
     } else {
       WW_TRY(loop.release());
       ahead.reset();

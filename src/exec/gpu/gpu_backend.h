@@ -178,6 +178,14 @@ void take_over_from_start_up();
 // unloading a module waits for them, and the caller has outputs to write
 // meanwhile.
 void retire_in_background(std::shared_ptr<void> object);
+// The same, but the releaser starts on it only at the next
+// wake_background_releaser (the batch's end, batch::run), a later post
+// that wakes it, or a wait for it (the next batch's plan, the process's
+// exit): waking the sleeping thread is a system call on the batch's own
+// thread, inside its wall time (WW_QUIET_POSTS=0 wakes it at once, for
+// measuring).
+void release_later(std::shared_ptr<void> object);
+void wake_background_releaser();
 // GPU memory of `bytes` bytes, freed when the last owner goes (for
 // results that stay on the device).
 Result<std::shared_ptr<void>> device_buffer(uint64_t bytes);

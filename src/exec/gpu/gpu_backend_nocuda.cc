@@ -17,6 +17,8 @@ void warm_layout_kernels(MemoryLayout) {}
 void warm_interpreter_kernel(MemoryLayout) {}
 void take_over_from_start_up() {}
 void retire_in_background(std::shared_ptr<void>) {}
+void release_later(std::shared_ptr<void>) {}
+void wake_background_releaser() {}
 void request_host_pin(const void*, uint64_t) {}
 bool request_host_pin_at_start_up(const void*, uint64_t) { return false; }
 void release_host_pin(const void*) {}

@@ -103,11 +103,18 @@ class BackgroundFrees {
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
-  void post(std::function<void()> task) {
+  // `wake` false: the task waits for the next post that wakes the thread,
+  // wake() or wait(). Waking a sleeping thread is a system call on the
+  // poster's thread (see release_later).
+  void post(std::function<void()> task, bool wake = true) {
     std::lock_guard<std::mutex> g(mu_);
     start_locked();
     tasks_.push_back(std::move(task));
-    wake_.notify_all();
+    if (wake) wake_.notify_all();
+  }
+  void wake() {
+    std::lock_guard<std::mutex> g(mu_);
+    if (!tasks_.empty()) wake_.notify_all();
   }
   // The GPU's start-up starts the thread: started by a batch's first post,
   // it was part of the 0.1-0.14 ms of the wave loop's end (bench/RESULTS.md).
@@ -117,6 +124,7 @@ class BackgroundFrees {
   }
   void wait() {
     std::unique_lock<std::mutex> lk(mu_);
+    if (!tasks_.empty()) wake_.notify_all();  // tasks posted without waking
     idle_.wait(lk, [&] { return tasks_.empty() && !busy_; });
   }
 
@@ -388,13 +396,26 @@ uint64_t idle_block_bytes() {
   return it == k.idle.end() ? 0 : it->second.bytes;
 }
 
-void retire_in_background(std::shared_ptr<void> object) {
+namespace {
+void retire_on_releaser(std::shared_ptr<void> object, bool wake) {
   // What it releases (a staging kept, an idle block) is the poster's GPU's.
-  background_frees().post([object = std::move(object), device = current_device()]() mutable {
-    DeviceScope on(device);
-    object.reset();
-  });
+  background_frees().post(
+      [object = std::move(object), device = current_device()]() mutable {
+        DeviceScope on(device);
+        object.reset();
+      },
+      wake);
 }
+}  // namespace
+
+void retire_in_background(std::shared_ptr<void> object) { retire_on_releaser(std::move(object), true); }
+
+void release_later(std::shared_ptr<void> object) {
+  static const bool quiet = env_switch_on("WW_QUIET_POSTS");
+  retire_on_releaser(std::move(object), !quiet);
+}
+
+void wake_background_releaser() { background_frees().wake(); }
 
 void wait_for_background_frees() { background_frees().wait(); }
 

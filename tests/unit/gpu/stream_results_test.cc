@@ -237,9 +237,9 @@ TEST_P(StreamResults, ThirtyTwoBitResultsIntoAFourByteColumn) {
 }
 
 // A finished batch leaves its staging and wave block to the background
-// releaser (run_batch): a wait for it (the next batch's plan waits so)
-// brings them back, and a batch run straight after one finds them or its
-// own, with the same rows.
+// releaser (run_batch, release_later: without waking it): a wait for it
+// (the next batch's plan waits so) brings them back, and a batch run
+// straight after one finds them or its own, with the same rows.
 TEST_P(StreamResults, WhatABatchLeavesForTheReleaserComesBack) {
   const uint32_t n = 100000;
   std::vector<uint64_t> first;
