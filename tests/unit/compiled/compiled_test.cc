@@ -446,8 +446,8 @@ TEST(CompiledCpu, ConcurrentRequestsForOneCodeCompileItOnce) {
     for (int i = 0; i < 3; ++i)
       ts.emplace_back([&] {
         auto r = compiled::compile_cpu(req, nullptr);
-        EXPECT_TRUE(r.ok()) << r.error().message;
-        if (r.ok()) EXPECT_TRUE(*r);
+        ASSERT_TRUE(r.ok()) << r.error().message;
+        EXPECT_TRUE(*r);
       });
     for (auto& t : ts) t.join();
     EXPECT_EQ(count_runs() - before, per_compile) << (cache ? "with the cache" : "without a cache");
