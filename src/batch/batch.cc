@@ -588,8 +588,9 @@ Status start_resident(const BatchSpec& spec, Resident& r) {
 }
 
 Result<BatchResult> run(const BatchSpec& spec) {
-  // A batch that failed after it left work to the background releaser
-  // wakes it too (finish_run does for one that ran).
+  // What the batch left to the background releaser (its set-up and code,
+  // posted without waking it inside its wall) goes once it returns, as the
+  // caller writes its outputs, whether it ran or failed.
   struct WakeReleaser {
     ~WakeReleaser() { gpu::wake_background_releaser(); }
   } wake_at_return;
@@ -657,22 +658,23 @@ Result<BatchResult> run(const BatchSpec& spec) {
   }
   const bool compile_now = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
   const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
+  const bool compile_behind = !compile_now && tier == Tier::Auto && spec.instances >= auto_min;
+  // Code loaded early on the first GPU the batch uses; otherwise compiled
+  // or loaded below.
+  const bool loaded_here = code && code->loaded && code->device == first_gpu(job);
   // The clock has started: the first wave of the set-up made ahead goes to
   // the GPU now, where the branch below runs the whole batch on its
   // executor, and the batch's host steps up to that wave run beside its
   // kernel (they were 0.02 ms before the launch of thread-id's 1M compiled
   // batch, whose kernel takes 0.1: bench/RESULTS.md).
-  const bool whole_runs =
-      whole && (whole == interp.get() ? !compile_now && !(tier == Tier::Auto && spec.instances >= auto_min)
-                                      : compile_now && code->loaded && code->device == first_gpu(job));
-  if (whole_runs && whole->launch_ahead(job)) trace("first wave launched ahead");
+  const Executor* runs_whole = compile_now ? (loaded_here ? code->loaded->exec.get() : nullptr)
+                               : compile_behind ? nullptr
+                                                : interp.get();
+  if (whole && whole == runs_whole && whole->launch_ahead(job)) trace("first wave launched ahead");
   Driver driver(spec, job, out);
   compiled::Request req = code ? code->req : compile_request(spec, job, out.backend);
   if (compile_now) {
-    // Loaded early on the first GPU the batch uses, or now.
-    CompiledExecutor ce = code && code->loaded && code->device == first_gpu(job)
-                              ? std::move(*code->loaded)
-                              : compile_executor(req, first_gpu(job));
+    CompiledExecutor ce = loaded_here ? std::move(*code->loaded) : compile_executor(req, first_gpu(job));
     trace("compile or load compiled code");
     // Code loaded early on another GPU than the batch's first: its set-up
     // ahead goes unused, and its flags with it, before the batch writes them.
@@ -683,7 +685,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
     WW_TRY(driver.run_segment(ce.exec ? *ce.exec : *interp, 0, spec.instances));
     trace("run the segment");
     retire_executor(std::move(ce.exec));
-  } else if (tier == Tier::Auto && spec.instances >= auto_min) {
+  } else if (compile_behind) {
     WW_TRY(driver.run_with_background_compile(*interp, req));
   } else {
     WW_TRY(driver.run_segment(*interp, 0, spec.instances));
@@ -698,8 +700,6 @@ namespace {
 
 Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResult& out) {
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.t0).count();
-  // What the batch left for later (its set-up and code released) goes now.
-  if (out.backend == Backend::Gpu) gpu::wake_background_releaser();
   // Instances the timeout stopped, or that never started, say so as their
   // trap, so every output row tells what became of its instance (those an
   // executor already marked keep their mark: their rows may be written).

@@ -37,13 +37,12 @@ bool WaveLoop::launch_first_wave_ahead() {
       !req_.then.empty() || W_.stream_rows || imports_atomic_add(req_.module->module) ||
       std::memcmp(&primed_wave_, &W_, sizeof W_) != 0)
     return false;
-  ahead_wave_ = W_;
   ahead_launch_ = queue_launch((W_.n + kBlock - 1) / kBlock);
   return true;
 }
 
 Status WaveLoop::launch_and_wait(uint32_t blocks) {
-  if (ahead_launch_ && std::memcmp(&ahead_wave_, &W_, sizeof W_) == 0) {
+  if (ahead_launch_ && std::memcmp(&primed_wave_, &W_, sizeof W_) == 0) {
     const Status launched = std::move(*ahead_launch_);
     ahead_launch_.reset();
     WW_TRY(launched);

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <type_traits>
 
@@ -455,8 +455,7 @@ class WaveLoop {
   bool set_up_primed_ = false;       // prime_first_wave ran the first wave's set-up kernel...
   DevWave primed_wave_{};            // ...with these words (the launch needs the same)
   bool words_queued_ = false;        // the last launch's words follow its kernel (words_follow_kernel)
-  std::optional<Status> ahead_launch_;  // launch_first_wave_ahead's launch, until a launch_and_wait takes it...
-  DevWave ahead_wave_{};                // ...with these words
+  std::optional<Status> ahead_launch_;  // launch_first_wave_ahead's, with primed_wave_'s words, until a launch takes it
   bool poll_waits_ = false;          // the poll stream has yet to wait for the launch's start
   uint32_t stack_wave_cap_ = 0;
   uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
