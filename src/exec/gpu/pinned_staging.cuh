@@ -66,6 +66,9 @@ class PinnedStaging {
     // kernel brought them down (WaveLoop::queue_wave_words; a sliced
     // wave's counts come behind its outputs instead).
     WaveWords* wave_words = nullptr;
+    // The same words as the device addresses them (null where it cannot):
+    // a one-block kernel behind the wave's kernel writes them there.
+    WaveWords* wave_words_mapped = nullptr;
     cudaStream_t poll_stream = nullptr;   // non-blocking: copies while kernels run
     cudaEvent_t start = nullptr, stop = nullptr;
     cudaEvent_t setup = nullptr;  // before a wave's set-up, queued without a wait (WaveLoop::init_wave)
@@ -110,6 +113,10 @@ class PinnedStaging {
     WW_CUDA(cudaHostAlloc(&signals_.words, 16 * sizeof(unsigned long long) + sizeof(WaveWords), cudaHostAllocDefault));
     signals_.stream_done = reinterpret_cast<unsigned int*>(signals_.words + 2);
     signals_.wave_words = new (signals_.words + 16) WaveWords{};
+    void* mapped = nullptr;
+    if (cudaHostGetDevicePointer(&mapped, signals_.wave_words, 0) == cudaSuccess)
+      signals_.wave_words_mapped = static_cast<WaveWords*>(mapped);
+    (void)cudaGetLastError();  // without it the words come down by a copy
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.poll_stream, cudaStreamNonBlocking));
     WW_CUDA(cudaEventCreate(&signals_.start));
     WW_CUDA(cudaEventCreate(&signals_.stop));

@@ -46,6 +46,7 @@ void load_wave_kernels() {
   (void)cudaFuncGetAttributes(&a, init_state_kernel);
   (void)cudaFuncGetAttributes(&a, begin_wave_kernel);
   (void)cudaFuncGetAttributes(&a, pack_results32_kernel);
+  (void)cudaFuncGetAttributes(&a, words_down_kernel);
   with_layout(DevLayout::Sparse, [&](auto L) {
     (void)cudaFuncGetAttributes(&a, mem_in_kernel<decltype(L)::value>);
     (void)cudaFuncGetAttributes(&a, mem_out_kernel<decltype(L)::value>);
@@ -60,6 +61,7 @@ void load_wave_kernels() {
   }
   if (uint64_t* w = warm_word()) (void)cudaMemsetAsync(w, 0, sizeof *w, cudaStreamPerThread);
   begin_wave_kernel<<<1, kBlock>>>(DevModule{}, kNoInstances, InitState{}, WaveStart{});
+  words_down_kernel<<<1, 64>>>(nullptr, nullptr, 0);
   (void)cudaStreamSynchronize(cudaStreamPerThread);
   (void)cudaGetLastError();
 }
@@ -400,6 +402,33 @@ Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
   return end_phase(memory_setup_ms_);
 }
 
+// One transfer for what the host reads after every wave (WaveWords): each
+// counter's own copy was a round trip of the copy engine behind the kernel
+// (thread-id, 1M compiled instances: about 0.01 ms each, bench/RESULTS.md).
+// A kernel's stores into the pinned mirror replace the copy: a kernel
+// follows a kernel on the stream sooner than the copy engine does. Here,
+// since wave_kernels.cuh's kernels are defined in one file: a kernel of
+// another file's module cost Mandelbrot's batch 1 ms to load (H200).
+// WW_WORDS_KERNEL=0 copies, for measuring.
+// Without `counts` those are on the host already and stay as they came.
+Status WaveLoop::queue_wave_words(bool counts) {
+  static const bool by_kernel = env_switch_on("WW_WORDS_KERNEL");
+  static_assert(sizeof(WaveWords) % 8 == 0 && offsetof(WaveWords, pool_used) % 8 == 0);
+  const size_t from = counts ? 0 : offsetof(WaveWords, pool_used);
+  const char* src = reinterpret_cast<const char*>(words_) + from;
+  if (by_kernel && sig_->wave_words_mapped) {
+    words_down_kernel<<<1, 64, 0, cudaStreamPerThread>>>(
+        reinterpret_cast<const unsigned long long*>(src),
+        reinterpret_cast<unsigned long long*>(reinterpret_cast<char*>(sig_->wave_words_mapped) + from),
+        uint32_t((sizeof(WaveWords) - from) / 8));
+    WW_CUDA(cudaGetLastError());
+    return Status::Ok();
+  }
+  WW_CUDA(cudaMemcpyAsync(reinterpret_cast<char*>(sig_->wave_words) + from, src, sizeof(WaveWords) - from,
+                          cudaMemcpyDeviceToHost, cudaStreamPerThread));
+  return Status::Ok();
+}
+
 // A slice's kernels on the compute stream (wave_slices.cu runs the
 // slices): here, since wave_kernels.cuh's kernels are defined in one file.
 Status WaveLoop::launch_slice(uint32_t k, uint32_t r0, uint32_t r1) {
@@ -679,6 +708,7 @@ void WaveLoop::rehearse_wave_calls(bool own_kernel) {
       (void)cudaEventRecord(sig_->start, cudaStreamPerThread);
       (void)launcher_.launch(mod_.M, none, I_, 1, layout_, nullptr);
       (void)cudaEventRecord(sig_->stop, cudaStreamPerThread);
+      if (words_) (void)queue_wave_words(true);  // its kernel loaded (lazily) now, not behind the first wave
       (void)cudaEventRecord(sig_->words_down, cudaStreamPerThread);
     }
     (void)cudaEventRecord(e, cudaStreamPerThread);

@@ -10,17 +10,6 @@
 
 namespace ww::gpu {
 
-// One copy for what the host reads after every wave (WaveWords): each
-// counter's own copy was a round trip of the copy engine behind the kernel
-// (thread-id, 1M compiled instances: about 0.01 ms each, bench/RESULTS.md).
-// Without `counts` those are on the host already and stay as they came.
-Status WaveLoop::queue_wave_words(bool counts) {
-  const size_t from = counts ? 0 : offsetof(WaveWords, pool_used);
-  WW_CUDA(cudaMemcpyAsync(reinterpret_cast<char*>(sig_->wave_words) + from, reinterpret_cast<const char*>(words_) + from,
-                          sizeof(WaveWords) - from, cudaMemcpyDeviceToHost, cudaStreamPerThread));
-  return Status::Ok();
-}
-
 Status WaveLoop::fetch_wave_words(bool counts) {
   WW_TRY(queue_wave_words(counts));
   WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
