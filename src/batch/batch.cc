@@ -212,8 +212,10 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   }
   // The results likewise when they are 4 bytes a value: the kernel writes
   // them straight in (WaveLoop::mapped_results), or the device copies them
-  // (WaveLoop::download_results32).
-  if (pin_for_gpu && !out.results32.empty()) {
+  // (WaveLoop::download_results32). For the interpreter too: 4 bytes an
+  // instance pin in the start-up's first step, long before the batch
+  // waits for it, and no results come down after its kernel.
+  if (spec.backend != Backend::Cpu && !out.results32.empty()) {
     gpu::HostPin pin(gpu::HostPin::AtStartUp{}, out.results32.data(), out.results32.size() * 4);
     if (!pin.empty()) out.pins.push_back(std::move(pin));
   }

@@ -62,8 +62,8 @@ class PinnedStaging {
     // stretch (DevWave::stream_done), copied on poll_stream.
     static constexpr uint32_t kMaxStretches = 8;
     unsigned int* stream_done = nullptr;
-    // Pinned, after those: the wave's counters as the last copy behind its
-    // kernel brought them down (WaveLoop::queue_wave_words; a sliced
+    // Pinned, after those: the wave's counters as the last transfer behind
+    // its kernel brought them down (WaveLoop::queue_wave_words; a sliced
     // wave's counts come behind its outputs instead).
     WaveWords* wave_words = nullptr;
     // The same words as the device addresses them (null where it cannot):

@@ -708,7 +708,7 @@ void WaveLoop::rehearse_wave_calls(bool own_kernel) {
       (void)cudaEventRecord(sig_->start, cudaStreamPerThread);
       (void)launcher_.launch(mod_.M, none, I_, 1, layout_, nullptr);
       (void)cudaEventRecord(sig_->stop, cudaStreamPerThread);
-      if (words_) (void)queue_wave_words(true);  // its kernel loaded (lazily) now, not behind the first wave
+      if (words_) (void)queue_wave_words(true);  // as the wave's launch queues them
       (void)cudaEventRecord(sig_->words_down, cudaStreamPerThread);
     }
     (void)cudaEventRecord(e, cudaStreamPerThread);
