@@ -258,17 +258,6 @@ bool request_host_pin_at_start_up(const void* p, uint64_t bytes) {
 void release_host_pin(const void* p) { host_pins().release(p); }
 bool host_range_pinned(const void* p, uint64_t bytes) { return host_pins().covers(p, bytes); }
 
-bool env_switch_on(const char* name) {
-  const char* v = std::getenv(name);
-  return !v || std::strcmp(v, "0") != 0;
-}
-
-uint32_t env_cap(const char* name, uint32_t most) {
-  const char* v = std::getenv(name);
-  const long k = v ? std::strtol(v, nullptr, 10) : 0;
-  return k >= 1 ? uint32_t(std::min<long>(k, most)) : most;
-}
-
 void* pinned_for_kernels(void* p, uint64_t bytes) {
   static const bool allowed = env_switch_on("WW_MAPPED_RESULTS");
   if (!allowed || !p || !host_range_pinned(p, bytes)) return nullptr;
