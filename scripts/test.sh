@@ -18,8 +18,9 @@ ctest --test-dir "$build" --output-on-failure -j "$jobs" || status=1
 # GPU backend links and the binary runs on the CPU; nothing else builds it.
 echo "== build without CUDA"
 nocuda=$build-nocuda
+mkdir -p "$nocuda"
 if cmake -S "$root" -B "$nocuda" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWW_CUDA=OFF -DWW_BUILD_TESTS=OFF \
-  >"$nocuda.log" 2>&1 && ninja -C "$nocuda" -j "$jobs" wasmwarp >>"$nocuda.log" 2>&1; then
+  >"$nocuda/build.log" 2>&1 && ninja -C "$nocuda" -j "$jobs" wasmwarp >>"$nocuda/build.log" 2>&1; then
   out_rc=0 gpu_rc=0
   out=$("$nocuda/wasmwarp" run -n 4 --output - --invoke probe "$root/bench/scale/dirty.wat" @index 2>&1) || out_rc=$?
   gpu=$("$nocuda/wasmwarp" run --backend gpu -n 4 --invoke probe "$root/bench/scale/dirty.wat" @index 2>&1) ||
@@ -32,7 +33,7 @@ if cmake -S "$root" -B "$nocuda" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWW
     status=1
   fi
 else
-  tail -n 20 "$nocuda.log"
+  tail -n 20 "$nocuda/build.log"
   status=1
 fi
 
