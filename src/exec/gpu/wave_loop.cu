@@ -5,6 +5,8 @@
 // CUDA call is checked and a failure becomes an Error naming the call.
 #include "exec/gpu/wave_loop.cuh"
 
+#include <cstddef>
+
 #include "exec/gpu/device/wave_kernels.cuh"
 
 namespace ww::gpu {

@@ -5,7 +5,6 @@
 #include "exec/gpu/wave_loop.cuh"
 
 #include <algorithm>
-#include <cstddef>
 #include <cstring>
 
 namespace ww::gpu {
