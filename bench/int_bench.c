@@ -68,8 +68,8 @@ static uint64_t heap_sort(uint64_t seed) {
 
 /* Compressible input: words drawn from a small vocabulary. */
 static void make_text(uint64_t seed) {
-  static const char* words[] = {"warp ", "lane ", "thread ", "block ", "memory ", "global ",
-                                "shared ", "module ", "stack ", "table ", "i32.add ", "br_if "};
+  static const char* words[] = {"warp ",   "lane ",   "thread ", "block ", "memory ",  "global ",
+                                "shared ", "module ", "stack ",  "table ", "i32.add ", "br_if "};
   uint32_t n = 0;
   while (n < TEXT_N) {
     const char* w = words[ww_rand(&seed) % 12];

@@ -30,9 +30,7 @@ constexpr uint64_t kStateBytes = 24;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 std::vector<wasmwarp::Call> chain_of(uint64_t steps) {
-  return {{"init", {wasmwarp::Arg::index()}, 1},
-          {"step", {wasmwarp::Arg::f64(kDt)}, steps},
-          {"result", {}, 1}};
+  return {{"init", {wasmwarp::Arg::index()}, 1}, {"step", {wasmwarp::Arg::f64(kDt)}, steps}, {"result", {}, 1}};
 }
 
 bool failed(const wasmwarp::Expected<wasmwarp::CallResult>& r, const char* what) {
@@ -62,8 +60,8 @@ int main(int argc, char** argv) {
   const bool gpu = std::string(argv[2]) == "gpu";
   const uint64_t n = std::strtoull(argv[3], nullptr, 10), steps = std::strtoull(argv[4], nullptr, 10),
                  separate = std::strtoull(argv[5], nullptr, 10);
-  wasmwarp::Engine engine({.backend = gpu ? wasmwarp::Backend::Gpu : wasmwarp::Backend::Cpu,
-                           .tier = wasmwarp::Tier::Compiled});
+  wasmwarp::Engine engine(
+      {.backend = gpu ? wasmwarp::Backend::Gpu : wasmwarp::Backend::Cpu, .tier = wasmwarp::Tier::Compiled});
   // Compiles (or loads) the code for the run below.
   if (failed(engine.chain(*m, 1, chain_of(1)), "warm-up")) return 1;
 

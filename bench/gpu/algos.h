@@ -76,17 +76,17 @@ BF void mandel_pixel(bu32 id, bu32 step, bu32 w, bi32* x, bi32* y) {
 
 /* --------------------------------------------------------------- sha-256 */
 
-#define SHA_K_VALUES                                                                              \
-  {0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u, 0x923f82a4u,    \
-   0xab1c5ed5u, 0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u, 0x72be5d74u, 0x80deb1feu,    \
-   0x9bdc06a7u, 0xc19bf174u, 0xe49b69c1u, 0xefbe4786u, 0x0fc19dc6u, 0x240ca1ccu, 0x2de92c6fu,    \
-   0x4a7484aau, 0x5cb0a9dcu, 0x76f988dau, 0x983e5152u, 0xa831c66du, 0xb00327c8u, 0xbf597fc7u,    \
-   0xc6e00bf3u, 0xd5a79147u, 0x06ca6351u, 0x14292967u, 0x27b70a85u, 0x2e1b2138u, 0x4d2c6dfcu,    \
-   0x53380d13u, 0x650a7354u, 0x766a0abbu, 0x81c2c92eu, 0x92722c85u, 0xa2bfe8a1u, 0xa81a664bu,    \
-   0xc24b8b70u, 0xc76c51a3u, 0xd192e819u, 0xd6990624u, 0xf40e3585u, 0x106aa070u, 0x19a4c116u,    \
-   0x1e376c08u, 0x2748774cu, 0x34b0bcb5u, 0x391c0cb3u, 0x4ed8aa4au, 0x5b9cca4fu, 0x682e6ff3u,    \
-   0x748f82eeu, 0x78a5636fu, 0x84c87814u, 0x8cc70208u, 0x90befffau, 0xa4506cebu, 0xbef9a3f7u,    \
-   0xc67178f2u}
+#define SHA_K_VALUES                                                                                            \
+  {                                                                                                             \
+    0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u, 0x923f82a4u, 0xab1c5ed5u,     \
+        0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u, 0x72be5d74u, 0x80deb1feu, 0x9bdc06a7u, 0xc19bf174u, \
+        0xe49b69c1u, 0xefbe4786u, 0x0fc19dc6u, 0x240ca1ccu, 0x2de92c6fu, 0x4a7484aau, 0x5cb0a9dcu, 0x76f988dau, \
+        0x983e5152u, 0xa831c66du, 0xb00327c8u, 0xbf597fc7u, 0xc6e00bf3u, 0xd5a79147u, 0x06ca6351u, 0x14292967u, \
+        0x27b70a85u, 0x2e1b2138u, 0x4d2c6dfcu, 0x53380d13u, 0x650a7354u, 0x766a0abbu, 0x81c2c92eu, 0x92722c85u, \
+        0xa2bfe8a1u, 0xa81a664bu, 0xc24b8b70u, 0xc76c51a3u, 0xd192e819u, 0xd6990624u, 0xf40e3585u, 0x106aa070u, \
+        0x19a4c116u, 0x1e376c08u, 0x2748774cu, 0x34b0bcb5u, 0x391c0cb3u, 0x4ed8aa4au, 0x5b9cca4fu, 0x682e6ff3u, \
+        0x748f82eeu, 0x78a5636fu, 0x84c87814u, 0x8cc70208u, 0x90befffau, 0xa4506cebu, 0xbef9a3f7u, 0xc67178f2u  \
+  }
 
 /* Device code cannot read a host array, so CUDA gets its own copy in
  * constant memory and the shared function picks the one of its side. */
@@ -145,12 +145,10 @@ BF void sha256_block(bu32 st[8], bu32 w[16]) {
 /* SHA-256 of exactly 64 bytes: the message block, then the padding block
  * (0x80, zeros, bit length 512). */
 BF void sha256_64(const bu8* msg, bu8* out) {
-  bu32 st[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
-                0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
+  bu32 st[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au, 0x510e527fu, 0x9b05688cu, 0x1f83d9abu, 0x5be0cd19u};
   bu32 w[16];
   for (int i = 0; i < 16; ++i)
-    w[i] = (bu32)msg[4 * i] << 24 | (bu32)msg[4 * i + 1] << 16 | (bu32)msg[4 * i + 2] << 8 |
-           (bu32)msg[4 * i + 3];
+    w[i] = (bu32)msg[4 * i] << 24 | (bu32)msg[4 * i + 1] << 16 | (bu32)msg[4 * i + 2] << 8 | (bu32)msg[4 * i + 3];
   sha256_block(st, w);
   w[0] = 0x80000000u;
   for (int i = 1; i < 15; ++i) w[i] = 0;

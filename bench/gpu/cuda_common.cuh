@@ -11,14 +11,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(call)                                                                        \
-  do {                                                                                  \
-    cudaError_t e_ = (call);                                                            \
-    if (e_ != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,               \
-                   cudaGetErrorString(e_));                                             \
-      std::exit(2);                                                                     \
-    }                                                                                   \
+#define CK(call)                                                                                  \
+  do {                                                                                            \
+    cudaError_t e_ = (call);                                                                      \
+    if (e_ != cudaSuccess) {                                                                      \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      std::exit(2);                                                                               \
+    }                                                                                             \
   } while (0)
 
 inline unsigned long long arg_u64(int argc, char** argv, int i, unsigned long long def) {
@@ -65,8 +64,7 @@ inline int report(const char* name, unsigned long long n, float ms, unsigned lon
   CK(cudaGetDeviceProperties(&p, 0));
   std::printf("%s: %llu instances on %s, kernel median %.3f ms\n", name, n, p.name, ms);
   if (bad) {
-    std::printf("FAIL %s: %llu of %llu sampled instances differ from the CPU reference\n", name,
-                bad, checked);
+    std::printf("FAIL %s: %llu of %llu sampled instances differ from the CPU reference\n", name, bad, checked);
   } else {
     std::printf("ok %s: %llu sampled instances match the CPU reference\n", name, checked);
   }

@@ -2,6 +2,4 @@
  * from its own random stream (seed = its index, passed as @index). */
 #include "algos.h"
 
-__attribute__((export_name("price"))) double price(int seed, int samples) {
-  return mc_price((bu32)seed, samples);
-}
+__attribute__((export_name("price"))) double price(int seed, int samples) { return mc_price((bu32)seed, samples); }

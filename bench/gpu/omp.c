@@ -124,7 +124,6 @@ int main(int argc, char** argv) {
     if (prices) sink += (uint64_t)prices[i];
   }
   printf("%s: %llu instances, checksum %llu\n", what, (unsigned long long)n, (unsigned long long)sink);
-  printf("instances_per_second=%.0f threads=%d seconds=%.6f\n", (double)n / times[2], omp_get_max_threads(),
-         times[2]);
+  printf("instances_per_second=%.0f threads=%d seconds=%.6f\n", (double)n / times[2], omp_get_max_threads(), times[2]);
   return 0;
 }

@@ -55,8 +55,8 @@ static uint8_t* read_file(const char* path, size_t* size) {
 
 /* The data of a 1-D (or N x 1) little-endian .npy array of `descr` ("<i4",
  * "<f8") with at least `rows` rows; NULL with a message otherwise. */
-static const uint8_t* npy_data(const uint8_t* buf, size_t size, const char* descr, uint64_t rows,
-                               size_t item, const char* path) {
+static const uint8_t* npy_data(const uint8_t* buf, size_t size, const char* descr, uint64_t rows, size_t item,
+                               const char* path) {
   if (size < 10 || memcmp(buf, "\x93NUMPY", 6) != 0) {
     fprintf(stderr, "gpu_ref: %s is not a .npy file\n", path);
     return NULL;
@@ -83,8 +83,8 @@ static const uint8_t* npy_data(const uint8_t* buf, size_t size, const char* desc
     return NULL;
   }
   if ((size - hstart - hlen) / item < rows) {
-    fprintf(stderr, "gpu_ref: %s holds %zu rows, expected %llu\n", path,
-            (size - hstart - hlen) / item, (unsigned long long)rows);
+    fprintf(stderr, "gpu_ref: %s holds %zu rows, expected %llu\n", path, (size - hstart - hlen) / item,
+            (unsigned long long)rows);
     return NULL;
   }
   return buf + hstart + hlen;
@@ -92,16 +92,16 @@ static const uint8_t* npy_data(const uint8_t* buf, size_t size, const char* desc
 
 static int finish(const char* what, uint64_t n, uint64_t bad) {
   if (bad) {
-    printf("FAIL %s: %llu of %llu instances differ from the native build\n", what,
-           (unsigned long long)bad, (unsigned long long)n);
+    printf("FAIL %s: %llu of %llu instances differ from the native build\n", what, (unsigned long long)bad,
+           (unsigned long long)n);
     return 1;
   }
   printf("ok %s: all %llu instances match the native build\n", what, (unsigned long long)n);
   return 0;
 }
 
-static int check_i32(const char* what, const char* path, uint64_t n,
-                     int32_t (*expect)(uint64_t, const uint64_t*), const uint64_t* params) {
+static int check_i32(const char* what, const char* path, uint64_t n, int32_t (*expect)(uint64_t, const uint64_t*),
+                     const uint64_t* params) {
   size_t size;
   uint8_t* buf = read_file(path, &size);
   if (!buf) return 2;
@@ -112,8 +112,7 @@ static int check_i32(const char* what, const char* path, uint64_t n,
     int32_t got;
     memcpy(&got, d + 4 * i, 4);
     int32_t want = expect(i, params);
-    if (got != want && ++bad <= 5)
-      printf("  instance %llu: got %d, native %d\n", (unsigned long long)i, got, want);
+    if (got != want && ++bad <= 5) printf("  instance %llu: got %d, native %d\n", (unsigned long long)i, got, want);
   }
   free(buf);
   return finish(what, n, bad);
@@ -174,8 +173,7 @@ int main(int argc, char** argv) {
     uint8_t* digs = msgs ? read_file(argv[3], &ds) : NULL;
     if (!digs) return 2;
     if (ms / 64 < n || ds / 32 < n) {
-      fprintf(stderr, "gpu_ref: %s or %s holds fewer than %llu records\n", argv[2], argv[3],
-              (unsigned long long)n);
+      fprintf(stderr, "gpu_ref: %s or %s holds fewer than %llu records\n", argv[2], argv[3], (unsigned long long)n);
       return 2;
     }
     uint64_t bad = 0;
@@ -207,8 +205,7 @@ int main(int argc, char** argv) {
   }
 
   if (!strcmp(cmd, "montecarlo") && argc == 5) {
-    if (!parse_u64(argv[3], &b) || !parse_u64(argv[4], &n) || b == 0 || b > 0x7fffffff)
-      return usage();
+    if (!parse_u64(argv[3], &b) || !parse_u64(argv[4], &n) || b == 0 || b > 0x7fffffff) return usage();
     size_t size;
     uint8_t* buf = read_file(argv[2], &size);
     if (!buf) return 2;

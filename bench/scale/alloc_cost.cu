@@ -26,7 +26,10 @@ int main() {
     for (int rep = 0; rep < 2; ++rep) {
       void* p = nullptr;
       auto t = std::chrono::steady_clock::now();
-      if (cudaMalloc(&p, bytes) != cudaSuccess) { std::printf("%.2f GiB: cudaMalloc failed\n", gib); break; }
+      if (cudaMalloc(&p, bytes) != cudaSuccess) {
+        std::printf("%.2f GiB: cudaMalloc failed\n", gib);
+        break;
+      }
       cudaDeviceSynchronize();
       const double a = ms_since(t);
       t = std::chrono::steady_clock::now();
@@ -118,8 +121,8 @@ int main() {
   };
   for (size_t mib : {4, 32, 256}) {
     const size_t b = mib << 20;
-    std::printf("copy %4zu MiB: pinned H2D %5.1f GB/s  D2H %5.1f GB/s   pageable H2D %5.1f GB/s  D2H %5.1f GB/s\n",
-                mib, best_gbs(dev, pinned, b, cudaMemcpyHostToDevice), best_gbs(pinned, dev, b, cudaMemcpyDeviceToHost),
+    std::printf("copy %4zu MiB: pinned H2D %5.1f GB/s  D2H %5.1f GB/s   pageable H2D %5.1f GB/s  D2H %5.1f GB/s\n", mib,
+                best_gbs(dev, pinned, b, cudaMemcpyHostToDevice), best_gbs(pinned, dev, b, cudaMemcpyDeviceToHost),
                 best_gbs(dev, pageable, b, cudaMemcpyHostToDevice), best_gbs(pageable, dev, b, cudaMemcpyDeviceToHost));
   }
   double best = 1e30;

@@ -20,13 +20,13 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(x)                                                                       \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
+#define CHECK(x)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
       std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
+      std::exit(1);                                                                           \
+    }                                                                                         \
   } while (0)
 
 using Clock = std::chrono::steady_clock;
@@ -83,7 +83,8 @@ static void copy_nt(uint8_t* d, const uint8_t* s, size_t len) {
   size_t i = 0;
   for (; i + 64 <= len; i += 64)
     for (size_t k = 0; k < 64; k += 16)
-      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + k)));
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + k),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + k)));
   std::memcpy(d + i, s + i, len - i);
   _mm_sfence();
 }
@@ -152,7 +153,8 @@ static double d2h(Pool& pool, int threads, Ring& r, size_t piece, uint8_t* dst, 
   auto enqueue = [&](size_t p) {
     const int slot = int(p % k);
     if (dma)
-      CHECK(cudaMemcpyAsync(r.buf[slot], dev + p * piece, std::min(piece, total - p * piece), cudaMemcpyDeviceToHost, st));
+      CHECK(cudaMemcpyAsync(r.buf[slot], dev + p * piece, std::min(piece, total - p * piece), cudaMemcpyDeviceToHost,
+                            st));
     CHECK(cudaEventRecord(r.ev[slot], st));
   };
   for (size_t p = 0; p < pieces && p < size_t(k); ++p) enqueue(p);
@@ -199,8 +201,8 @@ int main(int argc, char** argv) {
   // stores each way that the grid found faster (cached into the pieces
   // for h2d, streaming out of them for d2h), more ring depths.
   const bool ring_mode = argc > 2 && !std::strcmp(argv[2], "ring");
-  const std::vector<size_t> piece_list = ring_mode ? std::vector<size_t>{2048, 4096, 8192, 16384}
-                                                   : std::vector<size_t>{256, 1024, 4096, 16384};
+  const std::vector<size_t> piece_list =
+      ring_mode ? std::vector<size_t>{2048, 4096, 8192, 16384} : std::vector<size_t>{256, 1024, 4096, 16384};
   const std::vector<int> ring_list = ring_mode ? std::vector<int>{2, 3, 4, 6, 8} : std::vector<int>{2, 4};
   std::printf("%-4s %8s %5s %6s %8s | %9s %9s %9s  GB/s (median of 5)\n", "dir", "piece", "ring", "stores", "threads",
               "pipeline", "dma only", "copy only");

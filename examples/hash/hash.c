@@ -51,10 +51,8 @@ int main(int argc, char** argv) {
   int count = argc > 2 + dump ? atoi(argv[2 + dump]) : 16;
   for (int i = first; i < first + count; i++) {
     long long h = (long long)hash_seed(i);
-    if (dump)
-      fwrite(input, 1, INPUT_SIZE, stdout);
-    else
-      printf("%lld\n", h);
+    if (dump) fwrite(input, 1, INPUT_SIZE, stdout);
+    else printf("%lld\n", h);
   }
   return 0;
 }

@@ -62,10 +62,8 @@ int main(int argc, char** argv) {
   int count = argc > 2 + dump ? atoi(argv[2 + dump]) : HEIGHT;
   for (int y = first; y < first + count; y++) {
     int r = row(y);
-    if (dump)
-      fwrite(pixels, sizeof pixels[0], WIDTH, stdout);
-    else
-      printf("%d\n", r);
+    if (dump) fwrite(pixels, sizeof pixels[0], WIDTH, stdout);
+    else printf("%d\n", r);
   }
   return 0;
 }

@@ -6,9 +6,9 @@
 #include <math.h>
 #include <stdint.h>
 
-#define S0 100.0     // spot
+#define S0 100.0  // spot
 #define STRIKE 105.0
-#define RATE 0.03    // risk-free rate
+#define RATE 0.03  // risk-free rate
 #define YEARS 1.0
 
 static uint64_t splitmix64(uint64_t x) {

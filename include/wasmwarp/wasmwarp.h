@@ -208,7 +208,7 @@ struct Image {
 // write_state and atomic_add, and the textures of texture_sample.
 struct GpuIntrinsics {
   uint32_t image_width = 0, image_height = 0;  // 0: no canvas (set_pixel is ignored)
-  std::vector<int32_t> state = {};                  // empty: no state (its calls trap)
+  std::vector<int32_t> state = {};             // empty: no state (its calls trap)
   struct Texture {
     uint32_t unit = 0;  // 0..15
     Image image = {};
@@ -241,15 +241,15 @@ struct EngineOptions {
   // goes on beside the program (background_compiles_running). Negative:
   // until it ends.
   double compile_wait_s = -1;
-  unsigned threads = 0;             // CPU workers; 0 = every core
-  bool cache = true;                // the compiled-code cache
-  std::string cache_dir = {};            // empty: $WW_CACHE_DIR, else ~/.cache/wasmwarp
+  unsigned threads = 0;        // CPU workers; 0 = every core
+  bool cache = true;           // the compiled-code cache
+  std::string cache_dir = {};  // empty: $WW_CACHE_DIR, else ~/.cache/wasmwarp
   // Imports this program serves (others: the `gpu` intrinsics; anything
   // else is an unsatisfied import).
   std::vector<HostFunction> host_functions = {};
   // The GPU's choices (0 or "auto": wasmwarp's own).
   struct Gpu {
-    std::string layout = "auto";    // linear memory: auto, interleaved, contiguous or sparse
+    std::string layout = "auto";     // linear memory: auto, interleaved, contiguous or sparse
     uint32_t stack_slots_limit = 0;  // 64-bit frame slots per instance; 0 = the CPU's limit
     uint32_t call_depth_limit = 0;   // call frames per instance; 0 = the CPU's limit
     uint32_t memory_pages = 0;       // linear-memory capacity per instance, 64 KiB pages
@@ -286,9 +286,9 @@ struct Call {
 // through _start), the same for every instance but where "@index" (in
 // args) and "{i}" (in paths) stand for the instance's index.
 struct WasiOptions {
-  std::string program = "main.wasm";  // argv[0]
-  std::vector<std::string> args = {};      // argv[1..]
-  std::vector<std::string> env = {};       // NAME=VALUE
+  std::string program = "main.wasm";   // argv[0]
+  std::vector<std::string> args = {};  // argv[1..]
+  std::vector<std::string> env = {};   // NAME=VALUE
   struct Dir {
     std::string host = {};   // a directory here
     std::string guest = {};  // its name in the program (empty: the same as host)
@@ -300,7 +300,7 @@ struct WasiOptions {
   // Files per instance ("{i}"); empty stdout/stderr: collected per
   // instance (CallResult::stdout_of); empty stdin: nothing to read.
   std::string stdin_pattern{}, stdout_pattern{}, stderr_pattern{};
-  uint64_t seed = 0;  // random_get: instance i draws from seed + i
+  uint64_t seed = 0;                         // random_get: instance i draws from seed + i
   uint64_t output_cap = uint64_t(64) << 20;  // bytes of stdout, and of stderr, per instance
   // One instance on the process's own stdin, stdout and stderr, on the
   // CPU (as `wasmtime run` runs a command); the patterns are unused.
@@ -346,8 +346,8 @@ struct CallOptions {
   // call's rows. Not for resident instances.
   uint64_t first_index = 0;
   uint64_t total_instances = 0;
-  uint64_t fuel = 0;      // per instance: back-edges and calls; 0 = unlimited
-  double timeout_s = 0;   // stop running instances after this long; 0 = none
+  uint64_t fuel = 0;     // per instance: back-edges and calls; 0 = unlimited
+  double timeout_s = 0;  // stop running instances after this long; 0 = none
   std::vector<MemoryIn> memory_in = {};
   std::vector<MemoryOut> memory_out = {};
   // Set it (from another thread, a signal handler) to stop the call:
@@ -378,7 +378,6 @@ struct CallOptions {
   // Lines worth showing before anything runs (the GPU's memory plan).
   std::function<void(const std::string& line)> note = {};
 };
-
 
 // "auto", "cpu", "gpu" / "auto", "interp", "compiled".
 const char* backend_name(Backend b);
@@ -436,9 +435,9 @@ struct RunReport {
   // A call on several GPUs: each one's part (empty on one GPU); phases and
   // kernel_ms are then the GPUs' average.
   std::vector<GpuShare> gpus;
-  unsigned threads = 0;      // CPU workers
+  unsigned threads = 0;  // CPU workers
   double wall_s = 0;
-  double kernel_ms = 0;      // GPU kernels, all segments
+  double kernel_ms = 0;  // GPU kernels, all segments
   PhaseTimes phases;
   std::vector<Segment> segments;
   struct Compile {
@@ -446,31 +445,31 @@ struct RunReport {
     bool used = false;  // compiled code ran at least one segment
     bool cache_hit = false;
     double generate_ms = 0, compile_ms = 0, load_ms = 0;
-    std::string fallback;    // why the interpreter ran instead, one line
-    std::string cache_note;  // cache trouble that did not stop the call
+    std::string fallback;       // why the interpreter ran instead, one line
+    std::string cache_note;     // cache trouble that did not stop the call
     bool left_running = false;  // the call stopped waiting for its compile (EngineOptions::compile_wait_s)
   } compile;
   // GPU: calls served on the host and the passes (launches) that served them.
   uint64_t host_calls = 0, host_passes = 0;
-  uint64_t device_output_bytes = 0;  // WASI output collected on the GPU
+  uint64_t device_output_bytes = 0;                  // WASI output collected on the GPU
   uint64_t device_files = 0, device_file_bytes = 0;  // read-only files read on the GPU
   // GPU memory per instance (linear memory plus frames, globals, tables,
   // status); sparse memory's linear bytes are those taken from the pool.
   uint64_t device_bytes_per_instance = 0;
   uint64_t linear_bytes_per_instance = 0;
   uint64_t reserved_bytes_per_instance = 0;
-  uint64_t pool_reruns = 0;       // instances that ran again after the pool ran out
-  uint64_t replans = 0;           // plans made again with less memory after the GPU refused a wave's buffers
-  uint64_t stack_reruns = 0;      // compiled code's instances out of CUDA stack, run again interpreted
-  uint64_t grow_reruns = 0;       // instances whose memory grew past the GPU's reservation, run again with more
+  uint64_t pool_reruns = 0;   // instances that ran again after the pool ran out
+  uint64_t replans = 0;       // plans made again with less memory after the GPU refused a wave's buffers
+  uint64_t stack_reruns = 0;  // compiled code's instances out of CUDA stack, run again interpreted
+  uint64_t grow_reruns = 0;   // instances whose memory grew past the GPU's reservation, run again with more
   // Instances whose kernel wrote their result straight into host memory
   // (then the kernel's time includes those results crossing).
   uint64_t mapped_rows = 0;
-  bool canvas_mapped = false;  // likewise the image's pixels
+  bool canvas_mapped = false;     // likewise the image's pixels
   uint64_t stack_pool_bytes = 0;  // call-stack segments, at the most
   uint32_t wave_size = 0, waves = 0;
-  uint32_t wave_slices = 1;       // the most slices a wave ran in, each slice's transfers beside another's kernel
-  std::string memory_layout;      // "interleaved", "contiguous", "sparse"
+  uint32_t wave_slices = 1;   // the most slices a wave ran in, each slice's transfers beside another's kernel
+  std::string memory_layout;  // "interleaved", "contiguous", "sparse"
 };
 
 // Every instance's outcome of one call.
@@ -520,7 +519,7 @@ class CallResult {
   std::string_view stdout_of(uint64_t instance) const;
   std::string_view stderr_of(uint64_t instance) const;
 
-  Backend backend() const;  // where the call ran
+  Backend backend() const;     // where the call ran
   std::string device() const;  // the GPU's name, or "threads=N"
 
   // False for an instance the timeout or a cancel stopped (or never started).
@@ -586,11 +585,11 @@ class Instances {
 // function), and the variants runs will need.
 struct CompileRequest {
   std::vector<std::string> exports = {};
-  std::string gpu_arch = {};   // "sm_90": compile for that GPU without one (the cache only)
-  bool metered = false;   // for calls with fuel
-  bool deadline = false;  // for GPU calls with a timeout
+  std::string gpu_arch = {};               // "sm_90": compile for that GPU without one (the cache only)
+  bool metered = false;                    // for calls with fuel
+  bool deadline = false;                   // for GPU calls with a timeout
   std::string gpu_layout = "interleaved";  // interleaved, contiguous or sparse
-  bool emit_source = false;  // keep the generated source (CompileInfo::sources)
+  bool emit_source = false;                // keep the generated source (CompileInfo::sources)
   // Generate the sources only, compiling nothing: a source to read even
   // when the compiler would fail on it.
   bool source_only = false;

@@ -414,7 +414,8 @@ wasmwarp::Engine engine_for(const std::string& backend, const std::string& tier,
   eo.threads = threads;
   eo.host_functions = host_functions_of(mod, host);
   gpus_of(gpus, eo.gpu);
-  if (gpu_workers < 1 || gpu_workers > 8) throw py::value_error("gpu_workers: 1 to 8, not " + std::to_string(gpu_workers));
+  if (gpu_workers < 1 || gpu_workers > 8)
+    throw py::value_error("gpu_workers: 1 to 8, not " + std::to_string(gpu_workers));
   eo.gpu.workers_per_gpu = unsigned(gpu_workers);
   return wasmwarp::Engine(eo);
 }
@@ -512,10 +513,9 @@ PYBIND11_MODULE(_wasmwarp, m) {
             return run_call({fuel, timeout, launch_per_call, device}, keep,
                             [&](const wasmwarp::CallOptions& o) { return engine.chain(mod, n, chain, o); });
           },
-          py::arg("calls"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
-          py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("launch_per_call") = false,
-          py::arg("device") = false, py::arg("host") = py::dict(), py::arg("gpus") = py::none(),
-          py::arg("gpu_workers") = 1)
+          py::arg("calls"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto", py::arg("threads") = 0,
+          py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("launch_per_call") = false, py::arg("device") = false,
+          py::arg("host") = py::dict(), py::arg("gpus") = py::none(), py::arg("gpu_workers") = 1)
       .def(
           "instances",
           [](const wasmwarp::Module& mod, uint64_t n, const std::string& backend, const std::string& tier,
@@ -583,7 +583,8 @@ PYBIND11_MODULE(_wasmwarp, m) {
           },
           py::arg("addr"), py::arg("bytes"), py::arg("record"));
 
-  py::class_<CudaArray>(m, "CudaArray", "A result column in GPU memory (CuPy, PyTorch: cupy.asarray(a), torch.from_dlpack(a))")
+  py::class_<CudaArray>(m, "CudaArray",
+                        "A result column in GPU memory (CuPy, PyTorch: cupy.asarray(a), torch.from_dlpack(a))")
       .def_property_readonly("shape", [](const CudaArray& a) { return py::make_tuple(a.n); })
       .def_property_readonly("dtype", [](const CudaArray& a) { return py::dtype(dtype_of(a.type)); })
       .def("__len__", [](const CudaArray& a) { return a.n; })
@@ -607,5 +608,6 @@ PYBIND11_MODULE(_wasmwarp, m) {
 #endif
       ;
 
-  m.def("trap_message", [](uint8_t code) { return wasmwarp::trap_message(code); }, py::arg("code"));
+  m.def(
+      "trap_message", [](uint8_t code) { return wasmwarp::trap_message(code); }, py::arg("code"));
 }

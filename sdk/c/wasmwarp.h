@@ -7,10 +7,9 @@
  * gpu.texture_sample returns four f32 values (a multi-value result). C can
  * only declare that import under clang's experimental multi-value ABI:
  *   -mmultivalue -Xclang -target-abi -Xclang experimental-mv
- * Without those flags ww_texture_sample is marked unavailable (clang would lower a struct return to a hidden pointer argument, giving
- * an import of type (i32, i32, f32, f32) -> () that wasmwarp rejects).
- * The target-abi flag cannot be detected by the preprocessor; -mmultivalue
- * (which defines __wasm_multivalue__) is what this header checks, so pass
+ * Without those flags ww_texture_sample is marked unavailable (clang would lower a struct return to a hidden pointer
+ * argument, giving an import of type (i32, i32, f32, f32) -> () that wasmwarp rejects). The target-abi flag cannot be
+ * detected by the preprocessor; -mmultivalue (which defines __wasm_multivalue__) is what this header checks, so pass
  * both.
  *
  * clang 14 (Debian 12) crashes in its WebAssembly register stackifier when
@@ -54,8 +53,7 @@ WW_GPU_IMPORT("texture_sample") ww_rgba ww_texture_sample_raw(int unit, float u,
 
 /* Samples texture `unit` at (u, v) (0..1, clamp-to-edge; nearest or bilinear
  * as the host chose). An unbound unit traps ("texture unit not bound"). */
-__attribute__((optnone, noinline)) static void ww_texture_sample_into(int unit, float u, float v,
-                                                                      ww_rgba* out) {
+__attribute__((optnone, noinline)) static void ww_texture_sample_into(int unit, float u, float v, ww_rgba* out) {
   *out = ww_texture_sample_raw(unit, u, v);
 }
 __attribute__((always_inline)) static inline ww_rgba ww_texture_sample(int unit, float u, float v) {
@@ -66,9 +64,9 @@ __attribute__((always_inline)) static inline ww_rgba ww_texture_sample(int unit,
 #else
 /* Declared only so that a use explains itself instead of being an implicit
  * declaration. */
-ww_rgba ww_texture_sample(int unit, float u, float v) __attribute__((unavailable(
-    "gpu.texture_sample returns 4 values: compile with -mmultivalue -Xclang -target-abi -Xclang "
-    "experimental-mv (see wasmwarp.h)")));
+ww_rgba ww_texture_sample(int unit, float u, float v) __attribute__((
+    unavailable("gpu.texture_sample returns 4 values: compile with -mmultivalue -Xclang -target-abi -Xclang "
+                "experimental-mv (see wasmwarp.h)")));
 #endif
 
 #ifdef __cplusplus

@@ -17,9 +17,12 @@ namespace api {
 
 // The API's value types and the engine's, one row each.
 constexpr std::pair<ValueType, ww::ValType> kTypes[] = {
-    {ValueType::I32, ww::ValType::I32},         {ValueType::I64, ww::ValType::I64},
-    {ValueType::F32, ww::ValType::F32},         {ValueType::F64, ww::ValType::F64},
-    {ValueType::V128, ww::ValType::V128},       {ValueType::FuncRef, ww::ValType::FuncRef},
+    {ValueType::I32, ww::ValType::I32},
+    {ValueType::I64, ww::ValType::I64},
+    {ValueType::F32, ww::ValType::F32},
+    {ValueType::F64, ww::ValType::F64},
+    {ValueType::V128, ww::ValType::V128},
+    {ValueType::FuncRef, ww::ValType::FuncRef},
     {ValueType::ExternRef, ww::ValType::ExternRef},
 };
 
@@ -43,13 +46,15 @@ FunctionType public_type(const ww::FuncType& f) {
 }
 
 ww::batch::Backend internal_backend(Backend b) {
-  return b == Backend::Cpu ? ww::batch::Backend::Cpu : b == Backend::Gpu ? ww::batch::Backend::Gpu
-                                                                         : ww::batch::Backend::Auto;
+  return b == Backend::Cpu   ? ww::batch::Backend::Cpu
+         : b == Backend::Gpu ? ww::batch::Backend::Gpu
+                             : ww::batch::Backend::Auto;
 }
 
 ww::batch::Tier internal_tier(Tier t) {
-  return t == Tier::Interpreter ? ww::batch::Tier::Interp : t == Tier::Compiled ? ww::batch::Tier::Compiled
-                                                                                 : ww::batch::Tier::Auto;
+  return t == Tier::Interpreter ? ww::batch::Tier::Interp
+         : t == Tier::Compiled  ? ww::batch::Tier::Compiled
+                                : ww::batch::Tier::Auto;
 }
 
 }  // namespace api
@@ -90,8 +95,7 @@ Expected<std::vector<ww::batch::ArgSource>> arg_sources(const std::string& name,
     const ww::ValType want = type.params[k];
     const std::string which = "argument " + std::to_string(k + 1) + " of '" + name + "'";
     if (a.kind() == Arg::Kind::Index) {
-      if (want != ww::ValType::I32 && want != ww::ValType::I64 && want != ww::ValType::F32 &&
-          want != ww::ValType::F64)
+      if (want != ww::ValType::I32 && want != ww::ValType::I64 && want != ww::ValType::F32 && want != ww::ValType::F64)
         return Error{which + " is " + ww::valtype_name(want) + ", which an instance index cannot be"};
       out[k].kind = ww::batch::ArgSource::Index;
       continue;
@@ -128,7 +132,9 @@ std::string type_list(const std::vector<ValueType>& types) {
   return ww::valtype_list(own);
 }
 
-std::string to_string(const FunctionType& t) { return "(" + type_list(t.params) + ") -> (" + type_list(t.results) + ")"; }
+std::string to_string(const FunctionType& t) {
+  return "(" + type_list(t.params) + ") -> (" + type_list(t.results) + ")";
+}
 
 Arg Arg::i32(int32_t v) { return Arg(Kind::Scalar, ValueType::I32, {uint32_t(v)}); }
 Arg Arg::i64(int64_t v) { return Arg(Kind::Scalar, ValueType::I64, {uint64_t(v)}); }
@@ -147,7 +153,6 @@ Arg Arg::device_column(const void* device_data, ValueType type) {
   a.device_ = device_data;
   return a;
 }
-
 
 namespace {
 // Runs `spec` with the engine's and the call's options.
@@ -201,7 +206,8 @@ Expected<ww::batch::BatchSpec> chain_spec(const Module& m, uint64_t instances, c
   for (size_t c = 0; c < rest.size(); ++c) {
     const Call& call = rest[c];
     const size_t number = c + (calls[0].repeat > 1 ? 1 : 2);  // the call's number in the chain as given
-    if (call.repeat == 0) return Error{"call " + std::to_string(number) + " of the chain ('" + call.export_name + "') repeats 0 times"};
+    if (call.repeat == 0)
+      return Error{"call " + std::to_string(number) + " of the chain ('" + call.export_name + "') repeats 0 times"};
     for (const Arg& a : call.args)
       if (a.kind() == Arg::Kind::Column)
         return Error{"call " + std::to_string(number) + " of the chain ('" + call.export_name +
@@ -360,8 +366,8 @@ Expected<bool> apply_call_inputs(ww::batch::BatchSpec& spec, const CallOptions& 
   for (const MemoryIn& mi : o.memory_in) {
     if (mi.record_size == 0 || mi.bytes.size() / mi.record_size < n)
       return Error{"memory input at " + (mi.address_export.empty() ? std::to_string(mi.address) : mi.address_export) +
-                   " holds " + std::to_string(mi.record_size ? mi.bytes.size() / mi.record_size : 0) +
-                   " records for " + std::to_string(n) + " instances"};
+                   " holds " + std::to_string(mi.record_size ? mi.bytes.size() / mi.record_size : 0) + " records for " +
+                   std::to_string(n) + " instances"};
     ww::batch::MemInput in;
     auto addr = address_of(m, mi.address, mi.address_export);
     if (!addr) return addr.error();
@@ -459,7 +465,7 @@ void apply_engine_options(ww::batch::BatchSpec& spec, const EngineOptions& e) {
         std::copy(io, io + np, args);
       }
       return fn(instance, std::span<const uint64_t>(a, np), std::span<uint64_t>(io, nr)) ? ww::TrapCode::None
-                                                                                          : ww::TrapCode::HostError;
+                                                                                         : ww::TrapCode::HostError;
     };
     spec.host_functions.push_back(std::move(f));
   }
@@ -497,7 +503,8 @@ Expected<bool> check_engine_options(const EngineOptions& e) {
 Expected<std::vector<std::shared_ptr<void>>> device_results(ww::batch::BatchSpec& spec, const EngineOptions& e) {
   const char* need = "results on the device need the GPU backend";
   if (e.backend == Backend::Cpu && !spec.resident) return Error{std::string(need) + "; this call runs on the CPU"};
-  if (const ww::gpu::DeviceInfo d = ww::gpu::probe_device(); !d.available) return Error{std::string(need) + ": " + d.reason};
+  if (const ww::gpu::DeviceInfo d = ww::gpu::probe_device(); !d.available)
+    return Error{std::string(need) + ": " + d.reason};
   auto type = ww::batch::export_function_type(spec.module->module,
                                               spec.then.empty() ? spec.export_name : spec.then.back().export_name);
   if (!type.ok()) return Error{type.error().message};
@@ -527,7 +534,7 @@ Expected<CallResult> run_batch_unguarded(ww::batch::BatchSpec& spec, const Engin
       ResultColumns columns;
     };
     spec.on_ready = [f = o.on_ready, views = std::make_shared<Views>()](const ww::batch::BatchResult& r,
-                                                                       uint64_t ready) {
+                                                                        uint64_t ready) {
       std::call_once(views->once, [&] { views->columns = columns_of(r); });
       f(views->columns, ready);
     };

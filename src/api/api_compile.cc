@@ -34,7 +34,8 @@ Expected<ww::compiled::Request> compiler_request(const Module& m, const CompileR
   if (e.backend == Backend::Auto && request.gpu_arch.empty()) gpu = ww::gpu::probe_device().available;
   if (!request.gpu_arch.empty()) {
     req.gpu_arch = parse_gpu_arch(request.gpu_arch);
-    if (!req.gpu_arch) return Error{"the GPU architecture must be sm_70 or later, like sm_90, not '" + request.gpu_arch + "'"};
+    if (!req.gpu_arch)
+      return Error{"the GPU architecture must be sm_70 or later, like sm_90, not '" + request.gpu_arch + "'"};
     req.load = ww::gpu::probe_device().available;
   } else if (e.backend == Backend::Gpu) {
     const ww::gpu::DeviceInfo dev = ww::gpu::probe_device();

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "api/internal.h"
-#include "common/text.h"
 #include "bytecode/disasm.h"
+#include "common/text.h"
 #include "decode/decoder.h"
 #include "validate/validator.h"
 #include "wasi/wasi.h"
@@ -87,11 +87,16 @@ std::string import_line(const ww::Module& m, const ww::Import& imp) {
   std::string o = "  " + printable(imp.module) + "." + printable(imp.field) + ": " + ww::extern_kind_name(imp.kind);
   switch (imp.kind) {
     case ExternKind::Func: o += " " + ww::functype_to_string(m.types[imp.func_type]); break;
-    case ExternKind::Table: o += std::string(" ") + ww::valtype_name(imp.table.elem) + " " + limits_str(imp.table.limits); break;
+    case ExternKind::Table:
+      o += std::string(" ") + ww::valtype_name(imp.table.elem) + " " + limits_str(imp.table.limits);
+      break;
     case ExternKind::Memory: o += " " + limits_str(imp.memory.limits) + " pages"; break;
-    case ExternKind::Global: o += std::string(imp.global.mut ? " mut " : " ") + ww::valtype_name(imp.global.type); break;
+    case ExternKind::Global:
+      o += std::string(imp.global.mut ? " mut " : " ") + ww::valtype_name(imp.global.type);
+      break;
   }
-  if (imp.module == ww::wasi::kModuleName && !ww::wasi::implemented(imp.field)) o += "  (not implemented: returns ENOSYS)";
+  if (imp.module == ww::wasi::kModuleName && !ww::wasi::implemented(imp.field))
+    o += "  (not implemented: returns ENOSYS)";
   return o + "\n";
 }
 
@@ -156,8 +161,8 @@ std::string Module::describe(const std::string& label) const {
        " imported\n";
   for (const ww::FunctionManifest& f : tm.manifests) {
     o += "  func " + std::to_string(f.func_index) + " " + m.func_display_name(f.func_index) + ": " +
-         ww::functype_to_string(m.types[f.type_index]) + "  locals " + std::to_string(f.num_locals) +
-         "  max stack " + std::to_string(f.max_stack) + "  frame slots " + std::to_string(f.frame_slots);
+         ww::functype_to_string(m.types[f.type_index]) + "  locals " + std::to_string(f.num_locals) + "  max stack " +
+         std::to_string(f.max_stack) + "  frame slots " + std::to_string(f.frame_slots);
     o += "  callees [" + func_list(m, f.callees) + "]";
     if (f.calls_indirect) o += "  calls indirect";
     o += "\n";

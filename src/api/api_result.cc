@@ -10,7 +10,9 @@ namespace api {
 Backend public_backend(ww::batch::Backend b) { return b == ww::batch::Backend::Gpu ? Backend::Gpu : Backend::Cpu; }
 
 Tier public_tier(ww::batch::Tier t) {
-  return t == ww::batch::Tier::Compiled ? Tier::Compiled : t == ww::batch::Tier::Interp ? Tier::Interpreter : Tier::Auto;
+  return t == ww::batch::Tier::Compiled ? Tier::Compiled
+         : t == ww::batch::Tier::Interp ? Tier::Interpreter
+                                        : Tier::Auto;
 }
 
 RunReport report_of(const ww::batch::BatchResult& r) {
@@ -23,7 +25,7 @@ RunReport report_of(const ww::batch::BatchResult& r) {
   o.wall_s = r.wall_s;
   o.kernel_ms = r.kernel_ms;
   const ww::batch::PhaseTimes& p = r.phases;
-  o.phases = {p.read_inputs, p.translate, p.compile, p.plan,       p.upload,     p.memory_setup,
+  o.phases = {p.read_inputs, p.translate, p.compile,       p.plan,       p.upload,      p.memory_setup,
               p.kernel,      p.download,  p.write_outputs, p.host_calls, p.gpu_startup, p.setup_ahead};
   for (const ww::batch::Segment& g : r.segments)
     o.segments.push_back({g.first, g.count, public_backend(g.backend), public_tier(g.tier), g.seconds});
@@ -76,9 +78,7 @@ void exit_stopping_compiles(int status) { ww::batch::exit_stopping_compiles(stat
 
 uint64_t CallResult::instances() const { return impl_->r.traps.size(); }
 const std::vector<ValueType>& CallResult::result_types() const { return impl_->types; }
-uint64_t CallResult::bits(uint64_t instance, size_t k) const {
-  return impl_->r.result_bits(instance, k);
-}
+uint64_t CallResult::bits(uint64_t instance, size_t k) const { return impl_->r.result_bits(instance, k); }
 float CallResult::f32(uint64_t instance, size_t k) const {
   const uint32_t b = uint32_t(bits(instance, k));
   float f;
@@ -150,9 +150,7 @@ const std::vector<int32_t>& CallResult::state() const {
   static const std::vector<int32_t> kNone;
   return impl_->intrinsics ? impl_->intrinsics->state : kNone;
 }
-uint64_t CallResult::ignored_pixels() const {
-  return impl_->intrinsics ? impl_->intrinsics->ignored_pixels.load() : 0;
-}
+uint64_t CallResult::ignored_pixels() const { return impl_->intrinsics ? impl_->intrinsics->ignored_pixels.load() : 0; }
 
 std::string trap_message(uint8_t code) { return ww::trap_message(ww::TrapCode(code)); }
 

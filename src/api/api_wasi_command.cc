@@ -29,8 +29,7 @@ class Watchdog {
             // Up to 50 ms between looks at the cancel flag.
             cv_.wait_for(lk, std::chrono::milliseconds(50));
             if (cancel && cancel->load()) stop.store(uint8_t(ww::TrapCode::Interrupted));
-            if (seconds > 0 && std::chrono::steady_clock::now() >= deadline)
-              stop.store(uint8_t(ww::TrapCode::Timeout));
+            if (seconds > 0 && std::chrono::steady_clock::now() >= deadline) stop.store(uint8_t(ww::TrapCode::Timeout));
           }
         }) {}
   ~Watchdog() { finish(); }
@@ -58,14 +57,15 @@ Expected<ww::wasi::Config> config_of(const WasiOptions& w) {
     if (e.find('=') == std::string::npos || e[0] == '=') return Error{"environment '" + e + "': expected NAME=VALUE"};
     config.env.push_back(e);
   }
-  for (const WasiOptions::Dir& d : w.dirs) config.preopens.push_back({d.host, d.guest.empty() ? d.host : d.guest, d.writable});
+  for (const WasiOptions::Dir& d : w.dirs)
+    config.preopens.push_back({d.host, d.guest.empty() ? d.host : d.guest, d.writable});
   return config;
 }
 
 // The compiled CPU code of the module, when the tier allows it and the
 // compiler delivers; an error only for Tier::Compiled.
 Expected<std::shared_ptr<const ww::NativeCode>> native_code(const Module& m, const EngineOptions& e,
-                                                                          const CallOptions& o) {
+                                                            const CallOptions& o) {
   if (e.tier == Tier::Interpreter) return std::shared_ptr<const ww::NativeCode>();
   ww::compiled::Request req;
   req.module = m.impl().cm;

@@ -25,9 +25,8 @@ struct Kept {
   // at exit crashed the process once, gpu_start_up.cc).
   std::list<std::future<void>> compiles;
   void forget_finished() {
-    compiles.remove_if([](const std::future<void>& f) {
-      return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-    });
+    compiles.remove_if(
+        [](const std::future<void>& f) { return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready; });
   }
 };
 Kept& kept() {

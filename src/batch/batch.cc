@@ -130,8 +130,9 @@ Result<Job> make_job(const BatchSpec& spec) {
   if (!spec.module) return err("no module");
   if (spec.instances == 0) return err("--instances must be at least 1");
   if (spec.index_base + spec.instances > spec.total() || spec.index_base + spec.instances < spec.index_base)
-    return err("instances [" + std::to_string(spec.index_base) + ", " + std::to_string(spec.index_base + spec.instances) +
-               ") are not within a batch of " + std::to_string(spec.total()));
+    return err("instances [" + std::to_string(spec.index_base) + ", " +
+               std::to_string(spec.index_base + spec.instances) + ") are not within a batch of " +
+               std::to_string(spec.total()));
   if (spec.resident && (spec.index_base || spec.total_instances))
     return err("resident instances are a batch of their own (no first index or total)");
   const Module& m = spec.module->module;
@@ -148,8 +149,8 @@ Result<Job> make_job(const BatchSpec& spec) {
     job.type.results = {ValType::I32};  // the exit code
   }
   if (!spec.wasi && spec.args.size() != job.type.params.size())
-    return err("export '" + spec.export_name + "' takes " + std::to_string(job.type.params.size()) +
-               " argument(s) (" + valtype_list(job.type.params) + "), got " + std::to_string(spec.args.size()));
+    return err("export '" + spec.export_name + "' takes " + std::to_string(job.type.params.size()) + " argument(s) (" +
+               valtype_list(job.type.params) + "), got " + std::to_string(spec.args.size()));
   if (!spec.wasi) WW_TRY(check_v128_args(spec.export_name, job.type, spec.args, job));
   for (const ArgSource& a : spec.args)
     if (a.kind == ArgSource::Column && a.column.size() < spec.instances)
@@ -240,7 +241,8 @@ compiled::Request compile_request(const BatchSpec& spec, const Job& job, Backend
   r.module = spec.module;
   r.entries = {job.func_index};
   for (const Job::ThenCall& c : job.then)
-    if (std::find(r.entries.begin(), r.entries.end(), c.func_index) == r.entries.end()) r.entries.push_back(c.func_index);
+    if (std::find(r.entries.begin(), r.entries.end(), c.func_index) == r.entries.end())
+      r.entries.push_back(c.func_index);
   // A CPU instance calls the functions that give --mem-in and --mem-out
   // addresses for every input: they are compiled too.
   if (backend == Backend::Cpu) {
@@ -385,8 +387,8 @@ class Driver {
     std::future<CompiledExecutor> pending =
         std::async(std::launch::async, [req, d = first_gpu(job_)] { return compile_executor(req, d); });
     const uint64_t n = spec_.instances;
-    const uint64_t chunk = req.target == compiled::Target::Gpu ? std::max<uint64_t>(n / 8, 32768)
-                                                                 : std::max<uint64_t>(n / 32, 64);
+    const uint64_t chunk =
+        req.target == compiled::Target::Gpu ? std::max<uint64_t>(n / 8, 32768) : std::max<uint64_t>(n / 32, 64);
     std::unique_ptr<Executor> compiled;
     bool settled = false;
     uint64_t first = 0;
@@ -434,7 +436,6 @@ class Driver {
     return Status::Ok();
   }
 
-
  private:
   const BatchSpec& spec_;
   const Job& job_;
@@ -477,7 +478,6 @@ const char* tier_name(Tier t) {
   return "?";
 }
 
-
 Value arg_value(const ArgSource& a, ValType type, uint64_t row, uint64_t i) {
   switch (a.kind) {
     case ArgSource::Const: return a.value;
@@ -512,8 +512,7 @@ TrapCode Job::stop_reason() const {
 
 double Job::seconds_left() const {
   if (spec->timeout_s <= 0) return std::numeric_limits<double>::infinity();
-  return spec->timeout_s -
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return spec->timeout_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 namespace {
@@ -621,8 +620,8 @@ Result<BatchResult> run(const BatchSpec& spec) {
     code = look_up_code(spec, job, out.backend, true);
     trace("look up and load cached code");
   }
-  std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_executor(nullptr)
-                                                                  : make_cpu_executor(nullptr);
+  std::unique_ptr<Executor> interp =
+      out.backend == Backend::Gpu ? make_gpu_executor(nullptr) : make_cpu_executor(nullptr);
   // On the GPU, the executor that will run the whole batch, when one will,
   // sets it up while the GPU's start-up goes on (the code was looked up
   // above; on the CPU it is looked up below, in the batch's time).
@@ -648,8 +647,8 @@ Result<BatchResult> run(const BatchSpec& spec) {
   // whole start-up (a call whose GPU is already up pays for all of it).
   double before_ms = out.phases.upload + warm_ms + ahead_ms;
   const double columns_counted = out.backend == Backend::Gpu ? ms_after_gpu_ready(t_columns, t_columns_end)
-                                 : columns_hidden             ? 0
-                                                              : columns_ms;
+                                 : columns_hidden            ? 0
+                                                             : columns_ms;
   out.phases.memory_setup += columns_counted;
   before_ms += columns_counted;
   job.t0 = std::chrono::steady_clock::now() - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -669,7 +668,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
   // executor, and the batch's host steps up to that wave run beside its
   // kernel (they were 0.02 ms before the launch of thread-id's 1M compiled
   // batch, whose kernel takes 0.1: bench/RESULTS.md).
-  const Executor* runs_whole = compile_now ? (loaded_here ? code->loaded->exec.get() : nullptr)
+  const Executor* runs_whole = compile_now      ? (loaded_here ? code->loaded->exec.get() : nullptr)
                                : compile_behind ? nullptr
                                                 : interp.get();
   if (whole && whole == runs_whole && whole->launch_ahead(job)) trace("first wave launched ahead");
@@ -709,8 +708,7 @@ Result<BatchResult> finish_run(const BatchSpec& spec, const Job& job, BatchResul
   const uint8_t* fin = out.finished.data();
   const size_t first_unfinished = parallel_find_byte(fin, 0, spec.instances);
   for (const uint8_t* z = fin + first_unfinished;
-       z < fin + spec.instances && (z = static_cast<const uint8_t*>(std::memchr(z, 0, fin + spec.instances - z)));
-       ++z)
+       z < fin + spec.instances && (z = static_cast<const uint8_t*>(std::memchr(z, 0, fin + spec.instances - z))); ++z)
     if (!out.traps[z - fin]) out.traps[z - fin] = why;
   if (out.backend == Backend::Cpu) {
     unsigned hw = usable_cores();

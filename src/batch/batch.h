@@ -26,8 +26,8 @@
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/gpu_plan.h"
 #include "intrinsics/gpu_batch.h"
-#include "wasi/wasi.h"
 #include "runtime/runtime.h"
+#include "wasi/wasi.h"
 
 namespace ww::batch {
 
@@ -39,7 +39,7 @@ const char* tier_name(Tier t);
 // Where argument k of each instance comes from.
 struct ArgSource {
   enum Kind { Const, Index, Column, DeviceColumn } kind = Const;
-  Value value;                     // Const
+  Value value;  // Const
   // Column: row i's raw bits for instance i (i32 and f32 in the low half),
   // the caller's until run() returns.
   std::span<const uint64_t> column;
@@ -87,8 +87,8 @@ struct GpuOptions {
   uint32_t call_depth = 64;    // frames per instance
   uint32_t stack_slots_limit = StoreLimits{}.stack_slots;
   uint32_t call_depth_limit = StoreLimits{}.max_call_depth;
-  uint32_t memory_pages = 0;   // linear-memory capacity; 0 = automatic
-  uint32_t max_wave = 0;       // 0 = as many as memory allows
+  uint32_t memory_pages = 0;  // linear-memory capacity; 0 = automatic
+  uint32_t max_wave = 0;      // 0 = as many as memory allows
   // Chained calls (BatchSpec::then): one launch per call instead of one
   // for the whole chain (bench/gpu/chain.sh compares them).
   bool launch_per_call = false;
@@ -105,19 +105,18 @@ struct GpuOptions {
   double memory_share = 1;
 };
 
-
 // A batch of WASI commands (modules importing wasi_snapshot_preview1, run
 // through `_start`): what each instance's argv, stdio and random bytes
 // are. Its result is the exit code.
 struct WasiBatch {
-  wasi::Config config;             // environment and preopens
-  std::string argv0;               // the module's path
-  std::vector<std::string> args;   // "@index" in them stands for the instance's index
+  wasi::Config config;            // environment and preopens
+  std::string argv0;              // the module's path
+  std::vector<std::string> args;  // "@index" in them stands for the instance's index
   // "{i}" stands for the index. stdout and stderr without a pattern are
   // collected per instance (BatchResult::stdout_blocks); stdin without one
   // is empty.
   std::string stdout_pattern, stderr_pattern, stdin_pattern;
-  uint64_t seed = 0;               // random_get: instance i draws from seed + i
+  uint64_t seed = 0;                         // random_get: instance i draws from seed + i
   uint64_t output_cap = uint64_t(64) << 20;  // bytes of stdout, and of stderr, per instance
 };
 
@@ -170,9 +169,9 @@ struct BatchSpec {
   // them, `instances` is their count), as the batch before left them.
   Resident* resident = nullptr;
 
-  uint64_t fuel = 0;       // per instance: back-edges and calls; 0 = unlimited
-  double timeout_s = 0;    // stop handing out instances (CPU) / stop kernels (GPU)
-  unsigned threads = 0;    // CPU workers; 0 = every core
+  uint64_t fuel = 0;                    // per instance: back-edges and calls; 0 = unlimited
+  double timeout_s = 0;                 // stop handing out instances (CPU) / stop kernels (GPU)
+  unsigned threads = 0;                 // CPU workers; 0 = every core
   gpu::GpuBatch* intrinsics = nullptr;  // the `gpu` import module's shared state
 
   Backend backend = Backend::Auto;
@@ -209,7 +208,7 @@ struct GpuShare {
   int device = 0;  // ordinal
   std::string name;
   uint64_t instances = 0;
-  double seconds = 0;    // its wall time
+  double seconds = 0;  // its wall time
   double kernel_ms = 0;
 };
 
@@ -224,13 +223,13 @@ struct Segment {
 // What happened to the compiled tier in this batch.
 struct CompileReport {
   bool attempted = false;
-  bool used = false;         // compiled code ran at least one segment
+  bool used = false;  // compiled code ran at least one segment
   bool cache_hit = false;
-  double generate_ms = 0;    // codegen
-  double compile_ms = 0;     // host compiler or NVRTC (0 on a cache hit)
-  double load_ms = 0;        // dlopen / module load
-  std::string fallback;      // why the interpreter ran instead, one line
-  std::string cache_note;    // cache trouble that did not stop the run
+  double generate_ms = 0;  // codegen
+  double compile_ms = 0;   // host compiler or NVRTC (0 on a cache hit)
+  double load_ms = 0;      // dlopen / module load
+  std::string fallback;    // why the interpreter ran instead, one line
+  std::string cache_note;  // cache trouble that did not stop the run
   // The batch ended before its background compile and stopped waiting for
   // it (BatchSpec::compile_wait_s): the compile goes on (compiles_running).
   bool left_running = false;
@@ -269,13 +268,13 @@ struct BatchResult {
   // WASI batches: each instance's stdout and stderr (without --stdout /
   // --stderr patterns), written in instance order after the batch.
   std::vector<std::string> stdout_blocks, stderr_blocks;
-  uint64_t output_capped = 0;                  // instances whose output was cut at the cap
+  uint64_t output_capped = 0;  // instances whose output was cut at the cap
   // GPU: calls served on the host, and the passes that served them (each
   // one more launch of its wave).
   uint64_t host_calls = 0, host_passes = 0;
-  uint64_t device_output_bytes = 0;  // WASI output collected on the GPU, not by host calls
+  uint64_t device_output_bytes = 0;                  // WASI output collected on the GPU, not by host calls
   uint64_t device_files = 0, device_file_bytes = 0;  // read-only files whose reads the GPU served
-  uint64_t first_output_capped = ~uint64_t{0};  // the first of them
+  uint64_t first_output_capped = ~uint64_t{0};       // the first of them
   // instances x type.results.size(), raw bits; empty when results32 holds them.
   Column<uint64_t> results;
   // The results when every one is an i32 or an f32 (all_32bit): 4
@@ -285,12 +284,12 @@ struct BatchResult {
   // bench/RESULTS.md), and a 100M batch holds half the memory.
   Column<uint32_t> results32;
   Column<uint64_t> results_hi;  // as results, v128 results' high words (empty without v128 results)
-  Column<uint8_t> traps;     // TrapCode per instance
+  Column<uint8_t> traps;        // TrapCode per instance
   // Where each trap happened: module function index and bytecode word
   // offset in it; trap_pc is gpu::kNoTrapPc for traps outside the code (a
   // memory input that did not fit, the timeout).
   Column<uint32_t> trap_func, trap_pc;
-  Column<uint8_t> finished;  // 0 for instances the timeout stopped or skipped
+  Column<uint8_t> finished;              // 0 for instances the timeout stopped or skipped
   std::vector<Column<uint8_t>> mem_out;  // per MemOutput: instances x length
   // Large mem_out and results32 columns, pinned for the GPU to copy and
   // write into (released before the columns go: declared after them).
@@ -302,8 +301,8 @@ struct BatchResult {
   // A batch on several GPUs: each one's part (empty on one GPU). Its phase
   // times and kernel_ms are then the GPUs' average.
   std::vector<GpuShare> gpus;
-  unsigned threads = 0;      // CPU workers
-  double kernel_ms = 0;      // GPU kernels, all segments
+  unsigned threads = 0;  // CPU workers
+  double kernel_ms = 0;  // GPU kernels, all segments
   PhaseTimes phases;
   // The GPU's memory: what each instance was given (linear memory plus
   // frames, globals, tables and status) and how the waves were cut. With
@@ -312,14 +311,14 @@ struct BatchResult {
   uint64_t device_bytes_per_instance = 0;
   uint64_t linear_bytes_per_instance = 0;
   uint64_t reserved_bytes_per_instance = 0;
-  uint64_t pool_reruns = 0;  // instances that ran out of the pool and ran again
-  uint64_t replans = 0;  // plans made again with less memory after the GPU refused a wave's buffers
+  uint64_t pool_reruns = 0;   // instances that ran out of the pool and ran again
+  uint64_t replans = 0;       // plans made again with less memory after the GPU refused a wave's buffers
   uint64_t stack_reruns = 0;  // compiled code's instances that ran out of CUDA stack, run again interpreted
   uint64_t grow_reruns = 0;   // instances whose memory grew past the GPU's reservation, run again with more
   // Instances whose kernel wrote their result straight into the pinned
   // results32 column: the kernel phase then holds those results' crossing.
   uint64_t mapped_rows = 0;
-  bool canvas_mapped = false;  // likewise the --image canvas
+  bool canvas_mapped = false;     // likewise the --image canvas
   uint64_t stack_pool_bytes = 0;  // the GPU interpreter's call stack segments, at the most
   uint32_t wave_size = 0, waves = 0;
   uint32_t wave_slices = 1;  // the most slices a wave ran in (transfers beside kernels)

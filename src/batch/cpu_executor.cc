@@ -19,9 +19,9 @@
 #include <thread>
 
 #include "batch/executor.h"
-#include "batch/wasi_input.h"
 #include "batch/host_imports.h"
 #include "batch/resident.h"
+#include "batch/wasi_input.h"
 #include "common/cores.h"
 #include "common/text.h"
 #include "exec/gpu/gpu_backend.h"
@@ -38,13 +38,13 @@ struct BoundInstance {
   // per input).
   struct Source {
     enum Kind : uint8_t { Fixed, Global, Call } kind = Fixed;
-    uint64_t value = 0;  // the address, or the global's or function's store address
+    uint64_t value = 0;                         // the address, or the global's or function's store address
     std::shared_ptr<Store::PreparedCall> call;  // Call
   };
   uint32_t instance = 0;
-  std::shared_ptr<Store::PreparedCall> func;  // the batch's export
+  std::shared_ptr<Store::PreparedCall> func;               // the batch's export
   std::vector<std::shared_ptr<Store::PreparedCall>> then;  // the chain's calls (BatchSpec::then)
-  MemoryInst* mem = nullptr;  // memory 0
+  MemoryInst* mem = nullptr;                               // memory 0
   std::vector<Source> mem_in, mem_out;
   wasi::Context* wasi = nullptr;  // a WASI command's calls
 };
@@ -107,8 +107,7 @@ bool bind(Store& store, uint32_t inst, const BatchSpec& spec, BoundInstance& b) 
 
 // The `len` bytes at the source's address in memory 0, or the trap that
 // stops the instance (the address function's own, or out of bounds).
-TrapCode locate(Store& store, const BoundInstance& b, const BoundInstance::Source& src, uint64_t len,
-                uint64_t& addr) {
+TrapCode locate(Store& store, const BoundInstance& b, const BoundInstance::Source& src, uint64_t len, uint64_t& addr) {
   switch (src.kind) {
     case BoundInstance::Source::Fixed: addr = src.value; break;
     case BoundInstance::Source::Global: addr = uint32_t(store.global_get(uint32_t(src.value)).bits); break;
@@ -148,8 +147,8 @@ struct PhaseClock {
   }
 };
 
-TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t i, uint64_t* io,
-                 BatchResult& out, PhaseClock& clock) {
+TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t i, uint64_t* io, BatchResult& out,
+                 PhaseClock& clock) {
   const BatchSpec& spec = *job.spec;
   for (size_t k = 0; k < spec.mem_in.size(); ++k) {
     const MemInput& m = spec.mem_in[k];
@@ -215,8 +214,7 @@ class WorkerInstances {
  public:
   static constexpr uint64_t kInstancesPerStore = 16384;
 
-  WorkerInstances(const Job& job, StoreLimits limits, std::shared_ptr<const NativeCode> native,
-                  gpu::GpuContext* ctx)
+  WorkerInstances(const Job& job, StoreLimits limits, std::shared_ptr<const NativeCode> native, gpu::GpuContext* ctx)
       : job_(job), limits_(limits), native_(std::move(native)), ctx_(ctx) {
     if (job.image) image_ = &job.image->snapshot;
     // Resident instances' saved states are changes to their own image.
@@ -357,8 +355,7 @@ class CpuExecutor final : public Executor {
   // and to turn the deadline or a cancellation into the interrupt byte that
   // running instances read at back-edges.
   Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
-             const std::function<void(uint64_t)>& progress,
-             const std::function<void(uint64_t)>& ready) override {
+             const std::function<void(uint64_t)>& progress, const std::function<void(uint64_t)>& ready) override {
     const BatchSpec& spec = *job.spec;
     unsigned threads = spec.threads ? spec.threads : usable_cores();
     if (uint64_t(threads) > count) threads = unsigned(std::max<uint64_t>(count, 1));
@@ -435,7 +432,7 @@ class CpuExecutor final : public Executor {
     std::atomic<uint8_t> interrupt{0};  // TrapCode that stops running code
     std::atomic<uint64_t> setup_ns{0}, run_ns{0}, copy_ns{0};
     std::atomic<uint64_t> capped{0}, first_capped{~uint64_t{0}};  // WASI output cut at the cap
-    std::atomic<uint8_t>* chunk_done = nullptr;  // set per chunk once its rows are final
+    std::atomic<uint8_t>* chunk_done = nullptr;                   // set per chunk once its rows are final
   };
 
   void work(const Job& job, uint64_t first, uint64_t count, Shared& sh, BatchResult& out) const {

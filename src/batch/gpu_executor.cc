@@ -27,8 +27,7 @@ Status make_scratch_instance(const Job& job, ScratchInstance& s) {
                       link_imports(s.store, spec.module->module, &s.ctx, nullptr, &spec.host_functions));
   auto r = job.image ? s.store.instantiate(spec.module, imports, job.image->snapshot)
                      : s.store.instantiate(spec.module, imports);
-  if (auto* e = std::get_if<InstantiateError>(&r))
-    return make_error(kNoOffset, "instantiation failed: " + e->message);
+  if (auto* e = std::get_if<InstantiateError>(&r)) return make_error(kNoOffset, "instantiation failed: " + e->message);
   s.instance = std::get<uint32_t>(r);
   return Status::Ok();
 }
@@ -118,7 +117,7 @@ void uniform_args(const std::vector<ArgSource>& args, const std::vector<ValType>
   for (size_t k = 0; k < params.size(); ++k) {
     const bool index = args[k].kind == ArgSource::Index;
     values.push_back(index ? 0 : args[k].value.bits);
-    index_kind.push_back(!index                          ? 0
+    index_kind.push_back(!index                      ? 0
                          : params[k] == ValType::I32 ? 1
                          : params[k] == ValType::I64 ? 2
                          : params[k] == ValType::F32 ? 3
@@ -201,8 +200,7 @@ class GpuExecutor final : public Executor {
   }
 
   Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
-             const std::function<void(uint64_t)>& progress,
-             const std::function<void(uint64_t)>& ready) override {
+             const std::function<void(uint64_t)>& progress, const std::function<void(uint64_t)>& ready) override {
     const BatchSpec& spec = *job.spec;
     const Module& m = spec.module->module;
     if (job.func_index < m.num_imported_funcs)
@@ -262,10 +260,9 @@ class GpuExecutor final : public Executor {
   Status set_up_ahead(const Job& job, BatchResult& out) override {
     const BatchSpec& spec = *job.spec;
     const Module& m = spec.module->module;
-    bool plain = !spec.resident && !spec.wasi && !spec.files && spec.timeout_s <= 0 &&
-                 spec.device_results.empty() && !uses_host_functions(m, spec.host_functions) &&
-                 spec.total() <= 0xffffffffu && job.func_index >= m.num_imported_funcs &&
-                 !(spec.intrinsics && spec.intrinsics->image);
+    bool plain = !spec.resident && !spec.wasi && !spec.files && spec.timeout_s <= 0 && spec.device_results.empty() &&
+                 !uses_host_functions(m, spec.host_functions) && spec.total() <= 0xffffffffu &&
+                 job.func_index >= m.num_imported_funcs && !(spec.intrinsics && spec.intrinsics->image);
     for (const ArgSource& a : spec.args) plain &= a.kind != ArgSource::DeviceColumn;
     for (const Job::ThenCall& c : job.then) plain &= c.func_index >= m.num_imported_funcs;
     if (!plain) return Status::Ok();
@@ -293,8 +290,7 @@ class GpuExecutor final : public Executor {
   // The range on every GPU of job.gpus at once, each on a thread of its
   // own taking waves from the same claims; its figures are merged after.
   Status run_on_devices(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
-                        const std::function<void(uint64_t)>& progress,
-                        const std::function<void(uint64_t)>& ready) {
+                        const std::function<void(uint64_t)>& progress, const std::function<void(uint64_t)>& ready) {
     const size_t k = job.gpus.size();
     // A claim smaller than what a GPU runs at once leaves it part idle
     // (montecarlo on the interpreter ran at half speed in waves of half
@@ -349,7 +345,8 @@ class GpuExecutor final : public Executor {
         return make_error(kNoOffset, "GPU " + std::to_string(job.gpus[d].device) + ": " + status[d].error().message);
     std::vector<GpuShare> shares;
     for (size_t d = 0; d < k; ++d)
-      shares.push_back({job.gpus[d].device, figures[d].device, claims.taken(unsigned(d)), seconds[d], figures[d].kernel_ms});
+      shares.push_back(
+          {job.gpus[d].device, figures[d].device, claims.taken(unsigned(d)), seconds[d], figures[d].kernel_ms});
     merge_device_figures(figures, shares, out);
     device_ = out.device;
     return Status::Ok();
@@ -428,15 +425,17 @@ class GpuExecutor final : public Executor {
       req.fill_args = [&spec, &params, first](uint32_t wave_first, uint32_t n, uint64_t* io) {
         for (size_t k = 0; k < params.size(); ++k)
           for (uint32_t t = 0; t < n; ++t)
-            io[k * n + t] = arg_value(spec.args[k], params[k], first + wave_first + t,
-                                      spec.index_base + first + wave_first + t).bits;
+            io[k * n + t] =
+                arg_value(spec.args[k], params[k], first + wave_first + t, spec.index_base + first + wave_first + t)
+                    .bits;
       };
     }
 
     for (size_t c = 0; c < job.then.size(); ++c) {
       gpu::BatchRequest::ThenCall& call = req.then.emplace_back();
       call.func_index = job.then[c].func_index;
-      if (spec.then[c].repeat > 0xffffffffu) return make_error(kNoOffset, "--then: a call repeated more than 2^32-1 times");
+      if (spec.then[c].repeat > 0xffffffffu)
+        return make_error(kNoOffset, "--then: a call repeated more than 2^32-1 times");
       call.repeat = uint32_t(spec.then[c].repeat);
       uniform_args(spec.then[c].args, job.then[c].type.params, call.args, call.arg_index_kind);
       call.args_hi = high_words(spec.then[c].args);
@@ -460,8 +459,7 @@ class GpuExecutor final : public Executor {
     for (size_t k = 0; k < spec.mem_out.size(); ++k) {
       const MemOutput& mo = spec.mem_out[k];
       WW_ASSIGN_OR_RETURN(uint64_t addr, resolve_address_fresh(job, mo.addr));
-      if (addr > 0xffffffffu || mo.length > 0xffffffffu)
-        return make_error(kNoOffset, "--mem-out range out of bounds");
+      if (addr > 0xffffffffu || mo.length > 0xffffffffu) return make_error(kNoOffset, "--mem-out range out of bounds");
       req.mem_out.push_back({uint32_t(addr), uint32_t(mo.length), out.mem_out[k].data() + first * mo.length});
     }
     trace("memory inputs' and outputs' addresses");
@@ -500,15 +498,18 @@ class GpuExecutor final : public Executor {
     // export itself returns nothing.
     const size_t nr = spec.wasi ? 0 : job.type.results.size();
     // size_result zeroed the columns, and no other executor runs this range.
-    req.dest = {out.results.empty() ? nullptr : out.results.data() + first * nr, out.traps.data() + first,
-                out.trap_func.data() + first, out.trap_pc.data() + first, out.finished.data() + first, true};
+    req.dest = {out.results.empty() ? nullptr : out.results.data() + first * nr,
+                out.traps.data() + first,
+                out.trap_func.data() + first,
+                out.trap_pc.data() + first,
+                out.finished.data() + first,
+                true};
     if (!out.results32.empty()) req.dest.results32 = out.results32.data() + first * nr;
     if (!out.results_hi.empty()) req.dest.results_hi = out.results_hi.data() + first * nr;
     return Status::Ok();
   }
 
-  Status run_request(const Job& job, StretchRequest& sr, BatchResult& out, BatchResult& fig,
-                     gpu::BatchSetUpPtr ahead) {
+  Status run_request(const Job& job, StretchRequest& sr, BatchResult& out, BatchResult& fig, gpu::BatchSetUpPtr ahead) {
     const BatchSpec& spec = *job.spec;
     const gpu::BatchRequest& req = sr.req;
     StepTrace trace("gpu executor");
@@ -535,7 +536,8 @@ class GpuExecutor final : public Executor {
       wasi->finish();
       if (const uint64_t n = wasi->out_of_descriptors(); n && spec.note)
         spec.note("gpu: the host ran out of file descriptors for " + std::to_string(n) +
-                  " instance(s), which end in \"host function failed\"; a smaller --gpu-max-wave holds fewer files open at once");
+                  " instance(s), which end in \"host function failed\"; a smaller --gpu-max-wave holds fewer files "
+                  "open at once");
     }
     fig.host_calls += r.host_calls;
     fig.host_passes += r.host_passes;

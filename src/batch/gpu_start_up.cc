@@ -21,7 +21,7 @@ struct Probe {
   gpu::DeviceInfo info;
   double ms = 0;
   std::chrono::steady_clock::time_point at;  // when the stage ended
-  double pin_ms = 0;  // pinning the host buffers batches asked for
+  double pin_ms = 0;                         // pinning the host buffers batches asked for
   std::chrono::steady_clock::time_point pin_from, pin_to;
 };
 
@@ -282,8 +282,7 @@ Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTra
     else out.backend_note = "no GPU: " + dev.reason;
     job.gpu_layout = spec.gpu.layout;
     if (job.gpu_layout == gpu::MemoryLayout::Auto)
-      job.gpu_layout = gpu::choose_layout(spec.module->module, spec.instances, spec.gpu.memory_pages,
-                                          dev.free_bytes);
+      job.gpu_layout = gpu::choose_layout(spec.module->module, spec.instances, spec.gpu.memory_pages, dev.free_bytes);
   }
   return Status::Ok();
 }
@@ -325,7 +324,8 @@ Status resolve_gpus(const BatchSpec& spec, Job& job) {
       const gpu::DeviceInfo info = gpu::probe_device();
       const auto shared = std::count(list.begin(), list.end(), d);
       if (shared > 1 || spec.gpu.memory_share < 1)
-        g.memory_budget = uint64_t(double(info.free_bytes) * std::clamp(spec.gpu.memory_share, 0.0, 1.0) / double(shared));
+        g.memory_budget =
+            uint64_t(double(info.free_bytes) * std::clamp(spec.gpu.memory_share, 0.0, 1.0) / double(shared));
       g.resident_threads = info.resident_threads;
       min_claim = std::max(min_claim, info.resident_threads);
     }

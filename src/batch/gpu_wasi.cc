@@ -25,15 +25,25 @@ struct DeviceCall {
   DevWasiCall id;
 };
 constexpr DeviceCall kDeviceCalls[] = {
-    {"args_sizes_get", DevWasiCall::ArgsSizesGet}, {"args_get", DevWasiCall::ArgsGet},
-    {"environ_sizes_get", DevWasiCall::EnvironSizesGet}, {"environ_get", DevWasiCall::EnvironGet},
-    {"clock_res_get", DevWasiCall::ClockResGet}, {"clock_time_get", DevWasiCall::ClockTimeGet},
-    {"random_get", DevWasiCall::RandomGet}, {"fd_write", DevWasiCall::FdWrite},
-    {"proc_exit", DevWasiCall::ProcExit}, {"sched_yield", DevWasiCall::SchedYield},
-    {"fd_fdstat_get", DevWasiCall::FdFdstatGet}, {"fd_close", DevWasiCall::FdClose},
-    {"fd_renumber", DevWasiCall::FdRenumber}, {"fd_read", DevWasiCall::FdRead},
-    {"fd_pread", DevWasiCall::FdPread}, {"fd_seek", DevWasiCall::FdSeek}, {"fd_tell", DevWasiCall::FdTell},
-    {"fd_filestat_get", DevWasiCall::FdFilestatGet}, {"fd_prestat_get", DevWasiCall::FdPrestatGet},
+    {"args_sizes_get", DevWasiCall::ArgsSizesGet},
+    {"args_get", DevWasiCall::ArgsGet},
+    {"environ_sizes_get", DevWasiCall::EnvironSizesGet},
+    {"environ_get", DevWasiCall::EnvironGet},
+    {"clock_res_get", DevWasiCall::ClockResGet},
+    {"clock_time_get", DevWasiCall::ClockTimeGet},
+    {"random_get", DevWasiCall::RandomGet},
+    {"fd_write", DevWasiCall::FdWrite},
+    {"proc_exit", DevWasiCall::ProcExit},
+    {"sched_yield", DevWasiCall::SchedYield},
+    {"fd_fdstat_get", DevWasiCall::FdFdstatGet},
+    {"fd_close", DevWasiCall::FdClose},
+    {"fd_renumber", DevWasiCall::FdRenumber},
+    {"fd_read", DevWasiCall::FdRead},
+    {"fd_pread", DevWasiCall::FdPread},
+    {"fd_seek", DevWasiCall::FdSeek},
+    {"fd_tell", DevWasiCall::FdTell},
+    {"fd_filestat_get", DevWasiCall::FdFilestatGet},
+    {"fd_prestat_get", DevWasiCall::FdPrestatGet},
     {"fd_prestat_dir_name", DevWasiCall::FdPrestatDirName},
 };
 
@@ -131,8 +141,8 @@ GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out
 
   std::vector<std::string> argv{w.argv0};
   argv.insert(argv.end(), w.args.begin(), w.args.end());
-  const bool args_ok = pack(argv, true, device_.argv, device_.argv_off) &&
-                       pack(w.config.env, false, device_.env, device_.env_off);
+  const bool args_ok =
+      pack(argv, true, device_.argv, device_.argv_off) && pack(w.config.env, false, device_.env, device_.env_off);
   for (const Import& im : m.imports)
     if (im.kind == ExternKind::Func) device_.calls.push_back(device_call_of(im, m.types[im.func_type], args_ok));
   for (const wasi::Preopen& p : w.config.preopens) {
@@ -282,9 +292,9 @@ void GpuWasiCalls::serve(gpu::HostCall& c) {
   const uint64_t k = row(c.instance) - first_;
   if (kind_[c.func] == Kind::ReadFile || kind_[c.func] == Kind::WriteFile) {
     const uint32_t a = uint32_t(c.io[0]), b = uint32_t(c.io[1]), n = uint32_t(c.io[2]);
-    const int32_t r = !c.memory              ? -int32_t(wasi::kFault)  // no memory
+    const int32_t r = !c.memory                         ? -int32_t(wasi::kFault)  // no memory
                       : kind_[c.func] == Kind::ReadFile ? l->cx->read_file(c.memory, a, b, n)
-                                                : l->cx->write_file(c.memory, a, b, n);
+                                                        : l->cx->write_file(c.memory, a, b, n);
     c.io[0] = uint32_t(r);
     return;
   }

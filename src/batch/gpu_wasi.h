@@ -74,10 +74,10 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   std::vector<wasi::Context::CallHandle> handles_;  // by imported function index
   // Imports the server treats apart from the WASI calls' handles.
   enum class Kind : uint8_t { Other, ReadFile, WriteFile, PathOpen, FdClose };
-  std::vector<Kind> kind_;                          // likewise
-  wasi::Context owner_;                             // holds the shared preopens
-  std::vector<std::unique_ptr<Live>> live_;         // by instance - first_
-  std::vector<uint8_t> exited_, capped_;            // by instance - first_
+  std::vector<Kind> kind_;                   // likewise
+  wasi::Context owner_;                      // holds the shared preopens
+  std::vector<std::unique_ptr<Live>> live_;  // by instance - first_
+  std::vector<uint8_t> exited_, capped_;     // by instance - first_
   std::vector<uint32_t> exit_code_;
   gpu::DeviceWasi device_;
   // By 2 * (instance - first_) + fd - 1: bytes the device wrote to fd 1

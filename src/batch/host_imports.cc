@@ -6,8 +6,8 @@ namespace ww::batch {
 namespace {
 
 Error unsatisfied(const Import& imp) {
-  return make_error(kNoOffset, "unsatisfied import " + imp.module + "." + imp.field + " (" +
-                                    extern_kind_name(imp.kind) + ")");
+  return make_error(kNoOffset,
+                    "unsatisfied import " + imp.module + "." + imp.field + " (" + extern_kind_name(imp.kind) + ")");
 }
 
 }  // namespace
@@ -57,8 +57,8 @@ Status check_imports(const Module& m, bool wasi, const HostFunctions* host) {
   return gpu::resolve_gpu_imports(scratch, m, &ctx, resolved);
 }
 
-Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, gpu::GpuContext* ctx,
-                                            wasi::Context* wasi, const HostFunctions* host) {
+Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, gpu::GpuContext* ctx, wasi::Context* wasi,
+                                            const HostFunctions* host) {
   std::vector<std::optional<ExternVal>> resolved;
   WW_TRY(gpu::resolve_gpu_imports(store, m, ctx, resolved));
   if (wasi) WW_TRY(wasi->link(store, m, resolved));

@@ -9,8 +9,8 @@
 
 #include "common/result.h"
 #include "intrinsics/gpu_batch.h"
-#include "wasi/wasi.h"
 #include "runtime/runtime.h"
+#include "wasi/wasi.h"
 
 namespace ww::batch {
 

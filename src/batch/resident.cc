@@ -57,7 +57,8 @@ Status Resident::read_memory(uint64_t addr, uint64_t len, uint8_t* out) {
   if (backend_ == Backend::Gpu) return gpu_->read_memory(addr, len, out);
   if (cpu_.image.memories.empty()) return make_error(kNoOffset, "read_memory: the module has no memory");
   for (uint64_t i = 0; i < n_; ++i) {
-    const MemoryView v{&cpu_.image.memories[0], cpu_.deltas[i].memories.empty() ? nullptr : &cpu_.deltas[i].memories[0]};
+    const MemoryView v{&cpu_.image.memories[0],
+                       cpu_.deltas[i].memories.empty() ? nullptr : &cpu_.deltas[i].memories[0]};
     if (addr + len > v.size() || addr + len < addr)
       return make_error(kNoOffset, "read_memory: " + past_memory(i, addr, len, v.size()));
   }
@@ -82,8 +83,8 @@ Status Resident::write_memory(uint64_t addr, uint64_t record, const uint8_t* dat
   if (cpu_.image.memories.empty()) return make_error(kNoOffset, "write_memory: the module has no memory");
   const InstanceSnapshot::Memory& image = cpu_.image.memories[0];
   for (uint64_t i = 0; i < n_; ++i) {
-    const uint64_t size = cpu_.deltas[i].memories.empty() ? image.bytes.size()
-                                                           : uint64_t(cpu_.deltas[i].memories[0].pages) * kPageSize;
+    const uint64_t size =
+        cpu_.deltas[i].memories.empty() ? image.bytes.size() : uint64_t(cpu_.deltas[i].memories[0].pages) * kPageSize;
     if (addr + record > size || addr + record < addr)
       return make_error(kNoOffset, "write_memory: " + past_memory(i, addr, record, size));
   }
@@ -129,7 +130,8 @@ Status Resident::write_memory(uint64_t addr, uint64_t record, const uint8_t* dat
       for (size_t k = 0; k < merged.granules.size(); ++k) {
         const uint64_t at = uint64_t(merged.granules[k]) << kShift;
         const uint64_t lo = std::max(at, addr), hi = std::min({at + kStride, addr + record, size});
-        if (lo < hi) std::memcpy(merged.bytes.data() + k * kStride + (lo - at), data + i * record + (lo - addr), hi - lo);
+        if (lo < hi)
+          std::memcpy(merged.bytes.data() + k * kStride + (lo - at), data + i * record + (lo - addr), hi - lo);
       }
       m = std::move(merged);
     }

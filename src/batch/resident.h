@@ -33,9 +33,9 @@ class Resident {
 
   // For the batch engine.
   struct Cpu {
-    InstanceSnapshot image;          // what every delta is relative to
+    InstanceSnapshot image;             // what every delta is relative to
     std::vector<InstanceDelta> deltas;  // one per instance
-    std::vector<uint8_t> traps;      // an instance's trap, kept for every later batch
+    std::vector<uint8_t> traps;         // an instance's trap, kept for every later batch
   };
   void start(Backend b, std::unique_ptr<Executor> exec, gpu::MemoryLayout layout) {
     started_ = true;

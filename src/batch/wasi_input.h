@@ -32,8 +32,10 @@ class WasiInput {
     stdio.out = w.stdout_pattern.empty() ? out : nullptr;
     stdio.err = w.stderr_pattern.empty() ? err : nullptr;
     if (!w.stdin_pattern.empty()) stdio.in = open_file(w.stdin_pattern, index, O_RDONLY, "stdin");
-    if (!w.stdout_pattern.empty()) stdio.out_fd = open_file(w.stdout_pattern, index, O_WRONLY | O_CREAT | O_TRUNC, "stdout");
-    if (!w.stderr_pattern.empty()) stdio.err_fd = open_file(w.stderr_pattern, index, O_WRONLY | O_CREAT | O_TRUNC, "stderr");
+    if (!w.stdout_pattern.empty())
+      stdio.out_fd = open_file(w.stdout_pattern, index, O_WRONLY | O_CREAT | O_TRUNC, "stdout");
+    if (!w.stderr_pattern.empty())
+      stdio.err_fd = open_file(w.stderr_pattern, index, O_WRONLY | O_CREAT | O_TRUNC, "stderr");
     stdio_ = stdio;
     argv_ = std::move(argv);
   }
@@ -47,7 +49,8 @@ class WasiInput {
     const std::string path = replace_all(pattern, "{i}", index);
     int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
     // Fails the batch: every instance would fail alike.
-    if (fd < 0) throw std::runtime_error(std::string("cannot open ") + what + " file " + path + ": " + std::strerror(errno));
+    if (fd < 0)
+      throw std::runtime_error(std::string("cannot open ") + what + " file " + path + ": " + std::strerror(errno));
     fds_.push_back(fd);
     return fd;
   }

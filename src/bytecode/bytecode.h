@@ -17,18 +17,17 @@
 namespace ww {
 
 struct BytecodeModule {
-  std::vector<uint32_t> code;         // every defined function's words
-  std::vector<uint64_t> consts;       // 64-bit immediates
-  std::vector<uint32_t> br_tables;    // br_table target word offsets
-  std::vector<FunctionCode> funcs;    // per defined function (index - imported funcs)
+  std::vector<uint32_t> code;       // every defined function's words
+  std::vector<uint64_t> consts;     // 64-bit immediates
+  std::vector<uint32_t> br_tables;  // br_table target word offsets
+  std::vector<FunctionCode> funcs;  // per defined function (index - imported funcs)
   // Slots per value: 2 in a module that holds v128 values anywhere (every
   // value then takes slots 2L and 2L + 1 for its logical slot L, a v128
   // both, anything else the first; parameters and results too), else 1.
   uint32_t slot_width = 1;
 
   size_t size_bytes() const {
-    return code.size() * 4 + consts.size() * 8 + br_tables.size() * 4 +
-           funcs.size() * sizeof(FunctionCode);
+    return code.size() * 4 + consts.size() * 8 + br_tables.size() * 4 + funcs.size() * sizeof(FunctionCode);
   }
 };
 

@@ -63,14 +63,10 @@ std::string disassemble_function(const BytecodeModule& bc, uint32_t defined_inde
     for (uint32_t k = 0; k < fi.nimms; ++k) {
       uint32_t v = d.i[k];
       switch (fi.imm_kinds[k]) {
-        case 'T':
-          std::snprintf(buf, sizeof buf, "%s@%04u", sep, v);
-          break;
+        case 'T': std::snprintf(buf, sizeof buf, "%s@%04u", sep, v); break;
         case 'K':
-          if (v < bc.consts.size())
-            std::snprintf(buf, sizeof buf, "%s0x%" PRIx64, sep, bc.consts[v]);
-          else
-            std::snprintf(buf, sizeof buf, "%s<bad const %u>", sep, v);
+          if (v < bc.consts.size()) std::snprintf(buf, sizeof buf, "%s0x%" PRIx64, sep, bc.consts[v]);
+          else std::snprintf(buf, sizeof buf, "%s<bad const %u>", sep, v);
           break;
         default:
           // Imm forms and const32 hold i32 values; signed reads best.
@@ -87,10 +83,8 @@ std::string disassemble_function(const BytecodeModule& bc, uint32_t defined_inde
       out += buf;
       for (uint32_t k = 0; k < d.i[1]; ++k) {
         uint32_t idx = d.i[0] + k;
-        if (idx < bc.br_tables.size())
-          std::snprintf(buf, sizeof buf, "%s@%04u", k ? " " : "", bc.br_tables[idx]);
-        else
-          std::snprintf(buf, sizeof buf, "%s<bad>", k ? " " : "");
+        if (idx < bc.br_tables.size()) std::snprintf(buf, sizeof buf, "%s@%04u", k ? " " : "", bc.br_tables[idx]);
+        else std::snprintf(buf, sizeof buf, "%s<bad>", k ? " " : "");
         out += buf;
       }
       out += "]";
@@ -107,8 +101,8 @@ std::string disassemble_module(const BytecodeModule& bc, const Module& m) {
     const FunctionCode& fc = bc.funcs[i];
     char buf[160];
     std::snprintf(buf, sizeof buf, "func %s: params %u, results %u, locals %u, frame %u slots\n",
-                  m.func_display_name(m.num_imported_funcs + i).c_str(), fc.num_params,
-                  fc.num_results, fc.num_locals, fc.frame_slots);
+                  m.func_display_name(m.num_imported_funcs + i).c_str(), fc.num_params, fc.num_results, fc.num_locals,
+                  fc.frame_slots);
     out += buf;
     out += disassemble_function(bc, i);
   }

@@ -7,8 +7,8 @@
 namespace ww {
 
 struct FunctionCode {
-  uint32_t code_begin = 0;   // word index into BytecodeModule::code
-  uint32_t code_end = 0;     // one past the last word
+  uint32_t code_begin = 0;  // word index into BytecodeModule::code
+  uint32_t code_end = 0;    // one past the last word
   uint32_t type_index = 0;
   uint32_t num_params = 0;
   uint32_t num_results = 0;

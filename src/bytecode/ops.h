@@ -37,23 +37,23 @@ struct BcFmtInfo {
 };
 
 inline constexpr BcFmtInfo kBcFmtInfo[] = {
-    {0, 0, {0, 0, 0}, 1},        // N
-    {1, 0, {0, 0, 0}, 1},        // S1
-    {2, 0, {0, 0, 0}, 2},        // S2
-    {3, 0, {0, 0, 0}, 2},        // S3
-    {4, 0, {0, 0, 0}, 3},        // S4
-    {0, 1, {'I', 0, 0}, 2},      // I
-    {0, 1, {'T', 0, 0}, 2},      // T
-    {1, 1, {'I', 0, 0}, 2},      // S1I
-    {1, 1, {'K', 0, 0}, 2},      // S1K
-    {1, 1, {'T', 0, 0}, 2},      // S1T
-    {1, 2, {'B', 'I', 0}, 3},    // S1B
-    {2, 1, {'I', 0, 0}, 3},      // S2I
-    {2, 1, {'T', 0, 0}, 3},      // S2T
-    {2, 2, {'I', 'I', 0}, 4},    // S2II
-    {3, 1, {'I', 0, 0}, 3},      // S3I
-    {3, 2, {'I', 'I', 0}, 4},    // S3II
-    {1, 2, {'I', 'T', 0}, 3},    // S1IT
+    {0, 0, {0, 0, 0}, 1},      // N
+    {1, 0, {0, 0, 0}, 1},      // S1
+    {2, 0, {0, 0, 0}, 2},      // S2
+    {3, 0, {0, 0, 0}, 2},      // S3
+    {4, 0, {0, 0, 0}, 3},      // S4
+    {0, 1, {'I', 0, 0}, 2},    // I
+    {0, 1, {'T', 0, 0}, 2},    // T
+    {1, 1, {'I', 0, 0}, 2},    // S1I
+    {1, 1, {'K', 0, 0}, 2},    // S1K
+    {1, 1, {'T', 0, 0}, 2},    // S1T
+    {1, 2, {'B', 'I', 0}, 3},  // S1B
+    {2, 1, {'I', 0, 0}, 3},    // S2I
+    {2, 1, {'T', 0, 0}, 3},    // S2T
+    {2, 2, {'I', 'I', 0}, 4},  // S2II
+    {3, 1, {'I', 0, 0}, 3},    // S3I
+    {3, 2, {'I', 'I', 0}, 4},  // S3II
+    {1, 2, {'I', 'T', 0}, 3},  // S1IT
 };
 
 struct BcOpInfo {
@@ -80,8 +80,8 @@ inline uint32_t bc_imm_word(BcFmt f, uint32_t k) {
 
 // Appends one op. Unused operands are ignored; slot operands must fit in 16
 // bits (the translator checks frame sizes before it relies on that).
-inline void bc_emit(std::vector<uint32_t>& code, BcOp op, uint32_t s0 = 0, uint32_t s1 = 0,
-                    uint32_t s2 = 0, uint32_t s3 = 0, uint32_t i0 = 0, uint32_t i1 = 0) {
+inline void bc_emit(std::vector<uint32_t>& code, BcOp op, uint32_t s0 = 0, uint32_t s1 = 0, uint32_t s2 = 0,
+                    uint32_t s3 = 0, uint32_t i0 = 0, uint32_t i1 = 0) {
   const BcFmtInfo& fi = bc_fmt_info(bc_op_info(op).fmt);
   code.push_back(static_cast<uint32_t>(op) | (fi.nslots >= 1 ? (s0 & 0xffffu) << 16 : 0u));
   if (fi.nslots == 2) code.push_back(s1 & 0xffffu);

@@ -18,9 +18,9 @@
 // A v128: slots s (low word) and s + 1 (high word). The value is read
 // whole before the write, so s0 may alias an input.
 #define RV128(s) ::ww::sem::v128_of(SLOT(s), SLOT((s) + 1))
-#define WV128(s, v)                       \
-  do {                                    \
-    const ::ww::sem::V128 wv128_ = (v);   \
-    SLOT(s) = wv128_.lo;                  \
-    SLOT((s) + 1) = wv128_.hi;            \
+#define WV128(s, v)                     \
+  do {                                  \
+    const ::ww::sem::V128 wv128_ = (v); \
+    SLOT(s) = wv128_.lo;                \
+    SLOT((s) + 1) = wv128_.hi;          \
   } while (0)

@@ -87,8 +87,7 @@ std::string cache_key(const std::vector<std::string_view>& parts) {
   return buf;
 }
 
-CodeCache::CodeCache(const CacheOptions& opts)
-    : enabled_(opts.enabled), dir_(resolve_cache_dir(opts)) {}
+CodeCache::CodeCache(const CacheOptions& opts) : enabled_(opts.enabled), dir_(resolve_cache_dir(opts)) {}
 
 std::string CodeCache::entry_path(const std::string& key) const {
   return dir_ + "/v" + std::to_string(kFormat) + "/" + key + ".wwc";
@@ -109,9 +108,8 @@ std::optional<std::vector<uint8_t>> CodeCache::get(const std::string& key, std::
   EntryHeader h{};
   std::vector<uint8_t> payload;
   bool ok = ::fstat(fd, &st) == 0 && uint64_t(st.st_size) >= sizeof h &&
-            ::pread(fd, &h, sizeof h, 0) == ssize_t(sizeof h) &&
-            std::memcmp(h.magic, kMagic, 4) == 0 && h.format == kFormat &&
-            h.payload_size == uint64_t(st.st_size) - sizeof h;
+            ::pread(fd, &h, sizeof h, 0) == ssize_t(sizeof h) && std::memcmp(h.magic, kMagic, 4) == 0 &&
+            h.format == kFormat && h.payload_size == uint64_t(st.st_size) - sizeof h;
   if (ok) {
     payload.resize(h.payload_size);
     ok = ::pread(fd, payload.data(), payload.size(), sizeof h) == ssize_t(payload.size());
@@ -149,8 +147,7 @@ Status CodeCache::put(const std::string& key, const std::vector<uint8_t>& payloa
   XXH128_hash_t sum = XXH3_128bits(payload.data(), payload.size());
   h.hash_low = sum.low64;
   h.hash_high = sum.high64;
-  bool ok = write_all(fd, &h, sizeof h) && write_all(fd, payload.data(), payload.size()) &&
-            ::fsync(fd) == 0;
+  bool ok = write_all(fd, &h, sizeof h) && write_all(fd, payload.data(), payload.size()) && ::fsync(fd) == 0;
   std::string why = ok ? "" : errno_text();
   if (::close(fd) != 0 && ok) {
     ok = false;

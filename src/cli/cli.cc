@@ -50,8 +50,9 @@ int dispatch(int argc, char** argv) {
   if (cmd == "validate") return cmd_validate(argc - 2, argv + 2);
   if (cmd == "inspect") return cmd_inspect(argc - 2, argv + 2);
   if (cmd == "disasm") return cmd_disasm(argc - 2, argv + 2);
-  std::fprintf(stderr, "wasmwarp: error: unknown command '%s' (commands: run, compile, validate, inspect, disasm; see --help)\n",
-               cmd.c_str());
+  std::fprintf(
+      stderr, "wasmwarp: error: unknown command '%s' (commands: run, compile, validate, inspect, disasm; see --help)\n",
+      cmd.c_str());
   return kExitUsage;
 }
 

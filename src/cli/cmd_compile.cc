@@ -36,15 +36,16 @@ std::string fmt_ms(double ms) { return format_fixed(ms, 1) + " ms"; }
 }  // namespace
 
 int cmd_compile(int argc, char** argv) {
-  CLI::App app("Compile a module's functions to native code (CPU) or a CUBIN (GPU) and cache it.",
-               "wasmwarp compile");
+  CLI::App app("Compile a module's functions to native code (CPU) or a CUBIN (GPU) and cache it.", "wasmwarp compile");
   app.footer(kCompileFooter);
   std::string module_path, backend = "auto", emit, cache_dir, fuel, timeout, layout = "auto";
   std::vector<std::string> invoke;
   bool no_cache = false;
   app.add_option("module", module_path, "the .wasm file")->required()->type_name("MODULE.wasm");
   app.add_option("--backend", backend, "cpu, gpu or auto (the GPU when one is usable)")->type_name("B");
-  app.add_option("--invoke", invoke, "an export the runs will call (repeatable)")->allow_extra_args(false)->type_name("NAME");
+  app.add_option("--invoke", invoke, "an export the runs will call (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("NAME");
   app.add_option("--emit-source", emit, "write the generated C++ translation unit here")->type_name("FILE");
   app.add_option("--cache-dir", cache_dir, "the compiled-code cache")->type_name("DIR");
   app.add_flag("--no-cache", no_cache, "compile without reading or writing the cache");
@@ -54,7 +55,8 @@ int cmd_compile(int argc, char** argv) {
                  "interleaved, contiguous or sparse: the layout the runs will use (default: interleaved and sparse)")
       ->type_name("L");
   std::string gpu_arch;
-  app.add_option("--gpu-arch", gpu_arch, "compile for this GPU (sm_90) without one: fills the cache only")->type_name("sm_XY");
+  app.add_option("--gpu-arch", gpu_arch, "compile for this GPU (sm_90) without one: fills the cache only")
+      ->type_name("sm_XY");
   try {
     app.parse(argc + 1, argv - 1);  // argv[-1], the command name, stands in for the program name
   } catch (const CLI::CallForHelp&) {

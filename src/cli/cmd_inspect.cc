@@ -54,7 +54,8 @@ int cmd_validate(int argc, char** argv) {
 
 int cmd_inspect(int argc, char** argv) {
   std::string path;
-  if (int rc = parse_module_arg("inspect", "Describe a module: imports, exports, functions, sizes.", argc, argv, path); rc >= 0)
+  if (int rc = parse_module_arg("inspect", "Describe a module: imports, exports, functions, sizes.", argc, argv, path);
+      rc >= 0)
     return rc;
   auto m = load_module(path);
   if (!m.ok()) {
@@ -68,8 +69,7 @@ int cmd_inspect(int argc, char** argv) {
 
 int cmd_disasm(int argc, char** argv) {
   std::string path;
-  if (int rc = parse_module_arg("disasm", "Print a module's register bytecode.", argc, argv, path); rc >= 0)
-    return rc;
+  if (int rc = parse_module_arg("disasm", "Print a module's register bytecode.", argc, argv, path); rc >= 0) return rc;
   auto m = load_module(path);
   if (!m.ok()) {
     print_error(m.error().message);

@@ -90,47 +90,105 @@ int cmd_run(const char* prog, int argc, char** argv) {
   std::string gpu_stack_slots, gpu_call_depth, gpu_memory_pages, gpu_max_wave, gpu_workers;
   std::vector<std::string> shown_args;
   app.add_option("--invoke", spec.invoke, "export to call (default: _start)")->type_name("NAME");
-  app.add_option("--init", spec.init, "run this export once before the batch; every instance starts from the state it leaves (repeatable)")->allow_extra_args(false)->type_name("NAME[:ARGS]");
-  app.add_option("--then", spec.then, "then call this export on the same instances, K times (default 1), with constant or @index arguments; repeatable, in order; the results are the last call's")->allow_extra_args(false)->type_name("NAME[:K[:ARGS]]");
-  app.add_flag("--gpu-launch-per-call", spec.gpu_launch_per_call, "--then on the GPU: one kernel launch per call instead of one per chain (for comparison)");
+  app.add_option("--init", spec.init,
+                 "run this export once before the batch; every instance starts from the state it leaves (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("NAME[:ARGS]");
+  app.add_option("--then", spec.then,
+                 "then call this export on the same instances, K times (default 1), with constant or @index arguments; "
+                 "repeatable, in order; the results are the last call's")
+      ->allow_extra_args(false)
+      ->type_name("NAME[:K[:ARGS]]");
+  app.add_flag("--gpu-launch-per-call", spec.gpu_launch_per_call,
+               "--then on the GPU: one kernel launch per call instead of one per chain (for comparison)");
   auto* n_opt = app.add_option("-n,--instances", instances, "run N independent instances (batch mode)")->type_name("N");
   app.add_option("--threads", threads, "worker threads (default: all cores)")->type_name("T");
   app.add_option("--fuel", fuel, "instructions per invocation before the trap 'fuel exhausted'")->type_name("N");
-  app.add_option("--output", spec.output, "per-instance results: .csv, .json, .npy, or - for rows on stdout")->type_name("FILE");
+  app.add_option("--output", spec.output, "per-instance results: .csv, .json, .npy, or - for rows on stdout")
+      ->type_name("FILE");
   app.add_flag("--allow-traps", spec.allow_traps, ".npy output: write zero rows for traps plus STEM.traps.npy");
-  app.add_option("--mem-in", spec.mem_in, "per-instance bytes written into memory")->allow_extra_args(false)->type_name("ADDR=FILE");
+  app.add_option("--mem-in", spec.mem_in, "per-instance bytes written into memory")
+      ->allow_extra_args(false)
+      ->type_name("ADDR=FILE");
   app.add_option("--mem-in-size", mem_in_size, "record size of --mem-in files in bytes")->type_name("BYTES");
-  app.add_option("--mem-out", spec.mem_out, "per-instance bytes read from memory")->allow_extra_args(false)->type_name("ADDR:LEN=FILE");
+  app.add_option("--mem-out", spec.mem_out, "per-instance bytes read from memory")
+      ->allow_extra_args(false)
+      ->type_name("ADDR:LEN=FILE");
   app.add_flag("--deny-recursion", spec.deny_recursion, "reject modules whose call graph has a cycle");
   app.add_flag("-q,--quiet", spec.quiet, "no batch summary and no progress line");
   app.add_option("--stats", spec.stats, "write the batch's counts and time split as JSON")->type_name("FILE.json");
   app.add_option("--backend", spec.backend, "auto (GPU when one is usable, else CPU), cpu or gpu")->type_name("B");
-  app.add_option("--tier", spec.tier, "interp, compiled (the module compiled to native code) or auto (default)")->type_name("T");
-  app.add_option("--cache-dir", spec.cache_dir, "compiled-code cache (default: $WW_CACHE_DIR, else $XDG_CACHE_HOME/wasmwarp)")->type_name("DIR");
+  app.add_option("--tier", spec.tier, "interp, compiled (the module compiled to native code) or auto (default)")
+      ->type_name("T");
+  app.add_option("--cache-dir", spec.cache_dir,
+                 "compiled-code cache (default: $WW_CACHE_DIR, else $XDG_CACHE_HOME/wasmwarp)")
+      ->type_name("DIR");
   app.add_flag("--no-cache", spec.no_cache, "neither read nor write the compiled-code cache");
-  app.add_option("--compile-wait", compile_wait, "--tier auto: how long a batch that ends before its background compile waits for it, for the cache (default 1; 'end': until it ends); then the compile is stopped")->type_name("SECONDS|end");
-  app.add_option("--timeout", timeout, "stop the batch after this many seconds; unfinished instances are reported")->type_name("SECONDS");
+  app.add_option("--compile-wait", compile_wait,
+                 "--tier auto: how long a batch that ends before its background compile waits for it, for the cache "
+                 "(default 1; 'end': until it ends); then the compile is stopped")
+      ->type_name("SECONDS|end");
+  app.add_option("--timeout", timeout, "stop the batch after this many seconds; unfinished instances are reported")
+      ->type_name("SECONDS");
   app.add_option("--image", spec.image, "RGBA image for gpu.set_pixel, written as PNG")->type_name("WxH=FILE.png");
-  app.add_option("--state", state_size, "state buffer of N i32 for gpu.read_state/write_state/atomic_add")->type_name("N");
-  app.add_option("--state-in", spec.state_in, "initial state values (raw little-endian i32 or .npy)")->type_name("FILE");
-  app.add_option("--state-out", spec.state_out, "final state values (raw i32, or .npy by extension)")->type_name("FILE");
-  app.add_option("--texture", spec.textures, "bind a PNG to a texture unit for gpu.texture_sample")->allow_extra_args(false)->type_name("UNIT=FILE.png");
+  app.add_option("--state", state_size, "state buffer of N i32 for gpu.read_state/write_state/atomic_add")
+      ->type_name("N");
+  app.add_option("--state-in", spec.state_in, "initial state values (raw little-endian i32 or .npy)")
+      ->type_name("FILE");
+  app.add_option("--state-out", spec.state_out, "final state values (raw i32, or .npy by extension)")
+      ->type_name("FILE");
+  app.add_option("--texture", spec.textures, "bind a PNG to a texture unit for gpu.texture_sample")
+      ->allow_extra_args(false)
+      ->type_name("UNIT=FILE.png");
   app.add_option("--texture-filter", spec.texture_filter, "nearest (default) or bilinear")->type_name("F");
-  app.add_option("--gpu-layout", spec.gpu_layout, "linear memory layout on the GPU: auto (default: interleaved when the batch's memory fits one wave, else sparse), interleaved, contiguous or sparse")->type_name("L");
-  app.add_option("--gpu-stack-slots", gpu_stack_slots, "most 64-bit frame slots a GPU instance may use (default: the CPU's, 4194304)")->type_name("N");
-  app.add_option("--gpu-call-depth", gpu_call_depth, "most call frames a GPU instance may use (default: the CPU's, 20000)")->type_name("N");
-  app.add_option("--gpu-memory-pages", gpu_memory_pages, "linear memory capacity per GPU instance in 64 KiB pages")->type_name("N");
+  app.add_option("--gpu-layout", spec.gpu_layout,
+                 "linear memory layout on the GPU: auto (default: interleaved when the batch's memory fits one wave, "
+                 "else sparse), interleaved, contiguous or sparse")
+      ->type_name("L");
+  app.add_option("--gpu-stack-slots", gpu_stack_slots,
+                 "most 64-bit frame slots a GPU instance may use (default: the CPU's, 4194304)")
+      ->type_name("N");
+  app.add_option("--gpu-call-depth", gpu_call_depth,
+                 "most call frames a GPU instance may use (default: the CPU's, 20000)")
+      ->type_name("N");
+  app.add_option("--gpu-memory-pages", gpu_memory_pages, "linear memory capacity per GPU instance in 64 KiB pages")
+      ->type_name("N");
   app.add_option("--gpu-max-wave", gpu_max_wave, "largest number of instances per GPU wave")->type_name("N");
-  app.add_option("--gpu-workers", gpu_workers, "wave loops per GPU, each with its share of its memory, so that one wave's transfers overlap another's kernel (default 1)")->type_name("N");
-  app.add_option("--gpus", spec.gpus, "GPUs to spread the batch over: all (default), a count N (the first N), or numbers 0,2,5 (one alone as 3,); the faster GPU takes more instances")->type_name("all|N|LIST");
-  app.add_option("--dir", spec.dirs, "WASI: preopen a host directory, read-only, under the guest name GUEST (default: HOST)")->allow_extra_args(false)->type_name("HOST[::GUEST]");
-  app.add_option("--dir-rw", spec.dirs_rw, "WASI: preopen a host directory the program may write (made when missing); in a batch {i} in HOST is each instance's index, so that instances never write the same files")->allow_extra_args(false)->type_name("HOST[::GUEST]");
-  app.add_option("--env", spec.env, "WASI: an environment variable of the program")->allow_extra_args(false)->type_name("NAME=VALUE");
-  app.add_option("--stdout", spec.stdout_pattern, "WASI batch: each instance's stdout to its own file, {i} = its index (default: in instance order on stdout)")->type_name("PATTERN");
-  app.add_option("--stderr", spec.stderr_pattern, "WASI batch: each instance's stderr to its own file (default: in instance order on stderr)")->type_name("PATTERN");
-  app.add_option("--stdin", spec.stdin_pattern, "WASI batch: each instance's stdin from a file, {i} = its index (default: empty)")->type_name("PATTERN");
-  app.add_option("--output-cap", output_cap, "WASI batch: bytes of stdout, and of stderr, an instance may write; the rest is cut (default: 64 MiB)")->type_name("BYTES");
-  app.add_option("--seed", seed, "WASI batch: random_get's seed, for reproducible batches (default: from the OS)")->type_name("S");
+  app.add_option("--gpu-workers", gpu_workers,
+                 "wave loops per GPU, each with its share of its memory, so that one wave's transfers overlap "
+                 "another's kernel (default 1)")
+      ->type_name("N");
+  app.add_option("--gpus", spec.gpus,
+                 "GPUs to spread the batch over: all (default), a count N (the first N), or numbers 0,2,5 (one alone "
+                 "as 3,); the faster GPU takes more instances")
+      ->type_name("all|N|LIST");
+  app.add_option("--dir", spec.dirs,
+                 "WASI: preopen a host directory, read-only, under the guest name GUEST (default: HOST)")
+      ->allow_extra_args(false)
+      ->type_name("HOST[::GUEST]");
+  app.add_option("--dir-rw", spec.dirs_rw,
+                 "WASI: preopen a host directory the program may write (made when missing); in a batch {i} in HOST is "
+                 "each instance's index, so that instances never write the same files")
+      ->allow_extra_args(false)
+      ->type_name("HOST[::GUEST]");
+  app.add_option("--env", spec.env, "WASI: an environment variable of the program")
+      ->allow_extra_args(false)
+      ->type_name("NAME=VALUE");
+  app.add_option(
+         "--stdout", spec.stdout_pattern,
+         "WASI batch: each instance's stdout to its own file, {i} = its index (default: in instance order on stdout)")
+      ->type_name("PATTERN");
+  app.add_option("--stderr", spec.stderr_pattern,
+                 "WASI batch: each instance's stderr to its own file (default: in instance order on stderr)")
+      ->type_name("PATTERN");
+  app.add_option("--stdin", spec.stdin_pattern,
+                 "WASI batch: each instance's stdin from a file, {i} = its index (default: empty)")
+      ->type_name("PATTERN");
+  app.add_option("--output-cap", output_cap,
+                 "WASI batch: bytes of stdout, and of stderr, an instance may write; the rest is cut (default: 64 MiB)")
+      ->type_name("BYTES");
+  app.add_option("--seed", seed, "WASI batch: random_get's seed, for reproducible batches (default: from the OS)")
+      ->type_name("S");
   app.add_option("module", module_name, "the .wasm file")->type_name("MODULE.wasm");
   app.add_option("args", shown_args, "arguments of the export")->type_name("ARGS");
 
@@ -227,7 +285,8 @@ int cmd_run(const char* prog, int argc, char** argv) {
   }
   if (!timeout.empty() && !seconds(timeout, "--timeout", false, spec.timeout)) return kExitUsage;
   if (compile_wait == "end") spec.compile_wait = -1;
-  else if (!compile_wait.empty() && !seconds(compile_wait, "--compile-wait", true, spec.compile_wait)) return kExitUsage;
+  else if (!compile_wait.empty() && !seconds(compile_wait, "--compile-wait", true, spec.compile_wait))
+    return kExitUsage;
   if (!state_size.empty() && !count(state_size, "--state", spec.state_size)) return kExitUsage;
   struct U32Opt {
     const std::string& text;
@@ -244,8 +303,7 @@ int cmd_run(const char* prog, int argc, char** argv) {
     if (o.text.empty()) continue;
     if (!count(o.text, o.name, v)) return kExitUsage;
     if (v < o.lo || v > o.hi) {
-      print_error(std::string(o.name) + " must be between " + std::to_string(o.lo) + " and " +
-                  std::to_string(o.hi));
+      print_error(std::string(o.name) + " must be between " + std::to_string(o.lo) + " and " + std::to_string(o.hi));
       return kExitUsage;
     }
     o.out = uint32_t(v);

@@ -46,11 +46,9 @@ Result<Image> read_png(const std::string& path) {
   PngImage p;
   if (!png_image_begin_read_from_memory(&p.img, bytes.data(), bytes.size()))
     return file_error("cannot read PNG", path, p.img.message);
-  if (p.img.width == 0 || p.img.height == 0 ||
-      uint64_t(p.img.width) * p.img.height > kMaxImagePixels)
+  if (p.img.width == 0 || p.img.height == 0 || uint64_t(p.img.width) * p.img.height > kMaxImagePixels)
     return file_error("cannot read PNG", path,
-                      "image too large (" + std::to_string(p.img.width) + "x" +
-                          std::to_string(p.img.height) + ")");
+                      "image too large (" + std::to_string(p.img.width) + "x" + std::to_string(p.img.height) + ")");
   p.img.format = PNG_FORMAT_RGBA;
   Image out;
   out.width = p.img.width;
@@ -62,8 +60,7 @@ Result<Image> read_png(const std::string& path) {
 }
 
 Status write_png(const std::string& path, const Image& image) {
-  if (image.width == 0 || image.height == 0 ||
-      image.rgba.size() != size_t(image.width) * image.height * 4)
+  if (image.width == 0 || image.height == 0 || image.rgba.size() != size_t(image.width) * image.height * 4)
     return file_error("cannot write PNG", path, "image buffer does not match its size");
   PngImage p;
   p.img.width = image.width;
@@ -94,8 +91,7 @@ Result<std::vector<int32_t>> read_state_file(const std::string& path) {
     } else {
       return file_error("cannot read state", path, "unsupported .npy version " + std::to_string(major));
     }
-    if (hlen > bytes.size() - hstart)
-      return file_error("cannot read state", path, "truncated .npy header");
+    if (hlen > bytes.size() - hstart) return file_error("cannot read state", path, "truncated .npy header");
     std::string header(bytes.begin() + hstart, bytes.begin() + hstart + hlen);
     auto strip = [](std::string s) {
       std::string r;
@@ -104,11 +100,9 @@ Result<std::vector<int32_t>> read_state_file(const std::string& path) {
       return r;
     };
     std::string h = strip(header);
-    bool int32_le = h.find("'descr':'<i4'") != std::string::npos ||
-                    h.find("\"descr\":\"<i4\"") != std::string::npos;
+    bool int32_le = h.find("'descr':'<i4'") != std::string::npos || h.find("\"descr\":\"<i4\"") != std::string::npos;
     if (!int32_le)
-      return file_error("cannot read state", path,
-                        ".npy dtype must be little-endian int32 ('<i4'), header: " + header);
+      return file_error("cannot read state", path, ".npy dtype must be little-endian int32 ('<i4'), header: " + header);
     if (h.find("'fortran_order':True") != std::string::npos)
       return file_error("cannot read state", path, ".npy in Fortran order is not supported");
     data_at = hstart + hlen;
@@ -128,8 +122,7 @@ Result<std::vector<int32_t>> read_state_file(const std::string& path) {
 Status write_state_file(const std::string& path, const std::vector<int32_t>& values) {
   std::string out;
   if (ends_with(path, ".npy")) {
-    std::string dict = "{'descr': '<i4', 'fortran_order': False, 'shape': (" +
-                       std::to_string(values.size()) + ",), }";
+    std::string dict = "{'descr': '<i4', 'fortran_order': False, 'shape': (" + std::to_string(values.size()) + ",), }";
     // The magic, version and length take 10 bytes; pad the header with
     // spaces and a newline so the data starts 64-byte aligned, as NumPy does.
     size_t total = 10 + dict.size() + 1;
@@ -154,9 +147,7 @@ Status write_state_file(const std::string& path, const std::vector<int32_t>& val
 }
 
 Result<std::pair<uint32_t, uint32_t>> parse_image_size(const std::string& text) {
-  auto bad = [&](const std::string& why) {
-    return make_error(kNoOffset, "invalid image size '" + text + "': " + why);
-  };
+  auto bad = [&](const std::string& why) { return make_error(kNoOffset, "invalid image size '" + text + "': " + why); };
   size_t x = text.find('x');
   if (x == std::string::npos) return bad("expected WIDTHxHEIGHT");
   auto num = [](const std::string& s, uint32_t& v) {

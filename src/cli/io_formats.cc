@@ -10,8 +10,8 @@
 #include <limits>
 
 #include "cli/interrupt.h"
-#include "common/file_read.h"
 #include "cli/value_format.h"
+#include "common/file_read.h"
 
 namespace ww::cli {
 namespace {
@@ -62,8 +62,7 @@ std::string file_extension(const std::string& path) {
 
 Result<NpyArray> parse_npy(std::span<const uint8_t> b, const std::string& name) {
   static const uint8_t kMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-  if (b.size() < 10 || std::memcmp(b.data(), kMagic, 6) != 0)
-    return err(name + " is not a .npy file (bad magic)");
+  if (b.size() < 10 || std::memcmp(b.data(), kMagic, 6) != 0) return err(name + " is not a .npy file (bad magic)");
   uint8_t major = b[6];
   size_t hlen, hstart;
   if (major == 1) {
@@ -89,8 +88,8 @@ Result<NpyArray> parse_npy(std::span<const uint8_t> b, const std::string& name) 
   a.item_size = uint32_t(std::atoi(size_txt.c_str()));
   a.dtype = std::string(descr.substr(1));
   bool size_ok = a.item_size == 1 || a.item_size == 2 || a.item_size == 4 || a.item_size == 8;
-  if ((a.kind != 'i' && a.kind != 'u' && a.kind != 'f') || !size_ok ||
-      (a.kind == 'f' && a.item_size < 4) || size_txt != std::to_string(a.item_size))
+  if ((a.kind != 'i' && a.kind != 'u' && a.kind != 'f') || !size_ok || (a.kind == 'f' && a.item_size < 4) ||
+      size_txt != std::to_string(a.item_size))
     return err(name + ": unsupported .npy dtype '" + std::string(descr) +
                "' (supported: i1 i2 i4 i8 u1 u2 u4 u8 f4 f8)");
   if (order == '>' || (order != '<' && order != '|' && order != '='))
@@ -115,24 +114,22 @@ Result<NpyArray> parse_npy(std::span<const uint8_t> b, const std::string& name) 
     inner = e == std::string_view::npos ? std::string_view{} : inner.substr(e);
   }
   if (a.shape.empty() || a.shape.size() > 2)
-    return err(name + ": .npy array has " + std::to_string(a.shape.size()) +
-               " dimensions (need 1 or 2)");
+    return err(name + ": .npy array has " + std::to_string(a.shape.size()) + " dimensions (need 1 or 2)");
   uint64_t count = a.rows() * a.cols();
   if (a.cols() != 0 && count / a.cols() != a.rows()) return err(name + ": .npy shape overflows");
   size_t data_start = hstart + hlen;
   uint64_t need = count * a.item_size;
   if (b.size() - data_start < need)
-    return err(name + ": truncated .npy data (" + std::to_string(b.size() - data_start) +
-               " bytes, shape needs " + std::to_string(need) + ")");
+    return err(name + ": truncated .npy data (" + std::to_string(b.size() - data_start) + " bytes, shape needs " +
+               std::to_string(need) + ")");
   a.data.assign(b.begin() + data_start, b.begin() + data_start + need);
   return a;
 }
 
-std::string npy_header(const std::string& descr, bool fortran_order,
-                       const std::vector<uint64_t>& shape) {
-  std::string dict = "{'descr': " + descr + ", 'fortran_order': " +
-                     (fortran_order ? "True" : "False") + ", 'shape': (";
-  for (size_t i = 0; i < shape.size(); ++i) dict += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? "," : "");
+std::string npy_header(const std::string& descr, bool fortran_order, const std::vector<uint64_t>& shape) {
+  std::string dict = "{'descr': " + descr + ", 'fortran_order': " + (fortran_order ? "True" : "False") + ", 'shape': (";
+  for (size_t i = 0; i < shape.size(); ++i)
+    dict += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? "," : "");
   dict += "), }";
   // numpy pads the header with spaces and a newline to a multiple of 64.
   size_t pre = 10;
@@ -235,8 +232,7 @@ Result<Value> int_to_param(bool is_signed, uint64_t raw, ValType type, const std
   switch (type) {
     case ValType::I32:
       if (is_signed ? (s < INT32_MIN || s > int64_t(UINT32_MAX)) : raw > UINT32_MAX)
-        return err(where + ": value " + (is_signed ? std::to_string(s) : std::to_string(raw)) +
-                   " does not fit i32");
+        return err(where + ": value " + (is_signed ? std::to_string(s) : std::to_string(raw)) + " does not fit i32");
       return Value{ValType::I32, raw & 0xFFFFFFFFu};
     case ValType::I64: return Value::i64(int64_t(raw));
     case ValType::F32: {
@@ -251,15 +247,13 @@ Result<Value> int_to_param(bool is_signed, uint64_t raw, ValType type, const std
       std::memcpy(&b, &d, 8);
       return Value::f64_bits(b);
     }
-    default:
-      return err(where + ": cannot feed a " + valtype_name(type) + " parameter from a numeric file");
+    default: return err(where + ": cannot feed a " + valtype_name(type) + " parameter from a numeric file");
   }
 }
 
 }  // namespace
 
-Result<std::vector<uint64_t>> load_column(const std::string& path, uint32_t col, ValType type,
-                                       uint64_t rows) {
+Result<std::vector<uint64_t>> load_column(const std::string& path, uint32_t col, ValType type, uint64_t rows) {
   WW_ASSIGN_OR_RETURN(auto bytes, read_all(path));
   if (bytes.empty()) return err(path + " is empty");
   std::string ext = file_extension(path);
@@ -272,12 +266,11 @@ Result<std::vector<uint64_t>> load_column(const std::string& path, uint32_t col,
   if (ext == "npy") {
     WW_ASSIGN_OR_RETURN(NpyArray a, parse_npy(bytes, path));
     if (col >= a.cols())
-      return err(path + " has " + std::to_string(a.cols()) + " column(s); column " +
-                 std::to_string(col) + " does not exist");
+      return err(path + " has " + std::to_string(a.cols()) + " column(s); column " + std::to_string(col) +
+                 " does not exist");
     if (a.rows() < rows) return too_short(a.rows());
     if (a.kind == 'f' && (type == ValType::I32 || type == ValType::I64))
-      return err(path + ": float dtype " + a.dtype + " cannot feed an " + valtype_name(type) +
-                 " parameter");
+      return err(path + ": float dtype " + a.dtype + " cannot feed an " + valtype_name(type) + " parameter");
     for (uint64_t r = 0; r < rows; ++r) {
       uint64_t idx = a.fortran_order ? col * a.rows() + r : r * a.cols() + col;
       const uint8_t* p = a.data.data() + idx * a.item_size;
@@ -319,8 +312,7 @@ Result<std::vector<uint64_t>> load_column(const std::string& path, uint32_t col,
         unsigned shift = 64 - a.item_size * 8;
         raw = uint64_t(int64_t(raw << shift) >> shift);
       }
-      WW_ASSIGN_OR_RETURN(Value v, int_to_param(is_signed, raw, type,
-                                                path + " row " + std::to_string(r)));
+      WW_ASSIGN_OR_RETURN(Value v, int_to_param(is_signed, raw, type, path + " row " + std::to_string(r)));
       out.push_back(v.bits);
     }
     return out;
@@ -340,8 +332,8 @@ Result<std::vector<uint64_t>> load_column(const std::string& path, uint32_t col,
       const auto& row = table[first + r];
       size_t line = first + r + 1;
       if (col >= row.size())
-        return err(path + " line " + std::to_string(line) + " has " + std::to_string(row.size()) +
-                   " cell(s); column " + std::to_string(col) + " does not exist");
+        return err(path + " line " + std::to_string(line) + " has " + std::to_string(row.size()) + " cell(s); column " +
+                   std::to_string(col) + " does not exist");
       auto v = parse_value(trim(row[col]), type);
       if (!v.ok()) return err(path + " line " + std::to_string(line) + ": " + v.error().message);
       out.push_back(v->bits);
@@ -349,14 +341,14 @@ Result<std::vector<uint64_t>> load_column(const std::string& path, uint32_t col,
     return out;
   }
   // Raw little-endian: one element per instance, its type the parameter's.
-  if (col != 0)
-    return err(path + " is a raw array (one column); column " + std::to_string(col) +
-               " does not exist");
-  size_t w = (type == ValType::I32 || type == ValType::F32) ? 4 : (type == ValType::I64 || type == ValType::F64) ? 8 : 0;
+  if (col != 0) return err(path + " is a raw array (one column); column " + std::to_string(col) + " does not exist");
+  size_t w = (type == ValType::I32 || type == ValType::F32)   ? 4
+             : (type == ValType::I64 || type == ValType::F64) ? 8
+                                                              : 0;
   if (w == 0) return err(path + ": cannot feed a " + std::string(valtype_name(type)) + " parameter from a raw file");
   if (bytes.size() % w != 0)
-    return err(path + " is " + std::to_string(bytes.size()) + " bytes, not a whole number of " +
-               valtype_name(type) + " elements");
+    return err(path + " is " + std::to_string(bytes.size()) + " bytes, not a whole number of " + valtype_name(type) +
+               " elements");
   if (bytes.size() / w < rows) return too_short(bytes.size() / w);
   for (uint64_t r = 0; r < rows; ++r) {
     uint64_t raw = 0;

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/values.h"
 #include "common/host_column.h"
 #include "common/result.h"
-#include "cli/values.h"
 
 namespace ww::cli {
 
@@ -23,11 +23,11 @@ Result<Column<uint8_t>> read_all(const std::string& path);
 // A parsed .npy file. dtype is numpy's kind+size ("i4", "f8", "u1", ...).
 struct NpyArray {
   std::string dtype;
-  char kind = 'i';     // 'i', 'u' or 'f'
+  char kind = 'i';  // 'i', 'u' or 'f'
   uint32_t item_size = 4;
   std::vector<uint64_t> shape;  // 1 or 2 dimensions
   bool fortran_order = false;
-  std::vector<uint8_t> data;    // shape product * item_size bytes
+  std::vector<uint8_t> data;  // shape product * item_size bytes
 
   uint64_t rows() const { return shape.empty() ? 0 : shape[0]; }
   uint64_t cols() const { return shape.size() < 2 ? 1 : shape[1]; }
@@ -37,8 +37,7 @@ Result<NpyArray> parse_npy(std::span<const uint8_t> bytes, const std::string& na
 
 // The numpy header (magic, version, dict, padding) for an array of `rows`
 // rows. `descr` is a numpy descr literal: "'<i4'" or "[('a', '<i4'), ...]".
-std::string npy_header(const std::string& descr, bool fortran_order,
-                       const std::vector<uint64_t>& shape);
+std::string npy_header(const std::string& descr, bool fortran_order, const std::vector<uint64_t>& shape);
 
 // Splits CSV text into rows of cells. Double-quoted cells may hold commas and
 // doubled quotes; blank lines are skipped; a '\r' before '\n' is dropped.
@@ -51,8 +50,7 @@ std::string csv_escape(std::string_view cell);
 // only float parameters; f4 feeds f32 bit for bit, f8 feeds f64 bit for bit.
 // A CSV file's first row is a header when none of its cells is a number.
 // Each row as raw bits (i32 and f32 in the low half).
-Result<std::vector<uint64_t>> load_column(const std::string& path, uint32_t col, ValType type,
-                                          uint64_t rows);
+Result<std::vector<uint64_t>> load_column(const std::string& path, uint32_t col, ValType type, uint64_t rows);
 
 // Writes to a temporary file beside `path` and renames it over `path` on
 // commit(), so an interrupted or failed run never leaves a file that looks

@@ -56,17 +56,17 @@ Result<std::vector<uint8_t>> read_module_bytes(const std::string& path) {
   if (bytes.empty()) return err(path + " is empty");
   static const uint8_t kMagic[4] = {0, 'a', 's', 'm'};
   if (bytes.size() >= 4 && std::memcmp(bytes.data(), kMagic, 4) == 0) return bytes;
-  if (!looks_like_wat(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()))) return bytes;  // the decoder says what is wrong
+  if (!looks_like_wat(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())))
+    return bytes;  // the decoder says what is wrong
 #if WW_HAVE_WABT
   return wat_to_wasm(path, bytes);
 #else
-  return err(path + " is in the text format, which this build cannot read: convert it with `wat2wasm " +
-             path + "` (Debian package wabt)");
+  return err(path + " is in the text format, which this build cannot read: convert it with `wat2wasm " + path +
+             "` (Debian package wabt)");
 #endif
 }
 
-Result<wasmwarp::Module> load_module(const std::string& path, const wasmwarp::ModuleOptions& options,
-                                     double* read_ms) {
+Result<wasmwarp::Module> load_module(const std::string& path, const wasmwarp::ModuleOptions& options, double* read_ms) {
   const auto t0 = std::chrono::steady_clock::now();
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_module_bytes(path));
   if (read_ms) *read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

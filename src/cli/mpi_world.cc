@@ -1,10 +1,10 @@
 #include "cli/mpi_world.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
 
 #ifdef WW_HAVE_MPI
 // The C API only: Open MPI's header otherwise pulls in C++ bindings that
@@ -119,8 +119,7 @@ Status mpi_write_ordered(const std::string& path, std::string_view bytes) {
   if (g_world.rank == 0) MPI_File_delete(tmp.c_str(), MPI_INFO_NULL);  // a leftover would keep its tail
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_File fh;
-  if (MPI_File_open(MPI_COMM_WORLD, tmp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) !=
-      MPI_SUCCESS)
+  if (MPI_File_open(MPI_COMM_WORLD, tmp.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) != MPI_SUCCESS)
     return err("cannot create " + tmp + " on every rank");
   // Pieces below 2^31 bytes: MPI counts are ints.
   uint64_t failed = 0;
@@ -182,10 +181,8 @@ void mpi_max_to_root(uint32_t* words, uint64_t n) {
   constexpr uint64_t kPiece = uint64_t(1) << 28;
   for (uint64_t at = 0; at < n; at += kPiece) {
     const int count = int(std::min(kPiece, n - at));
-    if (g_world.rank == 0)
-      MPI_Reduce(MPI_IN_PLACE, words + at, count, MPI_UINT32_T, MPI_MAX, 0, MPI_COMM_WORLD);
-    else
-      MPI_Reduce(words + at, nullptr, count, MPI_UINT32_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (g_world.rank == 0) MPI_Reduce(MPI_IN_PLACE, words + at, count, MPI_UINT32_T, MPI_MAX, 0, MPI_COMM_WORLD);
+    else MPI_Reduce(words + at, nullptr, count, MPI_UINT32_T, MPI_MAX, 0, MPI_COMM_WORLD);
   }
 }
 
@@ -203,7 +200,8 @@ std::vector<std::string> mpi_gather(const std::string& line) {
   MPI_Gatherv(line.data(), mine, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
   std::vector<std::string> out;
   if (g_world.rank == 0)
-    for (int r = 0; r < g_world.size; ++r) out.push_back(all.substr(size_t(offsets[size_t(r)]), size_t(sizes[size_t(r)])));
+    for (int r = 0; r < g_world.size; ++r)
+      out.push_back(all.substr(size_t(offsets[size_t(r)]), size_t(sizes[size_t(r)])));
   return out;
 }
 

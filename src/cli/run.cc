@@ -74,8 +74,7 @@ Result<wasmwarp::Arg> parse_arg(const std::string& text, ValType type, uint64_t 
     return wasmwarp::Arg::column_bits(type, std::move(*c));
   }
   if (text.starts_with("@"))
-    return err(where + ": unknown per-instance argument '" + text +
-               "' (use @index or @col:FILE[:K])");
+    return err(where + ": unknown per-instance argument '" + text + "' (use @index or @col:FILE[:K])");
   auto v = parse_value(text, type);
   if (!v.ok()) return err(where + ": " + v.error().message);
   return constant_arg(*v);
@@ -173,8 +172,7 @@ Status open_outputs(const RunSpec& spec, Outputs& o) {
 
 // --mem-in files (kept in `inputs` for the call) and --mem-out files
 // (opened now, so an unwritable path fails before any work).
-Status add_mem_io(const RunSpec& spec, wasmwarp::CallOptions& call, std::vector<Column<uint8_t>>& inputs,
-                  Outputs& o) {
+Status add_mem_io(const RunSpec& spec, wasmwarp::CallOptions& call, std::vector<Column<uint8_t>>& inputs, Outputs& o) {
   const uint64_t n = spec.instances;
   inputs.reserve(spec.mem_in.size());
   for (const std::string& s : spec.mem_in) {
@@ -187,8 +185,8 @@ Status add_mem_io(const RunSpec& spec, wasmwarp::CallOptions& call, std::vector<
     if (spec.mem_in_size && *spec.mem_in_size == 0) return err("--mem-in-size must be at least 1");
     // With a record size only the batch's records are read; without one,
     // the whole file gives it.
-    const uint64_t wanted = spec.mem_in_size && n <= UINT64_MAX / *spec.mem_in_size ? n * *spec.mem_in_size
-                                                                                     : UINT64_MAX;
+    const uint64_t wanted =
+        spec.mem_in_size && n <= UINT64_MAX / *spec.mem_in_size ? n * *spec.mem_in_size : UINT64_MAX;
     uint64_t size = 0;
     WW_ASSIGN_OR_RETURN(Column<uint8_t> data, read_file_prefix(path, wanted, &size));
     if (size == 0) return err(path + " is empty");
@@ -196,8 +194,7 @@ Status add_mem_io(const RunSpec& spec, wasmwarp::CallOptions& call, std::vector<
       mi.record_size = *spec.mem_in_size;
       if (size / mi.record_size < n)
         return err(path + " holds " + std::to_string(size / mi.record_size) + " records of " +
-                   std::to_string(mi.record_size) + " bytes, but " + std::to_string(n) +
-                   " instances need one each");
+                   std::to_string(mi.record_size) + " bytes, but " + std::to_string(n) + " instances need one each");
     } else {
       if (size % n != 0)
         return err(path + " is " + std::to_string(size) + " bytes, not a multiple of " + std::to_string(n) +
@@ -328,8 +325,7 @@ Result<Invocation> invocation_of(const RunSpec& spec, const wasmwarp::Module& m,
   if (spec.args.size() != type.params.size())
     return err("export '" + export_name + "' takes " + std::to_string(type.params.size()) + " argument(s) (" +
                valtype_list(type.params) + "), got " + std::to_string(spec.args.size()));
-  WW_ASSIGN_OR_RETURN(inv.result_types,
-                      checked_result_types(m, inv.calls.back().export_name, outputs, false));
+  WW_ASSIGN_OR_RETURN(inv.result_types, checked_result_types(m, inv.calls.back().export_name, outputs, false));
   for (size_t k = 0; k < type.params.size(); ++k) {
     WW_ASSIGN_OR_RETURN(wasmwarp::Arg a, parse_arg(spec.args[k], type.params[k], spec.instances, k));
     inv.calls[0].args.push_back(std::move(a));
@@ -396,8 +392,8 @@ bool npy_refused(const RunSpec& spec, const Outputs& outputs, const RunCounts& c
 // (run_mpi.h); the files each rank opened were only to find an unwritable
 // path before any work.
 Status finish_mpi_outputs(const RunSpec& spec, Outputs& outputs, const wasmwarp::Module& m,
-                          const wasmwarp::ResultColumns& r, const std::vector<uint64_t>& mem_len, const RunCounts& counts,
-                          std::string& output_error) {
+                          const wasmwarp::ResultColumns& r, const std::vector<uint64_t>& mem_len,
+                          const RunCounts& counts, std::string& output_error) {
   MpiOutputPaths paths{outputs.fmt, spec.output, outputs.trap_path, {}, mem_len};
   for (auto& f : outputs.mem_out) {
     paths.mem_out.push_back(f->path());
@@ -423,7 +419,8 @@ Status finish_outputs(const RunSpec& spec, Outputs& outputs, OutputStream* strea
     outputs.out.discard();
     return Status::Ok();
   }
-  if (!stream) WW_TRY(write_results(r, m, outputs.fmt, outputs.out, outputs.trap_path.empty() ? nullptr : &outputs.trap_out));
+  if (!stream)
+    WW_TRY(write_results(r, m, outputs.fmt, outputs.out, outputs.trap_path.empty() ? nullptr : &outputs.trap_out));
   WW_TRY(outputs.out.commit());
   if (!outputs.trap_path.empty()) WW_TRY(outputs.trap_out.commit());
   return Status::Ok();
@@ -582,7 +579,9 @@ Result<int> run_impl(const RunSpec& spec) {
   }
   if (!output_error.empty() && rank0) print_error(output_error);
   if (r.output_capped())
-    std::fprintf(stderr, "wasmwarp: %llu instance(s) wrote more than --output-cap allows; their output was cut there (first: instance %llu)\n",
+    std::fprintf(stderr,
+                 "wasmwarp: %llu instance(s) wrote more than --output-cap allows; their output was cut there (first: "
+                 "instance %llu)\n",
                  (unsigned long long)r.output_capped(), (unsigned long long)(share.first + r.first_output_capped()));
   if (int sig = interrupt.signal_number()) return 128 + sig;
   uint64_t nonzero_exits = 0;

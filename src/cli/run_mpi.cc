@@ -169,8 +169,8 @@ MpiRanks mpi_ranks(const RunCounts& all, const RunCounts& mine, const wasmwarp::
   return out;
 }
 
-std::string mpi_report(const RunCounts& all, const RunCounts& mine, const MpiRanks& ranks, const wasmwarp::CallResult& r,
-                       bool quiet) {
+std::string mpi_report(const RunCounts& all, const RunCounts& mine, const MpiRanks& ranks,
+                       const wasmwarp::CallResult& r, bool quiet) {
   const MpiWorld& w = mpi_world();
   const std::string trap = mine.trapped ? r.trap_message(mine.first_trapped) : "";
   const std::vector<std::string> traps = mpi_gather(trap);
@@ -180,8 +180,8 @@ std::string mpi_report(const RunCounts& all, const RunCounts& mine, const MpiRan
     const double wall = ranks.slowest_wall_s;
     s = summary_text(all, r);
     s += "mpi: " + std::to_string(w.size) + " ranks (the figures above are rank 0's but the counts); wall " +
-         seconds(wall) + " s (the slowest rank), rate " + std::to_string(uint64_t(wall > 0 ? double(all.completed) / wall : 0)) +
-         " completed instances/s\n";
+         seconds(wall) + " s (the slowest rank), rate " +
+         std::to_string(uint64_t(wall > 0 ? double(all.completed) / wall : 0)) + " completed instances/s\n";
     for (const std::string& l : ranks.lines) s += l;
   }
   const auto first = std::find_if(traps.begin(), traps.end(), [](const std::string& t) { return !t.empty(); });

@@ -79,8 +79,8 @@ struct MpiRanks {
 MpiRanks mpi_ranks(const RunCounts& all, const RunCounts& mine, const wasmwarp::CallResult& r);
 // Collective: what rank 0 prints after the run (the summary unless
 // `quiet`, the problem lines, a line per rank); the other ranks get "".
-std::string mpi_report(const RunCounts& all, const RunCounts& mine, const MpiRanks& ranks, const wasmwarp::CallResult& r,
-                       bool quiet);
+std::string mpi_report(const RunCounts& all, const RunCounts& mine, const MpiRanks& ranks,
+                       const wasmwarp::CallResult& r, bool quiet);
 // Collective: the ranks' canvases (--image) as one PNG, written by rank 0.
 [[nodiscard]] Status write_mpi_canvas(const std::string& path, const wasmwarp::CallResult& r);
 

@@ -215,8 +215,9 @@ Status write_results(const wasmwarp::CallResult& r, const wasmwarp::Module& m, O
 
 OutputStream::OutputStream(const wasmwarp::Module& m, OutFormat fmt, AtomicFile* out, std::vector<AtomicFile*> mem_out,
                            std::vector<uint64_t> mem_len)
-    : m_(m), fmt_(fmt), out_(out), mem_out_(std::move(mem_out)), mem_len_(std::move(mem_len)),
-      thread_([this] { write_loop(); }) {}
+    : m_(m), fmt_(fmt), out_(out), mem_out_(std::move(mem_out)), mem_len_(std::move(mem_len)), thread_([this] {
+        write_loop();
+      }) {}
 
 OutputStream::~OutputStream() { stop(); }
 

@@ -47,9 +47,9 @@ std::string how_it_ran(const RunReport& r) {
     else if (c.fallback.empty())
       s += "compile: " + std::string(c.cache_hit ? "cache hit" : "cache miss") + ", codegen " +
            format_fixed(c.generate_ms, 1) + " ms, compile " + format_fixed(c.compile_ms, 1) + " ms, load " +
-           format_fixed(c.load_ms, 1) + " ms" + (c.used ? "" : " (the batch finished first and waited for it, for the cache)") + "\n";
-    else
-      s += "compile: " + c.fallback + "\n";
+           format_fixed(c.load_ms, 1) + " ms" +
+           (c.used ? "" : " (the batch finished first and waited for it, for the cache)") + "\n";
+    else s += "compile: " + c.fallback + "\n";
     if (!c.cache_note.empty()) s += "cache: " + c.cache_note + "\n";
   }
   return s;
@@ -60,10 +60,14 @@ struct PhaseRow {
   double wasmwarp::PhaseTimes::*field;
 };
 constexpr PhaseRow kPhases[] = {
-    {"read inputs", &wasmwarp::PhaseTimes::read_inputs}, {"translate", &wasmwarp::PhaseTimes::translate},
-    {"compile", &wasmwarp::PhaseTimes::compile},         {"plan", &wasmwarp::PhaseTimes::plan},
-    {"upload", &wasmwarp::PhaseTimes::upload},           {"memory set-up", &wasmwarp::PhaseTimes::memory_setup},
-    {"kernel", &wasmwarp::PhaseTimes::kernel},           {"download", &wasmwarp::PhaseTimes::download},
+    {"read inputs", &wasmwarp::PhaseTimes::read_inputs},
+    {"translate", &wasmwarp::PhaseTimes::translate},
+    {"compile", &wasmwarp::PhaseTimes::compile},
+    {"plan", &wasmwarp::PhaseTimes::plan},
+    {"upload", &wasmwarp::PhaseTimes::upload},
+    {"memory set-up", &wasmwarp::PhaseTimes::memory_setup},
+    {"kernel", &wasmwarp::PhaseTimes::kernel},
+    {"download", &wasmwarp::PhaseTimes::download},
     {"write outputs", &wasmwarp::PhaseTimes::write_outputs},
 };
 
@@ -97,9 +101,9 @@ std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result)
   for (auto [code, cnt] : c.trap_counts)
     s += "  trap " + std::string(wasmwarp::trap_message(code)) + ": " + std::to_string(cnt) + "\n";
   if (ignored_pixels) s += "  set_pixel calls outside the image: " + std::to_string(ignored_pixels) + "\n";
-  s += "wall: " + format_fixed(r.wall_s, 3) + " s  rate: " +
-       format_fixed(r.wall_s > 0 ? double(c.completed) / r.wall_s : 0.0, 0) + " completed instances/s  " +
-       how_it_ran(r);
+  s += "wall: " + format_fixed(r.wall_s, 3) +
+       " s  rate: " + format_fixed(r.wall_s > 0 ? double(c.completed) / r.wall_s : 0.0, 0) +
+       " completed instances/s  " + how_it_ran(r);
   s += "time:";
   const char* sep = " ";
   for (const PhaseRow& p : kPhases) {
@@ -116,25 +120,29 @@ std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result)
     s += "host calls: " + std::to_string(r.host_calls) + " in " + std::to_string(r.host_passes) +
          " pass(es) between launches, " + fmt_ms(r.phases.host_calls) + " of the kernel time\n";
   if (r.device_output_bytes)
-    s += "device output: " + std::to_string(r.device_output_bytes) + " bytes of stdout/stderr records collected on the GPU\n";
+    s += "device output: " + std::to_string(r.device_output_bytes) +
+         " bytes of stdout/stderr records collected on the GPU\n";
   if (r.device_files)
-    s += "device files: " + std::to_string(r.device_files) + " read-only file(s), " + std::to_string(r.device_file_bytes) +
-         " bytes, read on the GPU\n";
+    s += "device files: " + std::to_string(r.device_files) + " read-only file(s), " +
+         std::to_string(r.device_file_bytes) + " bytes, read on the GPU\n";
   if (r.backend == Backend::Gpu && r.device_bytes_per_instance) {
     s += "gpu memory: " + std::to_string(r.device_bytes_per_instance) + " B per instance (linear memory " +
          std::to_string(r.linear_bytes_per_instance) + " B";
     if (r.memory_layout == "sparse")
       s += " written of " + std::to_string(r.reserved_bytes_per_instance) + " B reserved, sparse";
-    else
-      s += ", " + r.memory_layout + " dense";
+    else s += ", " + r.memory_layout + " dense";
     s += "), " + std::to_string(r.waves) + " wave(s) of up to " + std::to_string(r.wave_size);
     if (r.wave_slices > 1) s += " in up to " + std::to_string(r.wave_slices) + " slices";
     if (r.mapped_rows || r.canvas_mapped)
-      s += std::string(", ") + (r.mapped_rows && r.canvas_mapped ? "results and image" : r.mapped_rows ? "results" : "image") +
+      s += std::string(", ") +
+           (r.mapped_rows && r.canvas_mapped ? "results and image"
+            : r.mapped_rows                  ? "results"
+                                             : "image") +
            " written by the kernel into host memory";
     if (r.pool_reruns) s += "; " + std::to_string(r.pool_reruns) + " instance(s) ran again after the pool ran out";
     if (r.replans)
-      s += "; the GPU refused the buffers of " + std::to_string(r.replans) + " plan(s), each made again with less memory";
+      s += "; the GPU refused the buffers of " + std::to_string(r.replans) +
+           " plan(s), each made again with less memory";
     if (r.stack_reruns)
       s += "; " + std::to_string(r.stack_reruns) +
            " instance(s) ran out of compiled code's CUDA stack and ran again on the interpreter kernel";
@@ -161,8 +169,8 @@ std::string problem_text(const RunCounts& c, const std::string& first_trap_messa
     s += "\n";
   }
   if (c.unfinished)
-    s += "wasmwarp: " + std::to_string(c.unfinished) + " instance(s) " +
-         wasmwarp::trap_message(c.unfinished_code) + "\n";
+    s += "wasmwarp: " + std::to_string(c.unfinished) + " instance(s) " + wasmwarp::trap_message(c.unfinished_code) +
+         "\n";
   return s;
 }
 
@@ -184,7 +192,10 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
   if (!r.gpus.empty()) {
     ordered_json gpus = ordered_json::array();
     for (const wasmwarp::GpuShare& g : r.gpus)
-      gpus.push_back({{"device", g.device}, {"name", g.name}, {"instances", g.instances}, {"seconds", g.seconds},
+      gpus.push_back({{"device", g.device},
+                      {"name", g.name},
+                      {"instances", g.instances},
+                      {"seconds", g.seconds},
                       {"kernel_ms", g.kernel_ms}});
     j["gpus"] = gpus;
   }
@@ -202,7 +213,8 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
                        {"device_file_bytes", r.device_file_bytes}};
   ordered_json segs = ordered_json::array();
   for (const wasmwarp::Segment& g : r.segments)
-    segs.push_back({{"first", g.first}, {"count", g.count}, {"tier", wasmwarp::tier_name(g.tier)}, {"seconds", g.seconds}});
+    segs.push_back(
+        {{"first", g.first}, {"count", g.count}, {"tier", wasmwarp::tier_name(g.tier)}, {"seconds", g.seconds}});
   j["tiers"] = segs;
   if (r.backend == Backend::Gpu)
     j["gpu_memory"] = {{"bytes_per_instance", r.device_bytes_per_instance},
@@ -221,8 +233,12 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
                        {"wave_slices", r.wave_slices}};
   const RunReport::Compile& cr = r.compile;
   if (cr.attempted)
-    j["compile"] = {{"used", cr.used},          {"cache_hit", cr.cache_hit},     {"codegen_ms", cr.generate_ms},
-                    {"compile_ms", cr.compile_ms}, {"load_ms", cr.load_ms},       {"fallback", cr.fallback},
+    j["compile"] = {{"used", cr.used},
+                    {"cache_hit", cr.cache_hit},
+                    {"codegen_ms", cr.generate_ms},
+                    {"compile_ms", cr.compile_ms},
+                    {"load_ms", cr.load_ms},
+                    {"fallback", cr.fallback},
                     {"left_running", cr.left_running}};
   // Under mpirun: the counts above are the whole batch's, the rest rank 0's.
   if (!mpi_json.empty()) j["mpi"] = ordered_json::parse(mpi_json);

@@ -14,9 +14,9 @@ namespace ww::cli {
 
 struct RunCounts {
   uint64_t instances = 0;
-  uint64_t completed = 0;   // finished without a trap
-  uint64_t trapped = 0;     // finished by a trap
-  uint64_t unfinished = 0;  // stopped by the timeout or a signal, or never started
+  uint64_t completed = 0;                   // finished without a trap
+  uint64_t trapped = 0;                     // finished by a trap
+  uint64_t unfinished = 0;                  // stopped by the timeout or a signal, or never started
   std::map<uint8_t, uint64_t> trap_counts;  // finished instances, by trap code
   uint64_t first_trapped = 0;               // valid when trapped > 0
   uint8_t unfinished_code = 0;              // TrapCode::Timeout or ::Interrupted

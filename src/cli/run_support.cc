@@ -6,9 +6,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cli/image_files.h"
 #include "cli/run_support.h"
 #include "cli/value_format.h"
-#include "cli/image_files.h"
 
 namespace ww::cli {
 
@@ -70,13 +70,11 @@ void ProgressLine::update(uint64_t done, uint64_t total, double seconds) {
   if (seconds - last_ < (tty_ ? 0.5 : 10.0)) return;
   last_ = seconds;
   double rate = seconds > 0 ? double(done) / seconds : 0;
-  std::string left = rate > 0 && done < total
-                         ? std::to_string(uint64_t(std::ceil(double(total - done) / rate))) + " s left"
-                         : "";
+  std::string left =
+      rate > 0 && done < total ? std::to_string(uint64_t(std::ceil(double(total - done) / rate))) + " s left" : "";
   std::fprintf(stderr, "%sprogress: %llu/%llu instances, %s, %.1f s%s%s%s", tty_ ? "\r" : "",
-               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
-               human_rate(rate).c_str(), seconds, left.empty() ? "" : ", ", left.c_str(),
-               tty_ ? "   " : "\n");
+               static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), human_rate(rate).c_str(),
+               seconds, left.empty() ? "" : ", ", left.c_str(), tty_ ? "   " : "\n");
   shown_ = true;
 }
 

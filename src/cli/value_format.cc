@@ -51,11 +51,11 @@ Result<Bits> parse_float_bits(std::string_view text, const char* tname) {
   if (s.substr(0, 4) == "nan:") {
     std::string_view p = s.substr(4);
     uint64_t payload = 0;
-    if (p.size() < 3 || (p.substr(0, 2) != "0x" && p.substr(0, 2) != "0X") ||
-        !parse_magnitude(p, payload) || payload == 0 || payload > kMant)
-      return make_error(kNoOffset, "bad NaN payload in '" + std::string(text) + "' for " + tname +
-                                       (sizeof(Bits) == 4 ? " (need 0x1 .. 0x7fffff)"
-                                                          : " (need 0x1 .. 0xfffffffffffff)"));
+    if (p.size() < 3 || (p.substr(0, 2) != "0x" && p.substr(0, 2) != "0X") || !parse_magnitude(p, payload) ||
+        payload == 0 || payload > kMant)
+      return make_error(kNoOffset,
+                        "bad NaN payload in '" + std::string(text) + "' for " + tname +
+                            (sizeof(Bits) == 4 ? " (need 0x1 .. 0x7fffff)" : " (need 0x1 .. 0xfffffffffffff)"));
     return Bits(sign | kExp | Bits(payload));
   }
   if (s.empty()) return bad(text, tname);
@@ -66,11 +66,11 @@ Result<Bits> parse_float_bits(std::string_view text, const char* tname) {
   bool digit = false;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    bool is_digit = (c >= '0' && c <= '9') || (hex && i >= 2 && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')) );
+    bool is_digit = (c >= '0' && c <= '9') || (hex && i >= 2 && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
     if (hex && i >= 2 && (c == 'p' || c == 'P')) hex = false;  // exponent is decimal
     digit |= is_digit;
-    bool ok = is_digit || c == '.' || (i == 1 && (c == 'x' || c == 'X')) || c == 'e' || c == 'E' ||
-              c == 'p' || c == 'P' || ((c == '+' || c == '-') && i > 0 && std::strchr("eEpP", s[i - 1]));
+    bool ok = is_digit || c == '.' || (i == 1 && (c == 'x' || c == 'X')) || c == 'e' || c == 'E' || c == 'p' ||
+              c == 'P' || ((c == '+' || c == '-') && i > 0 && std::strchr("eEpP", s[i - 1]));
     if (!ok) return bad(text, tname);
   }
   if (!digit) return bad(text, tname);
@@ -143,23 +143,26 @@ Result<Value> parse_v128(std::string_view text) {
     if (end > at) words.push_back(s.substr(at, end - at));
     at = end + 1;
   }
-  static constexpr struct { const char* name; uint32_t bits; ValType lane; } kShapes[] = {
-      {"i8x16", 8, ValType::I32},  {"i16x8", 16, ValType::I32}, {"i32x4", 32, ValType::I32},
-      {"i64x2", 64, ValType::I64}, {"f32x4", 32, ValType::F32}, {"f64x2", 64, ValType::F64}};
+  static constexpr struct {
+    const char* name;
+    uint32_t bits;
+    ValType lane;
+  } kShapes[] = {{"i8x16", 8, ValType::I32},  {"i16x8", 16, ValType::I32}, {"i32x4", 32, ValType::I32},
+                 {"i64x2", 64, ValType::I64}, {"f32x4", 32, ValType::F32}, {"f64x2", 64, ValType::F64}};
   for (const auto& shape : kShapes) {
     if (words.empty() || words[0] != shape.name) continue;
     const size_t lanes = 128 / shape.bits;
     if (words.size() != lanes + 1)
-      return make_error(kNoOffset, "'" + std::string(text) + "': " + shape.name + " takes " + std::to_string(lanes) +
-                                       " lanes");
+      return make_error(kNoOffset,
+                        "'" + std::string(text) + "': " + shape.name + " takes " + std::to_string(lanes) + " lanes");
     for (size_t k = 0; k < lanes; ++k) {
       uint64_t lane = 0;
       if (shape.lane == ValType::F32 || shape.lane == ValType::F64) {
         WW_ASSIGN_OR_RETURN(Value f, parse_value(words[k + 1], shape.lane));
         lane = f.bits;
       } else if (!parse_int_lane(words[k + 1], shape.bits, lane)) {
-        return make_error(kNoOffset, "lane '" + std::string(words[k + 1]) + "' of '" + std::string(text) +
-                                         "' is no " + std::to_string(shape.bits) + "-bit integer");
+        return make_error(kNoOffset, "lane '" + std::string(words[k + 1]) + "' of '" + std::string(text) + "' is no " +
+                                         std::to_string(shape.bits) + "-bit integer");
       }
       const size_t bit = k * shape.bits;
       (bit < 64 ? v.bits : v.hi) |= lane << (bit % 64);
@@ -171,12 +174,8 @@ Result<Value> parse_v128(std::string_view text) {
 
 }  // namespace
 
-Result<uint32_t> parse_f32_bits(std::string_view text) {
-  return parse_float_bits<float, uint32_t, 23>(text, "f32");
-}
-Result<uint64_t> parse_f64_bits(std::string_view text) {
-  return parse_float_bits<double, uint64_t, 52>(text, "f64");
-}
+Result<uint32_t> parse_f32_bits(std::string_view text) { return parse_float_bits<float, uint32_t, 23>(text, "f32"); }
+Result<uint64_t> parse_f64_bits(std::string_view text) { return parse_float_bits<double, uint64_t, 52>(text, "f64"); }
 std::string format_f32(uint32_t bits) { return format_float_bits<float, uint32_t, 23>(bits); }
 std::string format_f64(uint64_t bits) { return format_float_bits<double, uint64_t, 52>(bits); }
 
@@ -214,8 +213,7 @@ Result<Value> parse_value(std::string_view text, ValType type) {
     }
     case ValType::FuncRef:
       if (text == "null") return Value::null(type);
-      return make_error(kNoOffset, "cannot parse '" + std::string(text) +
-                                       "' as funcref (only null can be passed)");
+      return make_error(kNoOffset, "cannot parse '" + std::string(text) + "' as funcref (only null can be passed)");
     case ValType::ExternRef: {
       if (text == "null") return Value::null(type);
       std::string_view s = text;
@@ -224,11 +222,10 @@ Result<Value> parse_value(std::string_view text, ValType type) {
       if (!parse_magnitude(s, n) || n == ~0ull) return bad(text, "externref");
       return Value{type, n + 1};
     }
-    case ValType::V128:
-      return parse_v128(text);
+    case ValType::V128: return parse_v128(text);
   }
-  return make_error(kNoOffset, std::string("values of type ") + valtype_name(type) +
-                                   " cannot be given on the command line");
+  return make_error(kNoOffset,
+                    std::string("values of type ") + valtype_name(type) + " cannot be given on the command line");
 }
 
 std::string format_value(const Value& v) {
@@ -238,8 +235,7 @@ std::string format_value(const Value& v) {
     case ValType::F32: return format_f32(uint32_t(v.bits));
     case ValType::F64: return format_f64(v.bits);
     case ValType::FuncRef: return v.bits == 0 ? "null" : "ref.func";
-    case ValType::ExternRef:
-      return v.bits == 0 ? "null" : "ref.extern " + std::to_string(v.bits - 1);
+    case ValType::ExternRef: return v.bits == 0 ? "null" : "ref.extern " + std::to_string(v.bits - 1);
     case ValType::V128: {
       char buf[40];
       std::snprintf(buf, sizeof buf, "0x%016llx%016llx", (unsigned long long)v.hi, (unsigned long long)v.bits);

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "common/result.h"
 #include "cli/values.h"
+#include "common/result.h"
 
 namespace ww::cli {
 

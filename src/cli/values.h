@@ -26,7 +26,9 @@ struct Value {
 };
 
 inline const char* valtype_name(ValType t) { return wasmwarp::type_name(t); }
-inline bool is_num(ValType t) { return t == ValType::I32 || t == ValType::I64 || t == ValType::F32 || t == ValType::F64; }
+inline bool is_num(ValType t) {
+  return t == ValType::I32 || t == ValType::I64 || t == ValType::F32 || t == ValType::F64;
+}
 inline std::string valtype_list(const std::vector<ValType>& types) { return wasmwarp::type_list(types); }
 
 }  // namespace ww::cli

@@ -40,8 +40,8 @@ struct Amalgamator {
           std::string_view name = rest.substr(1, rest.find('"', 1) - 1);
           auto it = files.find(name);
           if (it == files.end())
-            return make_error(kNoOffset, "codegen: " + where + " includes \"" + std::string(name) +
-                                             "\", which is not embedded");
+            return make_error(kNoOffset,
+                              "codegen: " + where + " includes \"" + std::string(name) + "\", which is not embedded");
           std::string_view body = it->second;
           bool once = body.find("#pragma once") != std::string_view::npos;
           if (once && !done.insert(name).second) continue;

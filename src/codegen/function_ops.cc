@@ -26,18 +26,13 @@ SlotEffects slot_effects(const Module& m, const DecodedOp& o, uint32_t func_inde
   auto frame_of = [&](const FuncType& t) { return uint32_t(std::max(t.params.size(), t.results.size())); };
   switch (o.d.op) {
     case BcOp::Call:
-    case BcOp::CallImport:
-      e.reads.push_back({o.d.s[0], frame_of(m.func_type(o.d.i[0]))});
-      return e;
+    case BcOp::CallImport: e.reads.push_back({o.d.s[0], frame_of(m.func_type(o.d.i[0]))}); return e;
     case BcOp::CallIndirect:
       e.reads.push_back({o.d.s[0], frame_of(m.types[o.d.i[0]])});
       e.reads.push_back({o.d.s[1], 1});
       return e;
-    case BcOp::Return:
-      e.reads.push_back({0, uint32_t(m.func_type(func_index).results.size())});
-      return e;
-    default:
-      break;
+    case BcOp::Return: e.reads.push_back({0, uint32_t(m.func_type(func_index).results.size())}); return e;
+    default: break;
   }
   const BcOpInfo& info = bc_op_info(o.d.op);
   const BcFmtInfo& fi = bc_fmt_info(info.fmt);

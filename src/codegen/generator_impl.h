@@ -23,8 +23,13 @@ std::string return_of(uint32_t nresults, const std::function<std::string(uint32_
 class Generator {
  public:
   Generator(const CompiledModule& cm, const Options& o)
-      : cm_(cm), m_(cm.module), bc_(cm.code.bytecode), opts_(o), nimp_(m_.num_imported_funcs),
-        gpu_(o.target == Target::Gpu), tmpl_(op_templates()) {}
+      : cm_(cm),
+        m_(cm.module),
+        bc_(cm.code.bytecode),
+        opts_(o),
+        nimp_(m_.num_imported_funcs),
+        gpu_(o.target == Target::Gpu),
+        tmpl_(op_templates()) {}
 
   Result<Generated> run();
 
@@ -33,9 +38,7 @@ class Generator {
   // takes two per value (BytecodeModule::slot_width).
   uint32_t nparams(uint32_t func) const { return uint32_t(m_.func_type(func).params.size()) * bc_.slot_width; }
   uint32_t nresults(uint32_t func) const { return uint32_t(m_.func_type(func).results.size()) * bc_.slot_width; }
-  bool same_type(uint32_t type_index, uint32_t func) const {
-    return m_.types[type_index] == m_.func_type(func);
-  }
+  bool same_type(uint32_t type_index, uint32_t func) const { return m_.types[type_index] == m_.func_type(func); }
 
   Status analyse();
   void emit_prelude();
@@ -106,7 +109,7 @@ class Generator {
   std::vector<bool> compiled_;
   std::vector<bool> referenced_;  // by module function index: a table can hold it
   std::vector<uint32_t> type_rep_;
-  std::vector<bool> dispatched_;  // by type index
+  std::vector<bool> dispatched_;                    // by type index
   std::vector<bool> global_read_, global_written_;  // by compiled code
   bool uses_memory_ = false;                        // compiled code touches memory 0
   bool miss_calls_ = false;                         // sparse-layout misses are calls (kMissCalls)

@@ -71,8 +71,8 @@ void Generator::emit_dispatchers(bool definitions) {
       const std::string checks = call_checks(def, true);
       // A suspending callee is re-entered when its chain rewinds, after
       // its checks ran (emit_direct_call).
-      out_ += "    case " + std::to_string(gpu_ ? f : def) + "u: " +
-              (gpu_ && may_suspend_[def] ? "if (!I.rewinding) { " + checks + " }" : checks) + " return f" +
+      out_ += "    case " + std::to_string(gpu_ ? f : def) +
+              "u: " + (gpu_ && may_suspend_[def] ? "if (!I.rewinding) { " + checks + " }" : checks) + " return f" +
               std::to_string(def) + "(I, depth + 1" + args + ");\n";
     }
     if (gpu_) {
@@ -84,7 +84,8 @@ void Generator::emit_dispatchers(bool definitions) {
     out_ += "    default: {\n      uint64_t io_[" + std::to_string(std::max<uint32_t>(std::max(np, nr), 1)) + "] = {";
     for (uint32_t k = 0; k < np; ++k) out_ += (k ? ", a" : "a") + std::to_string(k);
     out_ += "};\n      TRAP_IF(TrapCode(I.api->call_ref(&I, ref_, " + std::to_string(rep) + "u, io_, depth)));\n";
-    out_ += "     " + return_of(nr, [](uint32_t k) { return "io_[" + std::to_string(k) + "]"; }) + "\n    }\n  }\n}\n\n";
+    out_ +=
+        "     " + return_of(nr, [](uint32_t k) { return "io_[" + std::to_string(k) + "]"; }) + "\n    }\n  }\n}\n\n";
   }
 }
 
@@ -92,10 +93,9 @@ void Generator::emit_call_indirect(const DecodedOp& o) {
   const uint32_t base = o.d.s[0], idx = o.d.s[1], type = o.d.i[0], table = o.d.i[1];
   const uint32_t np = uint32_t(m_.types[type].params.size()) * bc_.slot_width;
   const uint32_t nr = uint32_t(m_.types[type].results.size()) * bc_.slot_width;
-  const std::string check = gpu_ ? "gpu::DevSigCheck{I.M, I.M->type_canon[" + std::to_string(type) + "]}"
-                                 : "AnySig{}";
-  out_ += " uint64_t ref_ = 0; TRAP_IF(sem::call_indirect_ref(TABLEV(" + std::to_string(table) +
-          "u), uint32_t(r" + std::to_string(idx) + "), " + check + ", &ref_));\n  ";
+  const std::string check = gpu_ ? "gpu::DevSigCheck{I.M, I.M->type_canon[" + std::to_string(type) + "]}" : "AnySig{}";
+  out_ += " uint64_t ref_ = 0; TRAP_IF(sem::call_indirect_ref(TABLEV(" + std::to_string(table) + "u), uint32_t(r" +
+          std::to_string(idx) + "), " + check + ", &ref_));\n  ";
   const std::string call = dispatcher_name(type) + "(I, depth, kFn, kPc, ref_" + args_of(base, np) + ")";
   auto call_defined = [&] {
     // Any callee may suspend when the op does (cur_resume_): one that
@@ -125,8 +125,10 @@ void Generator::emit_call_indirect(const DecodedOp& o) {
   if (foreign_refs_) {
     // Past the index space: another instance's function, which the host
     // calls (import slot num_imported_funcs + k).
-    out_ += "    default: { if (uint32_t(ref_ - 1) < I.M->num_funcs) TRAP(HostError); const uint32_t slot_ = uint32_t(ref_ - 1) - I.M->num_funcs + " +
-            std::to_string(nimp_) + "u;";
+    out_ +=
+        "    default: { if (uint32_t(ref_ - 1) < I.M->num_funcs) TRAP(HostError); const uint32_t slot_ = uint32_t(ref_ "
+        "- 1) - I.M->num_funcs + " +
+        std::to_string(nimp_) + "u;";
     emit_call_leaving("slot_", np, nr, base);
     out_ += " break; }\n  }\n";
     return;

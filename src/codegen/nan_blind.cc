@@ -16,8 +16,8 @@ bool writes_canonically(BcOp op) {
 
 }  // namespace
 
-std::vector<bool> raw_float_writes(const Module& m, const BytecodeModule& bc,
-                                   const std::vector<DecodedOp>& ops, uint32_t func_index) {
+std::vector<bool> raw_float_writes(const Module& m, const BytecodeModule& bc, const std::vector<DecodedOp>& ops,
+                                   uint32_t func_index) {
   std::vector<bool> raw(ops.size(), false);
   if (ops.size() > kMaxOpsForNanAnalysis) return raw;
   std::unordered_map<uint32_t, size_t> index_of_pc;

@@ -19,7 +19,7 @@ namespace ww::codegen {
 // Per op of `ops`: true when its WF32C/WF64C may be a raw write. Functions
 // larger than kMaxOpsForNanAnalysis keep every canonicalization.
 inline constexpr size_t kMaxOpsForNanAnalysis = 20000;
-std::vector<bool> raw_float_writes(const Module& m, const BytecodeModule& bc,
-                                   const std::vector<DecodedOp>& ops, uint32_t func_index);
+std::vector<bool> raw_float_writes(const Module& m, const BytecodeModule& bc, const std::vector<DecodedOp>& ops,
+                                   uint32_t func_index);
 
 }  // namespace ww::codegen

@@ -50,9 +50,8 @@ std::string v128_accessors_spelled_out(std::string_view body) {
   };
   if (body.find("V128") == std::string_view::npos && body.find(") + 1") == std::string_view::npos)
     return std::string(body);
-  std::string s = spell(body, "RV128(", ")", [](const std::string& r) {
-    return "::ww::sem::v128_of(SLOT(" + r + "), SLOT(" + r + "_hi))";
-  });
+  std::string s = spell(body, "RV128(", ")",
+                        [](const std::string& r) { return "::ww::sem::v128_of(SLOT(" + r + "), SLOT(" + r + "_hi))"; });
   s = spell(s, "WV128(", ",", [](const std::string& r) { return "WV128_2(" + r + ", " + r + "_hi,"; });
   return spell(s, "(", ") + 1", [](const std::string& r) { return r + "_hi"; });
 }
@@ -113,8 +112,7 @@ OpTemplate parse(std::string_view raw) {
       p.index = uint8_t(m);
     } else {
       if (id == "TRAP" || id == "TRAP_IF") t.traps = true;
-      if (id == "BR_TABLE" || id == "RETURN" || id == "CALL" || id == "CALL_IMPORT" ||
-          id == "CALL_INDIRECT")
+      if (id == "BR_TABLE" || id == "RETURN" || id == "CALL" || id == "CALL_IMPORT" || id == "CALL_INDIRECT")
         t.special = true;
       continue;
     }

@@ -74,8 +74,7 @@ Result<int64_t> ByteReader::leb_signed(int max_bits) {
       if (used < 7) {
         int sign_and_unused = b >> (used - 1);  // sign bit plus unused bits
         int all = (1 << (7 - used + 1)) - 1;
-        if (sign_and_unused != 0 && sign_and_unused != all)
-          return error_at(off, "integer too large");
+        if (sign_and_unused != 0 && sign_and_unused != all) return error_at(off, "integer too large");
       }
     }
     result |= uint64_t(b & 0x7f) << shift;
@@ -167,8 +166,7 @@ bool is_valid_utf8(const uint8_t* s, size_t n) {
       cp = (cp << 6) | (s[i + k] & 0x3F);
     }
     // Overlong forms, surrogates and code points past U+10FFFF are malformed.
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000))
-      return false;
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) return false;
     if (cp >= 0xD800 && cp <= 0xDFFF) return false;
     if (cp > 0x10FFFF) return false;
     i += len;

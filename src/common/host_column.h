@@ -63,7 +63,9 @@ struct NoInitAllocator {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
   template <class U>
-  bool operator==(const NoInitAllocator<U>&) const noexcept { return true; }
+  bool operator==(const NoInitAllocator<U>&) const noexcept {
+    return true;
+  }
 
  private:
   static size_t round_up(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }

@@ -8,9 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cstdio>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -108,9 +108,9 @@ class WorkerTrace {
 
  private:
   static uint64_t now_ns() {
-    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now().time_since_epoch())
-                        .count());
+    return uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
   }
   uint64_t t0_ = 0, runs_ = 0, ns_ = 0, participants_ = 0, join_ns_ = 0, max_join_ns_ = 0, cpus_ = 0;
   std::atomic<uint64_t> run_participants_{0}, first_join_{0}, cpus_mask_{0};
@@ -318,7 +318,6 @@ void parallel_fill(void* dst, uint8_t value, size_t bytes) {
   split(bytes, [&](size_t off, size_t len) { std::memset(static_cast<uint8_t*>(dst) + off, value, len); });
 }
 
-
 void parallel_fault_in(void* dst, size_t bytes) {
   split(bytes, [&](size_t off, size_t len) {
     volatile uint8_t* p = static_cast<uint8_t*>(dst) + off;
@@ -337,14 +336,17 @@ size_t parallel_find_byte(const void* p, uint8_t value, size_t bytes) {
   // sixteen of them (H200 machine, bench/RESULTS.md).
   constexpr size_t kFindAloneBytes = 4u << 20;
   std::atomic<size_t> first{bytes};
-  split(bytes, [&](size_t off, size_t len) {
-    if (len == 0) return;  // p may be null then, which memchr does not take
-    const void* hit = std::memchr(static_cast<const uint8_t*>(p) + off, value, len);
-    if (!hit) return;
-    const size_t at = size_t(static_cast<const uint8_t*>(hit) - static_cast<const uint8_t*>(p));
-    for (size_t seen = first.load(); at < seen && !first.compare_exchange_weak(seen, at);) {
-    }
-  }, kFindAloneBytes);
+  split(
+      bytes,
+      [&](size_t off, size_t len) {
+        if (len == 0) return;  // p may be null then, which memchr does not take
+        const void* hit = std::memchr(static_cast<const uint8_t*>(p) + off, value, len);
+        if (!hit) return;
+        const size_t at = size_t(static_cast<const uint8_t*>(hit) - static_cast<const uint8_t*>(p));
+        for (size_t seen = first.load(); at < seen && !first.compare_exchange_weak(seen, at);) {
+        }
+      },
+      kFindAloneBytes);
   return first.load();
 }
 

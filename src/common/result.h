@@ -40,8 +40,8 @@ class [[nodiscard]] Status {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T v) : v_(std::move(v)) {}      // NOLINT
-  Result(Error e) : v_(std::move(e)) {}  // NOLINT
+  Result(T v) : v_(std::move(v)) {}               // NOLINT
+  Result(Error e) : v_(std::move(e)) {}           // NOLINT
   Result(Status s) : v_(std::move(s.error())) {}  // only from a failed Status
 
   bool ok() const { return v_.index() == 0; }
@@ -59,24 +59,21 @@ class [[nodiscard]] Result {
   std::variant<T, Error> v_;
 };
 
-inline Error make_error(uint64_t offset, std::string message) {
-  return Error{std::move(message), offset};
-}
+inline Error make_error(uint64_t offset, std::string message) { return Error{std::move(message), offset}; }
 
 }  // namespace ww
 
 // Propagate a failed Status/Result from the current function.
-#define WW_TRY(expr)                                      \
-  do {                                                    \
-    auto ww_try_status_ = (expr);                         \
+#define WW_TRY(expr)                                         \
+  do {                                                       \
+    auto ww_try_status_ = (expr);                            \
     if (!ww_try_status_.ok()) return ww_try_status_.error(); \
   } while (0)
 
 #define WW_CONCAT_INNER(a, b) a##b
 #define WW_CONCAT(a, b) WW_CONCAT_INNER(a, b)
 // WW_ASSIGN_OR_RETURN(auto x, read_something());
-#define WW_ASSIGN_OR_RETURN(lhs, expr)                          \
-  auto WW_CONCAT(ww_res_, __LINE__) = (expr);                   \
-  if (!WW_CONCAT(ww_res_, __LINE__).ok())                       \
-    return WW_CONCAT(ww_res_, __LINE__).error();                \
+#define WW_ASSIGN_OR_RETURN(lhs, expr)                                                 \
+  auto WW_CONCAT(ww_res_, __LINE__) = (expr);                                          \
+  if (!WW_CONCAT(ww_res_, __LINE__).ok()) return WW_CONCAT(ww_res_, __LINE__).error(); \
   lhs = std::move(WW_CONCAT(ww_res_, __LINE__).value())

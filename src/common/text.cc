@@ -23,7 +23,8 @@ std::string format_fixed(double v, int decimals) {
 
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   if (from.empty()) return text;
-  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) text.replace(at, from.size(), to);
+  for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+    text.replace(at, from.size(), to);
   return text;
 }
 

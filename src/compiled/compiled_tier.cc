@@ -23,9 +23,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 codegen::Options codegen_options(const Request& req) {
   codegen::Options o;
@@ -218,8 +216,8 @@ CompilesUnderWay& compiles_under_way() {
 // trouble with the cache is a note, not a failure), or those of the same
 // compile under way in another thread.
 template <class CompileFn>
-Result<std::vector<uint8_t>> cached_or_compiled(const CacheOptions& copts, const std::string& key,
-                                                Outcome* out, CompileFn&& compile) {
+Result<std::vector<uint8_t>> cached_or_compiled(const CacheOptions& copts, const std::string& key, Outcome* out,
+                                                CompileFn&& compile) {
   CodeCache cache(copts);
   std::string note;
   if (auto hit = cache.get(key, &note)) {
@@ -354,9 +352,8 @@ Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcom
     WW_ASSIGN_OR_RETURN(auto shared, prepared(req, out));
     const Prepared& p = *shared;
     WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
-    WW_ASSIGN_OR_RETURN(so, cached_or_compiled(req.cache, p.key, out, [&] {
-                          return compile_shared_object(cc, p.units);
-                        }));
+    WW_ASSIGN_OR_RETURN(so,
+                        cached_or_compiled(req.cache, p.key, out, [&] { return compile_shared_object(cc, p.units); }));
     write_index(req, ikey, p);
   }
   if (!req.load) return std::shared_ptr<const NativeCode>();

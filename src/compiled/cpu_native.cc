@@ -217,8 +217,7 @@ class CpuNative final : public NativeCode, public std::enable_shared_from_this<C
     const Module& m = inst.module->module;
     h.datas.resize(m.datas.size());
     for (size_t k = 0; k < m.datas.size(); ++k)
-      h.datas[k] = rt::CpuData{m.bytes.data() + m.datas[k].bytes_offset, m.datas[k].size,
-                               &inst.data_dropped[k]};
+      h.datas[k] = rt::CpuData{m.bytes.data() + m.datas[k].bytes_offset, m.datas[k].size, &inst.data_dropped[k]};
     rt::CpuInst& I = h.I;
     I.globals = inst.global_ptrs.data();
     I.tables = h.tables.data();
@@ -263,8 +262,7 @@ class CpuNative final : public NativeCode, public std::enable_shared_from_this<C
     if (trap != 0) {
       // The innermost frame that saw the trap has recorded it already when
       // it came from a call-out.
-      if (S.last_trap.code == TrapCode::None)
-        S.last_trap = TrapInfo{TrapCode(trap), I.trap_func, I.trap_pc};
+      if (S.last_trap.code == TrapCode::None) S.last_trap = TrapInfo{TrapCode(trap), I.trap_func, I.trap_pc};
       return TrapCode(trap);
     }
     return TrapCode::None;

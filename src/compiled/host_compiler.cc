@@ -71,8 +71,7 @@ class TempDir {
   static void remove_tree(const std::string& dir) {
     if (DIR* d = ::opendir(dir.c_str())) {
       while (dirent* e = ::readdir(d))
-        if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, ".."))
-          ::unlink((dir + "/" + e->d_name).c_str());
+        if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) ::unlink((dir + "/" + e->d_name).c_str());
       ::closedir(d);
     }
     ::rmdir(dir.c_str());
@@ -137,8 +136,7 @@ Status run_process(const std::vector<std::string>& argv, const std::string& log_
     running().pids.erase(pid);
   }
   if (waited < 0) return err(std::string("waiting for the host C++ compiler: ") + std::strerror(wait_errno));
-  if (WIFSIGNALED(status))
-    return err("host C++ compiler was killed (signal " + std::to_string(WTERMSIG(status)) + ")");
+  if (WIFSIGNALED(status)) return err("host C++ compiler was killed (signal " + std::to_string(WTERMSIG(status)) + ")");
   if (WEXITSTATUS(status) == 127) return err("host C++ compiler '" + argv[0] + "' not found");
   if (WEXITSTATUS(status) != 0) {
     std::string line = first_error_line(read_text(log_path));
@@ -194,8 +192,8 @@ Result<HostCompiler> find_host_compiler() {
   }
   HostCompiler hc;
   hc.path = path;
-  hc.identity = std::string(real) + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) +
-                "." + std::to_string(st.st_mtim.tv_nsec);
+  hc.identity = std::string(real) + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+                std::to_string(st.st_mtim.tv_nsec);
   std::free(real);
   return cached = hc;
 }
@@ -225,8 +223,15 @@ const std::vector<std::string>& host_compile_flags() {
   // one instruction; -w: generated code is not the user's to warn about.
   // No -mfma: with -ffp-contract=off it would change nothing anyway.
   static const std::vector<std::string> flags = [] {
-    std::vector<std::string> f = {"-std=c++20", "-O2", "-fPIC", "-ffp-contract=off", "-fno-math-errno",
-                                  "-fvisibility=hidden", "-fno-if-conversion", "-fno-if-conversion2", "-w"};
+    std::vector<std::string> f = {"-std=c++20",
+                                  "-O2",
+                                  "-fPIC",
+                                  "-ffp-contract=off",
+                                  "-fno-math-errno",
+                                  "-fvisibility=hidden",
+                                  "-fno-if-conversion",
+                                  "-fno-if-conversion2",
+                                  "-w"};
     for (std::string& m : cpu_feature_flags()) f.push_back(std::move(m));
     return f;
   }();
@@ -242,8 +247,7 @@ const std::string& host_compile_flags_key() {
   return key;
 }
 
-Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc,
-                                                   const std::vector<std::string>& sources) {
+Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc, const std::vector<std::string>& sources) {
   if (sources.empty()) return err("nothing to compile");
   TempDir dir;
   if (!dir.ok()) return err(std::string("cannot create a temporary directory: ") + std::strerror(errno));
@@ -262,8 +266,8 @@ Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc,
   parallel_for(sources.size(), [&](size_t i) {
     std::vector<std::string> argv{cc.path};
     for (const std::string& f : host_compile_flags()) argv.push_back(f);
-    for (const std::string& a : {std::string("-c"), std::string("-o"), objects[i], std::string("-x"),
-                                 std::string("c++"), units[i]})
+    for (const std::string& a :
+         {std::string("-c"), std::string("-o"), objects[i], std::string("-x"), std::string("c++"), units[i]})
       argv.push_back(a);
     status[i] = run_process(argv, logs[i]);
   });

@@ -12,7 +12,7 @@
 namespace ww::compiled {
 
 struct HostCompiler {
-  std::string path;     // as given: "g++", "/usr/bin/c++"
+  std::string path;  // as given: "g++", "/usr/bin/c++"
   // Who the compiler is, for cache keys: its resolved file, size and
   // modification time (an upgrade replaces the file). Read with stat, not
   // `--version`: a run that only looks the module up in the cache must not
@@ -35,8 +35,7 @@ const std::string& host_compile_flags_key();
 // Compiles each of `sources` (one translation unit each; several compile
 // in parallel, one process each) and links them into one shared object.
 // Errors name the compiler's first error line, or how it died.
-Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc,
-                                                   const std::vector<std::string>& sources);
+Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc, const std::vector<std::string>& sources);
 
 // For a process about to end without waiting for its compiles: kills every
 // host compiler running (with the processes it started) and removes their

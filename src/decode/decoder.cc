@@ -51,8 +51,7 @@ int section_rank(uint8_t id) {
 
 class Decoder {
  public:
-  Decoder(Module& m, const DecodeOptions& opts)
-      : m_(m), opts_(opts), r_(m.bytes.data(), m.bytes.size()) {}
+  Decoder(Module& m, const DecodeOptions& opts) : m_(m), opts_(opts), r_(m.bytes.data(), m.bytes.size()) {}
 
   Status run();
 
@@ -205,8 +204,7 @@ Status Decoder::import_section() {
         WW_TRY(global_type(imp.global));
         ++m_.num_imported_globals;
         break;
-      default:
-        return make_error(kind_off, "malformed import kind");
+      default: return make_error(kind_off, "malformed import kind");
     }
     imp.kind = static_cast<ExternKind>(kind);
     m_.imports.push_back(std::move(imp));
@@ -399,17 +397,14 @@ Status Decoder::data_section() {
         seg.mode = SegmentMode::Active;
         WW_TRY(const_expr(seg.offset));
         break;
-      case 1:
-        seg.mode = SegmentMode::Passive;
-        break;
+      case 1: seg.mode = SegmentMode::Passive; break;
       case 2: {
         seg.mode = SegmentMode::Active;
         WW_ASSIGN_OR_RETURN(seg.memory, r_.u32());
         WW_TRY(const_expr(seg.offset));
         break;
       }
-      default:
-        return make_error(seg.offset_in_module, "malformed data segment kind");
+      default: return make_error(seg.offset_in_module, "malformed data segment kind");
     }
     WW_ASSIGN_OR_RETURN(seg.size, len32());
     seg.bytes_offset = static_cast<uint32_t>(r_.offset());
@@ -450,8 +445,7 @@ Status Decoder::custom_section(uint64_t start, uint32_t size) {
 }
 
 Status Decoder::run() {
-  if (m_.bytes.size() > std::numeric_limits<uint32_t>::max())
-    return make_error(0, "module too large");
+  if (m_.bytes.size() > std::numeric_limits<uint32_t>::max()) return make_error(0, "module too large");
   WW_ASSIGN_OR_RETURN(uint32_t magic, r_.fixed_u32());
   if (magic != kMagic) return make_error(0, "magic header not detected");
   WW_ASSIGN_OR_RETURN(uint32_t version, r_.fixed_u32());
@@ -494,7 +488,9 @@ Status Decoder::run() {
   }
 
   if (m_.funcs.size() != code_count_) {
-    return make_error(seen_code_ ? code_offset_ : seen_function_ ? function_offset_ : r_.offset(),
+    return make_error(seen_code_       ? code_offset_
+                      : seen_function_ ? function_offset_
+                                       : r_.offset(),
                       "function and code section have inconsistent lengths");
   }
   if (m_.data_count && *m_.data_count != m_.datas.size())

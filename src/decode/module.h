@@ -80,10 +80,10 @@ struct Module {
 
   std::vector<FuncType> types;
   std::vector<Import> imports;
-  std::vector<uint32_t> funcs;  // type index of each defined function
-  std::vector<TableType> tables;   // defined tables
+  std::vector<uint32_t> funcs;       // type index of each defined function
+  std::vector<TableType> tables;     // defined tables
   std::vector<MemoryType> memories;  // defined memories
-  std::vector<Global> globals;     // defined globals
+  std::vector<Global> globals;       // defined globals
   std::vector<Export> exports;
   std::optional<uint32_t> start;
   std::vector<ElemSegment> elems;

@@ -71,8 +71,7 @@ TrapCode gpu_set_pixel(GpuBatch& b, int32_t x, int32_t y, float r, float g, floa
     b.ignored_pixels.fetch_add(1, std::memory_order_relaxed);
     return TrapCode::None;
   }
-  std::atomic_ref<uint32_t>(b.image->pixels[size_t(at)])
-      .store(pack_rgba8(r, g, bl, a), std::memory_order_relaxed);
+  std::atomic_ref<uint32_t>(b.image->pixels[size_t(at)]).store(pack_rgba8(r, g, bl, a), std::memory_order_relaxed);
   return TrapCode::None;
 }
 

@@ -11,9 +11,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,8 +22,8 @@
 #include "common/result.h"
 #include "decode/decoder.h"  // DecodeOptions, which runtime.h uses
 #include "decode/module.h"
-#include "semantics/intrinsics.h"
 #include "runtime/runtime.h"
+#include "semantics/intrinsics.h"
 
 namespace ww::gpu {
 
@@ -55,17 +55,17 @@ struct OutputImage {
   // The pixels registered for the GPU to copy straight into (batch.cc):
   // released before the pixels go, declared after them.
   std::shared_ptr<void> pin;
-  Image to_image() const;        // RGBA8 bytes
+  Image to_image() const;  // RGBA8 bytes
 };
 
 struct GpuBatch {
   uint32_t instance_count = 1;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
-  std::optional<OutputImage> image;           // set by --image; set_pixel is ignored without one
+  std::optional<OutputImage> image;  // set by --image; set_pixel is ignored without one
   // The canvas while several GPUs' batches upload and merge it at once.
   std::mutex canvas_mu;
-  std::atomic<uint64_t> ignored_pixels{0};    // set_pixel calls outside the image (or no image)
+  std::atomic<uint64_t> ignored_pixels{0};  // set_pixel calls outside the image (or no image)
 
   std::vector<int32_t> state;  // --state N; read/write/atomic_add trap outside it
 

@@ -43,8 +43,8 @@ HostFunc make_host_func(Intrinsic id, GpuContext* ctx) {
       };
     case Intrinsic::SetPixel:
       return [ctx](Store&, uint64_t* s) {
-        return gpu_set_pixel(*ctx->batch, slot_i32(s, 0), slot_i32(s, 1), slot_f32(s, 2),
-                             slot_f32(s, 3), slot_f32(s, 4), slot_f32(s, 5));
+        return gpu_set_pixel(*ctx->batch, slot_i32(s, 0), slot_i32(s, 1), slot_f32(s, 2), slot_f32(s, 3),
+                             slot_f32(s, 4), slot_f32(s, 5));
       };
     case Intrinsic::ReadState:
       return [ctx](Store&, uint64_t* s) {
@@ -54,9 +54,7 @@ HostFunc make_host_func(Intrinsic id, GpuContext* ctx) {
         return t;
       };
     case Intrinsic::WriteState:
-      return [ctx](Store&, uint64_t* s) {
-        return gpu_write_state(*ctx->batch, slot_i32(s, 0), slot_i32(s, 1));
-      };
+      return [ctx](Store&, uint64_t* s) { return gpu_write_state(*ctx->batch, slot_i32(s, 0), slot_i32(s, 1)); };
     case Intrinsic::AtomicAdd:
       return [ctx](Store&, uint64_t* s) {
         int32_t old = 0;
@@ -80,8 +78,7 @@ HostFunc make_host_func(Intrinsic id, GpuContext* ctx) {
         put_i32(s, 0, -int32_t(wasi::kNotcapable));
         return TrapCode::None;
       };
-    case Intrinsic::Count_:
-      break;
+    case Intrinsic::Count_: break;
   }
   return nullptr;
 }
@@ -98,14 +95,14 @@ Status resolve_gpu_imports(Store& store, const Module& m, GpuContext* ctx,
     const IntrinsicInfo* info = find_intrinsic(imp.field);
     if (!info) return make_error(imp.offset, "unknown import " + qualified);
     if (imp.kind != ExternKind::Func)
-      return make_error(imp.offset, "import " + qualified + " is a " +
-                                        extern_kind_name(imp.kind) + ", expected a function");
+      return make_error(imp.offset,
+                        "import " + qualified + " is a " + extern_kind_name(imp.kind) + ", expected a function");
     if (imp.func_type >= m.types.size())
       return make_error(imp.offset, "import " + qualified + " has an invalid type index");
     const FuncType& got = m.types[imp.func_type];
     if (!(got == info->type))
-      return make_error(imp.offset, "import " + qualified + " has type " + functype_to_string(got) +
-                                        ", expected " + functype_to_string(info->type));
+      return make_error(imp.offset, "import " + qualified + " has type " + functype_to_string(got) + ", expected " +
+                                        functype_to_string(info->type));
     uint32_t addr = store.add_host_func(info->type, make_host_func(info->id, ctx));
     resolved[i] = ExternVal{ExternKind::Func, addr};
   }
@@ -119,8 +116,7 @@ Result<std::vector<ExternVal>> link_gpu_imports(Store& store, const Module& m, G
   out.reserve(resolved.size());
   for (size_t i = 0; i < resolved.size(); ++i) {
     if (!resolved[i])
-      return make_error(m.imports[i].offset,
-                        "unknown import " + m.imports[i].module + "." + m.imports[i].field);
+      return make_error(m.imports[i].offset, "unknown import " + m.imports[i].module + "." + m.imports[i].field);
     out.push_back(*resolved[i]);
   }
   return out;

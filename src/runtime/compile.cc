@@ -4,9 +4,9 @@
 
 #include "common/file_read.h"
 #include "decode/decoder.h"
+#include "runtime/runtime.h"
 #include "translate/translator.h"
 #include "validate/validator.h"
-#include "runtime/runtime.h"
 
 namespace ww {
 namespace {
@@ -17,8 +17,7 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-Result<std::shared_ptr<const CompiledModule>> compile_module(std::vector<uint8_t> bytes,
-                                                             const CompileOptions& opts) {
+Result<std::shared_ptr<const CompiledModule>> compile_module(std::vector<uint8_t> bytes, const CompileOptions& opts) {
   auto cm = std::make_shared<CompiledModule>();
   auto t = std::chrono::steady_clock::now();
   WW_ASSIGN_OR_RETURN(cm->module, decode_module(std::move(bytes), opts.decode));
@@ -36,8 +35,7 @@ Result<std::shared_ptr<const CompiledModule>> compile_module(std::vector<uint8_t
   return std::shared_ptr<const CompiledModule>(std::move(cm));
 }
 
-Result<std::shared_ptr<const CompiledModule>> compile_file(const std::string& path,
-                                                           const CompileOptions& opts) {
+Result<std::shared_ptr<const CompiledModule>> compile_file(const std::string& path, const CompileOptions& opts) {
   WW_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_file_bytes(path));
   if (bytes.empty()) return make_error(kNoOffset, path + " is empty");
   return compile_module(std::move(bytes), opts);

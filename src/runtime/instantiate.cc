@@ -3,8 +3,8 @@
 #include <cstring>
 #include <string>
 
-#include "store/store.h"
 #include "runtime/store_internal.h"
+#include "store/store.h"
 
 namespace ww {
 namespace {
@@ -28,30 +28,24 @@ bool limits_match(uint64_t have_min, const std::optional<uint64_t>& have_max, co
 // global.get) against the instance being built: `funcs` and `globals` are
 // its address spaces so far. Validation guarantees the shape; nullopt
 // covers modules that skipped it.
-std::optional<uint64_t> eval_const(const ConstExpr& e, const StoreImpl& s,
-                                   const std::vector<uint32_t>& funcs,
+std::optional<uint64_t> eval_const(const ConstExpr& e, const StoreImpl& s, const std::vector<uint32_t>& funcs,
                                    const std::vector<uint32_t>& globals) {
   if (e.instrs.size() != 1) return std::nullopt;
   const Instr& in = e.instrs[0];
   switch (in.op) {
     case Opcode::I32Const:
-    case Opcode::F32Const:
-      return in.imm & 0xffffffffu;
+    case Opcode::F32Const: return in.imm & 0xffffffffu;
     case Opcode::I64Const:
-    case Opcode::F64Const:
-      return in.imm;
-    case Opcode::RefNull:
-      return 0;
+    case Opcode::F64Const: return in.imm;
+    case Opcode::RefNull: return 0;
     case Opcode::RefFunc:
       if (in.a >= funcs.size()) return std::nullopt;
       return uint64_t(funcs[in.a]) + 1;  // funcref = store address + 1
     case Opcode::GlobalGet:
       if (in.a >= globals.size()) return std::nullopt;
       return s.globals[globals[in.a]].bits;
-    case Opcode::V128Const:
-      return v128_word(in.bytes, 0);
-    default:
-      return std::nullopt;
+    case Opcode::V128Const: return v128_word(in.bytes, 0);
+    default: return std::nullopt;
   }
 }
 
@@ -66,8 +60,8 @@ uint64_t eval_const_hi(const ConstExpr& e, const StoreImpl& s, const std::vector
 
 // Checks one import against the provided extern and, when it fits, records
 // its address in the instance's index space.
-std::optional<InstantiateError> link_import(const StoreImpl& s, const Module& m, const Import& im,
-                                            const ExternVal& ev, InstanceRec& inst) {
+std::optional<InstantiateError> link_import(const StoreImpl& s, const Module& m, const Import& im, const ExternVal& ev,
+                                            InstanceRec& inst) {
   const InstantiateError incompatible = unlinkable("incompatible import type");
   if (ev.kind != im.kind) return incompatible;
   switch (im.kind) {
@@ -125,8 +119,8 @@ std::variant<uint32_t, InstantiateError> Store::instantiate_impl(std::shared_ptr
   StoreImpl& s = *impl_;
   const Module& m = cm->module;
   if (imports.size() != m.imports.size())
-    return unlinkable("wrong number of imports: the module has " + std::to_string(m.imports.size()) +
-                      ", " + std::to_string(imports.size()) + " given");
+    return unlinkable("wrong number of imports: the module has " + std::to_string(m.imports.size()) + ", " +
+                      std::to_string(imports.size()) + " given");
 
   InstanceRec inst;
   inst.module = cm;
@@ -137,14 +131,13 @@ std::variant<uint32_t, InstantiateError> Store::instantiate_impl(std::shared_ptr
   // store changes, so such a failure leaves no half-made instance behind.
   for (const TableType& t : m.tables)
     if (t.limits.min > s.limits.max_table_size)
-      return unlinkable("table of " + std::to_string(t.limits.min) +
-                        " elements exceeds the store's limit of " + std::to_string(s.limits.max_table_size));
+      return unlinkable("table of " + std::to_string(t.limits.min) + " elements exceeds the store's limit of " +
+                        std::to_string(s.limits.max_table_size));
   std::vector<MemoryInst> new_memories(m.memories.size());
   for (size_t i = 0; i < m.memories.size(); ++i)
     if (!detail::init_memory(s.limits, m.memories[i], new_memories[i]))
       return unlinkable("memory of " + std::to_string(m.memories[i].limits.min) +
-                        " pages exceeds the store's limit of " +
-                        std::to_string(s.limits.max_memory_pages) + " pages");
+                        " pages exceeds the store's limit of " + std::to_string(s.limits.max_memory_pages) + " pages");
 
   const uint32_t self = uint32_t(s.instances.size());
   inst.type_ids.reserve(m.types.size());

@@ -58,8 +58,7 @@ Result<std::shared_ptr<const CompiledModule>> compile_module(std::vector<uint8_t
                                                              const CompileOptions& opts = {});
 // Reads and compiles a file; "cannot open FILE: No such file or directory",
 // "FILE is a directory", "FILE is empty" and the like on bad paths.
-Result<std::shared_ptr<const CompiledModule>> compile_file(const std::string& path,
-                                                           const CompileOptions& opts = {});
+Result<std::shared_ptr<const CompiledModule>> compile_file(const std::string& path, const CompileOptions& opts = {});
 
 class Store;
 
@@ -79,7 +78,7 @@ struct StoreLimits {
   // Cap on table sizes (initial and through table.grow): the spec allows up
   // to 2^32-1 elements, which would exhaust host memory before it failed.
   uint32_t max_table_size = 10'000'000;
-  uint64_t fuel = 0;                      // instructions per invoke; 0 = unlimited
+  uint64_t fuel = 0;  // instructions per invoke; 0 = unlimited
   // When set and non-zero, running code stops within about a millisecond
   // with this value as its trap code (TrapCode::Timeout, ::Interrupted):
   // how a batch's deadline or Ctrl-C reaches an instance in a loop.
@@ -89,8 +88,8 @@ struct StoreLimits {
 // Where and why the last invocation trapped.
 struct TrapInfo {
   TrapCode code = TrapCode::None;
-  uint32_t func_index = 0;   // module function index of the trapping function
-  uint32_t pc = 0;           // bytecode word offset within that function
+  uint32_t func_index = 0;  // module function index of the trapping function
+  uint32_t pc = 0;          // bytecode word offset within that function
   std::string message() const { return trap_message(code); }
 };
 
@@ -113,17 +112,17 @@ struct InstantiateError {
 struct InstanceSnapshot {
   struct Memory {
     uint32_t pages = 0;
-    std::vector<uint8_t> bytes;          // pages * 64 KiB
+    std::vector<uint8_t> bytes;  // pages * 64 KiB
     // The only blocks of kSnapshotBlock bytes a new instance copies (a
     // fresh memory is zero): 4 KiB, so an image whose data sit in a corner
     // of a 64 KiB page costs a few KiB per instance, not the page.
     static constexpr uint64_t kSnapshotBlock = 4096;
     std::vector<uint32_t> nonzero_blocks;
   };
-  std::vector<Memory> memories;                     // the module's own memories
-  std::vector<uint64_t> globals;                    // the module's own globals
-  std::vector<uint64_t> globals_hi;                 // their v128 high words (0 for the rest)
-  std::vector<std::vector<uint64_t>> tables;        // the module's own tables
+  std::vector<Memory> memories;                      // the module's own memories
+  std::vector<uint64_t> globals;                     // the module's own globals
+  std::vector<uint64_t> globals_hi;                  // their v128 high words (0 for the rest)
+  std::vector<std::vector<uint64_t>> tables;         // the module's own tables
   std::vector<std::vector<uint64_t>> elem_segments;  // what elem.drop left
   std::vector<uint8_t> data_dropped;
 };
@@ -137,7 +136,7 @@ struct InstanceSnapshot {
 // bytes for a program that touches little, where a whole memory would be
 // its pages.
 struct InstanceDelta {
-  static constexpr uint32_t kGranuleShift = 8;                    // sem::kWrittenShift
+  static constexpr uint32_t kGranuleShift = 8;                             // sem::kWrittenShift
   static constexpr uint64_t kStride = (uint64_t(1) << kGranuleShift) + 8;  // a granule and its spill
   struct Memory {
     uint32_t pages = 0;
@@ -151,7 +150,6 @@ struct InstanceDelta {
   std::vector<std::vector<uint64_t>> elem_segments;
   std::vector<uint8_t> data_dropped;
 };
-
 
 struct StoreImpl;  // defined in runtime/store.h; the interpreter reads it directly
 

@@ -101,8 +101,9 @@ Result<InstanceSnapshot> Store::snapshot(uint32_t instance) const {
   const Module& m = inst.module->module;
   const RefMap refs(inst);
   auto foreign = [] {
-    return make_error(kNoOffset, "the instance refers to a function outside it (another instance's, or a "
-                                 "host function it does not import), which a snapshot cannot carry");
+    return make_error(kNoOffset,
+                      "the instance refers to a function outside it (another instance's, or a "
+                      "host function it does not import), which a snapshot cannot carry");
   };
   InstanceSnapshot snap;
   for (size_t k = m.num_imported_memories; k < inst.memories.size(); ++k) {
@@ -198,9 +199,7 @@ Status Store::reset_instance(uint32_t instance, const InstanceSnapshot& image) {
   // Module-relative references become store addresses through the
   // instance's function index space (RefMap's other direction, without its
   // map: this runs once per batch input).
-  auto to_store = [&](bool funcref, uint64_t v) {
-    return funcref && v != 0 ? uint64_t(inst.funcs[v - 1]) + 1 : v;
-  };
+  auto to_store = [&](bool funcref, uint64_t v) { return funcref && v != 0 ? uint64_t(inst.funcs[v - 1]) + 1 : v; };
   for (size_t k = 0; k < image.globals.size(); ++k) {
     GlobalInst& g = s.globals[inst.globals[m.num_imported_globals + k]];
     g.bits = to_store(is_funcref(g.type.type), image.globals[k]);

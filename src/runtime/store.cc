@@ -64,9 +64,7 @@ std::optional<ExternVal> Store::get_export(uint32_t instance, std::string_view n
   return std::nullopt;
 }
 
-const CompiledModule& Store::instance_module(uint32_t instance) const {
-  return *impl_->instances.at(instance).module;
-}
+const CompiledModule& Store::instance_module(uint32_t instance) const { return *impl_->instances.at(instance).module; }
 
 void Store::release_instance_storage(uint32_t instance) {
   StoreImpl& s = *impl_;
@@ -85,9 +83,7 @@ void Store::release_instance_storage(uint32_t instance) {
 
 const TrapInfo& Store::last_trap() const { return impl_->last_trap; }
 
-const FuncType& Store::func_type(uint32_t func_addr) const {
-  return impl_->types[impl_->funcs.at(func_addr).type_id];
-}
+const FuncType& Store::func_type(uint32_t func_addr) const { return impl_->types[impl_->funcs.at(func_addr).type_id]; }
 
 TableType Store::table_type(uint32_t table_addr) const {
   const TableInst& t = impl_->tables.at(table_addr);
@@ -104,9 +100,7 @@ MemoryType Store::memory_type(uint32_t mem_addr) const {
   return r;
 }
 
-GlobalType Store::global_type(uint32_t global_addr) const {
-  return impl_->globals.at(global_addr).type;
-}
+GlobalType Store::global_type(uint32_t global_addr) const { return impl_->globals.at(global_addr).type; }
 
 Value Store::global_get(uint32_t global_addr) const {
   const GlobalInst& g = impl_->globals.at(global_addr);
@@ -115,9 +109,7 @@ Value Store::global_get(uint32_t global_addr) const {
 
 uint8_t* Store::memory_data(uint32_t mem_addr) { return impl_->memories.at(mem_addr).data.data(); }
 
-uint64_t Store::memory_size_bytes(uint32_t mem_addr) const {
-  return impl_->memories.at(mem_addr).data.size();
-}
+uint64_t Store::memory_size_bytes(uint32_t mem_addr) const { return impl_->memories.at(mem_addr).data.size(); }
 
 namespace detail {
 
@@ -243,8 +235,8 @@ TrapCode Store::invoke_slots(PreparedCall& p, uint64_t* io, uint64_t* io_hi) {
   // The entry keeps one host context: only a top-level call may use it, so
   // that a host function invoking the same function meanwhile cannot
   // overwrite the context of the call under way.
-  const TrapCode t = detail::call_framed(
-      s, p.params.size(), p.results.size(), p.width, io, io, io_hi, io_hi, [&](uint64_t* slots) {
+  const TrapCode t =
+      detail::call_framed(s, p.params.size(), p.results.size(), p.width, io, io, io_hi, io_hi, [&](uint64_t* slots) {
         return p.entry && s.depth == 0 ? p.entry->call(slots) : cpu_call(s, *this, p.func_addr, slots);
       });
   if (t != TrapCode::None) return t;

@@ -86,8 +86,8 @@ WW_HD inline uint8_t channel_to_byte(float v) {
 // a backend stores it with one aligned 32-bit write and two instances that
 // write the same pixel never leave a mix of both colours.
 WW_HD inline uint32_t pack_rgba8(float r, float g, float b, float a) {
-  return uint32_t(channel_to_byte(r)) | uint32_t(channel_to_byte(g)) << 8 |
-         uint32_t(channel_to_byte(b)) << 16 | uint32_t(channel_to_byte(a)) << 24;
+  return uint32_t(channel_to_byte(r)) | uint32_t(channel_to_byte(g)) << 8 | uint32_t(channel_to_byte(b)) << 16 |
+         uint32_t(channel_to_byte(a)) << 24;
 }
 
 // Index of pixel (x, y) in a row-major w*h image, or -1 when it lies
@@ -137,7 +137,7 @@ WW_HD inline BilinearTaps texel_bilinear(float u, uint32_t size) {
   float t = ww_fsub(ww_fmul(u, float(size)), 0.5f);
   if (t < -1.0f) t = -1.0f;
   if (t > float(size)) t = float(size);
-  int64_t i = int64_t(t);  // truncation toward zero
+  int64_t i = int64_t(t);    // truncation toward zero
   if (float(i) > t) i -= 1;  // floor for negative non-integers
   // Exact: the fractional part of a float below 2^24 is representable.
   float frac = ww_fsub(t, float(i));
@@ -149,14 +149,11 @@ WW_HD inline BilinearTaps texel_bilinear(float u, uint32_t size) {
 
 // a + t*(b-a): returns a exactly when a == b, so a clamped edge stays the
 // edge texel's own value.
-WW_HD inline float lerp_channel(float a, float b, float t) {
-  return ww_fadd(a, ww_fmul(t, ww_fsub(b, a)));
-}
+WW_HD inline float lerp_channel(float a, float b, float t) { return ww_fadd(a, ww_fmul(t, ww_fsub(b, a))); }
 
 // Samples `tex` at (u, v); writes r, g, b, a in 0..1. An empty texture
 // samples as zeros (a bound texture is never empty: PNGs are at least 1x1).
-WW_HD inline void texture_sample(const TextureView& tex, TextureFilter filter, float u, float v,
-                                 float out[4]) {
+WW_HD inline void texture_sample(const TextureView& tex, TextureFilter filter, float u, float v, float out[4]) {
   if (tex.width == 0 || tex.height == 0 || tex.rgba == nullptr) {
     out[0] = out[1] = out[2] = out[3] = 0.0f;
     return;

@@ -51,9 +51,7 @@ WW_HD inline void mark_written_range(uint8_t* flags, uint64_t d, uint64_t n) {
 
 // Ranges are checked with 64-bit sums: d and n are below 2^32, so d + n
 // cannot wrap, and a zero-length access at exactly the end is in bounds.
-WW_HD inline bool range_oob(uint32_t start, uint32_t n, uint64_t size) {
-  return uint64_t(start) + n > size;
-}
+WW_HD inline bool range_oob(uint32_t start, uint32_t n, uint64_t size) { return uint64_t(start) + n > size; }
 
 // Views are taken by forwarding reference: executors pass a long-lived view
 // (the interpreters) or a temporary built at the use (generated code).

@@ -148,12 +148,8 @@ WW_HD inline TrapCode i32_rem_u(uint32_t a, uint32_t b, uint32_t* out) {
 WW_HD inline uint32_t i32_shl(uint32_t a, uint32_t b) { return a << (b & 31); }
 WW_HD inline uint32_t i32_shr_s(uint32_t a, uint32_t b) { return uint32_t(int32_t(a) >> (b & 31)); }
 WW_HD inline uint32_t i32_shr_u(uint32_t a, uint32_t b) { return a >> (b & 31); }
-WW_HD inline uint32_t i32_rotl(uint32_t a, uint32_t b) {
-  return (a << (b & 31)) | (a >> ((32 - b) & 31));
-}
-WW_HD inline uint32_t i32_rotr(uint32_t a, uint32_t b) {
-  return (a >> (b & 31)) | (a << ((32 - b) & 31));
-}
+WW_HD inline uint32_t i32_rotl(uint32_t a, uint32_t b) { return (a << (b & 31)) | (a >> ((32 - b) & 31)); }
+WW_HD inline uint32_t i32_rotr(uint32_t a, uint32_t b) { return (a >> (b & 31)) | (a << ((32 - b) & 31)); }
 
 // ------------------------------------------------------------ i64 integers
 
@@ -223,12 +219,8 @@ WW_HD inline TrapCode i64_rem_u(uint64_t a, uint64_t b, uint64_t* out) {
 WW_HD inline uint64_t i64_shl(uint64_t a, uint64_t b) { return a << (b & 63); }
 WW_HD inline uint64_t i64_shr_s(uint64_t a, uint64_t b) { return uint64_t(int64_t(a) >> (b & 63)); }
 WW_HD inline uint64_t i64_shr_u(uint64_t a, uint64_t b) { return a >> (b & 63); }
-WW_HD inline uint64_t i64_rotl(uint64_t a, uint64_t b) {
-  return (a << (b & 63)) | (a >> ((64 - b) & 63));
-}
-WW_HD inline uint64_t i64_rotr(uint64_t a, uint64_t b) {
-  return (a >> (b & 63)) | (a << ((64 - b) & 63));
-}
+WW_HD inline uint64_t i64_rotl(uint64_t a, uint64_t b) { return (a << (b & 63)) | (a >> ((64 - b) & 63)); }
+WW_HD inline uint64_t i64_rotr(uint64_t a, uint64_t b) { return (a >> (b & 63)) | (a << ((64 - b) & 63)); }
 
 // ------------------------------------------------------------------- floats
 
@@ -265,11 +257,11 @@ WW_HD inline double f64_copysign(double a, double b) {
 // canonicalization out where no later op can see a NaN's bits (the
 // generator's NaN-blind slots): a NaN's payload never changes whether an
 // arithmetic result is a NaN.
-#define WW_SEM_BINARY(NAME, T, CANON, OP)                                 \
-  WW_HD inline T NAME##_raw(T a, T b) { return a OP b; }                  \
+#define WW_SEM_BINARY(NAME, T, CANON, OP)                \
+  WW_HD inline T NAME##_raw(T a, T b) { return a OP b; } \
   WW_HD inline T NAME(T a, T b) { return CANON(NAME##_raw(a, b)); }
-#define WW_SEM_UNARY(NAME, T, CANON, FN)                                  \
-  WW_HD inline T NAME##_raw(T a) { return FN(a); }                        \
+#define WW_SEM_UNARY(NAME, T, CANON, FN)           \
+  WW_HD inline T NAME##_raw(T a) { return FN(a); } \
   WW_HD inline T NAME(T a) { return CANON(NAME##_raw(a)); }
 
 WW_SEM_BINARY(f32_add, float, canon32, +)
@@ -340,22 +332,20 @@ WW_HD inline uint64_t i64_extend32_s(uint64_t a) { return uint64_t(int64_t(int32
 // one for the f64 -> i32 lower bounds), so the comparison is exact. Inside
 // the range the C conversion is defined (it truncates toward zero), and the
 // wasm result is that truncation.
-#define WW_SEM_TRUNC(NAME, FT, IT, UT, LO_OK, HI)  \
-  WW_HD inline TrapCode NAME(FT a, UT* out) {      \
-    if (a != a) return TrapCode::InvalidConversionToInteger; \
+#define WW_SEM_TRUNC(NAME, FT, IT, UT, LO_OK, HI)                  \
+  WW_HD inline TrapCode NAME(FT a, UT* out) {                      \
+    if (a != a) return TrapCode::InvalidConversionToInteger;       \
     if (!(LO_OK) || !(a < (HI))) return TrapCode::IntegerOverflow; \
-    *out = UT(IT(a));                              \
-    return TrapCode::None;                         \
+    *out = UT(IT(a));                                              \
+    return TrapCode::None;                                         \
   }
 WW_SEM_TRUNC(i32_trunc_f32_s, float, int32_t, uint32_t, a >= -2147483648.0f, 2147483648.0f)
 WW_SEM_TRUNC(i32_trunc_f32_u, float, uint32_t, uint32_t, a > -1.0f, 4294967296.0f)
 WW_SEM_TRUNC(i32_trunc_f64_s, double, int32_t, uint32_t, a > -2147483649.0, 2147483648.0)
 WW_SEM_TRUNC(i32_trunc_f64_u, double, uint32_t, uint32_t, a > -1.0, 4294967296.0)
-WW_SEM_TRUNC(i64_trunc_f32_s, float, int64_t, uint64_t, a >= -9223372036854775808.0f,
-             9223372036854775808.0f)
+WW_SEM_TRUNC(i64_trunc_f32_s, float, int64_t, uint64_t, a >= -9223372036854775808.0f, 9223372036854775808.0f)
 WW_SEM_TRUNC(i64_trunc_f32_u, float, uint64_t, uint64_t, a > -1.0f, 18446744073709551616.0f)
-WW_SEM_TRUNC(i64_trunc_f64_s, double, int64_t, uint64_t, a >= -9223372036854775808.0,
-             9223372036854775808.0)
+WW_SEM_TRUNC(i64_trunc_f64_s, double, int64_t, uint64_t, a >= -9223372036854775808.0, 9223372036854775808.0)
 WW_SEM_TRUNC(i64_trunc_f64_u, double, uint64_t, uint64_t, a > -1.0, 18446744073709551616.0)
 #undef WW_SEM_TRUNC
 
@@ -368,22 +358,18 @@ WW_SEM_TRUNC(i64_trunc_f64_u, double, uint64_t, uint64_t, a > -1.0, 184467440737
     if (!(a < (HI))) return UT(MAXV);                             \
     return UT(IT(a));                                             \
   }
-WW_SEM_TRUNC_SAT(i32_trunc_sat_f32_s, float, int32_t, uint32_t, a >= -2147483648.0f,
-                 2147483648.0f, 0x80000000u, 0x7fffffffu)
-WW_SEM_TRUNC_SAT(i32_trunc_sat_f32_u, float, uint32_t, uint32_t, a > -1.0f, 4294967296.0f,
-                 0u, 0xffffffffu)
-WW_SEM_TRUNC_SAT(i32_trunc_sat_f64_s, double, int32_t, uint32_t, a > -2147483649.0,
-                 2147483648.0, 0x80000000u, 0x7fffffffu)
-WW_SEM_TRUNC_SAT(i32_trunc_sat_f64_u, double, uint32_t, uint32_t, a > -1.0, 4294967296.0, 0u,
-                 0xffffffffu)
-WW_SEM_TRUNC_SAT(i64_trunc_sat_f32_s, float, int64_t, uint64_t, a >= -9223372036854775808.0f,
-                 9223372036854775808.0f, 0x8000000000000000ull, 0x7fffffffffffffffull)
-WW_SEM_TRUNC_SAT(i64_trunc_sat_f32_u, float, uint64_t, uint64_t, a > -1.0f,
-                 18446744073709551616.0f, 0ull, ~0ull)
-WW_SEM_TRUNC_SAT(i64_trunc_sat_f64_s, double, int64_t, uint64_t, a >= -9223372036854775808.0,
-                 9223372036854775808.0, 0x8000000000000000ull, 0x7fffffffffffffffull)
-WW_SEM_TRUNC_SAT(i64_trunc_sat_f64_u, double, uint64_t, uint64_t, a > -1.0,
-                 18446744073709551616.0, 0ull, ~0ull)
+WW_SEM_TRUNC_SAT(i32_trunc_sat_f32_s, float, int32_t, uint32_t, a >= -2147483648.0f, 2147483648.0f, 0x80000000u,
+                 0x7fffffffu)
+WW_SEM_TRUNC_SAT(i32_trunc_sat_f32_u, float, uint32_t, uint32_t, a > -1.0f, 4294967296.0f, 0u, 0xffffffffu)
+WW_SEM_TRUNC_SAT(i32_trunc_sat_f64_s, double, int32_t, uint32_t, a > -2147483649.0, 2147483648.0, 0x80000000u,
+                 0x7fffffffu)
+WW_SEM_TRUNC_SAT(i32_trunc_sat_f64_u, double, uint32_t, uint32_t, a > -1.0, 4294967296.0, 0u, 0xffffffffu)
+WW_SEM_TRUNC_SAT(i64_trunc_sat_f32_s, float, int64_t, uint64_t, a >= -9223372036854775808.0f, 9223372036854775808.0f,
+                 0x8000000000000000ull, 0x7fffffffffffffffull)
+WW_SEM_TRUNC_SAT(i64_trunc_sat_f32_u, float, uint64_t, uint64_t, a > -1.0f, 18446744073709551616.0f, 0ull, ~0ull)
+WW_SEM_TRUNC_SAT(i64_trunc_sat_f64_s, double, int64_t, uint64_t, a >= -9223372036854775808.0, 9223372036854775808.0,
+                 0x8000000000000000ull, 0x7fffffffffffffffull)
+WW_SEM_TRUNC_SAT(i64_trunc_sat_f64_u, double, uint64_t, uint64_t, a > -1.0, 18446744073709551616.0, 0ull, ~0ull)
 #undef WW_SEM_TRUNC_SAT
 
 // Integer -> float conversions round to nearest, ties to even, once. The

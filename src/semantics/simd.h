@@ -167,7 +167,8 @@ WW_HD inline V128 i8x16_swizzle(const V128& a, const V128& s) {
 // below 32. The immediate's 16 bytes are packed as a V128 too.
 WW_HD inline V128 i8x16_shuffle(const V128& a, const V128& b, const V128& idx) {
 #ifdef __CUDA_ARCH__
-  return map1<uint8_t, uint8_t>(idx, [&](uint8_t k) { return k < 16 ? lane<uint8_t>(a, k) : lane<uint8_t>(b, k - 16); });
+  return map1<uint8_t, uint8_t>(idx,
+                                [&](uint8_t k) { return k < 16 ? lane<uint8_t>(a, k) : lane<uint8_t>(b, k - 16); });
 #else
   uint8_t x[32];
   memcpy(x, &a, 16);
@@ -235,21 +236,41 @@ WW_HD inline uint8_t popcount8(uint8_t x) {
 }
 
 // The four integer shapes share their lane-wise operations.
-#define WW_SIMD_INT_SHAPE(P, S, U)                                                                          \
-  WW_HD inline V128 P##_add(const V128& a, const V128& b) { return map2<U, U>(a, b, [](U x, U y) { return U(x + y); }); } \
-  WW_HD inline V128 P##_sub(const V128& a, const V128& b) { return map2<U, U>(a, b, [](U x, U y) { return U(x - y); }); } \
-  WW_HD inline V128 P##_neg(const V128& a) { return map1<U, U>(a, [](U x) { return U(U(0) - x); }); }       \
-  WW_HD inline V128 P##_abs(const V128& a) { return map1<S, S>(a, [](S x) { return wrapping_abs(x); }); }   \
-  WW_HD inline V128 P##_eq(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return x == y; }); } \
-  WW_HD inline V128 P##_ne(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return x != y; }); } \
-  WW_HD inline V128 P##_lt_s(const V128& a, const V128& b) { return compare<S>(a, b, [](S x, S y) { return x < y; }); } \
-  WW_HD inline V128 P##_gt_s(const V128& a, const V128& b) { return compare<S>(a, b, [](S x, S y) { return x > y; }); } \
-  WW_HD inline V128 P##_le_s(const V128& a, const V128& b) { return compare<S>(a, b, [](S x, S y) { return x <= y; }); } \
-  WW_HD inline V128 P##_ge_s(const V128& a, const V128& b) { return compare<S>(a, b, [](S x, S y) { return x >= y; }); } \
-  WW_HD inline uint32_t P##_all_true(const V128& a) { return all_true<U>(a); }                               \
-  WW_HD inline uint32_t P##_bitmask(const V128& a) { return bitmask<S>(a); }                                \
-  WW_HD inline V128 P##_shl(const V128& a, uint32_t n) { return shift_left<U>(a, n); }                      \
-  WW_HD inline V128 P##_shr_s(const V128& a, uint32_t n) { return shift_right<S>(a, n); }                   \
+#define WW_SIMD_INT_SHAPE(P, S, U)                                                        \
+  WW_HD inline V128 P##_add(const V128& a, const V128& b) {                               \
+    return map2<U, U>(a, b, [](U x, U y) { return U(x + y); });                           \
+  }                                                                                       \
+  WW_HD inline V128 P##_sub(const V128& a, const V128& b) {                               \
+    return map2<U, U>(a, b, [](U x, U y) { return U(x - y); });                           \
+  }                                                                                       \
+  WW_HD inline V128 P##_neg(const V128& a) {                                              \
+    return map1<U, U>(a, [](U x) { return U(U(0) - x); });                                \
+  }                                                                                       \
+  WW_HD inline V128 P##_abs(const V128& a) {                                              \
+    return map1<S, S>(a, [](S x) { return wrapping_abs(x); });                            \
+  }                                                                                       \
+  WW_HD inline V128 P##_eq(const V128& a, const V128& b) {                                \
+    return compare<U>(a, b, [](U x, U y) { return x == y; });                             \
+  }                                                                                       \
+  WW_HD inline V128 P##_ne(const V128& a, const V128& b) {                                \
+    return compare<U>(a, b, [](U x, U y) { return x != y; });                             \
+  }                                                                                       \
+  WW_HD inline V128 P##_lt_s(const V128& a, const V128& b) {                              \
+    return compare<S>(a, b, [](S x, S y) { return x < y; });                              \
+  }                                                                                       \
+  WW_HD inline V128 P##_gt_s(const V128& a, const V128& b) {                              \
+    return compare<S>(a, b, [](S x, S y) { return x > y; });                              \
+  }                                                                                       \
+  WW_HD inline V128 P##_le_s(const V128& a, const V128& b) {                              \
+    return compare<S>(a, b, [](S x, S y) { return x <= y; });                             \
+  }                                                                                       \
+  WW_HD inline V128 P##_ge_s(const V128& a, const V128& b) {                              \
+    return compare<S>(a, b, [](S x, S y) { return x >= y; });                             \
+  }                                                                                       \
+  WW_HD inline uint32_t P##_all_true(const V128& a) { return all_true<U>(a); }            \
+  WW_HD inline uint32_t P##_bitmask(const V128& a) { return bitmask<S>(a); }              \
+  WW_HD inline V128 P##_shl(const V128& a, uint32_t n) { return shift_left<U>(a, n); }    \
+  WW_HD inline V128 P##_shr_s(const V128& a, uint32_t n) { return shift_right<S>(a, n); } \
   WW_HD inline V128 P##_shr_u(const V128& a, uint32_t n) { return shift_right<U>(a, n); }
 WW_SIMD_INT_SHAPE(i8x16, int8_t, uint8_t)
 WW_SIMD_INT_SHAPE(i16x8, int16_t, uint16_t)
@@ -259,35 +280,51 @@ WW_SIMD_INT_SHAPE(i64x2, int64_t, uint64_t)
 
 // The unsigned comparisons and min/max (all shapes but i64x2), and the
 // saturating arithmetic and rounding average (i8x16 and i16x8).
-#define WW_SIMD_UNSIGNED_ORDER(P, S, U)                                                                       \
-  WW_HD inline V128 P##_lt_u(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return x < y; }); } \
-  WW_HD inline V128 P##_gt_u(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return x > y; }); } \
-  WW_HD inline V128 P##_le_u(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return x <= y; }); } \
-  WW_HD inline V128 P##_ge_u(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return x >= y; }); } \
-  WW_HD inline V128 P##_min_s(const V128& a, const V128& b) { return map2<S, S>(a, b, [](S x, S y) { return x < y ? x : y; }); } \
-  WW_HD inline V128 P##_min_u(const V128& a, const V128& b) { return map2<U, U>(a, b, [](U x, U y) { return x < y ? x : y; }); } \
-  WW_HD inline V128 P##_max_s(const V128& a, const V128& b) { return map2<S, S>(a, b, [](S x, S y) { return x > y ? x : y; }); } \
-  WW_HD inline V128 P##_max_u(const V128& a, const V128& b) { return map2<U, U>(a, b, [](U x, U y) { return x > y ? x : y; }); }
+#define WW_SIMD_UNSIGNED_ORDER(P, S, U)                              \
+  WW_HD inline V128 P##_lt_u(const V128& a, const V128& b) {         \
+    return compare<U>(a, b, [](U x, U y) { return x < y; });         \
+  }                                                                  \
+  WW_HD inline V128 P##_gt_u(const V128& a, const V128& b) {         \
+    return compare<U>(a, b, [](U x, U y) { return x > y; });         \
+  }                                                                  \
+  WW_HD inline V128 P##_le_u(const V128& a, const V128& b) {         \
+    return compare<U>(a, b, [](U x, U y) { return x <= y; });        \
+  }                                                                  \
+  WW_HD inline V128 P##_ge_u(const V128& a, const V128& b) {         \
+    return compare<U>(a, b, [](U x, U y) { return x >= y; });        \
+  }                                                                  \
+  WW_HD inline V128 P##_min_s(const V128& a, const V128& b) {        \
+    return map2<S, S>(a, b, [](S x, S y) { return x < y ? x : y; }); \
+  }                                                                  \
+  WW_HD inline V128 P##_min_u(const V128& a, const V128& b) {        \
+    return map2<U, U>(a, b, [](U x, U y) { return x < y ? x : y; }); \
+  }                                                                  \
+  WW_HD inline V128 P##_max_s(const V128& a, const V128& b) {        \
+    return map2<S, S>(a, b, [](S x, S y) { return x > y ? x : y; }); \
+  }                                                                  \
+  WW_HD inline V128 P##_max_u(const V128& a, const V128& b) {        \
+    return map2<U, U>(a, b, [](U x, U y) { return x > y ? x : y; }); \
+  }
 WW_SIMD_UNSIGNED_ORDER(i8x16, int8_t, uint8_t)
 WW_SIMD_UNSIGNED_ORDER(i16x8, int16_t, uint16_t)
 WW_SIMD_UNSIGNED_ORDER(i32x4, int32_t, uint32_t)
 #undef WW_SIMD_UNSIGNED_ORDER
 
-#define WW_SIMD_SATURATING(P, S, U, SMIN, SMAX, UMAX)                                                     \
-  WW_HD inline V128 P##_add_sat_s(const V128& a, const V128& b) {                                         \
-    return map2<S, S>(a, b, [](S x, S y) { return saturate<S, int32_t>(int32_t(x) + y, SMIN, SMAX); });    \
-  }                                                                                                        \
-  WW_HD inline V128 P##_add_sat_u(const V128& a, const V128& b) {                                         \
-    return map2<U, U>(a, b, [](U x, U y) { return saturate<U, int32_t>(int32_t(x) + y, 0, UMAX); });       \
-  }                                                                                                        \
-  WW_HD inline V128 P##_sub_sat_s(const V128& a, const V128& b) {                                         \
-    return map2<S, S>(a, b, [](S x, S y) { return saturate<S, int32_t>(int32_t(x) - y, SMIN, SMAX); });    \
-  }                                                                                                        \
-  WW_HD inline V128 P##_sub_sat_u(const V128& a, const V128& b) {                                         \
-    return map2<U, U>(a, b, [](U x, U y) { return saturate<U, int32_t>(int32_t(x) - y, 0, UMAX); });       \
-  }                                                                                                        \
-  WW_HD inline V128 P##_avgr_u(const V128& a, const V128& b) {                                            \
-    return map2<U, U>(a, b, [](U x, U y) { return U((uint32_t(x) + y + 1) >> 1); });                       \
+#define WW_SIMD_SATURATING(P, S, U, SMIN, SMAX, UMAX)                                                   \
+  WW_HD inline V128 P##_add_sat_s(const V128& a, const V128& b) {                                       \
+    return map2<S, S>(a, b, [](S x, S y) { return saturate<S, int32_t>(int32_t(x) + y, SMIN, SMAX); }); \
+  }                                                                                                     \
+  WW_HD inline V128 P##_add_sat_u(const V128& a, const V128& b) {                                       \
+    return map2<U, U>(a, b, [](U x, U y) { return saturate<U, int32_t>(int32_t(x) + y, 0, UMAX); });    \
+  }                                                                                                     \
+  WW_HD inline V128 P##_sub_sat_s(const V128& a, const V128& b) {                                       \
+    return map2<S, S>(a, b, [](S x, S y) { return saturate<S, int32_t>(int32_t(x) - y, SMIN, SMAX); }); \
+  }                                                                                                     \
+  WW_HD inline V128 P##_sub_sat_u(const V128& a, const V128& b) {                                       \
+    return map2<U, U>(a, b, [](U x, U y) { return saturate<U, int32_t>(int32_t(x) - y, 0, UMAX); });    \
+  }                                                                                                     \
+  WW_HD inline V128 P##_avgr_u(const V128& a, const V128& b) {                                          \
+    return map2<U, U>(a, b, [](U x, U y) { return U((uint32_t(x) + y + 1) >> 1); });                    \
   }
 WW_SIMD_SATURATING(i8x16, int8_t, uint8_t, -128, 127, 255)
 WW_SIMD_SATURATING(i16x8, int16_t, uint16_t, -32768, 32767, 65535)
@@ -363,18 +400,18 @@ WW_HD inline V128 narrow(const V128& a, const V128& b, int32_t lo, int32_t hi) {
   return r.vec();
 }
 
-#define WW_SIMD_WIDEN(P, FROM, NS, NU, WS, WU)                                                                       \
-  WW_HD inline V128 P##_extend_low_##FROM##_s(const V128& a) { return extend<NS, WS>(a, 0); }                      \
-  WW_HD inline V128 P##_extend_high_##FROM##_s(const V128& a) { return extend<NS, WS>(a, lanes<WS>()); }           \
-  WW_HD inline V128 P##_extend_low_##FROM##_u(const V128& a) { return extend<NU, WU>(a, 0); }                      \
-  WW_HD inline V128 P##_extend_high_##FROM##_u(const V128& a) { return extend<NU, WU>(a, lanes<WU>()); }           \
-  WW_HD inline V128 P##_extmul_low_##FROM##_s(const V128& a, const V128& b) { return extmul<NS, WS>(a, b, 0); }    \
-  WW_HD inline V128 P##_extmul_high_##FROM##_s(const V128& a, const V128& b) {                                     \
-    return extmul<NS, WS>(a, b, lanes<WS>());                                                                       \
-  }                                                                                                                 \
-  WW_HD inline V128 P##_extmul_low_##FROM##_u(const V128& a, const V128& b) { return extmul<NU, WU>(a, b, 0); }    \
-  WW_HD inline V128 P##_extmul_high_##FROM##_u(const V128& a, const V128& b) {                                     \
-    return extmul<NU, WU>(a, b, lanes<WU>());                                                                       \
+#define WW_SIMD_WIDEN(P, FROM, NS, NU, WS, WU)                                                                  \
+  WW_HD inline V128 P##_extend_low_##FROM##_s(const V128& a) { return extend<NS, WS>(a, 0); }                   \
+  WW_HD inline V128 P##_extend_high_##FROM##_s(const V128& a) { return extend<NS, WS>(a, lanes<WS>()); }        \
+  WW_HD inline V128 P##_extend_low_##FROM##_u(const V128& a) { return extend<NU, WU>(a, 0); }                   \
+  WW_HD inline V128 P##_extend_high_##FROM##_u(const V128& a) { return extend<NU, WU>(a, lanes<WU>()); }        \
+  WW_HD inline V128 P##_extmul_low_##FROM##_s(const V128& a, const V128& b) { return extmul<NS, WS>(a, b, 0); } \
+  WW_HD inline V128 P##_extmul_high_##FROM##_s(const V128& a, const V128& b) {                                  \
+    return extmul<NS, WS>(a, b, lanes<WS>());                                                                   \
+  }                                                                                                             \
+  WW_HD inline V128 P##_extmul_low_##FROM##_u(const V128& a, const V128& b) { return extmul<NU, WU>(a, b, 0); } \
+  WW_HD inline V128 P##_extmul_high_##FROM##_u(const V128& a, const V128& b) {                                  \
+    return extmul<NU, WU>(a, b, lanes<WU>());                                                                   \
   }
 WW_SIMD_WIDEN(i16x8, i8x16, int8_t, uint8_t, int16_t, uint16_t)
 WW_SIMD_WIDEN(i32x4, i16x8, int16_t, uint16_t, int32_t, uint32_t)
@@ -386,12 +423,16 @@ WW_HD inline V128 i16x8_extadd_pairwise_i8x16_u(const V128& a) { return extadd_p
 WW_HD inline V128 i32x4_extadd_pairwise_i16x8_s(const V128& a) { return extadd_pairwise<int16_t, int32_t>(a); }
 WW_HD inline V128 i32x4_extadd_pairwise_i16x8_u(const V128& a) { return extadd_pairwise<uint16_t, uint32_t>(a); }
 
-WW_HD inline V128 i8x16_narrow_i16x8_s(const V128& a, const V128& b) { return narrow<int16_t, int8_t>(a, b, -128, 127); }
+WW_HD inline V128 i8x16_narrow_i16x8_s(const V128& a, const V128& b) {
+  return narrow<int16_t, int8_t>(a, b, -128, 127);
+}
 WW_HD inline V128 i8x16_narrow_i16x8_u(const V128& a, const V128& b) { return narrow<int16_t, uint8_t>(a, b, 0, 255); }
 WW_HD inline V128 i16x8_narrow_i32x4_s(const V128& a, const V128& b) {
   return narrow<int32_t, int16_t>(a, b, -32768, 32767);
 }
-WW_HD inline V128 i16x8_narrow_i32x4_u(const V128& a, const V128& b) { return narrow<int32_t, uint16_t>(a, b, 0, 65535); }
+WW_HD inline V128 i16x8_narrow_i32x4_u(const V128& a, const V128& b) {
+  return narrow<int32_t, uint16_t>(a, b, 0, 65535);
+}
 
 // -------------------------------------------------------------- float lanes
 
@@ -402,7 +443,8 @@ WW_HD inline V128 f32_lanes(const V128& a, F f) {
 }
 template <class F>
 WW_HD inline V128 f32_lanes(const V128& a, const V128& b, F f) {
-  return map2<uint32_t, uint32_t>(a, b, [&](uint32_t x, uint32_t y) { return f32_bits(f(f32_from_bits(x), f32_from_bits(y))); });
+  return map2<uint32_t, uint32_t>(
+      a, b, [&](uint32_t x, uint32_t y) { return f32_bits(f(f32_from_bits(x), f32_from_bits(y))); });
 }
 template <class F>
 WW_HD inline V128 f64_lanes(const V128& a, F f) {
@@ -410,7 +452,8 @@ WW_HD inline V128 f64_lanes(const V128& a, F f) {
 }
 template <class F>
 WW_HD inline V128 f64_lanes(const V128& a, const V128& b, F f) {
-  return map2<uint64_t, uint64_t>(a, b, [&](uint64_t x, uint64_t y) { return f64_bits(f(f64_from_bits(x), f64_from_bits(y))); });
+  return map2<uint64_t, uint64_t>(
+      a, b, [&](uint64_t x, uint64_t y) { return f64_bits(f(f64_from_bits(x), f64_from_bits(y))); });
 }
 
 WW_HD inline float canon(float r) { return canon32(r); }
@@ -442,9 +485,8 @@ template <class T, class Raw>
 WW_HD inline V128 float_arith(const V128& a, const V128& b, Raw raw) {
 #ifdef __CUDA_ARCH__
   using B = typename FloatBits<T>::type;
-  return map2<B, B>(a, b, [&](B x, B y) {
-    return FloatBits<T>::bits(canon(raw(FloatBits<T>::value(x), FloatBits<T>::value(y))));
-  });
+  return map2<B, B>(
+      a, b, [&](B x, B y) { return FloatBits<T>::bits(canon(raw(FloatBits<T>::value(x), FloatBits<T>::value(y)))); });
 #else
   constexpr int n = 16 / int(sizeof(T));
   T x[n], z[n], y[n];
@@ -467,19 +509,19 @@ WW_HD inline V128 float_arith(const V128& a, Raw raw) {
 
 // pmin/pmax are C's `b < a ? b : a` / `a < b ? b : a`: an operand comes
 // back as it is, NaN payload and all.
-#define WW_SIMD_FLOAT_SHAPE(P, S, T)                                                                     \
-  WW_HD inline V128 P##_add(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_add_raw); }  \
-  WW_HD inline V128 P##_sub(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_sub_raw); }  \
-  WW_HD inline V128 P##_mul(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_mul_raw); }  \
-  WW_HD inline V128 P##_div(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_div_raw); }  \
+#define WW_SIMD_FLOAT_SHAPE(P, S, T)                                                                    \
+  WW_HD inline V128 P##_add(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_add_raw); } \
+  WW_HD inline V128 P##_sub(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_sub_raw); } \
+  WW_HD inline V128 P##_mul(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_mul_raw); } \
+  WW_HD inline V128 P##_div(const V128& a, const V128& b) { return float_arith<T>(a, b, S##_div_raw); } \
   WW_HD inline V128 P##_min(const V128& a, const V128& b) { return S##_lanes(a, b, S##_min); }          \
   WW_HD inline V128 P##_max(const V128& a, const V128& b) { return S##_lanes(a, b, S##_max); }          \
-  WW_HD inline V128 P##_pmin(const V128& a, const V128& b) {                                           \
+  WW_HD inline V128 P##_pmin(const V128& a, const V128& b) {                                            \
     return S##_lanes(a, b, [](T x, T y) { return y < x ? y : x; });                                     \
-  }                                                                                                      \
-  WW_HD inline V128 P##_pmax(const V128& a, const V128& b) {                                           \
+  }                                                                                                     \
+  WW_HD inline V128 P##_pmax(const V128& a, const V128& b) {                                            \
     return S##_lanes(a, b, [](T x, T y) { return x < y ? y : x; });                                     \
-  }                                                                                                      \
+  }                                                                                                     \
   WW_HD inline V128 P##_abs(const V128& a) { return S##_lanes(a, S##_abs); }                            \
   WW_HD inline V128 P##_neg(const V128& a) { return S##_lanes(a, S##_neg); }                            \
   WW_HD inline V128 P##_sqrt(const V128& a) { return float_arith<T>(a, S##_sqrt_raw); }                 \
@@ -492,13 +534,25 @@ WW_SIMD_FLOAT_SHAPE(f64x2, f64, double)
 #undef WW_SIMD_FLOAT_SHAPE
 
 // Float comparisons: all ones for true; NaN compares unequal to everything.
-#define WW_SIMD_FLOAT_COMPARE(P, U, T, FROM)                                                                    \
-  WW_HD inline V128 P##_eq(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return FROM(x) == FROM(y); }); } \
-  WW_HD inline V128 P##_ne(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return FROM(x) != FROM(y); }); } \
-  WW_HD inline V128 P##_lt(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return FROM(x) < FROM(y); }); }  \
-  WW_HD inline V128 P##_gt(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return FROM(x) > FROM(y); }); }  \
-  WW_HD inline V128 P##_le(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return FROM(x) <= FROM(y); }); } \
-  WW_HD inline V128 P##_ge(const V128& a, const V128& b) { return compare<U>(a, b, [](U x, U y) { return FROM(x) >= FROM(y); }); }
+#define WW_SIMD_FLOAT_COMPARE(P, U, T, FROM)                              \
+  WW_HD inline V128 P##_eq(const V128& a, const V128& b) {                \
+    return compare<U>(a, b, [](U x, U y) { return FROM(x) == FROM(y); }); \
+  }                                                                       \
+  WW_HD inline V128 P##_ne(const V128& a, const V128& b) {                \
+    return compare<U>(a, b, [](U x, U y) { return FROM(x) != FROM(y); }); \
+  }                                                                       \
+  WW_HD inline V128 P##_lt(const V128& a, const V128& b) {                \
+    return compare<U>(a, b, [](U x, U y) { return FROM(x) < FROM(y); });  \
+  }                                                                       \
+  WW_HD inline V128 P##_gt(const V128& a, const V128& b) {                \
+    return compare<U>(a, b, [](U x, U y) { return FROM(x) > FROM(y); });  \
+  }                                                                       \
+  WW_HD inline V128 P##_le(const V128& a, const V128& b) {                \
+    return compare<U>(a, b, [](U x, U y) { return FROM(x) <= FROM(y); }); \
+  }                                                                       \
+  WW_HD inline V128 P##_ge(const V128& a, const V128& b) {                \
+    return compare<U>(a, b, [](U x, U y) { return FROM(x) >= FROM(y); }); \
+  }
 WW_SIMD_FLOAT_COMPARE(f32x4, uint32_t, float, f32_from_bits)
 WW_SIMD_FLOAT_COMPARE(f64x2, uint64_t, double, f64_from_bits)
 #undef WW_SIMD_FLOAT_COMPARE
@@ -519,10 +573,12 @@ WW_HD inline V128 f32x4_convert_i32x4_u(const V128& a) {
 }
 // The two f64 lanes into i32 lanes 0 and 1; lanes 2 and 3 are zero.
 WW_HD inline V128 i32x4_trunc_sat_f64x2_s_zero(const V128& a) {
-  return {uint64_t(i32_trunc_sat_f64_s(f64_from_bits(a.lo))) | uint64_t(i32_trunc_sat_f64_s(f64_from_bits(a.hi))) << 32, 0};
+  return {uint64_t(i32_trunc_sat_f64_s(f64_from_bits(a.lo))) | uint64_t(i32_trunc_sat_f64_s(f64_from_bits(a.hi))) << 32,
+          0};
 }
 WW_HD inline V128 i32x4_trunc_sat_f64x2_u_zero(const V128& a) {
-  return {uint64_t(i32_trunc_sat_f64_u(f64_from_bits(a.lo))) | uint64_t(i32_trunc_sat_f64_u(f64_from_bits(a.hi))) << 32, 0};
+  return {uint64_t(i32_trunc_sat_f64_u(f64_from_bits(a.lo))) | uint64_t(i32_trunc_sat_f64_u(f64_from_bits(a.hi))) << 32,
+          0};
 }
 WW_HD inline V128 f64x2_convert_low_i32x4_s(const V128& a) {
   return {f64_bits(f64_convert_i32_s(uint32_t(a.lo))), f64_bits(f64_convert_i32_s(uint32_t(a.lo >> 32)))};
@@ -536,7 +592,8 @@ WW_HD inline V128 f32x4_demote_f64x2_zero(const V128& a) {
           0};
 }
 WW_HD inline V128 f64x2_promote_low_f32x4(const V128& a) {
-  return {f64_bits(f64_promote_f32(f32_from_bits(uint32_t(a.lo)))), f64_bits(f64_promote_f32(f32_from_bits(uint32_t(a.lo >> 32))))};
+  return {f64_bits(f64_promote_f32(f32_from_bits(uint32_t(a.lo)))),
+          f64_bits(f64_promote_f32(f32_from_bits(uint32_t(a.lo >> 32))))};
 }
 
 // -------------------------------------------------------------- memory

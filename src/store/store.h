@@ -16,19 +16,18 @@
 #include <vector>
 
 #include "common/host_column.h"
-#include "semantics/memory_ops.h"
 #include "runtime/runtime.h"
+#include "semantics/memory_ops.h"
 
 namespace ww {
 
 inline constexpr uint32_t kHostInstance = ~0u;
 
-
 struct FuncInst {
-  uint32_t type_id = 0;          // store-canonical: equal FuncTypes share an id
+  uint32_t type_id = 0;               // store-canonical: equal FuncTypes share an id
   uint32_t instance = kHostInstance;  // owning instance, or kHostInstance
-  uint32_t defined_index = 0;    // index into the module's defined functions
-  HostFunc host;                 // set when instance == kHostInstance
+  uint32_t defined_index = 0;         // index into the module's defined functions
+  HostFunc host;                      // set when instance == kHostInstance
 };
 
 struct MemoryInst {
@@ -107,15 +106,14 @@ class NativeCode {
   // Runs defined function `def` of `instance` with arguments in
   // slots[0..params) and results back in slots[0..results). Records
   // store.last_trap on a trap, as the interpreter does.
-  virtual TrapCode call(StoreImpl& store, Store& api, uint32_t instance, uint32_t def,
-                        uint64_t* slots) const = 0;
+  virtual TrapCode call(StoreImpl& store, Store& api, uint32_t instance, uint32_t def, uint64_t* slots) const = 0;
 };
 
 struct InstanceRec {
   std::shared_ptr<const CompiledModule> module;
-  std::shared_ptr<const NativeCode> native;  // null: interpreted
+  std::shared_ptr<const NativeCode> native;                // null: interpreted
   std::vector<uint32_t> funcs, tables, memories, globals;  // store addresses
-  std::vector<uint32_t> type_ids;  // module type index -> store type_id (call_indirect checks)
+  std::vector<uint32_t> type_ids;                          // module type index -> store type_id (call_indirect checks)
   // Hot-path caches, filled at instantiation: pointers stay valid because
   // the store keeps globals in a deque and never removes any.
   std::vector<uint64_t*> global_ptrs;
@@ -125,7 +123,7 @@ struct InstanceRec {
 
 struct StoreImpl {
   StoreLimits limits;
-  std::vector<FuncType> types;        // canonical types, by type_id
+  std::vector<FuncType> types;  // canonical types, by type_id
   std::deque<FuncInst> funcs;
   std::deque<MemoryInst> memories;
   std::deque<TableInst> tables;
@@ -153,7 +151,7 @@ struct StoreImpl {
     size_t size_ = 0;
   };
   SlotStack stack;
-  uint32_t depth = 0;           // current call depth, across re-entries
+  uint32_t depth = 0;  // current call depth, across re-entries
   // While a host function runs: the first stack slot no live frame uses.
   // cpu_call sets it before calling a host function, so that a host
   // function that calls Store::invoke gets its frames above the caller's.
@@ -165,8 +163,7 @@ struct StoreImpl {
 
   // Chooses compiled code for each new instance, before its start function
   // runs; unset or returning null: the instance is interpreted.
-  std::function<std::shared_ptr<const NativeCode>(const std::shared_ptr<const CompiledModule>&)>
-      native_for;
+  std::function<std::shared_ptr<const NativeCode>(const std::shared_ptr<const CompiledModule>&)> native_for;
 
   uint32_t intern_type(const FuncType& t);
 };

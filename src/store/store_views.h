@@ -60,9 +60,7 @@ struct StoreTableView {
   uint32_t store_cap;  // StoreLimits::max_table_size
 
   uint32_t size() const { return uint32_t(t->elems.size()); }
-  uint64_t max_size() const {
-    return std::min<uint64_t>(t->type.limits.max.value_or(0xffffffffu), store_cap);
-  }
+  uint64_t max_size() const { return std::min<uint64_t>(t->type.limits.max.value_or(0xffffffffu), store_cap); }
   uint64_t get(uint32_t i) const { return t->elems[i]; }
   void set(uint32_t i, uint64_t v) const { t->elems[i] = v; }
   bool grow_to(uint32_t n, uint64_t init) const {
@@ -88,8 +86,7 @@ struct StoreSigCheck {
   const StoreImpl* s;
   uint32_t want;
   TrapCode operator()(uint64_t ref) const {
-    return s->funcs[uint32_t(ref - 1)].type_id == want ? TrapCode::None
-                                                        : TrapCode::IndirectCallTypeMismatch;
+    return s->funcs[uint32_t(ref - 1)].type_id == want ? TrapCode::None : TrapCode::IndirectCallTypeMismatch;
   }
 };
 

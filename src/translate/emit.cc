@@ -105,17 +105,14 @@ Status Emitter::simple_op(Opcode op) {
         emit_def(bop, push_home(), v, 0, 0, in_.lane);
       }
       return Status::Ok();
-    case Imm::V128Const:
-      emit_def(bop, push_home(), 0, 0, 0, v128_const(in_.bytes));
-      return Status::Ok();
+    case Imm::V128Const: emit_def(bop, push_home(), 0, 0, 0, v128_const(in_.bytes)); return Status::Ok();
     case Imm::Shuffle: {
       uint32_t b = pop(), a = pop();
       const uint32_t k = v128_const(in_.bytes);
       emit_def(bop, push_home(), a, b, 0, k);
       return Status::Ok();
     }
-    default:
-      break;
+    default: break;
   }
   if (oi.p3 != OpType::___) {
     uint32_t c = pop(), b = pop(), a = pop();
@@ -255,8 +252,7 @@ bool Emitter::control_op(Opcode op) {
       emit(BcOp::Unreachable);
       unreachable_ = true;
       break;
-    case Opcode::Nop:
-      break;
+    case Opcode::Nop: break;
     case Opcode::Block:
       materialize_all();
       enter(Kind::Block, in_.block);
@@ -307,18 +303,10 @@ bool Emitter::control_op(Opcode op) {
       last_.pc = kNone;
       break;
     }
-    case Opcode::Br:
-      do_br(in_.a);
-      break;
-    case Opcode::BrIf:
-      do_br_if(in_.a);
-      break;
-    case Opcode::BrTable:
-      do_br_table(in_.targets);
-      break;
-    case Opcode::Return:
-      do_br(uint32_t(ctrl_.size()) - 1);
-      break;
+    case Opcode::Br: do_br(in_.a); break;
+    case Opcode::BrIf: do_br_if(in_.a); break;
+    case Opcode::BrTable: do_br_table(in_.targets); break;
+    case Opcode::Return: do_br(uint32_t(ctrl_.size()) - 1); break;
     case Opcode::Call: {
       const FuncType& ft = m_.func_type(in_.a);
       uint32_t np = uint32_t(ft.params.size()), nr = uint32_t(ft.results.size());
@@ -342,8 +330,7 @@ bool Emitter::control_op(Opcode op) {
       for (uint32_t i = 0; i < nr; ++i) push_home();
       break;
     }
-    default:
-      return false;
+    default: return false;
   }
   return true;
 }
@@ -362,15 +349,9 @@ bool Emitter::state_op(Opcode op) {
       emit_def(w_ == 2 ? BcOp::Select2 : BcOp::Select, d, a, b, c);
       break;
     }
-    case Opcode::LocalGet:
-      push_lazy(in_.a);
-      break;
-    case Opcode::LocalSet:
-      local_set(in_.a, false);
-      break;
-    case Opcode::LocalTee:
-      local_set(in_.a, true);
-      break;
+    case Opcode::LocalGet: push_lazy(in_.a); break;
+    case Opcode::LocalSet: local_set(in_.a, false); break;
+    case Opcode::LocalTee: local_set(in_.a, true); break;
     case Opcode::GlobalGet: {
       uint32_t d = push_home();
       emit_def(global_is_v128(in_.a) ? BcOp::GlobalGetV128 : BcOp::GlobalGet, d, 0, 0, 0, in_.a);
@@ -390,20 +371,14 @@ bool Emitter::state_op(Opcode op) {
       emit(BcOp::TableSet, i, v, 0, 0, in_.a);
       break;
     }
-    case Opcode::MemorySize:
-      emit_def(BcOp::MemorySize, push_home());
-      break;
+    case Opcode::MemorySize: emit_def(BcOp::MemorySize, push_home()); break;
     case Opcode::MemoryGrow: {
       uint32_t n = pop();
       emit(BcOp::MemoryGrow, push_home(), n);
       break;
     }
-    case Opcode::I32Const:
-      emit_def(BcOp::Const32, push_home(), 0, 0, 0, uint32_t(in_.imm));
-      break;
-    case Opcode::F32Const:
-      emit_def(BcOp::Const32, push_home(), 0, 0, 0, uint32_t(in_.imm));
-      break;
+    case Opcode::I32Const: emit_def(BcOp::Const32, push_home(), 0, 0, 0, uint32_t(in_.imm)); break;
+    case Opcode::F32Const: emit_def(BcOp::Const32, push_home(), 0, 0, 0, uint32_t(in_.imm)); break;
     case Opcode::I64Const:
     case Opcode::F64Const: {
       uint64_t v = in_.imm;
@@ -416,51 +391,28 @@ bool Emitter::state_op(Opcode op) {
       }
       break;
     }
-    case Opcode::RefNull:
-      emit_def(BcOp::Const32, push_home(), 0, 0, 0, 0);
-      break;
+    case Opcode::RefNull: emit_def(BcOp::Const32, push_home(), 0, 0, 0, 0); break;
     case Opcode::RefIsNull: {
       uint32_t a = pop();
       emit_def(BcOp::RefIsNull, push_home(), a);
       break;
     }
-    case Opcode::RefFunc:
-      emit_def(BcOp::RefFunc, push_home(), 0, 0, 0, in_.a);
-      break;
-    case Opcode::MemoryInit:
-      bulk(BcOp::MemoryInit, in_.a);
-      break;
-    case Opcode::DataDrop:
-      emit(BcOp::DataDrop, 0, 0, 0, 0, in_.a);
-      break;
-    case Opcode::MemoryCopy:
-      bulk(BcOp::MemoryCopy);
-      break;
-    case Opcode::MemoryFill:
-      bulk(BcOp::MemoryFill);
-      break;
-    case Opcode::TableInit:
-      bulk(BcOp::TableInit, in_.a, in_.b);
-      break;
-    case Opcode::ElemDrop:
-      emit(BcOp::ElemDrop, 0, 0, 0, 0, in_.a);
-      break;
-    case Opcode::TableCopy:
-      bulk(BcOp::TableCopy, in_.a, in_.b);
-      break;
+    case Opcode::RefFunc: emit_def(BcOp::RefFunc, push_home(), 0, 0, 0, in_.a); break;
+    case Opcode::MemoryInit: bulk(BcOp::MemoryInit, in_.a); break;
+    case Opcode::DataDrop: emit(BcOp::DataDrop, 0, 0, 0, 0, in_.a); break;
+    case Opcode::MemoryCopy: bulk(BcOp::MemoryCopy); break;
+    case Opcode::MemoryFill: bulk(BcOp::MemoryFill); break;
+    case Opcode::TableInit: bulk(BcOp::TableInit, in_.a, in_.b); break;
+    case Opcode::ElemDrop: emit(BcOp::ElemDrop, 0, 0, 0, 0, in_.a); break;
+    case Opcode::TableCopy: bulk(BcOp::TableCopy, in_.a, in_.b); break;
     case Opcode::TableGrow: {
       uint32_t n = pop(), v = pop();
       emit(BcOp::TableGrow, push_home(), v, n, 0, in_.a);
       break;
     }
-    case Opcode::TableSize:
-      emit_def(BcOp::TableSize, push_home(), 0, 0, 0, in_.a);
-      break;
-    case Opcode::TableFill:
-      bulk(BcOp::TableFill, in_.a);
-      break;
-    default:
-      return false;
+    case Opcode::TableSize: emit_def(BcOp::TableSize, push_home(), 0, 0, 0, in_.a); break;
+    case Opcode::TableFill: bulk(BcOp::TableFill, in_.a); break;
+    default: return false;
   }
   return true;
 }

@@ -48,7 +48,7 @@ class Emitter {
   };
   // A branch condition: a slot, or a comparison folded into the branch.
   struct Cond {
-    BcOp cmp = kNoOp;  // kNoOp: test slot a
+    BcOp cmp = kNoOp;       // kNoOp: test slot a
     uint32_t a = 0, b = 0;  // operands (b is the immediate for imm forms)
   };
   // The last emitted op, when it wrote the stack's top entry at its home
@@ -92,22 +92,20 @@ class Emitter {
 
   // The model works in logical slots; ops are encoded with physical ones
   // (times the module's slot width).
-  void emit(BcOp op, uint32_t s0 = 0, uint32_t s1 = 0, uint32_t s2 = 0, uint32_t s3 = 0,
-            uint32_t i0 = 0, uint32_t i1 = 0) {
+  void emit(BcOp op, uint32_t s0 = 0, uint32_t s1 = 0, uint32_t s2 = 0, uint32_t s3 = 0, uint32_t i0 = 0,
+            uint32_t i1 = 0) {
     last_.pc = kNone;
     bc_emit(code_, op, s0 * w_, s1 * w_, s2 * w_, s3 * w_, i0, i1);
   }
   // An op whose s0 is the new top entry's home.
-  void emit_def(BcOp op, uint32_t s0, uint32_t s1 = 0, uint32_t s2 = 0, uint32_t s3 = 0,
-                uint32_t i0 = 0) {
+  void emit_def(BcOp op, uint32_t s0, uint32_t s1 = 0, uint32_t s2 = 0, uint32_t s3 = 0, uint32_t i0 = 0) {
     uint32_t pc = uint32_t(code_.size());
     bc_emit(code_, op, s0 * w_, s1 * w_, s2 * w_, s3 * w_, i0);
     last_ = {pc, height() - 1, op};
   }
   // Whether the top entry was produced by the very last op, still at home.
   bool last_made_top() const {
-    return last_.pc != kNone && height() > 0 && last_.height == height() - 1 &&
-           loc_.back() == home(last_.height) &&
+    return last_.pc != kNone && height() > 0 && last_.height == height() - 1 && loc_.back() == home(last_.height) &&
            last_.pc + bc_op_words(last_.op) == code_.size();
   }
 
@@ -142,9 +140,7 @@ class Emitter {
   }
 
   Ctrl& label(uint32_t depth) { return ctrl_[ctrl_.size() - 1 - depth]; }
-  static uint32_t label_arity(const Ctrl& c) {
-    return c.kind == Kind::Loop ? c.nparams : c.nresults;
-  }
+  static uint32_t label_arity(const Ctrl& c) { return c.kind == Kind::Loop ? c.nparams : c.nresults; }
   uint32_t label_base(const Ctrl& c) const { return c.kind == Kind::Func ? 0 : home(c.height); }
 
   bool needs_moves(uint32_t base, uint32_t arity) {
@@ -210,8 +206,7 @@ class Emitter {
   // result produced by the op just emitted is written to slot 0 directly:
   // nothing runs between it and the return.
   void emit_label_moves(const Ctrl& c) {
-    if (c.kind == Kind::Func && c.nresults == 1 && last_made_top() &&
-        (bc_op_info(last_.op).flags & kDst)) {
+    if (c.kind == Kind::Func && c.nresults == 1 && last_made_top() && (bc_op_info(last_.op).flags & kDst)) {
       code_[last_.pc] &= 0xffffu;
       last_.pc = kNone;
       return;
@@ -239,10 +234,8 @@ class Emitter {
     } else {
       BcOp op = sense ? t_.if_op[int(c.cmp)] : t_.unless_op[int(c.cmp)];
       BcFmt f = bc_op_info(op).fmt;
-      if (f == BcFmt::S1T)
-        emit(op, c.a, 0, 0, 0, target);
-      else if (f == BcFmt::S2T)
-        emit(op, c.a, c.b, 0, 0, target);
+      if (f == BcFmt::S1T) emit(op, c.a, 0, 0, 0, target);
+      else if (f == BcFmt::S2T) emit(op, c.a, c.b, 0, 0, target);
       else  // S1IT
         emit(op, c.a, 0, 0, 0, c.b, target);
     }
@@ -255,8 +248,14 @@ class Emitter {
   void fallthrough_results(const Ctrl& c);
   void block_arity(const BlockType& bt, uint32_t* np, uint32_t* nr) const {
     switch (bt.kind) {
-      case BlockType::Void: *np = 0; *nr = 0; break;
-      case BlockType::Value: *np = 0; *nr = 1; break;
+      case BlockType::Void:
+        *np = 0;
+        *nr = 0;
+        break;
+      case BlockType::Value:
+        *np = 0;
+        *nr = 1;
+        break;
       case BlockType::Index:
         *np = uint32_t(m_.types[bt.index].params.size());
         *nr = uint32_t(m_.types[bt.index].results.size());
@@ -283,24 +282,22 @@ class Emitter {
   // validation; validated modules always pass them.
   bool plausible(Opcode op) const {
     switch (op) {
-      case Opcode::LocalGet: case Opcode::LocalSet: case Opcode::LocalTee:
-        return in_.a < nl_;
-      case Opcode::Br: case Opcode::BrIf:
-        return in_.a < ctrl_.size();
+      case Opcode::LocalGet:
+      case Opcode::LocalSet:
+      case Opcode::LocalTee: return in_.a < nl_;
+      case Opcode::Br:
+      case Opcode::BrIf: return in_.a < ctrl_.size();
       case Opcode::BrTable:
         for (uint32_t t : in_.targets)
           if (t >= ctrl_.size()) return false;
         return true;
-      case Opcode::Call:
-        return in_.a < m_.num_funcs() && m_.func_type_index(in_.a) < m_.types.size();
-      case Opcode::CallIndirect:
-        return in_.a < m_.types.size();
-      case Opcode::Block: case Opcode::Loop: case Opcode::If:
-        return in_.block.kind != BlockType::Index || in_.block.index < m_.types.size();
-      case Opcode::Else:
-        return ctrl_.back().kind == Kind::If;
-      default:
-        return true;
+      case Opcode::Call: return in_.a < m_.num_funcs() && m_.func_type_index(in_.a) < m_.types.size();
+      case Opcode::CallIndirect: return in_.a < m_.types.size();
+      case Opcode::Block:
+      case Opcode::Loop:
+      case Opcode::If: return in_.block.kind != BlockType::Index || in_.block.index < m_.types.size();
+      case Opcode::Else: return ctrl_.back().kind == Kind::If;
+      default: return true;
     }
   }
   void binary(BcOp op);

@@ -15,10 +15,10 @@ namespace ww::translate_detail {
 inline constexpr BcOp kNoOp = BcOp::Count;
 
 struct OpTables {
-  BcOp simple[kOpcodeCount];    // wasm op -> bytecode op, one to one
-  BcOp if_op[kBcOpCount];       // comparison -> compare-and-branch when true
-  BcOp unless_op[kBcOpCount];   // comparison -> compare-and-branch when false
-  BcOp imm_form[kBcOpCount];    // i32 op -> its form with an immediate rhs
+  BcOp simple[kOpcodeCount];   // wasm op -> bytecode op, one to one
+  BcOp if_op[kBcOpCount];      // comparison -> compare-and-branch when true
+  BcOp unless_op[kBcOpCount];  // comparison -> compare-and-branch when false
+  BcOp imm_form[kBcOpCount];   // i32 op -> its form with an immediate rhs
 
   OpTables() {
     std::fill(std::begin(simple), std::end(simple), kNoOp);

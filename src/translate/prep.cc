@@ -19,8 +19,7 @@ Status prep_function(const Module& m, uint32_t def, Instr& in, FunctionManifest*
   out->num_locals = out->num_params + uint32_t(body.locals.size());
   out->callees.clear();
   out->calls_indirect = false;
-  ByteReader r(m.bytes.data() + body.body_offset, body.body_end - body.body_offset,
-               body.body_offset);
+  ByteReader r(m.bytes.data() + body.body_offset, body.body_end - body.body_offset, body.body_offset);
   while (!r.at_end()) {
     WW_TRY(read_instr(r, in));
     if (opcode_info(in.op).prefix == 0xFD) *simd = true;

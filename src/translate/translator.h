@@ -28,9 +28,9 @@ struct FunctionManifest {
   uint32_t type_index = 0;
   uint32_t num_params = 0;
   uint32_t num_results = 0;
-  uint32_t num_locals = 0;      // params + declared locals
-  uint32_t max_stack = 0;       // maximum operand-stack height
-  uint32_t frame_slots = 0;     // num_locals + max_stack (+ scratch), in 64-bit slots
+  uint32_t num_locals = 0;        // params + declared locals
+  uint32_t max_stack = 0;         // maximum operand-stack height
+  uint32_t frame_slots = 0;       // num_locals + max_stack (+ scratch), in 64-bit slots
   std::vector<uint32_t> callees;  // direct callees (function indices), sorted, unique
   bool calls_indirect = false;
 };

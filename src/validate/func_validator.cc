@@ -15,7 +15,7 @@ constexpr ValType kAny = static_cast<ValType>(0);
 
 // Storage for one-value block types, so a frame can point at its types
 // without owning them.
-constexpr ValType kSingles[] = {ValType::I32, ValType::I64, ValType::F32, ValType::F64,
+constexpr ValType kSingles[] = {ValType::I32,  ValType::I64,     ValType::F32,      ValType::F64,
                                 ValType::V128, ValType::FuncRef, ValType::ExternRef};
 
 const ValType* single(ValType t) {
@@ -123,8 +123,7 @@ bool FuncValidator::label(uint32_t depth, const ValType** ts, uint32_t* n) {
   return true;
 }
 
-bool FuncValidator::block_type(const BlockType& bt, const ValType** s, uint32_t* ns, const ValType** e,
-                               uint32_t* ne) {
+bool FuncValidator::block_type(const BlockType& bt, const ValType** s, uint32_t* ns, const ValType** e, uint32_t* ne) {
   switch (bt.kind) {
     case BlockType::Void:
       *s = *e = nullptr;
@@ -212,11 +211,8 @@ bool FuncValidator::step() {
   const ValType *s, *e;
   uint32_t ns, ne;
   switch (op) {
-    case Opcode::Unreachable:
-      set_unreachable();
-      return true;
-    case Opcode::Nop:
-      return true;
+    case Opcode::Unreachable: set_unreachable(); return true;
+    case Opcode::Nop: return true;
     case Opcode::Block:
     case Opcode::Loop:
       if (!block_type(in_.block, &s, &ns, &e, &ne)) return false;
@@ -293,8 +289,7 @@ bool FuncValidator::step() {
       push_vals(ft.results.data(), uint32_t(ft.results.size()));
       return true;
     }
-    case Opcode::Drop:
-      return pop_any(&t);
+    case Opcode::Drop: return pop_any(&t);
     case Opcode::Select:
       // Untyped select only takes numeric and vector operands: reference
       // operands need `select t` so their type is known without inspecting
@@ -334,8 +329,7 @@ bool FuncValidator::step() {
       if (!need_table(in_.a, &t) || !pop(ValType::I32)) return false;
       push(t);
       return true;
-    case Opcode::TableSet:
-      return need_table(in_.a, &t) && pop(t) && pop(ValType::I32);
+    case Opcode::TableSet: return need_table(in_.a, &t) && pop(t) && pop(ValType::I32);
     case Opcode::TableSize:
       if (!need_table(in_.a, &t)) return false;
       push(ValType::I32);
@@ -344,8 +338,7 @@ bool FuncValidator::step() {
       if (!need_table(in_.a, &t) || !pop(ValType::I32) || !pop(t)) return false;
       push(ValType::I32);
       return true;
-    case Opcode::TableFill:
-      return need_table(in_.a, &t) && pop(ValType::I32) && pop(t) && pop(ValType::I32);
+    case Opcode::TableFill: return need_table(in_.a, &t) && pop(ValType::I32) && pop(t) && pop(ValType::I32);
     case Opcode::TableCopy:
       if (!need_table(in_.a, &t) || !need_table(in_.b, &t2)) return false;
       if (t != t2) return fail("type mismatch");
@@ -354,8 +347,7 @@ bool FuncValidator::step() {
       if (!need_table(in_.b, &t) || !need_elem(in_.a, &t2)) return false;
       if (t != t2) return fail("type mismatch");
       return pop(ValType::I32) && pop(ValType::I32) && pop(ValType::I32);
-    case Opcode::ElemDrop:
-      return need_elem(in_.a, &t);
+    case Opcode::ElemDrop: return need_elem(in_.a, &t);
     case Opcode::MemorySize:
       if (!need_memory()) return false;
       push(ValType::I32);
@@ -364,16 +356,11 @@ bool FuncValidator::step() {
       if (!need_memory() || !pop(ValType::I32)) return false;
       push(ValType::I32);
       return true;
-    case Opcode::MemoryInit:
-      return need_memory() && need_data(in_.a) && apply_sig(info);
-    case Opcode::DataDrop:
-      return need_data(in_.a);
+    case Opcode::MemoryInit: return need_memory() && need_data(in_.a) && apply_sig(info);
+    case Opcode::DataDrop: return need_data(in_.a);
     case Opcode::MemoryCopy:
-    case Opcode::MemoryFill:
-      return need_memory() && apply_sig(info);
-    case Opcode::RefNull:
-      push(in_.ref_type);
-      return true;
+    case Opcode::MemoryFill: return need_memory() && apply_sig(info);
+    case Opcode::RefNull: push(in_.ref_type); return true;
     case Opcode::RefIsNull:
       if (!pop_any(&t)) return false;
       if (t != kAny && !is_ref(t)) return fail("type mismatch");
@@ -384,8 +371,7 @@ bool FuncValidator::step() {
       if (!c_.declared_refs[in_.a]) return fail("undeclared function reference");
       push(ValType::FuncRef);
       return true;
-    default:
-      break;
+    default: break;
   }
   // Every opcode of the table is handled above or is simple; reaching here
   // means opcodes.def grew a row this validator does not know.

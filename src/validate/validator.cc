@@ -68,8 +68,7 @@ Status check_const_expr(const Context& c, const ConstExpr& e, ValType expect) {
         if (c.globals[in.a].mut) return make_error(in.offset, "constant expression required");
         t = c.globals[in.a].type;
         break;
-      default:
-        return make_error(in.offset, "constant expression required");
+      default: return make_error(in.offset, "constant expression required");
     }
     last = t;
   }
@@ -101,9 +100,7 @@ Status build_context(Context& c) {
         WW_TRY(check_memory_type(im.memory, im.offset));
         c.memories.push_back(im.memory);
         break;
-      case ExternKind::Global:
-        c.globals.push_back(im.global);
-        break;
+      case ExternKind::Global: c.globals.push_back(im.global); break;
     }
   }
   c.num_imported_globals = uint32_t(c.globals.size());
@@ -148,18 +145,10 @@ Status check_exports(const Context& c) {
   names.reserve(c.m.exports.size());
   for (const Export& ex : c.m.exports) {
     switch (ex.kind) {
-      case ExternKind::Func:
-        WW_TRY(check_index(ex.index, c.func_types.size(), "unknown function", ex.offset));
-        break;
-      case ExternKind::Table:
-        WW_TRY(check_index(ex.index, c.tables.size(), "unknown table", ex.offset));
-        break;
-      case ExternKind::Memory:
-        WW_TRY(check_index(ex.index, c.memories.size(), "unknown memory", ex.offset));
-        break;
-      case ExternKind::Global:
-        WW_TRY(check_index(ex.index, c.globals.size(), "unknown global", ex.offset));
-        break;
+      case ExternKind::Func: WW_TRY(check_index(ex.index, c.func_types.size(), "unknown function", ex.offset)); break;
+      case ExternKind::Table: WW_TRY(check_index(ex.index, c.tables.size(), "unknown table", ex.offset)); break;
+      case ExternKind::Memory: WW_TRY(check_index(ex.index, c.memories.size(), "unknown memory", ex.offset)); break;
+      case ExternKind::Global: WW_TRY(check_index(ex.index, c.globals.size(), "unknown global", ex.offset)); break;
     }
     if (!names.insert(ex.name).second) return make_error(ex.offset, "duplicate export name");
   }

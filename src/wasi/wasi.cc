@@ -61,7 +61,7 @@ std::unique_ptr<Context::Fd> stdio_fd(int host, std::string* sink) {
   f->host = host;
   f->sink = sink;
   struct stat st {};
-  f->filetype = sink || host < 0                ? uint8_t(kFiletypeCharacterDevice)
+  f->filetype = sink || host < 0          ? uint8_t(kFiletypeCharacterDevice)
                 : ::fstat(host, &st) == 0 ? filetype_of(st.st_mode)
                                           : uint8_t(kFiletypeUnknown);
   return f;
@@ -80,7 +80,6 @@ Context::~Context() {
   for (int fd : input_dirs_)
     if (fd >= 0) ::close(fd);
 }
-
 
 Status Context::open_preopens() {
   for (const Preopen& p : config_.preopens) {
@@ -186,22 +185,23 @@ Status Context::link(Store& store, const Module& m, std::vector<std::optional<Ex
       // The `gpu` file intrinsics, over this context's preopens (their
       // type was checked with the other gpu imports).
       const bool read = imp.field == "read_file";
-      resolved[i] = ExternVal{ExternKind::Func, store.add_host_func(type, [this, read](Store& s, uint64_t* slots) {
-        const InstanceRec& inst = s.impl().instances[instance_];
-        std::optional<StoreGuestMemory> mem;
-        if (!inst.memories.empty()) mem.emplace(&s.impl().memories[inst.memories[0]]);
-        GuestMemory* g = mem ? &*mem : nullptr;
-        const uint32_t a = uint32_t(slots[0]), b = uint32_t(slots[1]), n = uint32_t(slots[2]);
-        slots[0] = uint32_t(g ? (read ? read_file(g, a, b, n) : write_file(g, a, b, n)) : -int32_t(kFault));
-        return TrapCode::None;
-      })};
+      resolved[i] = ExternVal{
+          ExternKind::Func, store.add_host_func(type, [this, read](Store& s, uint64_t* slots) {
+            const InstanceRec& inst = s.impl().instances[instance_];
+            std::optional<StoreGuestMemory> mem;
+            if (!inst.memories.empty()) mem.emplace(&s.impl().memories[inst.memories[0]]);
+            GuestMemory* g = mem ? &*mem : nullptr;
+            const uint32_t a = uint32_t(slots[0]), b = uint32_t(slots[1]), n = uint32_t(slots[2]);
+            slots[0] = uint32_t(g ? (read ? read_file(g, a, b, n) : write_file(g, a, b, n)) : -int32_t(kFault));
+            return TrapCode::None;
+          })};
       continue;
     }
     if (imp.module != kModuleName) continue;
     const CallInfo* call = find_call(imp.field);
     if (call && !(call->type == type))
-      return make_error(imp.offset, "import " + imp.module + "." + imp.field + " has type " +
-                                        functype_to_string(type) + ", WASI's is " + functype_to_string(call->type));
+      return make_error(imp.offset, "import " + imp.module + "." + imp.field + " has type " + functype_to_string(type) +
+                                        ", WASI's is " + functype_to_string(call->type));
     HostFunc fn;
     if (call) {
       fn = [this, handler = call->handler](Store& s, uint64_t* slots) {

@@ -35,9 +35,9 @@ struct Preopen {
 };
 
 struct Config {
-  std::vector<std::string> args;  // argv, argv[0] first
-  std::vector<std::string> env;   // NAME=VALUE
-  std::vector<Preopen> preopens;  // fds 3, 4, ... in this order
+  std::vector<std::string> args;                   // argv, argv[0] first
+  std::vector<std::string> env;                    // NAME=VALUE
+  std::vector<Preopen> preopens;                   // fds 3, 4, ... in this order
   int stdin_fd = 0, stdout_fd = 1, stderr_fd = 2;  // the host's
 };
 
@@ -135,7 +135,7 @@ class Context final : public GuestFiles {
   std::vector<std::unique_ptr<Fd>> fds_;  // by WASI fd; null = closed
   std::vector<int> preopen_fds_;          // the host's, open for the context's life
   bool owns_preopens_ = true;
-  std::vector<int> input_dirs_;           // per preopen: the input's own writable directory, or -1
+  std::vector<int> input_dirs_;  // per preopen: the input's own writable directory, or -1
   uint32_t instance_ = 0;
   std::optional<uint32_t> exit_code_;
   std::optional<uint32_t> opened_;

@@ -11,8 +11,14 @@
 namespace ww::wasi {
 
 enum Filetype : uint8_t {
-  kFiletypeUnknown = 0, kFiletypeBlockDevice = 1, kFiletypeCharacterDevice = 2, kFiletypeDirectory = 3,
-  kFiletypeRegularFile = 4, kFiletypeSocketDgram = 5, kFiletypeSocketStream = 6, kFiletypeSymbolicLink = 7,
+  kFiletypeUnknown = 0,
+  kFiletypeBlockDevice = 1,
+  kFiletypeCharacterDevice = 2,
+  kFiletypeDirectory = 3,
+  kFiletypeRegularFile = 4,
+  kFiletypeSocketDgram = 5,
+  kFiletypeSocketStream = 6,
+  kFiletypeSymbolicLink = 7,
 };
 
 enum Oflags : uint32_t { kOflagCreat = 1, kOflagDirectory = 2, kOflagExcl = 4, kOflagTrunc = 8 };
@@ -22,7 +28,7 @@ inline constexpr uint64_t kRightFdRead = 1ull << 1;
 inline constexpr uint64_t kRightFdWrite = 1ull << 6;
 inline constexpr uint64_t kRightsAll = (1ull << 29) - 1;
 
-inline constexpr uint32_t kDirentSize = 24;    // next u64, ino u64, namlen u32 @16, type u8 @20
+inline constexpr uint32_t kDirentSize = 24;  // next u64, ino u64, namlen u32 @16, type u8 @20
 inline constexpr uint32_t kSubscriptionSize = 48;
 inline constexpr uint32_t kEventSize = 32;
 inline constexpr uint8_t kEventClock = 0;

@@ -87,7 +87,7 @@ uint32_t put_sizes(const CallContext& c, const std::vector<std::string>& v, uint
   uint64_t bytes = 0;
   for (const std::string& s : v) bytes += s.size() + 1;
   return c.put_le<uint32_t>(count_ptr, uint32_t(v.size())) && c.put_le<uint32_t>(size_ptr, uint32_t(bytes)) ? kSuccess
-                                                                                                         : kFault;
+                                                                                                            : kFault;
 }
 
 // Reads or writes the iovecs at `iovs` with `io(host_buffer, len)`, which
@@ -163,7 +163,8 @@ const Context::Fd* preopen_of(const std::vector<std::unique_ptr<Context::Fd>>& f
     const Context::Fd* f = fds[k].get();
     if (!f || f->preopen.empty() || f->filetype != kFiletypeDirectory) continue;
     const std::string& g = f->preopen;
-    const bool match = path == g || (path.size() > g.size() && path.compare(0, g.size(), g) == 0 && path[g.size()] == '/');
+    const bool match =
+        path == g || (path.size() > g.size() && path.compare(0, g.size(), g) == 0 && path[g.size()] == '/');
     if (match && g.size() > best_len) {
       best = f;
       best_len = g.size();
@@ -279,12 +280,11 @@ ssize_t write_capped(Context::Fd& f, const uint8_t* p, size_t n, bool& capped) {
   return w;
 }
 
-
 namespace {
 
-#define RET(e)            \
-  do {                    \
-    s[0] = uint32_t(e);   \
+#define RET(e)             \
+  do {                     \
+    s[0] = uint32_t(e);    \
     return TrapCode::None; \
   } while (0)
 #define U32(k) uint32_t(s[k])
@@ -454,8 +454,10 @@ TrapCode fd_readdir(const CallContext& c, uint64_t* s) {
     std::memcpy(head, &next, 8);
     std::memcpy(head + 8, &ino, 8);
     std::memcpy(head + 16, &namlen, 4);
-    head[20] = e.type == DT_DIR ? kFiletypeDirectory : e.type == DT_REG ? kFiletypeRegularFile
-               : e.type == DT_LNK ? kFiletypeSymbolicLink : kFiletypeUnknown;
+    head[20] = e.type == DT_DIR   ? kFiletypeDirectory
+               : e.type == DT_REG ? kFiletypeRegularFile
+               : e.type == DT_LNK ? kFiletypeSymbolicLink
+                                  : kFiletypeUnknown;
     // The last entry may be cut short: a full buffer tells the program to
     // call again from its cookie.
     const uint64_t h = std::min<uint64_t>(kDirentSize, len - used);

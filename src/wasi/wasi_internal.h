@@ -18,12 +18,12 @@
 namespace ww::wasi {
 
 struct Context::Fd {
-  int host = -1;       // -1 with no sink: reads see end of file, writes vanish
-  bool owned = false;  // closed with the descriptor (stdio and preopens are not)
+  int host = -1;                // -1 with no sink: reads see end of file, writes vanish
+  bool owned = false;           // closed with the descriptor (stdio and preopens are not)
   std::string* sink = nullptr;  // writes append here instead (a batch's stdout)
   uint64_t cap = ~uint64_t{0};  // bytes this descriptor may still write (a batch's stdio)
   uint8_t filetype = kFiletypeUnknown;
-  std::string preopen;  // a preopen's guest name (fd_prestat_*)
+  std::string preopen;    // a preopen's guest name (fd_prestat_*)
   bool writable = false;  // beneath a writable preopen
   // A directory's entries, read on the first fd_readdir; cookies index it.
   struct Entry {
@@ -67,9 +67,7 @@ struct CallContext {
     std::memcpy(&v, p, sizeof v);
     return true;
   }
-  Context::Fd* fd(uint64_t n) const {
-    return n < cx.fds_.size() ? cx.fds_[n].get() : nullptr;
-  }
+  Context::Fd* fd(uint64_t n) const { return n < cx.fds_.size() ? cx.fds_[n].get() : nullptr; }
   uint32_t add_fd(std::unique_ptr<Context::Fd> f) const {
     uint32_t k = 0;
     while (k < cx.fds_.size() && cx.fds_[k]) ++k;

@@ -11,6 +11,7 @@
 
 namespace ww::wasi {
 
+// clang-format off
 enum Errno : uint32_t {
   kSuccess = 0, k2Big = 1, kAcces = 2, kAgain = 6, kBadf = 8, kBusy = 10, kExist = 20, kFault = 21,
   kFbig = 22, kIntr = 27, kInval = 28, kIo = 29, kIsdir = 31, kLoop = 32, kMfile = 33, kNametoolong = 37, kNfile = 41,
@@ -18,6 +19,7 @@ enum Errno : uint32_t {
   kNotty = 59, kOverflow = 61, kPerm = 63, kPipe = 64, kRange = 68, kRofs = 69, kSpipe = 70,
   kXdev = 75, kNotcapable = 76,
 };
+// clang-format on
 
 enum Clock : uint32_t { kClockRealtime = 0, kClockMonotonic = 1, kClockProcessCputime = 2, kClockThreadCputime = 3 };
 inline constexpr uint32_t kClockCount = 4;

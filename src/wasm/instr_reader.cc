@@ -6,10 +6,14 @@ Result<ValType> read_valtype(ByteReader& r) {
   uint64_t off = r.offset();
   WW_ASSIGN_OR_RETURN(uint8_t b, r.u8());
   switch (b) {
-    case 0x7F: case 0x7E: case 0x7D: case 0x7C: case 0x7B: case 0x70: case 0x6F:
-      return static_cast<ValType>(b);
-    default:
-      return make_error(off, "malformed value type");
+    case 0x7F:
+    case 0x7E:
+    case 0x7D:
+    case 0x7C:
+    case 0x7B:
+    case 0x70:
+    case 0x6F: return static_cast<ValType>(b);
+    default: return make_error(off, "malformed value type");
   }
 }
 
@@ -51,8 +55,7 @@ Status read_instr(ByteReader& r, Instr& in) {
   in.a = in.b = 0;
   in.imm = 0;
   switch (info.imm) {
-    case Imm::None:
-      break;
+    case Imm::None: break;
     case Imm::Block: {
       uint64_t off = r.offset();
       if (r.at_end()) return r.error("unexpected end");
@@ -72,10 +75,13 @@ Status read_instr(ByteReader& r, Instr& in) {
       }
       break;
     }
-    case Imm::Label: case Imm::Func: case Imm::Local: case Imm::Global: case Imm::Table:
-    case Imm::Data: case Imm::Elem:
-      WW_TRY(read_index(r, in.a));
-      break;
+    case Imm::Label:
+    case Imm::Func:
+    case Imm::Local:
+    case Imm::Global:
+    case Imm::Table:
+    case Imm::Data:
+    case Imm::Elem: WW_TRY(read_index(r, in.a)); break;
     case Imm::LabelTable: {
       WW_ASSIGN_OR_RETURN(uint32_t n, r.u32());
       // Each target takes at least one byte: a count past the remaining bytes
@@ -98,7 +104,8 @@ Status read_instr(ByteReader& r, Instr& in) {
       }
       break;
     }
-    case Imm::Mem: case Imm::MemLane: {
+    case Imm::Mem:
+    case Imm::MemLane: {
       WW_TRY(read_index(r, in.a));
       WW_ASSIGN_OR_RETURN(uint32_t off, r.u32());
       in.imm = off;
@@ -111,14 +118,13 @@ Status read_instr(ByteReader& r, Instr& in) {
       WW_ASSIGN_OR_RETURN(in.lane, r.u8());
       break;
     }
-    case Imm::V128Const: case Imm::Shuffle:
+    case Imm::V128Const:
+    case Imm::Shuffle:
       for (uint8_t& byte : in.bytes) {
         WW_ASSIGN_OR_RETURN(byte, r.u8());
       }
       break;
-    case Imm::MemIdx:
-      WW_TRY(read_zero_byte(r, in.a));
-      break;
+    case Imm::MemIdx: WW_TRY(read_zero_byte(r, in.a)); break;
     case Imm::I32: {
       WW_ASSIGN_OR_RETURN(int32_t v, r.s32());
       in.imm = static_cast<uint64_t>(static_cast<int64_t>(v));
@@ -150,7 +156,8 @@ Status read_instr(ByteReader& r, Instr& in) {
       WW_TRY(read_zero_byte(r, in.a));
       WW_TRY(read_zero_byte(r, in.b));
       break;
-    case Imm::TableInit: case Imm::TableCopy:
+    case Imm::TableInit:
+    case Imm::TableCopy:
       WW_TRY(read_index(r, in.a));
       WW_TRY(read_index(r, in.b));
       break;

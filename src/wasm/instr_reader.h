@@ -36,8 +36,8 @@ struct Instr {
   //   V128Const: bytes (little-endian); Shuffle: bytes (lane indices)
   //   LabelTable: targets (default last)
   uint32_t a = 0, b = 0;
-  uint64_t imm = 0;  // I32/I64 constants (sign-extended to 64 bits), F32/F64 bits, memarg offset
-  BlockType block;   // Block
+  uint64_t imm = 0;                     // I32/I64 constants (sign-extended to 64 bits), F32/F64 bits, memarg offset
+  BlockType block;                      // Block
   ValType ref_type = ValType::FuncRef;  // RefType
   std::vector<uint32_t> targets;        // LabelTable: n targets then the default
   std::vector<ValType> select_types;    // SelectT

@@ -39,11 +39,17 @@ const OpcodeInfo& opcode_info(Opcode op) { return kInfo[static_cast<int>(op)]; }
 bool is_simple(Opcode op) {
   const OpcodeInfo& i = opcode_info(op);
   switch (i.imm) {
-    case Imm::None: case Imm::Mem: case Imm::I32: case Imm::I64: case Imm::F32: case Imm::F64:
-    case Imm::V128Const: case Imm::Shuffle: case Imm::Lane: case Imm::MemLane:
-      return i.result != OpType::___ || i.p1 != OpType::___;
-    default:
-      return false;
+    case Imm::None:
+    case Imm::Mem:
+    case Imm::I32:
+    case Imm::I64:
+    case Imm::F32:
+    case Imm::F64:
+    case Imm::V128Const:
+    case Imm::Shuffle:
+    case Imm::Lane:
+    case Imm::MemLane: return i.result != OpType::___ || i.p1 != OpType::___;
+    default: return false;
   }
 }
 

@@ -40,8 +40,7 @@ TEST_F(Cli, RunPrintsIntegers) {
   EXPECT_EQ(r.err, "");
   // Negative numbers right after the module, and unsigned spellings.
   EXPECT_EQ(run({"run", "--invoke", "add", mod("basic"), "4294967295", "0x10"}).out, "15\n");
-  EXPECT_EQ(run({"run", "--invoke=add64", mod("basic"), "-9223372036854775808", "-1"}).out,
-            "9223372036854775807\n");
+  EXPECT_EQ(run({"run", "--invoke=add64", mod("basic"), "-9223372036854775808", "-1"}).out, "9223372036854775807\n");
   // "--" ends the options explicitly.
   EXPECT_EQ(run({"run", "--invoke", "add", "--", mod("basic"), "-1", "-2"}).out, "-3\n");
 }
@@ -155,8 +154,9 @@ TEST_F(Cli, TimeoutStopsRunningInstances) {
   std::string spin = write("spin.wat", kSpinWat);
   for (const char* tier : {"interp", "compiled"}) {
     std::string csv = path(std::string("t-") + tier + ".csv");
-    const std::vector<std::string> args = {"run", "--backend", "cpu", "--tier", tier, "--timeout", "0.5", "-n", "6",
-                                           "--threads", "2", "--invoke", "spin", "--output", csv, spin, "@index"};
+    const std::vector<std::string> args = {"run",  "--backend", "cpu", "--tier",    tier,    "--timeout",
+                                           "0.5",  "-n",        "6",   "--threads", "2",     "--invoke",
+                                           "spin", "--output",  csv,   spin,        "@index"};
     // The compiled tier's code comes from the test's cache: a host compile
     // under CI's load (1.4 s once) spent the whole timeout before any
     // instance ran.
@@ -255,8 +255,8 @@ TEST_F(Cli, InitRunsOnceAndSeedsEveryInstance) {
     r = run({"run", "--backend", backend, "--init", "use_cube", "--output", "-", "-n", "3", "--invoke", "apply", m,
              "@index"});
     EXPECT_EQ(r.out, "0\t0\n1\t1\n2\t8\n") << r.err;
-    r = run({"run", "--backend", backend, "--init", "set_ready:1", "--output", "-", "-n", "2", "--invoke", "lookup",
-             m, "@index"});
+    r = run({"run", "--backend", backend, "--init", "set_ready:1", "--output", "-", "-n", "2", "--invoke", "lookup", m,
+             "@index"});
     EXPECT_EQ(r.out, "0\t0\n1\t0\n") << r.err;
     r = run({"run", "--backend", backend, "--init", "build", "--output", "-", "-n", "2", "--invoke", "starts", m});
     EXPECT_EQ(r.out, "0\t1\n1\t1\n") << r.err;
@@ -290,7 +290,8 @@ TEST_F(Cli, ThenChainsCallsOnTheSameInstances) {
   EXPECT_EQ(r.out, "5\n3\n") << r.err;  // one instance, index 0: adds 0 three times
   expect_error({"run", "-n", "2", "--invoke", "init", "--then", "add", m, "1"},
                "--then add: export 'add' takes 1 argument(s) (i64); give them as NAME:K:A,B");
-  expect_error({"run", "-n", "2", "--invoke", "init", "--then", "add:0:1", m, "1"}, "the count after ':' must be a positive number");
+  expect_error({"run", "-n", "2", "--invoke", "init", "--then", "add:0:1", m, "1"},
+               "the count after ':' must be a positive number");
   expect_error({"run", "-n", "2", "--invoke", "init", "--then", "nope", m, "1"}, "unknown export 'nope'");
   expect_error({"run", "-n", "2", "--invoke", "init", "--then", "add:1:@col:x.npy", m, "1"},
                "arguments of chained calls are constants or @index");
@@ -298,8 +299,9 @@ TEST_F(Cli, ThenChainsCallsOnTheSameInstances) {
 
 // The text format is read as well as the binary one, whatever the name.
 TEST_F(Cli, TextFormatModulesRun) {
-  std::string wat = write("add.wat", ";; adds\n(module (func (export \"add\") (param i32 i32) (result i32)\n"
-                                     "  local.get 0 local.get 1 i32.add))\n");
+  std::string wat = write("add.wat",
+                          ";; adds\n(module (func (export \"add\") (param i32 i32) (result i32)\n"
+                          "  local.get 0 local.get 1 i32.add))\n");
   Proc r = run({"run", "--invoke", "add", wat, "2", "3"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, "5\n");
@@ -342,7 +344,8 @@ TEST_F(Cli, GpuSelection) {
   const bool named = r.err.find("GPU 7 was asked for; this machine has") != std::string::npos;
   const bool none = r.err.find("the GPU backend was asked for") != std::string::npos;
   EXPECT_TRUE(named || none) << r.err;
-  Proc c = run({"run", "--backend", "cpu", "--gpus", "2", "--output", "-", "-n", "3", "--invoke", "add", m, "@index", "1"});
+  Proc c =
+      run({"run", "--backend", "cpu", "--gpus", "2", "--output", "-", "-n", "3", "--invoke", "add", m, "@index", "1"});
   EXPECT_EQ(c.rc, 0) << c.err;
   EXPECT_EQ(c.out, "0\t1\n1\t2\n2\t3\n");
 }
@@ -353,9 +356,9 @@ TEST_F(Cli, ValidateInspectDisasm) {
   EXPECT_EQ(v.out, "valid\n");
   Proc i = run({"inspect", mod("basic")});
   EXPECT_EQ(i.rc, 0) << i.err;
-  for (const char* s : {"exports: 19", "add: func 0 (i32, i32) -> (i32)", "fib: (i32) -> (i32)",
-                        "callees [fib]", "recursive groups: 1", "  [fib]", "frame slots", "max stack",
-                        "code section:", "ratio", "times: decode"})
+  for (const char* s :
+       {"exports: 19", "add: func 0 (i32, i32) -> (i32)", "fib: (i32) -> (i32)", "callees [fib]", "recursive groups: 1",
+        "  [fib]", "frame slots", "max stack", "code section:", "ratio", "times: decode"})
     EXPECT_NE(i.out.find(s), std::string::npos) << s << "\n" << i.out;
   Proc ii = run({"inspect", mod("imports")});
   EXPECT_EQ(ii.rc, 0);
@@ -453,7 +456,8 @@ TEST_F(Cli, GpuFileIntrinsicsReadAndWriteBeneathThePreopens) {
                   path("in") + "::in", "--dir-rw", out + "/{i}::out", "--output", csv, m});
     ASSERT_EQ(r.rc, 0) << tier << ": " << r.err;
     EXPECT_EQ(slurp(csv), "instance,result0,trap\n0,5,\n1,5,\n2,5,\n") << tier;
-    for (int i = 0; i < 3; ++i) EXPECT_EQ(slurp(out + "/" + std::to_string(i) + "/copy.txt"), "hello" + std::to_string(i));
+    for (int i = 0; i < 3; ++i)
+      EXPECT_EQ(slurp(out + "/" + std::to_string(i) + "/copy.txt"), "hello" + std::to_string(i));
   }
   // A path out of its preopen, a write beneath a read-only one, and no
   // directories at all: ENOTCAPABLE (-76).

@@ -39,7 +39,8 @@ TEST_F(Cli, BatchColumnsFromEveryFormat) {
   std::vector<int32_t> a{10, -1, 20, -2, 30, -3};
   std::string npy = npy_header("'<i4'", false, {3, 2}) + std::string(reinterpret_cast<char*>(a.data()), 24);
   std::string pn = write("a.npy", npy);
-  Proc r = run({"run", "--output", "-", "-n", "3", "-q", "--invoke", "add", mod("basic"), "@col:" + pn + ":0", "@col:" + pn + ":1"});
+  Proc r = run({"run", "--output", "-", "-n", "3", "-q", "--invoke", "add", mod("basic"), "@col:" + pn + ":0",
+                "@col:" + pn + ":1"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, "0\t9\n1\t18\n2\t27\n");
   // .npy f8, 1-D, bit-exact NaN payload.
@@ -49,7 +50,8 @@ TEST_F(Cli, BatchColumnsFromEveryFormat) {
   EXPECT_EQ(r.out, "0\t1.5\n1\tnan:0x1\n") << r.err;
   // .csv with a header row.
   std::string pc = write("c.csv", "x,y\n1,-0x1p-1\n2,inf\n3,-0\n");
-  r = run({"run", "--output", "-", "-n", "3", "-q", "--invoke", "mixed", mod("basic"), "@col:" + pc + ":0", "@col:" + pc + ":1"});
+  r = run({"run", "--output", "-", "-n", "3", "-q", "--invoke", "mixed", mod("basic"), "@col:" + pc + ":0",
+           "@col:" + pc + ":1"});
   EXPECT_EQ(r.out, "0\t1\t-0.5\t1\n1\t2\tinf\t2\n2\t3\t-0\t3\n") << r.err;
   // raw little-endian i64.
   std::vector<int64_t> b{5, -6};
@@ -57,14 +59,17 @@ TEST_F(Cli, BatchColumnsFromEveryFormat) {
   r = run({"run", "--output", "-", "-n", "2", "-q", "--invoke", "add64", mod("basic"), "@col:" + pb, "@index"});
   EXPECT_EQ(r.out, "0\t5\n1\t-5\n") << r.err;
   // Too few rows, missing column, bad cell: errors before running.
-  expect_error({"run", "-n", "4", "--invoke", "add", mod("basic"), "@col:" + pn + ":0", "1"}, "has 3 rows, but 4 instances");
-  expect_error({"run", "-n", "3", "--invoke", "add", mod("basic"), "@col:" + pn + ":2", "1"}, "column 2 does not exist");
+  expect_error({"run", "-n", "4", "--invoke", "add", mod("basic"), "@col:" + pn + ":0", "1"},
+               "has 3 rows, but 4 instances");
+  expect_error({"run", "-n", "3", "--invoke", "add", mod("basic"), "@col:" + pn + ":2", "1"},
+               "column 2 does not exist");
   expect_error({"run", "-n", "4", "--invoke", "add", mod("basic"), "@col:" + pc, "1"}, "has 3 rows");
   expect_error({"run", "-n", "3", "--invoke", "add64", mod("basic"), "@col:" + pb, "1"}, "has 2 rows");
   expect_error({"run", "-n", "1", "--invoke", "add", mod("basic"), "@col:" + pf, "1"}, "cannot feed an i32");
   expect_error({"run", "-n", "1", "--invoke", "add", mod("basic"), "@col:" + path("none.csv"), "1"}, "No such file");
   std::string bad = write("bad.csv", "1\nzz\n");
-  expect_error({"run", "-n", "2", "--invoke", "f32id", mod("basic"), "@col:" + bad}, "line 2: cannot parse 'zz' as f32");
+  expect_error({"run", "-n", "2", "--invoke", "f32id", mod("basic"), "@col:" + bad},
+               "line 2: cannot parse 'zz' as f32");
 }
 
 TEST_F(Cli, OutputJson) {
@@ -145,8 +150,8 @@ TEST_F(Cli, V128ArgumentsAndResults) {
   r = run({"run", "--invoke", "pair", mod("lanes"), "0x1"});
   EXPECT_EQ(r.out, "0x00000000000000000000000000000001\n0\n");
   std::string out = path("v.csv");
-  r = run({"run", "-n", "3", "--invoke", "add_lanes", "--output", out, mod("lanes"), "i32x4 0 10 20 0xffffffff",
-           "@index"});
+  r = run(
+      {"run", "-n", "3", "--invoke", "add_lanes", "--output", out, mod("lanes"), "i32x4 0 10 20 0xffffffff", "@index"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(slurp(out),
             "instance,result0,trap\n"
@@ -162,8 +167,7 @@ TEST_F(Cli, V128ArgumentsAndResults) {
   std::vector<uint32_t> lanes(8);
   std::memcpy(lanes.data(), s.data() + s.size() - 32, 32);
   EXPECT_EQ(lanes, (std::vector<uint32_t>{0, 0, 0, 0, 1, 1, 1, 1}));
-  expect_error({"run", "-n", "2", "--invoke", "add_lanes", mod("lanes"), "@index", "1"},
-               "@index cannot feed a v128");
+  expect_error({"run", "-n", "2", "--invoke", "add_lanes", mod("lanes"), "@index", "1"}, "@index cannot feed a v128");
   expect_error({"run", "--invoke", "add_lanes", mod("lanes"), "i32x4 1 2 3", "1"}, "i32x4 takes 4 lanes");
 }
 
@@ -193,8 +197,8 @@ TEST_F(Cli, MemoryIoHashesMessages) {
   for (char& c : msgs) c = char(rng());
   std::string in = write("msgs.bin", msgs);
   std::string hashes = path("hashes.bin"), res = path("res.npy");
-  Proc r = run({"run", "-n", std::to_string(n), "--invoke", "hash", "--mem-in", "input_ptr=" + in,
-               "--mem-out", "output_ptr:8=" + hashes, "--output", res, mod("hash")});
+  Proc r = run({"run", "-n", std::to_string(n), "--invoke", "hash", "--mem-in", "input_ptr=" + in, "--mem-out",
+                "output_ptr:8=" + hashes, "--output", res, mod("hash")});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.err.find("completed: 5000  trapped: 0"), std::string::npos) << r.err;
   std::string h = slurp(hashes);
@@ -212,8 +216,8 @@ TEST_F(Cli, MemoryIoHashesMessages) {
   }
   // Numeric addresses and an explicit record size (extra bytes ignored).
   std::string longer = write("long.bin", msgs + "extra");
-  r = run({"run", "--output", "-", "-n", "3", "-q", "--invoke", "hash", "--mem-in", "1024=" + longer, "--mem-in-size", "64",
-           "--mem-out", "0x1000:8=" + hashes, mod("hash")});
+  r = run({"run", "--output", "-", "-n", "3", "-q", "--invoke", "hash", "--mem-in", "1024=" + longer, "--mem-in-size",
+           "64", "--mem-out", "0x1000:8=" + hashes, mod("hash")});
   EXPECT_EQ(r.rc, 0) << r.err;
   h = slurp(hashes);
   ASSERT_EQ(h.size(), 24u);
@@ -225,8 +229,8 @@ TEST_F(Cli, MemoryIoHashesMessages) {
 TEST_F(Cli, MemoryIoOutOfBoundsTrapsOnlyThatInstance) {
   std::string addrs = write("addrs.csv", "0\n8\n70000\n16\n");
   std::string out = path("o.bin"), csv = path("o.csv");
-  Proc r = run({"run", "-n", "4", "--invoke", "set_out", "--mem-out", "out_ptr:8=" + out, "--output", csv,
-               mod("hash"), "@col:" + addrs});
+  Proc r = run({"run", "-n", "4", "--invoke", "set_out", "--mem-out", "out_ptr:8=" + out, "--output", csv, mod("hash"),
+                "@col:" + addrs});
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.err.find("out of bounds memory access: 1"), std::string::npos) << r.err;
   auto ls = lines(slurp(csv));
@@ -257,21 +261,21 @@ TEST_F(Cli, MemoryIoErrors) {
                "holds 1 records of 64 bytes, but 2 instances");
   expect_error({"run", "--invoke", "hash", "--mem-in", "1024=" + write("e.bin", ""), mod("hash")}, "is empty");
   expect_error({"run", "--invoke", "hash", "--mem-in", "1024=" + path("nope.bin"), mod("hash")}, "No such file");
-  expect_error({"run", "--invoke", "hash", "--mem-in", "nosuch=" + msgs, mod("hash")}, "neither a number nor an export");
+  expect_error({"run", "--invoke", "hash", "--mem-in", "nosuch=" + msgs, mod("hash")},
+               "neither a number nor an export");
   expect_error({"run", "--invoke", "hash", "--mem-in", "hash=" + msgs, mod("hash")}, "need () -> (i32)");
   expect_error({"run", "--invoke", "hash", "--mem-in", msgs, mod("hash")}, "expected ADDR=FILE");
-  expect_error({"run", "--invoke", "hash", "--mem-out", "4096=" + path("o.bin"), mod("hash")}, "expected ADDR:LEN=FILE");
+  expect_error({"run", "--invoke", "hash", "--mem-out", "4096=" + path("o.bin"), mod("hash")},
+               "expected ADDR:LEN=FILE");
   expect_error({"run", "--mem-in", "0=" + msgs, mod("start")}, "need a module with a memory");
 }
-
 
 // ------------------------------------------------------------ tiers
 
 TEST_F(Cli, CompiledTierGivesTheInterpretersResults) {
   std::string a = path("interp.json"), b = path("compiled.json");
   for (auto [tier, out] : {std::pair{"interp", a}, std::pair{"compiled", b}}) {
-    Proc r = run({"run", "--tier", tier, "-n", "30", "--invoke", "odd_traps", "--output", out, mod("basic"),
-                  "@index"});
+    Proc r = run({"run", "--tier", tier, "-n", "30", "--invoke", "odd_traps", "--output", out, mod("basic"), "@index"});
     EXPECT_EQ(r.rc, 1) << r.err;
     EXPECT_NE(r.err.find(std::string("tier: ") + tier), std::string::npos) << r.err;
   }
@@ -283,7 +287,8 @@ TEST_F(Cli, CompiledTierGivesTheInterpretersResults) {
 }
 
 TEST_F(Cli, CompiledCodeIsCachedAndReused) {
-  Proc first = run({"run", "--output", "-", "--tier", "compiled", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
+  Proc first =
+      run({"run", "--output", "-", "--tier", "compiled", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
   EXPECT_EQ(first.rc, 0) << first.err;
   EXPECT_NE(first.err.find("compile: cache miss"), std::string::npos) << first.err;
   Proc second = run({"run", "--output", "-", "--tier", "auto", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
@@ -291,31 +296,35 @@ TEST_F(Cli, CompiledCodeIsCachedAndReused) {
   EXPECT_NE(second.err.find("tier: compiled"), std::string::npos) << second.err;
   EXPECT_NE(second.err.find("compile: cache hit"), std::string::npos) << second.err;
   // --no-cache neither reads nor writes it.
-  Proc none = run({"run", "--output", "-", "--tier", "compiled", "--no-cache", "-n", "2", "--invoke", "fib", mod("basic"), "@index"});
+  Proc none = run({"run", "--output", "-", "--tier", "compiled", "--no-cache", "-n", "2", "--invoke", "fib",
+                   mod("basic"), "@index"});
   EXPECT_NE(none.err.find("compile: cache miss"), std::string::npos) << none.err;
 }
 
 TEST_F(Cli, CompileCommandFillsTheCacheAndEmitsSource) {
   std::string src = path("fib.cc"), cache = path("own-cache");
-  Proc c = run({"compile", "--backend", "cpu", "--invoke", "fib", "--cache-dir", cache, "--emit-source", src,
-                mod("basic")});
+  Proc c =
+      run({"compile", "--backend", "cpu", "--invoke", "fib", "--cache-dir", cache, "--emit-source", src, mod("basic")});
   EXPECT_EQ(c.rc, 0) << c.err;
   EXPECT_NE(c.out.find("compiled for the CPU (cache miss)"), std::string::npos) << c.out;
   std::string text = slurp(src);
   EXPECT_NE(text.find("sem::i32_add"), std::string::npos);
   EXPECT_NE(text.find("ww_entries"), std::string::npos);
-  Proc r = run({"run", "--output", "-", "--tier", "auto", "--cache-dir", cache, "-n", "3", "--invoke", "fib", mod("basic"), "@index"});
+  Proc r = run({"run", "--output", "-", "--tier", "auto", "--cache-dir", cache, "-n", "3", "--invoke", "fib",
+                mod("basic"), "@index"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.err.find("compile: cache hit"), std::string::npos) << r.err;
   // Compiled for every export (no --invoke): any one export's run uses it.
   std::string all = path("all-cache");
   EXPECT_EQ(run({"compile", "--backend", "cpu", "--cache-dir", all, mod("basic")}).rc, 0);
-  Proc a = run({"run", "--output", "-", "--tier", "auto", "--cache-dir", all, "-n", "2", "--invoke", "add", mod("basic"), "@index", "1"});
+  Proc a = run({"run", "--output", "-", "--tier", "auto", "--cache-dir", all, "-n", "2", "--invoke", "add",
+                mod("basic"), "@index", "1"});
   EXPECT_EQ(a.rc, 0) << a.err;
   EXPECT_NE(a.err.find("compile: cache hit"), std::string::npos) << a.err;
   expect_error({"compile", "--invoke", "nope", mod("basic")}, "unknown export 'nope'");
   expect_error({"compile", "--gpu-arch", "sm_5", mod("basic")}, "--gpu-arch must be");
-  expect_error({"run", "--tier", "fast", "--invoke", "fib", mod("basic"), "1"}, "--tier must be interp, compiled or auto");
+  expect_error({"run", "--tier", "fast", "--invoke", "fib", mod("basic"), "1"},
+               "--tier must be interp, compiled or auto");
 }
 
 // NVRTC needs no GPU: generated GPU code (here with calls that leave for
@@ -342,16 +351,17 @@ TEST_F(Cli, CompilerTroubleFallsBackToTheInterpreter) {
   // A missing compiler, and one that fails: one line says why, the results
   // are the interpreter's.
   for (std::string cxx : {"/nonexistent/c++", "false"}) {
-    Proc r = run({"run", "--output", "-", "--tier", "compiled", "-n", "3", "--invoke", "add", mod("basic"), "@index", "1"},
-                 "CXX=" + cxx);
+    Proc r =
+        run({"run", "--output", "-", "--tier", "compiled", "-n", "3", "--invoke", "add", mod("basic"), "@index", "1"},
+            "CXX=" + cxx);
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.out, "0\t1\n1\t2\n2\t3\n");
     EXPECT_NE(r.err.find("compile: compiled tier unavailable (host C++ compiler"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("tier: interp"), std::string::npos) << r.err;
     // -q drops the summary, not the line that says the tier asked for did not run.
-    Proc q = run({"run", "-q", "--output", "-", "--tier", "compiled", "-n", "3", "--invoke", "add", mod("basic"), "@index",
-                  "1"},
-                 "CXX=" + cxx);
+    Proc q = run(
+        {"run", "-q", "--output", "-", "--tier", "compiled", "-n", "3", "--invoke", "add", mod("basic"), "@index", "1"},
+        "CXX=" + cxx);
     EXPECT_EQ(q.rc, 0) << q.err;
     EXPECT_EQ(q.out, r.out);
     EXPECT_NE(q.err.find("wasmwarp: note: compiled tier unavailable (host C++ compiler"), std::string::npos) << q.err;
@@ -359,8 +369,8 @@ TEST_F(Cli, CompilerTroubleFallsBackToTheInterpreter) {
   }
   // An unwritable cache directory: compiled code runs, uncached, and says so.
   std::ofstream(path("plainfile")) << "x";
-  Proc r = run({"run", "--output", "-", "--tier", "compiled", "--cache-dir", path("plainfile") + "/cache", "-n", "2", "--invoke",
-                "add", mod("basic"), "@index", "1"});
+  Proc r = run({"run", "--output", "-", "--tier", "compiled", "--cache-dir", path("plainfile") + "/cache", "-n", "2",
+                "--invoke", "add", mod("basic"), "@index", "1"});
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.err.find("tier: compiled"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("not cached"), std::string::npos) << r.err;
@@ -384,8 +394,9 @@ TEST_F(Cli, AutoTierSwitchesMidBatchWithIdenticalResults) {
 // time that no phase accounts for).
 TEST_F(Cli, AutoTierWaitForTheCompileIsItsCompilePhase) {
   std::string stats = path("auto.json");
-  Proc r = run({"run", "-q", "--backend", "cpu", "--tier", "auto", "--compile-wait", "end", "--threads", "2", "--cache-dir",
-                path("auto-cache"), "-n", "1100", "--invoke", "fib", "--stats", stats, mod("basic"), "1"});
+  Proc r = run({"run",      "-q",        "--backend", "cpu",         "--tier",           "auto", "--compile-wait",
+                "end",      "--threads", "2",         "--cache-dir", path("auto-cache"), "-n",   "1100",
+                "--invoke", "fib",       "--stats",   stats,         mod("basic"),       "1"});
   EXPECT_EQ(r.rc, 0) << r.err;
   auto j = nlohmann::json::parse(slurp(stats));
   ASSERT_FALSE(j["compile"]["used"].get<bool>()) << "1,100 calls of fib(1) outran a host compiler";
@@ -406,7 +417,7 @@ char process_state(const std::string& pid) {
 // the compile left behind, the summary saying so.
 TEST_F(Cli, AutoTierStopsWaitingForACompileThatOutlastsTheBatch) {
   const std::string cc = write("slow-cc.sh", "#!/bin/sh\necho $$ > " + path("cc.pid") + "\nsleep 600 &\necho $! > " +
-                                               path("child.pid") + "\nwait\nexit 1\n");
+                                                 path("child.pid") + "\nwait\nexit 1\n");
   fs::permissions(cc, fs::perms::owner_all);
   fs::create_directories(path("tmp"));
   const std::string stats = path("left.json");

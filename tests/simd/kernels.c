@@ -45,7 +45,10 @@ uint32_t saxpy(int32_t seed) {
   for (int i = 0; i < N; ++i) y[i] = alpha * x[i] + y[i];
   uint32_t h = 0;
   for (int i = 0; i < N; ++i) {
-    union { float f; uint32_t u; } c = {y[i]};
+    union {
+      float f;
+      uint32_t u;
+    } c = {y[i]};
     h = mix(h, c.u);
   }
   return h;
@@ -73,7 +76,9 @@ uint32_t brighten(int32_t seed) {
     bytes[i] = (uint8_t)(v > 255 ? 255 : v);
   }
   uint32_t h = 0;
-  for (int i = 0; i < 4 * N; i += 4) h = mix(h, (uint32_t)bytes[i] | (uint32_t)bytes[i + 1] << 8 | (uint32_t)bytes[i + 2] << 16 | (uint32_t)bytes[i + 3] << 24);
+  for (int i = 0; i < 4 * N; i += 4)
+    h = mix(h, (uint32_t)bytes[i] | (uint32_t)bytes[i + 1] << 8 | (uint32_t)bytes[i + 2] << 16 |
+                   (uint32_t)bytes[i + 3] << 24);
   return h;
 }
 

@@ -30,12 +30,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "parse_uint.h"
-#include "value_text.h"
-#include "cpu_backend.h"
 #include "compiled/compiled_tier.h"
+#include "cpu_backend.h"
 #include "exec/gpu/gpu_backend.h"
+#include "parse_uint.h"
 #include "store/store.h"
+#include "value_text.h"
 
 namespace {
 
@@ -82,7 +82,6 @@ void usage(FILE* f) {
                "Exit status: 0 all equal, 1 a mismatch or an engine error, 2 usage,\n"
                "77 no usable GPU (for --backend gpu).\n");
 }
-
 
 int parse_args(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
@@ -157,8 +156,7 @@ uint64_t draw_int(std::mt19937_64& rng, int bits) {
   const uint64_t min = uint64_t{1} << (bits - 1);
   switch (rng() % 8) {
     case 0:
-    case 1:
-      return rng() & mask;  // uniform bits
+    case 1: return rng() & mask;  // uniform bits
     case 2: {
       static const int64_t small[] = {0, 1, -1, 2, -2, 3, 7, 8, 16, 31, 32, 63, 64, 255, 256};
       return uint64_t(small[rng() % std::size(small)]) & mask;
@@ -186,11 +184,26 @@ U float_special(std::mt19937_64& rng) {
   constexpr U sign = U{1} << (sizeof(U) * 8 - 1);
   constexpr U exp_all = (~U{0} >> 1) & ~((U{1} << mant) - 1);
   const U quiet = exp_all | (U{1} << (mant - 1));
-  const F vals[] = {F(0),        F(1),         F(0.5),          F(2),          F(3),
-                    L::infinity(), L::max(),   L::min(),        L::denorm_min(), L::epsilon(),
-                    F(2147483648.0), F(2147483647.0), F(4294967296.0), F(4294967295.0),
-                    F(9223372036854775808.0), F(18446744073709551616.0), F(0.49999997),
-                    F(1.5), F(2.5), F(-0.5)};
+  const F vals[] = {F(0),
+                    F(1),
+                    F(0.5),
+                    F(2),
+                    F(3),
+                    L::infinity(),
+                    L::max(),
+                    L::min(),
+                    L::denorm_min(),
+                    L::epsilon(),
+                    F(2147483648.0),
+                    F(2147483647.0),
+                    F(4294967296.0),
+                    F(4294967295.0),
+                    F(9223372036854775808.0),
+                    F(18446744073709551616.0),
+                    F(0.49999997),
+                    F(1.5),
+                    F(2.5),
+                    F(-0.5)};
   switch (rng() % 4) {
     case 0:  // NaNs: canonical, with payload, signalling, either sign
     {
@@ -215,10 +228,8 @@ U float_special(std::mt19937_64& rng) {
 
 uint64_t draw(std::mt19937_64& rng, ValType t) {
   switch (t) {
-    case ValType::I32:
-      return draw_int(rng, 32);
-    case ValType::I64:
-      return draw_int(rng, 64);
+    case ValType::I32: return draw_int(rng, 32);
+    case ValType::I64: return draw_int(rng, 64);
     case ValType::F32:
       if (rng() % 3 == 0) return rng() & 0xFFFFFFFFull;
       if (rng() % 3 == 0) return std::bit_cast<uint32_t>(float(int32_t(rng() % 201) - 100));
@@ -227,8 +238,7 @@ uint64_t draw(std::mt19937_64& rng, ValType t) {
       if (rng() % 3 == 0) return rng();
       if (rng() % 3 == 0) return std::bit_cast<uint64_t>(double(int64_t(rng() % 201) - 100));
       return float_special<double, uint64_t>(rng);
-    default:
-      return 0;
+    default: return 0;
   }
 }
 
@@ -242,16 +252,13 @@ bool numeric(const std::vector<ValType>& ts) {
 struct Outcome {
   TrapCode trap = TrapCode::None;
   std::vector<uint64_t> results;
-  bool operator==(const Outcome& o) const {
-    return trap == o.trap && (trap != TrapCode::None || results == o.results);
-  }
+  bool operator==(const Outcome& o) const { return trap == o.trap && (trap != TrapCode::None || results == o.results); }
 };
 
 std::string show_outcome(const Outcome& o, const std::vector<ValType>& types) {
   if (o.trap != TrapCode::None) return std::string("trap \"") + trap_message(o.trap) + "\"";
   std::string s = "(";
-  for (size_t k = 0; k < o.results.size(); ++k)
-    s += (k ? ", " : "") + show_bits(types[k], o.results[k]);
+  for (size_t k = 0; k < o.results.size(); ++k) s += (k ? ", " : "") + show_bits(types[k], o.results[k]);
   return s + ")";
 }
 
@@ -276,8 +283,7 @@ class DiffTest {
     }
     std::ifstream in(path, std::ios::binary);
     json doc = in ? json::parse(in, nullptr, false) : json();
-    if (!in || doc.is_discarded() || !doc.is_object() || !doc.contains("commands") ||
-        !doc["commands"].is_array()) {
+    if (!in || doc.is_discarded() || !doc.is_object() || !doc.contains("commands") || !doc["commands"].is_array()) {
       std::printf("ERROR %s: not a readable wast2json script\n", path.c_str());
       ++t_.batch_errors;
       return;
@@ -286,9 +292,7 @@ class DiffTest {
     for (const json& cmd : doc["commands"]) {
       if (!cmd.is_object() || cmd.value("type", "") != "module") continue;
       std::string file = cmd.value("filename", "");
-      uint32_t line = cmd.contains("line") && cmd["line"].is_number_unsigned()
-                          ? cmd["line"].get<uint32_t>()
-                          : 0;
+      uint32_t line = cmd.contains("line") && cmd["line"].is_number_unsigned() ? cmd["line"].get<uint32_t>() : 0;
       run_module(base, dir, file, line, index++);
     }
   }
@@ -314,8 +318,8 @@ class DiffTest {
     return b;
   }
 
-  void run_module(const std::string& script, const std::string& dir, const std::string& file,
-                  uint32_t line, uint32_t index) {
+  void run_module(const std::string& script, const std::string& dir, const std::string& file, uint32_t line,
+                  uint32_t index) {
     const std::string where = script + ":" + std::to_string(line) + " (" + file + ")";
     ++t_.modules;
     if (file.empty() || file.find('/') != std::string::npos)
@@ -329,8 +333,7 @@ class DiffTest {
     InstantiateOutcome io = probe.instantiate(*cm);
     if (io.kind == InstantiateOutcome::Kind::Unlinkable)
       return skip_module(where, "imports that spectest does not provide");
-    if (io.kind == InstantiateOutcome::Kind::Trap)
-      return skip_module(where, "instantiation traps");
+    if (io.kind == InstantiateOutcome::Kind::Trap) return skip_module(where, "instantiation traps");
 
     // The engine under test: compiled code is made once per module.
     Engine engine;
@@ -376,9 +379,8 @@ class DiffTest {
       run_function(where, *cm, e, ft, script, index, engine);
     }
     t_.functions += fns;
-    std::printf("%s: %llu functions, %llu instances, %llu mismatches, %llu not GPU-runnable\n",
-                where.c_str(), (unsigned long long)fns, (unsigned long long)inst,
-                (unsigned long long)(t_.mismatches - before_mm),
+    std::printf("%s: %llu functions, %llu instances, %llu mismatches, %llu not GPU-runnable\n", where.c_str(),
+                (unsigned long long)fns, (unsigned long long)inst, (unsigned long long)(t_.mismatches - before_mm),
                 (unsigned long long)(t_.not_runnable - before_nr));
   }
 
@@ -389,9 +391,9 @@ class DiffTest {
   };
 
   // Every row on compiled CPU code, each in a fresh instantiation.
-  bool run_on_compiled_cpu(const std::string& where, const std::shared_ptr<const CompiledModule>& cm,
-                           const Export& e, const FuncType& ft, const std::vector<uint64_t>& args,
-                           const Engine& engine, std::vector<Outcome>& out) {
+  bool run_on_compiled_cpu(const std::string& where, const std::shared_ptr<const CompiledModule>& cm, const Export& e,
+                           const FuncType& ft, const std::vector<uint64_t>& args, const Engine& engine,
+                           std::vector<Outcome>& out) {
     const uint32_t n = o_.n, np = uint32_t(ft.params.size());
     CpuBackend be(backend_options(cm->module));
     for (uint32_t i = 0; i < n; ++i) {
@@ -399,8 +401,7 @@ class DiffTest {
       be.store().impl().native_for = [&](const std::shared_ptr<const CompiledModule>&) { return engine.native; };
       InstantiateOutcome io = be.instantiate(cm);
       const StoreImpl& S = be.store().impl();
-      if (io.kind != InstantiateOutcome::Kind::Ok ||
-          !engine.native->has(S, e.index - cm->module.num_imported_funcs)) {
+      if (io.kind != InstantiateOutcome::Kind::Ok || !engine.native->has(S, e.index - cm->module.num_imported_funcs)) {
         std::printf("ERROR %s \"%s\": compiled code cannot run it\n", where.c_str(), e.name.c_str());
         ++t_.batch_errors;
         return false;
@@ -414,9 +415,8 @@ class DiffTest {
     return true;
   }
 
-  void run_function(const std::string& where, const std::shared_ptr<const CompiledModule>& cm,
-                    const Export& e, const FuncType& ft, const std::string& script,
-                    uint32_t index, const Engine& engine) {
+  void run_function(const std::string& where, const std::shared_ptr<const CompiledModule>& cm, const Export& e,
+                    const FuncType& ft, const std::string& script, uint32_t index, const Engine& engine) {
     const uint32_t n = o_.n, np = uint32_t(ft.params.size()), nr = uint32_t(ft.results.size());
     // Rows depend on the seed and the function's identity only, so one
     // function's mismatch reproduces alone.
@@ -434,8 +434,7 @@ class DiffTest {
       be.reset();
       InstantiateOutcome io = be.instantiate(cm);
       if (io.kind != InstantiateOutcome::Kind::Ok) {
-        std::printf("ERROR %s: a fresh instantiation failed: %s\n", where.c_str(),
-                    io.message.c_str());
+        std::printf("ERROR %s: a fresh instantiation failed: %s\n", where.c_str(), io.message.c_str());
         ++t_.batch_errors;
         return;
       }
@@ -447,8 +446,8 @@ class DiffTest {
       } else if (a.kind == ActionOutcome::Kind::Ok) {
         for (const Value& v : a.results) cpu[i].results.push_back(v.bits);
       } else {
-        std::printf("ERROR %s \"%s\": the CPU refused the call: %s\n", where.c_str(),
-                    e.name.c_str(), a.message.c_str());
+        std::printf("ERROR %s \"%s\": the CPU refused the call: %s\n", where.c_str(), e.name.c_str(),
+                    a.message.c_str());
         ++t_.batch_errors;
         return;
       }
@@ -495,8 +494,8 @@ class DiffTest {
       for (uint32_t i = 0; i < n; ++i) {
         Outcome& g = under_test[i];
         g.trap = r->finished[i] ? TrapCode(r->traps[i]) : TrapCode::Timeout;
-        if (g.trap == TrapCode::None) g.results.assign(r->results.begin() + uint64_t(i) * nr,
-                                                      r->results.begin() + uint64_t(i + 1) * nr);
+        if (g.trap == TrapCode::None)
+          g.results.assign(r->results.begin() + uint64_t(i) * nr, r->results.begin() + uint64_t(i + 1) * nr);
       }
     }
     uint64_t mism = 0, nrun = 0;
@@ -509,11 +508,10 @@ class DiffTest {
       if (g == cpu[i]) continue;
       if (mism++ < o_.show) {
         std::string a;
-        for (uint32_t k = 0; k < np; ++k)
-          a += (k ? ", " : "") + show_bits(ft.params[k], args[uint64_t(i) * np + k]);
-        std::printf("MISMATCH %s \"%s\"(%s) instance %u: cpu interpreter %s, %s %s\n", where.c_str(),
-                    e.name.c_str(), a.c_str(), i, show_outcome(cpu[i], ft.results).c_str(),
-                    engine_name().c_str(), show_outcome(g, ft.results).c_str());
+        for (uint32_t k = 0; k < np; ++k) a += (k ? ", " : "") + show_bits(ft.params[k], args[uint64_t(i) * np + k]);
+        std::printf("MISMATCH %s \"%s\"(%s) instance %u: cpu interpreter %s, %s %s\n", where.c_str(), e.name.c_str(),
+                    a.c_str(), i, show_outcome(cpu[i], ft.results).c_str(), engine_name().c_str(),
+                    show_outcome(g, ft.results).c_str());
       }
     }
     t_.instances += n - nrun;
@@ -522,8 +520,8 @@ class DiffTest {
     if (mism) ++t_.mismatched_functions;
     if (nrun) ++t_.not_runnable_functions;
     if (o_.verbose)
-      std::printf("  \"%s\": %u instances, %llu mismatches, %llu not GPU-runnable\n",
-                  e.name.c_str(), n, (unsigned long long)mism, (unsigned long long)nrun);
+      std::printf("  \"%s\": %u instances, %llu mismatches, %llu not GPU-runnable\n", e.name.c_str(), n,
+                  (unsigned long long)mism, (unsigned long long)nrun);
   }
 
   std::string engine_name() const {
@@ -547,25 +545,25 @@ int main(int argc, char** argv) {
   }
   std::printf("ww-difftest: cpu interpreter vs %s %s; ", o.gpu ? "gpu" : "cpu",
               o.compiled ? "compiled code" : "interpreter");
-  std::printf("%u instances per function, seed %llu, fuel %llu, call depth %u, "
-              "%u stack slots, memory growth cap +%u pages on both engines\n",
-              o.n, (unsigned long long)o.seed, (unsigned long long)o.fuel, o.max_call_depth,
-              o.stack_slots, kGrowRoom);
+  std::printf(
+      "%u instances per function, seed %llu, fuel %llu, call depth %u, "
+      "%u stack slots, memory growth cap +%u pages on both engines\n",
+      o.n, (unsigned long long)o.seed, (unsigned long long)o.fuel, o.max_call_depth, o.stack_slots, kGrowRoom);
   DiffTest dt(o);
   for (const std::string& f : o.files) dt.run_file(f);
   const Totals& t = dt.totals();
   std::printf("\nmodules: %llu, skipped %llu (not instantiable with spectest alone)\n", (unsigned long long)t.modules,
               (unsigned long long)t.modules_skipped);
-  for (const auto& [why_, c] : t.skip_reasons)
-    std::printf("  skipped %llu: %s\n", (unsigned long long)c, why_.c_str());
-  std::printf("functions compared: %llu (%llu skipped), %llu with mismatches, %llu with "
-              "not-GPU-runnable instances\n",
-              (unsigned long long)t.functions, (unsigned long long)t.functions_skipped,
-              (unsigned long long)t.mismatched_functions,
-              (unsigned long long)t.not_runnable_functions);
-  std::printf("instances compared: %llu, mismatches: %llu, not GPU-runnable: %llu, GPU batch "
-              "errors: %llu\n",
-              (unsigned long long)t.instances, (unsigned long long)t.mismatches,
-              (unsigned long long)t.not_runnable, (unsigned long long)t.batch_errors);
+  for (const auto& [why_, c] : t.skip_reasons) std::printf("  skipped %llu: %s\n", (unsigned long long)c, why_.c_str());
+  std::printf(
+      "functions compared: %llu (%llu skipped), %llu with mismatches, %llu with "
+      "not-GPU-runnable instances\n",
+      (unsigned long long)t.functions, (unsigned long long)t.functions_skipped,
+      (unsigned long long)t.mismatched_functions, (unsigned long long)t.not_runnable_functions);
+  std::printf(
+      "instances compared: %llu, mismatches: %llu, not GPU-runnable: %llu, GPU batch "
+      "errors: %llu\n",
+      (unsigned long long)t.instances, (unsigned long long)t.mismatches, (unsigned long long)t.not_runnable,
+      (unsigned long long)t.batch_errors);
   return t.mismatches || t.batch_errors ? 1 : 0;
 }

@@ -49,8 +49,8 @@ struct BackendOptions {
   // Instructions per invoke before "fuel exhausted", so that a test that
   // never ends costs seconds, not the whole run. 0 = unlimited.
   uint64_t fuel = 0;
-  uint32_t max_call_depth = 0;  // 0 = the Store's default
-  uint32_t stack_slots = 0;     // 0 = the Store's default
+  uint32_t max_call_depth = 0;    // 0 = the Store's default
+  uint32_t stack_slots = 0;       // 0 = the Store's default
   uint32_t max_memory_pages = 0;  // 0 = the Store's default
   // Largest table size on both backends (table.grow fails past it); 0 = the
   // Store's default on the CPU and size + kTableGrowRoom on the GPU.
@@ -85,8 +85,7 @@ class Backend {
 
   // Calls exported function `field`; the backend checks argument count and
   // types against the function's type and reports a mismatch as Error.
-  virtual ActionOutcome invoke(uint32_t instance, const std::string& field,
-                               const std::vector<Value>& args) = 0;
+  virtual ActionOutcome invoke(uint32_t instance, const std::string& field, const std::vector<Value>& args) = 0;
 
   // Reads exported global `field` (one result).
   virtual ActionOutcome get(uint32_t instance, const std::string& field) = 0;

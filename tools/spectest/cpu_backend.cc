@@ -89,9 +89,8 @@ void CpuBackend::register_instance(uint32_t instance, const std::string& as) {
   registered_[as] = std::move(ex);
 }
 
-bool CpuBackend::resolve_invoke(uint32_t instance, const std::string& field,
-                                const std::vector<Value>& args, uint32_t& func_addr,
-                                ActionOutcome& err) const {
+bool CpuBackend::resolve_invoke(uint32_t instance, const std::string& field, const std::vector<Value>& args,
+                                uint32_t& func_addr, ActionOutcome& err) const {
   auto ev = store_->get_export(instance, field);
   if (!ev || ev->kind != ExternKind::Func) {
     err.kind = ActionOutcome::Kind::Error;
@@ -101,15 +100,15 @@ bool CpuBackend::resolve_invoke(uint32_t instance, const std::string& field,
   const FuncType& ft = store_->func_type(ev->addr);
   if (ft.params.size() != args.size()) {
     err.kind = ActionOutcome::Kind::Error;
-    err.message = "\"" + field + "\" takes " + std::to_string(ft.params.size()) +
-                  " arguments, script gives " + std::to_string(args.size());
+    err.message = "\"" + field + "\" takes " + std::to_string(ft.params.size()) + " arguments, script gives " +
+                  std::to_string(args.size());
     return false;
   }
   for (size_t i = 0; i < args.size(); ++i) {
     if (ft.params[i] != args[i].type) {
       err.kind = ActionOutcome::Kind::Error;
-      err.message = "argument " + std::to_string(i) + " of \"" + field + "\" is " +
-                    valtype_name(ft.params[i]) + ", script gives " + valtype_name(args[i].type);
+      err.message = "argument " + std::to_string(i) + " of \"" + field + "\" is " + valtype_name(ft.params[i]) +
+                    ", script gives " + valtype_name(args[i].type);
       return false;
     }
   }
@@ -130,8 +129,7 @@ ActionOutcome CpuBackend::invoke_on_cpu(uint32_t func_addr, const std::vector<Va
   return out;
 }
 
-ActionOutcome CpuBackend::invoke(uint32_t instance, const std::string& field,
-                                 const std::vector<Value>& args) {
+ActionOutcome CpuBackend::invoke(uint32_t instance, const std::string& field, const std::vector<Value>& args) {
   ActionOutcome err;
   uint32_t addr = 0;
   if (!resolve_invoke(instance, field, args, addr, err)) return err;
@@ -163,8 +161,7 @@ CpuBackend::Exports CpuBackend::make_spectest_exports(Store& store) {
   Exports ex;
   auto print = [&](const char* name, std::vector<ValType> params) {
     FuncType t{std::move(params), {}};
-    ex[name] = {ExternKind::Func,
-                store.add_host_func(t, [](Store&, uint64_t*) { return TrapCode::None; })};
+    ex[name] = {ExternKind::Func, store.add_host_func(t, [](Store&, uint64_t*) { return TrapCode::None; })};
   };
   print("print", {});
   print("print_i32", {ValType::I32});
@@ -176,10 +173,8 @@ CpuBackend::Exports CpuBackend::make_spectest_exports(Store& store) {
 
   ex["global_i32"] = {ExternKind::Global, store.add_global({ValType::I32, false}, 666)};
   ex["global_i64"] = {ExternKind::Global, store.add_global({ValType::I64, false}, 666)};
-  ex["global_f32"] = {ExternKind::Global,
-                      store.add_global({ValType::F32, false}, std::bit_cast<uint32_t>(666.6f))};
-  ex["global_f64"] = {ExternKind::Global,
-                      store.add_global({ValType::F64, false}, std::bit_cast<uint64_t>(666.6))};
+  ex["global_f32"] = {ExternKind::Global, store.add_global({ValType::F32, false}, std::bit_cast<uint32_t>(666.6f))};
+  ex["global_f64"] = {ExternKind::Global, store.add_global({ValType::F64, false}, std::bit_cast<uint64_t>(666.6))};
 
   TableType table;
   table.elem = ValType::FuncRef;
@@ -192,8 +187,6 @@ CpuBackend::Exports CpuBackend::make_spectest_exports(Store& store) {
   return ex;
 }
 
-std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& opts) {
-  return std::make_unique<CpuBackend>(opts);
-}
+std::unique_ptr<Backend> make_cpu_backend(const BackendOptions& opts) { return std::make_unique<CpuBackend>(opts); }
 
 }  // namespace ww::spectest

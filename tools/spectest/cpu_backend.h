@@ -27,8 +27,7 @@ class CpuBackend : public Backend {
   void reset() override;
   InstantiateOutcome instantiate(std::shared_ptr<const CompiledModule> m) override;
   void register_instance(uint32_t instance, const std::string& as) override;
-  ActionOutcome invoke(uint32_t instance, const std::string& field,
-                       const std::vector<Value>& args) override;
+  ActionOutcome invoke(uint32_t instance, const std::string& field, const std::vector<Value>& args) override;
   ActionOutcome get(uint32_t instance, const std::string& field) override;
   std::map<std::string, uint64_t> tier_report() const override { return tiers_; }
 
@@ -42,8 +41,8 @@ class CpuBackend : public Backend {
  protected:
   // Finds exported function `field` and checks the arguments against its
   // type: the function's store address, or an Error outcome in `err`.
-  bool resolve_invoke(uint32_t instance, const std::string& field, const std::vector<Value>& args,
-                      uint32_t& func_addr, ActionOutcome& err) const;
+  bool resolve_invoke(uint32_t instance, const std::string& field, const std::vector<Value>& args, uint32_t& func_addr,
+                      ActionOutcome& err) const;
   // Runs the function on the CPU interpreter.
   ActionOutcome invoke_on_cpu(uint32_t func_addr, const std::vector<Value>& args);
 

@@ -99,8 +99,7 @@ bool uses_memory_grow(const CompiledModule& cm) {
 std::string show_outcome(const gpu::BatchResult& r, uint32_t i) {
   const size_t nres = r.result_types.size();
   if (!r.finished[i]) return "did not finish";
-  if (r.traps[i] != uint8_t(TrapCode::None))
-    return std::string("trap \"") + trap_message(TrapCode(r.traps[i])) + "\"";
+  if (r.traps[i] != uint8_t(TrapCode::None)) return std::string("trap \"") + trap_message(TrapCode(r.traps[i])) + "\"";
   std::string s = "(";
   for (size_t k = 0; k < nres; ++k) {
     char buf[64];
@@ -121,9 +120,8 @@ bool same_outcome(const gpu::BatchResult& r, uint32_t a, uint32_t b) {
   if (r.traps[a] != uint8_t(TrapCode::None)) return true;
   for (size_t k = 0; k < nres; ++k)
     if (r.results[a * nres + k] != r.results[b * nres + k]) return false;
-  return r.results_hi.empty() ||
-         std::equal(r.results_hi.begin() + a * nres, r.results_hi.begin() + (a + 1) * nres,
-                    r.results_hi.begin() + b * nres);
+  return r.results_hi.empty() || std::equal(r.results_hi.begin() + a * nres, r.results_hi.begin() + (a + 1) * nres,
+                                            r.results_hi.begin() + b * nres);
 }
 
 bool imports_functions(const Module& m) {
@@ -166,8 +164,7 @@ class GpuBackend final : public CpuBackend {
     launcher_modules_.clear();
   }
 
-  ActionOutcome invoke(uint32_t instance, const std::string& field,
-                       const std::vector<Value>& args) override {
+  ActionOutcome invoke(uint32_t instance, const std::string& field, const std::vector<Value>& args) override {
     ActionOutcome out;
     uint32_t addr = 0;
     if (!resolve_invoke(instance, field, args, addr, out)) return out;
@@ -209,7 +206,8 @@ class GpuBackend final : public CpuBackend {
     req.write_back = true;
     if (o.compiled) {
       req.launcher = launcher_for(inst.module);
-      note_tier(req.launcher ? "invoke: compiled GPU code" : "invoke: GPU interpreter (the module has no compiled code)");
+      note_tier(req.launcher ? "invoke: compiled GPU code"
+                             : "invoke: GPU interpreter (the module has no compiled code)");
     }
 
     Snapshot before = take_snapshot(S, instance);
@@ -225,8 +223,8 @@ class GpuBackend final : public CpuBackend {
     for (uint32_t i = 1; i < req.instances; ++i) {
       if (!same_outcome(R, 0, i)) {
         out.kind = ActionOutcome::Kind::Error;
-        out.message = "GPU instances disagree: instance 0 gave " + show_outcome(R, 0) +
-                      ", instance " + std::to_string(i) + " gave " + show_outcome(R, i);
+        out.message = "GPU instances disagree: instance 0 gave " + show_outcome(R, 0) + ", instance " +
+                      std::to_string(i) + " gave " + show_outcome(R, i);
         return out;
       }
     }
@@ -240,8 +238,7 @@ class GpuBackend final : public CpuBackend {
       // Undo the write-back: the GPU result is not kept.
       restore_snapshot(S, instance, std::move(before));
       out = invoke_on_cpu(addr, args);
-      out.ran_on_cpu =
-          "calls a non-gpu import or another instance's function (HostError on the GPU)";
+      out.ran_on_cpu = "calls a non-gpu import or another instance's function (HostError on the GPU)";
       return out;
     }
     if (trap != TrapCode::None) {
@@ -300,9 +297,7 @@ class GpuBackend final : public CpuBackend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_gpu_backend(const BackendOptions& opts) {
-  return std::make_unique<GpuBackend>(opts);
-}
+std::unique_ptr<Backend> make_gpu_backend(const BackendOptions& opts) { return std::make_unique<GpuBackend>(opts); }
 
 bool gpu_available(std::string& why) {
   gpu::DeviceInfo d = gpu::probe_device();

@@ -5,17 +5,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <execinfo.h>
 #include <cerrno>
 #include <csignal>
-#include <execinfo.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "parse_uint.h"
 #include "backend.h"
+#include "parse_uint.h"
 #include "runner.h"
 
 namespace {
@@ -78,7 +78,6 @@ void usage(FILE* f) {
                "                            when it is rejected; everything that runs code is\n"
                "                            skipped (for instruction sets not run yet: SIMD)\n");
 }
-
 
 // 0 on success, or the exit status for a usage error.
 int parse_args(int argc, char** argv, Options& o) {
@@ -147,10 +146,8 @@ int parse_args(int argc, char** argv, Options& o) {
         std::fprintf(stderr, "ww-spectest: bad value for %s: %s\n", a.c_str(), v);
         return 2;
       }
-      if (a == "--fuel")
-        o.backend_opts.fuel = n;
-      else
-        o.timeout_s = unsigned(n);
+      if (a == "--fuel") o.backend_opts.fuel = n;
+      else o.timeout_s = unsigned(n);
     } else if (a == "--no-fork") {
       o.fork = false;
     } else if (a.size() > 1 && a[0] == '-') {
@@ -166,8 +163,7 @@ int parse_args(int argc, char** argv, Options& o) {
     return 2;
   }
   if (o.backend != "cpu" && o.backend != "gpu") {
-    std::fprintf(stderr, "ww-spectest: unknown backend \"%s\" (there are: cpu, gpu)\n",
-                 o.backend.c_str());
+    std::fprintf(stderr, "ww-spectest: unknown backend \"%s\" (there are: cpu, gpu)\n", o.backend.c_str());
     return 2;
   }
   return 0;
@@ -257,8 +253,7 @@ FileReport run_in_child(const std::string& path, const Options& o, const Expecte
   std::fflush(stderr);
   // The child publishes the line it is on here; shared so it survives a crash.
   static volatile uint32_t* line_slot = [] {
-    void* p = mmap(nullptr, sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                   -1, 0);
+    void* p = mmap(nullptr, sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? nullptr : static_cast<volatile uint32_t*>(p);
   }();
   if (line_slot) *line_slot = 0;
@@ -296,22 +291,20 @@ FileReport run_in_child(const std::string& path, const Options& o, const Expecte
   std::string text = drain_and_wait(fds[0], pid, st);
   if (WIFSIGNALED(st)) {
     int sig = WTERMSIG(st);
-    std::string at = line_slot && *line_slot ? " in the command on line " + std::to_string(*line_slot)
-                                             : std::string();
-    if (sig == SIGALRM)
-      return lost_script(path, "timed out after " + std::to_string(o.timeout_s) + " s" + at);
+    std::string at = line_slot && *line_slot ? " in the command on line " + std::to_string(*line_slot) : std::string();
+    if (sig == SIGALRM) return lost_script(path, "timed out after " + std::to_string(o.timeout_s) + " s" + at);
     return lost_script(path, std::string("crashed: ") + strsignal(sig) + at);
   }
   FileReport r;
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !report_from_json(text, r))
-    return lost_script(path, "the child running it exited with status " +
-                                 std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1));
+    return lost_script(
+        path, "the child running it exited with status " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1));
   return r;
 }
 
 std::string tally_line(const Tally& t) {
-  return std::to_string(t.passed) + " passed, " + std::to_string(t.failed) + " failed, " +
-         std::to_string(t.skipped) + " skipped";
+  return std::to_string(t.passed) + " passed, " + std::to_string(t.failed) + " failed, " + std::to_string(t.skipped) +
+         " skipped";
 }
 
 }  // namespace
@@ -378,8 +371,8 @@ int main(int argc, char** argv) {
       if (it != xf.entries.end()) {
         for (const auto& [line, reason] : it->second) {
           if (r.lines_seen.count(line)) continue;
-          std::string m = "stale expected failure: " + r.file + ":" + std::to_string(line) +
-                          " matches no command that ran";
+          std::string m =
+              "stale expected failure: " + r.file + ":" + std::to_string(line) + " matches no command that ran";
           std::printf("%s\n", m.c_str());
           unexpected.push_back(std::move(m));
         }
@@ -393,43 +386,42 @@ int main(int argc, char** argv) {
   Tally total;
   std::printf("\n%-24s %8s %8s %8s\n", "command", "passed", "failed", "skipped");
   for (const auto& [k, t] : kinds) {
-    std::printf("%-24s %8llu %8llu %8llu\n", k.c_str(), (unsigned long long)t.passed,
-                (unsigned long long)t.failed, (unsigned long long)t.skipped);
+    std::printf("%-24s %8llu %8llu %8llu\n", k.c_str(), (unsigned long long)t.passed, (unsigned long long)t.failed,
+                (unsigned long long)t.skipped);
     total += t;
   }
-  for (const auto& [why, n] : skip_reasons)
-    std::printf("skipped %llu: %s\n", (unsigned long long)n, why.c_str());
+  for (const auto& [why, n] : skip_reasons) std::printf("skipped %llu: %s\n", (unsigned long long)n, why.c_str());
   if (o.backend == "gpu") {
-    std::printf("gpu backend: every invoke of a module's own function ran on the GPU as %u "
-                "instances that had to agree; instantiation (start functions, segments), "
-                "linking and `get` ran on the CPU store\n",
-                o.backend_opts.gpu_instances);
+    std::printf(
+        "gpu backend: every invoke of a module's own function ran on the GPU as %u "
+        "instances that had to agree; instantiation (start functions, segments), "
+        "linking and `get` ran on the CPU store\n",
+        o.backend_opts.gpu_instances);
     uint64_t n = 0;
     for (const auto& [why, c] : ran_on_cpu) n += c;
     Tally cpu_run;
     for (const auto& [k, t] : kinds)
       if (k.ends_with(" (ran on CPU)")) cpu_run += t;
-    std::printf("ran on CPU (not GPU-runnable): %llu invokes (%llu passed, %llu failed), "
-                "not counted as GPU passes\n",
-                (unsigned long long)n, (unsigned long long)cpu_run.passed,
-                (unsigned long long)cpu_run.failed);
-    for (const auto& [why, c] : ran_on_cpu)
-      std::printf("  %llu: %s\n", (unsigned long long)c, why.c_str());
+    std::printf(
+        "ran on CPU (not GPU-runnable): %llu invokes (%llu passed, %llu failed), "
+        "not counted as GPU passes\n",
+        (unsigned long long)n, (unsigned long long)cpu_run.passed, (unsigned long long)cpu_run.failed);
+    for (const auto& [why, c] : ran_on_cpu) std::printf("  %llu: %s\n", (unsigned long long)c, why.c_str());
   }
   if (o.backend_opts.compiled) {
     std::printf("compiled tier (what ran each invoke, and modules that could not be compiled):\n");
     for (const auto& [what, n] : tiers) std::printf("  %llu: %s\n", (unsigned long long)n, what.c_str());
   }
   if (wording)
-    std::printf("%llu rejected modules (assert_invalid/assert_malformed) had different wording"
-                "%s\n",
-                (unsigned long long)wording, o.run.verbose ? "" : " (--verbose lists them)");
+    std::printf(
+        "%llu rejected modules (assert_invalid/assert_malformed) had different wording"
+        "%s\n",
+        (unsigned long long)wording, o.run.verbose ? "" : " (--verbose lists them)");
   if (expected_failures)
     std::printf("%llu of the failures are listed in %s\n", (unsigned long long)expected_failures,
                 o.expected_failures.c_str());
   if (!unexpected.empty())
-    std::printf("%zu unexpected results (unlisted failures, unexpected passes, errors)\n",
-                unexpected.size());
+    std::printf("%zu unexpected results (unlisted failures, unexpected passes, errors)\n", unexpected.size());
   std::printf("%llu passed, %llu failed, %llu skipped\n", (unsigned long long)total.passed,
               (unsigned long long)total.failed, (unsigned long long)total.skipped);
   return unexpected.empty() ? 0 : 1;

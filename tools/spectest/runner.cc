@@ -59,8 +59,7 @@ const json& array_field(const json& obj, const char* name) {
 uint64_t parse_bits(const std::string& s, uint64_t max) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v > max)
-    bad("bad value \"" + s + "\"");
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v > max) bad("bad value \"" + s + "\"");
   return v;
 }
 
@@ -75,9 +74,7 @@ ValType parse_type(const std::string& t) {
   bad("unsupported value type \"" + t + "\"");
 }
 
-uint64_t max_bits(ValType t) {
-  return t == ValType::I32 || t == ValType::F32 ? 0xFFFFFFFFull : ~0ull;
-}
+uint64_t max_bits(ValType t) { return t == ValType::I32 || t == ValType::F32 ? 0xFFFFFFFFull : ~0ull; }
 
 // A v128's lane shape: "i8" .. "f64", as bits per lane.
 uint32_t lane_bits(const json& v) {
@@ -148,7 +145,10 @@ Expect parse_expect(const json& v) {
   if (e.type == ValType::V128) {
     e.lane_bits = lane_bits(v);
     const std::string lt = str_field(v, "lane_type");
-    const ValType lane_type = lt == "f32" ? ValType::F32 : lt == "f64" ? ValType::F64 : lt == "i64" ? ValType::I64 : ValType::I32;
+    const ValType lane_type = lt == "f32"   ? ValType::F32
+                              : lt == "f64" ? ValType::F64
+                              : lt == "i64" ? ValType::I64
+                                            : ValType::I32;
     const json& lanes = array_field(v, "value");
     if (lanes.size() != 128 / e.lane_bits) bad("a v128 of " + std::to_string(lanes.size()) + " lanes");
     for (const json& l : lanes) {
@@ -201,18 +201,13 @@ bool matches(const Expect& e, const Value& v) {
   const uint64_t abs_mask = f32 ? 0x7FFFFFFFull : 0x7FFFFFFFFFFFFFFFull;
   const uint64_t canon = f32 ? 0x7FC00000ull : 0x7FF8000000000000ull;
   switch (e.match) {
-    case Expect::Match::Bits:
-      return v.bits == e.bits;
-    case Expect::Match::CanonicalNan:
-      return (v.bits & abs_mask) == canon;
-    case Expect::Match::ArithmeticNan:
-      return (v.bits & canon) == canon;
-    case Expect::Match::NonNullRef:
-      return v.bits != 0;
+    case Expect::Match::Bits: return v.bits == e.bits;
+    case Expect::Match::CanonicalNan: return (v.bits & abs_mask) == canon;
+    case Expect::Match::ArithmeticNan: return (v.bits & canon) == canon;
+    case Expect::Match::NonNullRef: return v.bits != 0;
   }
   return false;
 }
-
 
 std::string show(const Expect& e) {
   if (e.type == ValType::V128) {
@@ -221,14 +216,10 @@ std::string show(const Expect& e) {
     return s + "]";
   }
   switch (e.match) {
-    case Expect::Match::Bits:
-      return show_bits(e.type, e.bits);
-    case Expect::Match::CanonicalNan:
-      return std::string(valtype_name(e.type)) + ":nan:canonical";
-    case Expect::Match::ArithmeticNan:
-      return std::string(valtype_name(e.type)) + ":nan:arithmetic";
-    case Expect::Match::NonNullRef:
-      return std::string(valtype_name(e.type)) + ":non-null";
+    case Expect::Match::Bits: return show_bits(e.type, e.bits);
+    case Expect::Match::CanonicalNan: return std::string(valtype_name(e.type)) + ":nan:canonical";
+    case Expect::Match::ArithmeticNan: return std::string(valtype_name(e.type)) + ":nan:arithmetic";
+    case Expect::Match::NonNullRef: return std::string(valtype_name(e.type)) + ":non-null";
   }
   return "?";
 }
@@ -240,9 +231,7 @@ std::string show_list(const std::vector<T>& xs, F f) {
   return s + ")";
 }
 
-bool has_prefix(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
+bool has_prefix(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
 // A trap message matches when the expected text is its prefix, or when the
 // expected text is the message plus the operand the reference interpreter
@@ -262,8 +251,7 @@ struct ModuleSlot {
 
 class Script {
  public:
-  Script(Backend& be, const ExpectedFailures& xf, const RunOptions& opts, FileReport& rep,
-         std::string dir)
+  Script(Backend& be, const ExpectedFailures& xf, const RunOptions& opts, FileReport& rep, std::string dir)
       : be_(be), xf_(xf), opts_(opts), rep_(rep), dir_(std::move(dir)) {}
 
   void run(const json& cmd) {
@@ -288,8 +276,13 @@ class Script {
     if (opts_.validate_only) {
       if (kind == "module") return cmd_module_valid(kind, line, cmd);
       if (kind == "assert_invalid" || kind == "assert_malformed") return cmd_assert_rejected(kind, line, cmd);
-      static const char* const kRuns[] = {"register", "action", "assert_return", "assert_trap", "assert_exhaustion",
-                                          "assert_unlinkable", "assert_uninstantiable"};
+      static const char* const kRuns[] = {"register",
+                                          "action",
+                                          "assert_return",
+                                          "assert_trap",
+                                          "assert_exhaustion",
+                                          "assert_unlinkable",
+                                          "assert_uninstantiable"};
       for (const char* k : kRuns)
         if (kind == k) return skip(kind, "validate-only run");
       bad("unknown command type \"" + kind + "\"");
@@ -302,8 +295,7 @@ class Script {
       if (cmd.contains("filename")) return cmd_module_fails(kind, line, cmd, true);
       return cmd_assert_trap(kind, line, cmd);
     }
-    if (kind == "assert_invalid" || kind == "assert_malformed")
-      return cmd_assert_rejected(kind, line, cmd);
+    if (kind == "assert_invalid" || kind == "assert_malformed") return cmd_assert_rejected(kind, line, cmd);
     if (kind == "assert_unlinkable") return cmd_module_fails(kind, line, cmd, false);
     if (kind == "assert_uninstantiable") return cmd_module_fails(kind, line, cmd, true);
     bad("unknown command type \"" + kind + "\"");
@@ -315,8 +307,8 @@ class Script {
     rep_.kinds[kind].passed++;
     rep_.lines_seen.insert(line);
     if (const std::string* reason = xf_.find(rep_.file, line)) {
-      std::string m = "unexpected pass: " + rep_.file + ":" + std::to_string(line) + " " + kind +
-                      " (listed as: " + *reason + ")";
+      std::string m =
+          "unexpected pass: " + rep_.file + ":" + std::to_string(line) + " " + kind + " (listed as: " + *reason + ")";
       std::printf("%s\n", m.c_str());
       rep_.unexpected.push_back(std::move(m));
     }
@@ -430,17 +422,13 @@ class Script {
         slot.ok = true;
         slot.instance = o.instance;
       } else {
-        slot.why = (o.kind == InstantiateOutcome::Kind::Trap ? "instantiation trapped: "
-                                                               : "unlinkable: ") +
-                   o.message;
+        slot.why = (o.kind == InstantiateOutcome::Kind::Trap ? "instantiation trapped: " : "unlinkable: ") + o.message;
       }
     }
     current_ = slot;
     if (name) named_[*name] = slot;
-    if (slot.ok)
-      pass(kind, line);
-    else
-      fail(kind, line, slot.why);
+    if (slot.ok) pass(kind, line);
+    else fail(kind, line, slot.why);
   }
 
   void cmd_register(const std::string& kind, uint32_t line, const json& cmd) {
@@ -487,9 +475,9 @@ class Script {
     const std::string kind = kind_of(cmd_kind, o);
     if (o.kind == ActionOutcome::Kind::Error) return fail(kind, line, o.message);
     if (o.kind == ActionOutcome::Kind::Ok)
-      return fail(kind, line,
-                  "expected trap \"" + text + "\", returned " +
-                      show_list(o.results, [](const Value& v) { return show_bits(v.type, v.bits, v.hi); }));
+      return fail(kind, line, "expected trap \"" + text + "\", returned " + show_list(o.results, [](const Value& v) {
+                                return show_bits(v.type, v.bits, v.hi);
+                              }));
     if (trap_matches(o.message, text)) return pass(kind, line);
     fail(kind, line, "expected trap \"" + text + "\", got \"" + o.message + "\"");
   }
@@ -506,8 +494,8 @@ class Script {
     if (!has_prefix(l.error, text)) {
       rep_.wording_differs++;
       if (opts_.verbose)
-        std::printf("WORDING %s:%u: %s: expected \"%s\", got \"%s\"\n", rep_.file.c_str(), line,
-                    kind.c_str(), text.c_str(), l.error.c_str());
+        std::printf("WORDING %s:%u: %s: expected \"%s\", got \"%s\"\n", rep_.file.c_str(), line, kind.c_str(),
+                    text.c_str(), l.error.c_str());
     }
   }
 
@@ -523,8 +511,8 @@ class Script {
     const bool trapped = o.kind == InstantiateOutcome::Kind::Trap;
     if (trapped != want_trap)
       return fail(kind, line,
-                  std::string(trapped ? "instantiation trapped" : "module was unlinkable") +
-                      " with \"" + o.message + "\", expected \"" + text + "\"");
+                  std::string(trapped ? "instantiation trapped" : "module was unlinkable") + " with \"" + o.message +
+                      "\", expected \"" + text + "\"");
     if (has_prefix(o.message, text)) return pass(kind, line);
     fail(kind, line, "expected \"" + text + "\", got \"" + o.message + "\"");
   }
@@ -599,12 +587,11 @@ bool parse_expected_failures(const std::string& path, ExpectedFailures& out, std
   return true;
 }
 
-FileReport run_script(const std::string& json_path, Backend& backend,
-                      const ExpectedFailures& xfail, const RunOptions& opts) {
+FileReport run_script(const std::string& json_path, Backend& backend, const ExpectedFailures& xfail,
+                      const RunOptions& opts) {
   FileReport rep;
   rep.file = basename_of(json_path);
-  if (rep.file.size() > 5 && rep.file.ends_with(".json"))
-    rep.file = rep.file.substr(0, rep.file.size() - 5) + ".wast";
+  if (rep.file.size() > 5 && rep.file.ends_with(".json")) rep.file = rep.file.substr(0, rep.file.size() - 5) + ".wast";
 
   auto script_error = [&](const std::string& why) {
     rep.script_error = true;

@@ -32,15 +32,15 @@ struct Tally {
 };
 
 struct FileReport {
-  std::string file;                  // the .wast name the script came from
+  std::string file;                    // the .wast name the script came from
   std::map<std::string, Tally> kinds;  // command kind -> tally
   // Problems that make the run fail: unlisted failures, unexpected passes.
   std::vector<std::string> unexpected;
-  uint64_t expected_failures = 0;  // listed failures that failed as listed
-  uint64_t wording_differs = 0;    // rejected as required, with other words
-  std::set<uint32_t> lines_seen;   // lines of commands that passed or failed
+  uint64_t expected_failures = 0;                // listed failures that failed as listed
+  uint64_t wording_differs = 0;                  // rejected as required, with other words
+  std::set<uint32_t> lines_seen;                 // lines of commands that passed or failed
   std::map<std::string, uint64_t> skip_reasons;  // reason -> count
-  bool script_error = false;  // the JSON itself could not be used
+  bool script_error = false;                     // the JSON itself could not be used
   // Invokes the backend ran on the CPU instead (ActionOutcome::ran_on_cpu):
   // reason -> count. Their commands are tallied as "KIND (ran on CPU)".
   std::map<std::string, uint64_t> ran_on_cpu;
@@ -57,8 +57,8 @@ struct RunOptions {
   volatile uint32_t* current_line = nullptr;
 };
 
-FileReport run_script(const std::string& json_path, Backend& backend,
-                      const ExpectedFailures& xfail, const RunOptions& opts);
+FileReport run_script(const std::string& json_path, Backend& backend, const ExpectedFailures& xfail,
+                      const RunOptions& opts);
 
 // A FileReport crosses the pipe from the child that ran it as JSON.
 std::string report_to_json(const FileReport& r);

@@ -67,8 +67,8 @@ struct CpuInst {
   const uint32_t* funcs;  // store address of each function of the index space
   uint32_t func_base;     // store address of defined function 0
   uint32_t max_depth;
-  uint32_t depth;         // the entry function's depth
-  uint64_t fuel;          // metered code: instructions left
+  uint32_t depth;  // the entry function's depth
+  uint64_t fuel;   // metered code: instructions left
   // Code built with a deadline reads this byte every kHostTickMask + 1
   // back-edges: non-zero stops it with that trap code (never null).
   const uint8_t* interrupt;

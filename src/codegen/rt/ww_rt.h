@@ -95,18 +95,18 @@ struct Inst {
 #define GLOBAL_SET(k, v) (I.g[k] = (v))
 // A v128 global's high word: row WW_GLOBAL_HI_ROW + k (gpu::GpuImage::globals).
 #define GLOBAL_GET_V128(k) ::ww::sem::v128_of(I.g[k], I.g[WW_GLOBAL_HI_ROW + (k)])
-#define GLOBAL_SET_V128(k, v)               \
-  do {                                      \
-    const ::ww::sem::V128 gv_ = (v);        \
-    I.g[k] = gv_.lo;                        \
-    I.g[WW_GLOBAL_HI_ROW + (k)] = gv_.hi;   \
+#define GLOBAL_SET_V128(k, v)             \
+  do {                                    \
+    const ::ww::sem::V128 gv_ = (v);      \
+    I.g[k] = gv_.lo;                      \
+    I.g[WW_GLOBAL_HI_ROW + (k)] = gv_.hi; \
   } while (0)
 #define MEMV (mc_.forget_image(), gpu::DevMemView<WW_LAYOUT>{I.mem, &I.mem_size, I.W, I.t})
 // The size in a local too: read from the context, it was reloaded from
 // local memory at every access, since a store may alias the context (the
 // context lives in local memory once a function takes it by reference).
-#define WW_MEM_LOCALS                                               \
-  [[maybe_unused]] gpu::MemCache<WW_LAYOUT> mc_ = I.mem.cache();    \
+#define WW_MEM_LOCALS                                            \
+  [[maybe_unused]] gpu::MemCache<WW_LAYOUT> mc_ = I.mem.cache(); \
   [[maybe_unused]] uint64_t mem_size_ = I.mem_size;
 #define MEM_REFRESH() (mc_.forget_image(), mem_size_ = I.mem_size)
 #define DATAV(seg) (gpu::DevDataView{I.M, I.W, I.t, (seg)})
@@ -123,9 +123,9 @@ using Inst = rt::CpuInst;
 // alias the context, so with I.mem in every access the compiler reloaded
 // the base and the size after each store. Anything that may move or grow
 // the memory (memory.grow, a call) is followed by MEM_REFRESH().
-#define WW_MEM_LOCALS                        \
-  [[maybe_unused]] uint8_t* mem_ = I.mem;            \
-  [[maybe_unused]] uint8_t* written_ = I.written;    \
+#define WW_MEM_LOCALS                             \
+  [[maybe_unused]] uint8_t* mem_ = I.mem;         \
+  [[maybe_unused]] uint8_t* written_ = I.written; \
   [[maybe_unused]] uint64_t mem_size_ = I.mem_size;
 #define MEM_REFRESH() (mem_ = I.mem, written_ = I.written, mem_size_ = I.mem_size)
 #define MEM_SIZE mem_size_
@@ -143,11 +143,11 @@ using Inst = rt::CpuInst;
 #define GLOBAL_SET(g, v) (*I.globals[g] = (v))
 // A v128 global's high word follows its low word (the store's GlobalInst).
 #define GLOBAL_GET_V128(g) ::ww::sem::v128_of(I.globals[g][0], I.globals[g][1])
-#define GLOBAL_SET_V128(g, v)             \
-  do {                                    \
-    const ::ww::sem::V128 gv_ = (v);      \
-    I.globals[g][0] = gv_.lo;             \
-    I.globals[g][1] = gv_.hi;             \
+#define GLOBAL_SET_V128(g, v)        \
+  do {                               \
+    const ::ww::sem::V128 gv_ = (v); \
+    I.globals[g][0] = gv_.lo;        \
+    I.globals[g][1] = gv_.hi;        \
   } while (0)
 
 // The views of semantics/memory_ops.h over the context; growing goes
@@ -223,33 +223,34 @@ __device__
 #else
 [[gnu::cold, gnu::noinline]]
 #endif
-inline void set_trap(Inst& I, TrapCode c, uint32_t fn, uint32_t pc) {
+    inline void
+    set_trap(Inst& I, TrapCode c, uint32_t fn, uint32_t pc) {
   I.trap = uint32_t(c);
   I.trap_func = fn;
   I.trap_pc = pc;
 }
 
-#define TRAP(name)                                   \
-  do {                                               \
+#define TRAP(name)                                    \
+  do {                                                \
     ::ww::gen::set_trap(I, TrapCode::name, kFn, kPc); \
-    return RetT();                                   \
+    return RetT();                                    \
   } while (0)
-#define TRAP_IF(expr)                          \
-  do {                                         \
-    TrapCode tc_ = (expr);                     \
-    if (WW_UNLIKELY(tc_ != TrapCode::None)) {  \
-      ::ww::gen::set_trap(I, tc_, kFn, kPc);   \
-      return RetT();                           \
-    }                                          \
+#define TRAP_IF(expr)                         \
+  do {                                        \
+    TrapCode tc_ = (expr);                    \
+    if (WW_UNLIKELY(tc_ != TrapCode::None)) { \
+      ::ww::gen::set_trap(I, tc_, kFn, kPc);  \
+      return RetT();                          \
+    }                                         \
   } while (0)
-#define WW_CHECK_TRAP()                 \
-  do {                                  \
+#define WW_CHECK_TRAP()                     \
+  do {                                      \
     if (WW_UNLIKELY(I.trap)) return RetT(); \
   } while (0)
 
 #if WW_METERED
-#define WW_FUEL_TICK()                            \
-  do {                                            \
+#define WW_FUEL_TICK()                                   \
+  do {                                                   \
     if (WW_UNLIKELY(--I.fuel == 0)) TRAP(FuelExhausted); \
   } while (0)
 #else
@@ -257,27 +258,26 @@ inline void set_trap(Inst& I, TrapCode c, uint32_t fn, uint32_t pc) {
 #endif
 
 #if defined(__CUDACC__) && WW_DEADLINE
-#define WW_DEADLINE_TICK()                                                          \
-  do {                                                                              \
-    if ((++I.ticks & gpu::kDeadlineTickMask) == 0 &&                                \
-        gpu::past_deadline(*I.W)) {                                                 \
-      ::ww::gen::set_trap(I, TrapCode::Timeout, kFn, kPc);                          \
-      I.stopped = true;                                                             \
-      return RetT();                                                                \
-    }                                                                               \
+#define WW_DEADLINE_TICK()                                                       \
+  do {                                                                           \
+    if ((++I.ticks & gpu::kDeadlineTickMask) == 0 && gpu::past_deadline(*I.W)) { \
+      ::ww::gen::set_trap(I, TrapCode::Timeout, kFn, kPc);                       \
+      I.stopped = true;                                                          \
+      return RetT();                                                             \
+    }                                                                            \
   } while (0)
 #elif WW_DEADLINE
 // The host: the batch sets the interrupt byte when the timeout passes or on
 // Ctrl-C; a relaxed load every 1024 back-edges costs about nothing.
-#define WW_DEADLINE_TICK()                                                         \
-  do {                                                                             \
-    if (WW_UNLIKELY((++I.ticks & 1023u) == 0)) {                                   \
-      const uint8_t c_ = __atomic_load_n(I.interrupt, __ATOMIC_RELAXED);           \
-      if (c_) {                                                                    \
-        ::ww::gen::set_trap(I, TrapCode(c_), kFn, kPc);                            \
-        return RetT();                                                             \
-      }                                                                            \
-    }                                                                              \
+#define WW_DEADLINE_TICK()                                               \
+  do {                                                                   \
+    if (WW_UNLIKELY((++I.ticks & 1023u) == 0)) {                         \
+      const uint8_t c_ = __atomic_load_n(I.interrupt, __ATOMIC_RELAXED); \
+      if (c_) {                                                          \
+        ::ww::gen::set_trap(I, TrapCode(c_), kFn, kPc);                  \
+        return RetT();                                                   \
+      }                                                                  \
+    }                                                                    \
   } while (0)
 #else
 #define WW_DEADLINE_TICK() ((void)0)
@@ -296,9 +296,9 @@ inline void set_trap(Inst& I, TrapCode c, uint32_t fn, uint32_t pc) {
 #define SLOT(s) r##s
 // A v128 write to slots a (low word) and b (high word): the generator
 // spells ops.def's WV128(s, v) out so, since it cannot add to a slot name.
-#define WV128_2(a, b, v)                  \
-  do {                                    \
-    const ::ww::sem::V128 wv128_ = (v);   \
-    SLOT(a) = wv128_.lo;                  \
-    SLOT(b) = wv128_.hi;                  \
+#define WV128_2(a, b, v)                \
+  do {                                  \
+    const ::ww::sem::V128 wv128_ = (v); \
+    SLOT(a) = wv128_.lo;                \
+    SLOT(b) = wv128_.hi;                \
   } while (0)

@@ -121,12 +121,12 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
 #include "bytecode/handler_macros.h"
 #define TICK_SLOW() TRAP_IF(fuel.refill(S))
   // Backward jumps are loop back-edges: they burn fuel.
-#define JUMP(t)                                    \
-  do {                                             \
-    const uint32_t* np_ = cb + (t);                \
-    if (np_ <= pc && --fuel.slice == 0) TICK_SLOW();  \
-    pc = np_;                                      \
-    DISPATCH();                                    \
+#define JUMP(t)                                      \
+  do {                                               \
+    const uint32_t* np_ = cb + (t);                  \
+    if (np_ <= pc && --fuel.slice == 0) TICK_SLOW(); \
+    pc = np_;                                        \
+    DISPATCH();                                      \
   } while (0)
 #define CONST64(k) consts[k]
 #define CONST64_NEXT(k) consts[(k) + 1]
@@ -145,46 +145,46 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
 #define GLOBAL_SET(g, v) (*globals[g] = (v))
   // A v128 global's high word follows its low word (GlobalInst::hi).
 #define GLOBAL_GET_V128(g) sem::v128_of(globals[g][0], globals[g][1])
-#define GLOBAL_SET_V128(g, v)          \
-  do {                                 \
-    const sem::V128 gv_ = (v);         \
-    globals[g][0] = gv_.lo;            \
-    globals[g][1] = gv_.hi;            \
+#define GLOBAL_SET_V128(g, v)  \
+  do {                         \
+    const sem::V128 gv_ = (v); \
+    globals[g][0] = gv_.lo;    \
+    globals[g][1] = gv_.hi;    \
   } while (0)
-#define BR_TABLE(v, start, count)                                  \
-  do {                                                             \
-    uint32_t v_ = (v);                                             \
-    uint32_t k_ = v_ < (count) - 1 ? v_ : (count) - 1;            \
-    JUMP(br_tables[(start) + k_]);                                 \
+#define BR_TABLE(v, start, count)                  \
+  do {                                             \
+    uint32_t v_ = (v);                             \
+    uint32_t k_ = v_ < (count)-1 ? v_ : (count)-1; \
+    JUMP(br_tables[(start) + k_]);                 \
   } while (0)
 #define RETURN() goto do_return
-#define CALL(base, f)                        \
-  do {                                       \
-    call_fp = fp + (base);                   \
-    call_def = (f) - nimp;                   \
-    ret_pc = pc + WW_WORDS_S1I;              \
-    goto do_call;                            \
+#define CALL(base, f)           \
+  do {                          \
+    call_fp = fp + (base);      \
+    call_def = (f)-nimp;        \
+    ret_pc = pc + WW_WORDS_S1I; \
+    goto do_call;               \
   } while (0)
-#define CALL_IMPORT(base, f)                                           \
-  do {                                                                 \
-    ret_pc = pc + WW_WORDS_S1I;                                        \
-    call_fp = fp + (base);                                             \
-    call_def = inst.funcs[f];                                          \
-    goto do_call_store;                                                \
+#define CALL_IMPORT(base, f)    \
+  do {                          \
+    ret_pc = pc + WW_WORDS_S1I; \
+    call_fp = fp + (base);      \
+    call_def = inst.funcs[f];   \
+    goto do_call_store;         \
   } while (0)
-#define CALL_INDIRECT(base, idx, type, tbl)                                        \
-  do {                                                                             \
-    uint64_t ref_ = 0;                                                             \
+#define CALL_INDIRECT(base, idx, type, tbl)                                                             \
+  do {                                                                                                  \
+    uint64_t ref_ = 0;                                                                                  \
     TRAP_IF(sem::call_indirect_ref(TABLEV(tbl), (idx), StoreSigCheck{&S, inst.type_ids[type]}, &ref_)); \
-    const FuncInst& f_ = S.funcs[uint32_t(ref_ - 1)];                              \
-    ret_pc = pc + WW_WORDS_S2II;                                                   \
-    call_fp = fp + (base);                                                         \
-    if (f_.instance == instance) {                                                 \
-      call_def = f_.defined_index;                                                 \
-      goto do_call;                                                                \
-    }                                                                              \
-    call_def = uint32_t(ref_ - 1);                                                 \
-    goto do_call_store;                                                            \
+    const FuncInst& f_ = S.funcs[uint32_t(ref_ - 1)];                                                   \
+    ret_pc = pc + WW_WORDS_S2II;                                                                        \
+    call_fp = fp + (base);                                                                              \
+    if (f_.instance == instance) {                                                                      \
+      call_def = f_.defined_index;                                                                      \
+      goto do_call;                                                                                     \
+    }                                                                                                   \
+    call_def = uint32_t(ref_ - 1);                                                                      \
+    goto do_call_store;                                                                                 \
   } while (0)
 #define MEMV memv
 #define MEM_REFRESH() refresh_memory()
@@ -204,8 +204,7 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
 
 do_call : {
   const FunctionCode& fc = funcs[call_def];
-  if (S.depth >= max_depth || size_t(stack_end - call_fp) < fc.frame_slots)
-    TRAP(CallStackExhausted);
+  if (S.depth >= max_depth || size_t(stack_end - call_fp) < fc.frame_slots) TRAP(CallStackExhausted);
   if (--fuel.slice == 0) TICK_SLOW();
   frames.push_back({ret_pc, fp, cur});
   ++S.depth;

@@ -176,8 +176,8 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
 // (a dense reservation too large), on the interpreter and sparse memory,
 // which holds only the pages written; where that cannot either,
 // memory.grow fails past the old reservation, as before reruns.
-void rerun_grown(const BatchRequest& req, const BatchRequest::Destination& d, const Stretches& ran,
-                 uint32_t reserved, uint32_t max_pages, Clock::time_point t_start, BatchResult& out) {
+void rerun_grown(const BatchRequest& req, const BatchRequest::Destination& d, const Stretches& ran, uint32_t reserved,
+                 uint32_t max_pages, Clock::time_point t_start, BatchResult& out) {
   const uint8_t grown = uint8_t(TrapCode::GrowPastReservation);
   for (const Rerun& k : reruns_of(req, d, grown, ran)) {
     uint64_t want = 2 * uint64_t(reserved);
@@ -257,7 +257,8 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
   if (!p.store) {
     p.own_store = std::make_unique<Store>();
     p.store = p.own_store.get();
-    WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_for_batch(*p.store, mod, &p.ctx, req.host_calls != nullptr));
+    WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
+                        link_for_batch(*p.store, mod, &p.ctx, req.host_calls != nullptr));
     auto inst = p.store->instantiate(req.module, imports);
     if (auto* err = std::get_if<InstantiateError>(&inst)) return make_error(kNoOffset, err->message);
     p.instance = std::get<uint32_t>(inst);
@@ -284,7 +285,8 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
   // there when the limits allow it.
   uint32_t entry_slots = 0;
   auto entry = [&](uint32_t f) {
-    if (f >= mod.num_imported_funcs) entry_slots = std::max(entry_slots, img.funcs[f - mod.num_imported_funcs].frame_slots);
+    if (f >= mod.num_imported_funcs)
+      entry_slots = std::max(entry_slots, img.funcs[f - mod.num_imported_funcs].frame_slots);
   };
   if (req.resident) {  // any export may be called
     for (const Export& e : mod.exports)
@@ -353,7 +355,9 @@ Status check_then(const BatchRequest& req) {
   for (const BatchRequest::ThenCall& c : req.then)
     if (c.func_index < mod.num_imported_funcs || c.func_index >= mod.num_funcs() || c.repeat == 0 ||
         c.args.size() != mod.func_type(c.func_index).params.size())
-      return make_error(kNoOffset, "GPU batch: a chained call is not a function defined by the module, or its arguments do not fit it");
+      return make_error(
+          kNoOffset,
+          "GPU batch: a chained call is not a function defined by the module, or its arguments do not fit it");
   return Status::Ok();
 }
 
@@ -518,6 +522,5 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
   out.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   return out;
 }
-
 
 }  // namespace ww::gpu

@@ -25,8 +25,8 @@ struct Driver {
   CUresult (*module_load_data)(CUmodule*, const void*) = nullptr;
   CUresult (*module_unload)(CUmodule) = nullptr;
   CUresult (*module_get_function)(CUfunction*, CUmodule, const char*) = nullptr;
-  CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                     CUstream, void**, void**) = nullptr;
+  CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void**,
+                     void**) = nullptr;
   CUresult (*error_string)(CUresult, const char**) = nullptr;
 };
 
@@ -155,13 +155,15 @@ struct LoadedCode {
   uint64_t stack_held = 0;  // and as the driver set it
 };
 
-Result<LoadedCode> load_on_current_device(const Driver& d, const std::vector<uint8_t>& cubin, const std::string& kernel) {
+Result<LoadedCode> load_on_current_device(const Driver& d, const std::vector<uint8_t>& cubin,
+                                          const std::string& kernel) {
   // The runtime's primary context must exist before a driver-API load.
   WW_CUDA(cudaFree(nullptr));
   LoadedCode c;
   c.device = current_device();
   CUresult r = d.module_load_data(&c.mod, cubin.data());
-  if (r != CUDA_SUCCESS) return err("cannot load compiled GPU code on GPU " + std::to_string(c.device) + ": " + cu_error(d, r));
+  if (r != CUDA_SUCCESS)
+    return err("cannot load compiled GPU code on GPU " + std::to_string(c.device) + ": " + cu_error(d, r));
   r = d.module_get_function(&c.fn, c.mod, kernel.c_str());
   if (r != CUDA_SUCCESS) {
     d.module_unload(c.mod);
@@ -191,7 +193,11 @@ class CompiledLauncher final : public KernelLauncher {
   // `background`; the first use waits for it.
   CompiledLauncher(const Driver& d, std::vector<uint8_t> cubin, std::string kernel, int device, bool recursive,
                    uint32_t frames, uint64_t leave_words, bool background)
-      : d_(d), cubin_(std::move(cubin)), kernel_(std::move(kernel)), recursive_(recursive), leave_words_(leave_words),
+      : d_(d),
+        cubin_(std::move(cubin)),
+        kernel_(std::move(kernel)),
+        recursive_(recursive),
+        leave_words_(leave_words),
         frame_((frames & 0xffff) ? (frames & 0xffff) + 16 : kDefaultFrameBytes),
         base_(kKernelFrameBytes + (frames >> 16)) {
     int sms = 0, threads = 0;
@@ -236,8 +242,8 @@ class CompiledLauncher final : public KernelLauncher {
     return held_stack(*code, max_call_depth).status();
   }
 
-  Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks,
-                DevLayout, cudaStream_t stream) override {
+  Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks, DevLayout,
+                cudaStream_t stream) override {
     WW_ASSIGN_OR_RETURN(LoadedCode * code, on_this_device());
     DevWave wave = w;
     if (recursive_) {
@@ -304,7 +310,7 @@ class CompiledLauncher final : public KernelLauncher {
   const std::vector<uint8_t> cubin_;
   const std::string kernel_;
   std::mutex mu_;
-  std::deque<LoadedCode> loaded_;  // per GPU; a deque keeps the pointers launches hold
+  std::deque<LoadedCode> loaded_;          // per GPU; a deque keeps the pointers launches hold
   std::future<Result<LoadedCode>> first_;  // the first GPU's, until a use takes it
   std::string first_failure_;
   bool recursive_;
@@ -318,8 +324,8 @@ class CompiledLauncher final : public KernelLauncher {
 }  // namespace
 
 Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>& payload,
-                                                              const std::string& kernel, bool recursive,
-                                                              uint64_t leave_words, bool background) {
+                                                             const std::string& kernel, bool recursive,
+                                                             uint64_t leave_words, bool background) {
   // The payload is nvrtc_compile's: the CUBIN, then 4 bytes of the largest
   // stack frame ptxas reported.
   if (payload.size() < 8) return err("compiled GPU code is truncated");
@@ -331,9 +337,8 @@ Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<u
   // The runtime's primary context must exist before a driver-API load;
   // made here, on the caller's thread, as before the load moved off it.
   WW_CUDA(cudaFree(nullptr));
-  return std::shared_ptr<KernelLauncher>(std::make_shared<CompiledLauncher>(*d, std::move(cubin), kernel,
-                                                                            current_device(), recursive, frame,
-                                                                            leave_words, background));
+  return std::shared_ptr<KernelLauncher>(std::make_shared<CompiledLauncher>(
+      *d, std::move(cubin), kernel, current_device(), recursive, frame, leave_words, background));
 }
 
 }  // namespace ww::gpu

@@ -14,12 +14,11 @@
 
 namespace ww::gpu {
 
-#define WW_CUDA(call)                                                                     \
-  do {                                                                                    \
-    cudaError_t e_ = (call);                                                              \
-    if (e_ != cudaSuccess)                                                                \
-      return ::ww::make_error(::ww::kNoOffset, std::string("CUDA error in ") + #call + ": " + \
-                                                   cudaGetErrorString(e_));               \
+#define WW_CUDA(call)                                                                                                  \
+  do {                                                                                                                 \
+    cudaError_t e_ = (call);                                                                                           \
+    if (e_ != cudaSuccess)                                                                                             \
+      return ::ww::make_error(::ww::kNoOffset, std::string("CUDA error in ") + #call + ": " + cudaGetErrorString(e_)); \
   } while (0)
 
 // `bytes` from host `from` to device `to`, queued on the thread's stream.
@@ -66,8 +65,8 @@ class DeviceArena {
     }
     cudaError_t e = cudaMalloc(&p, bytes);
     if (e != cudaSuccess)
-      return make_error(kNoOffset, "GPU out of memory allocating " + std::to_string(bytes) +
-                                       " bytes: " + cudaGetErrorString(e));
+      return make_error(kNoOffset,
+                        "GPU out of memory allocating " + std::to_string(bytes) + " bytes: " + cudaGetErrorString(e));
     allocs_.push_back({p, bytes});
     *out = static_cast<T*>(p);
     return Status::Ok();
@@ -98,8 +97,8 @@ class DeviceArena {
     size_t bytes;
   };
   std::vector<Allocation> allocs_;
-  DeviceBlock reserved_;  // not in allocs_
-  int reserved_on_ = 0;   // its GPU
+  DeviceBlock reserved_;      // not in allocs_
+  int reserved_on_ = 0;       // its GPU
   uint8_t* block_ = nullptr;  // what is left of the reserved block
   size_t block_left_ = 0;
 };

@@ -18,9 +18,9 @@
 #include "common/guest_memory.h"
 #include "common/result.h"
 #include "exec/gpu/memory_layout.h"
-#include "wasi/wasi_numbers.h"
 #include "intrinsics/gpu_batch.h"
 #include "runtime/runtime.h"
+#include "wasi/wasi_numbers.h"
 
 namespace ww::gpu {
 
@@ -28,7 +28,6 @@ class KernelLauncher;  // exec/gpu/kernel_launcher.cuh
 
 // trap_pc of a trap that no code raised (a memory input that did not fit).
 inline constexpr uint32_t kNoTrapPc = ~0u;
-
 
 struct DeviceInfo {
   bool available = false;
@@ -211,7 +210,7 @@ struct MemOut {
 struct DeviceFile {
   const uint8_t* bytes = nullptr;
   uint64_t size = 0;
-  uint64_t max_seek = 0;  // the largest offset lseek allows on its file system
+  uint64_t max_seek = 0;                       // the largest offset lseek allows on its file system
   uint8_t filestat[wasi::kFilestatSize] = {};  // fd_filestat_get's bytes
   uint8_t fdstat[wasi::kFdstatSize] = {};      // fd_fdstat_get's
 };
@@ -239,8 +238,8 @@ struct HostCall {
   // A call through a table of another instance's function: its store
   // address (its type matched the call's on the device); else -1.
   int64_t foreign_func = -1;
-  uint64_t* io = nullptr;  // arguments in, results out
-  GuestMemory* memory = nullptr;  // the instance's memory 0, or null
+  uint64_t* io = nullptr;          // arguments in, results out
+  GuestMemory* memory = nullptr;   // the instance's memory 0, or null
   TrapCode trap = TrapCode::None;  // set to end the instance with this trap
   // When the device may hold files (DeviceWasi::file_budget): the table,
   // and what the call gave the device, descriptor `fd` of file `file` in
@@ -260,7 +259,7 @@ struct DeviceWasi {
   // argv (0xFF bytes stand for the instance's index in decimal) and the
   // environment: the strings one after another, without their NULs.
   std::vector<uint8_t> argv, env;
-  std::vector<uint32_t> argv_off, env_off;  // count + 1 offsets
+  std::vector<uint32_t> argv_off, env_off;      // count + 1 offsets
   bool log_stdout = false, log_stderr = false;  // fd 1 / fd 2 writes collected on the device
   uint64_t out_cap = ~uint64_t{0};              // bytes each of them may take
   uint64_t seed = 0;                            // random_get: SplitMix64 of seed + instance
@@ -355,7 +354,7 @@ struct BatchRequest {
   struct ThenCall {
     uint32_t func_index = 0;  // a defined function
     uint32_t repeat = 1;
-    std::vector<uint64_t> args, args_hi;   // as the request's
+    std::vector<uint64_t> args, args_hi;  // as the request's
     std::vector<uint8_t> arg_index_kind;  // per parameter, as arg_index_kind (empty: none)
   };
   std::vector<ThenCall> then;
@@ -391,8 +390,8 @@ struct BatchRequest {
   // requests at once); 0 = what is free.
   uint64_t memory_budget = 0;
 
-  uint64_t fuel = 0;       // instructions per instance (back-edges and calls); 0 = unlimited
-  double timeout_s = 0;    // stop the batch after this long; 0 = none
+  uint64_t fuel = 0;             // instructions per instance (back-edges and calls); 0 = unlimited
+  double timeout_s = 0;          // stop the batch after this long; 0 = none
   uint32_t stack_slots = 384;    // 64-bit frame slots each instance owns
   uint32_t max_call_depth = 64;  // calls each instance owns records for
   // The whole stack's limits ("call stack exhausted" past them, as on the
@@ -408,7 +407,7 @@ struct BatchRequest {
   std::function<void(uint32_t first, uint32_t end)> final_rows;
   // The most device memory for stack segments; 0 = kStackPoolMaxBytes.
   uint64_t max_stack_pool_bytes = 0;
-  uint32_t memory_pages = 0;     // linear-memory capacity per instance; 0 = automatic
+  uint32_t memory_pages = 0;  // linear-memory capacity per instance; 0 = automatic
   // False: memory.grow fails past memory_pages, where it would otherwise
   // run the instance again with more reserved (gpu_plan.h's
   // grows_past_reservation_rerun).
@@ -492,7 +491,6 @@ struct BatchRequest {
   std::function<void(const BatchPlan& plan, const std::string& device)> on_plan;
 };
 
-
 struct BatchResult {
   std::vector<ValType> result_types;
   std::vector<uint64_t> results;     // instances x result_types.size()
@@ -557,11 +555,10 @@ std::vector<std::string> nvrtc_options(int cc_major, int cc_minor);
 // the largest stack frame ptxas reported (low 16 bits) and the kernel's
 // and the chain function's (high 16), which load_compiled_kernel reads.
 // Errors carry NVRTC's first error line.
-Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>& units, const std::string& name,
-                                           int cc_major, int cc_minor);
+Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>& units, const std::string& name, int cc_major,
+                                           int cc_minor);
 // Links relocatable CUBINs into one (nvJitLink, loaded with dlopen).
-Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>& objects, int cc_major,
-                                         int cc_minor);
+Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>& objects, int cc_major, int cc_minor);
 // Loads a CUBIN through the driver API and returns the launcher of its
 // kernel `kernel` (which takes the interpreter kernel's parameters).
 // `recursive`: the code recurses, so the CUDA stack is sized for the
@@ -569,8 +566,8 @@ Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>
 // calls may leave for the host. `background`: the load runs on a thread
 // of its own, which the first use waits for.
 Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>& cubin,
-                                                              const std::string& kernel, bool recursive,
-                                                              uint64_t leave_words = 0, bool background = true);
+                                                             const std::string& kernel, bool recursive,
+                                                             uint64_t leave_words = 0, bool background = true);
 
 // Instances that stay on the device between calls: their memories,
 // globals and tables as the last call left them. Each call runs an export

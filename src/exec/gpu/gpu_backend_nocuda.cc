@@ -50,8 +50,8 @@ Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>&, cons
   return no_cuda();
 }
 Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>&, int, int) { return no_cuda(); }
-Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>&, const std::string&, bool, uint64_t,
-                                                              bool) {
+Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<uint8_t>&, const std::string&, bool,
+                                                             uint64_t, bool) {
   return no_cuda();
 }
 

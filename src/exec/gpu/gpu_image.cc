@@ -14,8 +14,8 @@ namespace ww::gpu {
 namespace {
 
 bool op_mutates_tables(BcOp op) {
-  return op == BcOp::TableSet || op == BcOp::TableGrow || op == BcOp::TableFill ||
-         op == BcOp::TableCopy || op == BcOp::TableInit;
+  return op == BcOp::TableSet || op == BcOp::TableGrow || op == BcOp::TableFill || op == BcOp::TableCopy ||
+         op == BcOp::TableInit;
 }
 
 }  // namespace
@@ -93,8 +93,9 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance, const std::vec
   const BytecodeModule& bc = cm.code.bytecode;
   // Intrinsics, WASI and host call records take one word per value.
   if (m.imports_v128_functions())
-    return make_error(kNoOffset, "GPU image: an imported function takes or returns v128, which calls out of "
-                                 "the GPU cannot carry yet");
+    return make_error(kNoOffset,
+                      "GPU image: an imported function takes or returns v128, which calls out of "
+                      "the GPU cannot carry yet");
   GpuImage img;
   img.code = bc.code;
   img.consts = bc.consts;
@@ -162,8 +163,7 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance, const std::vec
   for (size_t g = 0; g < inst.globals.size(); ++g) {
     const GlobalInst& gi = store.globals[inst.globals[g]];
     img.global_types.push_back(gi.type.type);
-    img.globals.push_back(is_ref(gi.type.type) ? to_gpu_ref(store, inst, img, gi.type.type, gi.bits)
-                                               : gi.bits);
+    img.globals.push_back(is_ref(gi.type.type) ? to_gpu_ref(store, inst, img, gi.type.type, gi.bits) : gi.bits);
   }
   if (m.has_v128_global())
     for (uint32_t g : inst.globals) img.globals.push_back(store.globals[g].hi);
@@ -196,8 +196,7 @@ void write_back(StoreImpl& store, uint32_t instance, const GpuImage& img, const 
   const size_t nglobals = inst.globals.size();
   for (size_t g = 0; g < nglobals && g < st.globals.size(); ++g) {
     GlobalInst& gi = store.globals[inst.globals[g]];
-    gi.bits = is_ref(gi.type.type) ? from_gpu_ref(inst, img, gi.type.type, st.globals[g])
-                                   : st.globals[g];
+    gi.bits = is_ref(gi.type.type) ? from_gpu_ref(inst, img, gi.type.type, st.globals[g]) : st.globals[g];
     if (gi.type.type == ValType::V128 && nglobals + g < st.globals.size()) gi.hi = st.globals[nglobals + g];
   }
   for (size_t t = 0; t < inst.tables.size() && t < st.table_size.size(); ++t) {

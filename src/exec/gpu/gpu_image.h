@@ -30,7 +30,7 @@ struct GpuImage {
   std::vector<uint32_t> br_tables;
   std::vector<FunctionCode> funcs;  // defined functions
   uint32_t num_imported_funcs = 0;
-  uint32_t num_funcs = 0;  // the module's function index space
+  uint32_t num_funcs = 0;   // the module's function index space
   uint32_t slot_width = 1;  // BytecodeModule::slot_width: 2 with v128
   // Per function of the index space, then per foreign function: canonical type id.
   std::vector<uint32_t> func_canon;
@@ -90,8 +90,7 @@ struct GpuImage {
 // max_table_size), or their size plus kTableGrowRoom when max_table_size is 0.
 inline constexpr uint32_t kTableGrowRoom = 1024;
 // `fresh`: the instance is as instantiation left it (no --init ran in it).
-Result<GpuImage> build_image(StoreImpl& store, uint32_t instance,
-                             const std::vector<uint8_t>& import_intrinsics,
+Result<GpuImage> build_image(StoreImpl& store, uint32_t instance, const std::vector<uint8_t>& import_intrinsics,
                              uint32_t max_table_size = 0, bool fresh = false);
 
 // Converts between store references and GPU references of `instance`;

@@ -37,14 +37,14 @@ std::string BatchPlan::to_string() const {
   auto kib = [](uint64_t b) { return std::to_string((b + 1023) / 1024) + " KiB"; };
   if (layout == MemoryLayout::Sparse)
     return "sparse memory " + std::to_string(memory_pages) + " pages reserved, chunks of " +
-           std::to_string(1u << chunk_shift) + " B per instance from a pool of " + kib(pool_bytes) + " (up to " + kib(pool_bytes_max) + "), + " +
-           std::to_string(overhead_bytes_per_instance) + " B per instance; waves of up to " +
-           std::to_string(wave_size) + " instances, the first " + std::to_string(first_wave) + "; " +
-           kib(device_free_bytes) + " GPU memory free";
+           std::to_string(1u << chunk_shift) + " B per instance from a pool of " + kib(pool_bytes) + " (up to " +
+           kib(pool_bytes_max) + "), + " + std::to_string(overhead_bytes_per_instance) +
+           " B per instance; waves of up to " + std::to_string(wave_size) + " instances, the first " +
+           std::to_string(first_wave) + "; " + kib(device_free_bytes) + " GPU memory free";
   return std::string(layout_name(layout)) + " memory " + std::to_string(memory_pages) + " pages (" +
-         kib(linear_bytes_per_instance) + ") + " + std::to_string(overhead_bytes_per_instance) +
-         " B per instance; " + std::to_string(waves) + (waves == 1 ? " wave" : " waves") + " of up to " +
-         std::to_string(wave_size) + " instances; " + kib(device_free_bytes) + " GPU memory free";
+         kib(linear_bytes_per_instance) + ") + " + std::to_string(overhead_bytes_per_instance) + " B per instance; " +
+         std::to_string(waves) + (waves == 1 ? " wave" : " waves") + " of up to " + std::to_string(wave_size) +
+         " instances; " + kib(device_free_bytes) + " GPU memory free";
 }
 
 bool imports_atomic_add(const Module& m) {
@@ -104,7 +104,8 @@ uint32_t io_slots(const BatchRequest& req) {
     return uint32_t(values) * slot_width;
   }
   if (req.func_index >= m->num_funcs() || req.result_func() >= m->num_funcs()) return 0;
-  return uint32_t(std::max(m->func_type(req.func_index).params.size(), m->func_type(req.result_func()).results.size())) *
+  return uint32_t(
+             std::max(m->func_type(req.func_index).params.size(), m->func_type(req.result_func()).results.size())) *
          slot_width;
 }
 
@@ -117,7 +118,7 @@ uint64_t overhead_bytes_per_instance(const BatchRequest& req, const GpuImage& im
   if (frames) {
     b += uint64_t(req.stack_slots) * 8;      // frames
     b += uint64_t(req.max_call_depth) * 12;  // call records
-    b += 8;                                   // the stack segment it runs in, and its first
+    b += 8;                                  // the stack segment it runs in, and its first
   }
   b += img.globals.size() * 8;
   b += 8 * uint64_t(io_slots(req));
@@ -186,8 +187,7 @@ Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t bud
   if (req.first_pool_bytes) p.pool_bytes = req.first_pool_bytes;
   p.pool_bytes = whole_chunks(std::min(p.pool_bytes, p.pool_bytes_max));
   const uint64_t guess = std::min(cap, kSparseChunksGuess * part);
-  const uint64_t first =
-      written ? std::max<uint64_t>(32, p.pool_bytes / std::max<uint64_t>(guess, 1) / 32 * 32) : wave;
+  const uint64_t first = written ? std::max<uint64_t>(32, p.pool_bytes / std::max<uint64_t>(guess, 1) / 32 * 32) : wave;
   // The idle block's room beyond the wave's other buffers and the image's
   // padding to whole chunks, with one of zeros (gpu_plan.h).
   const uint64_t others = (wave + 31) / 32 * 32 * per + 2 * group_chunk + kIdleBlockMargin;
@@ -203,16 +203,16 @@ Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t bud
 
 }  // namespace
 
-Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes,
-                           bool frames, uint64_t reserved, uint64_t host_call_bytes, uint64_t idle_block) {
+Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes, bool frames,
+                           uint64_t reserved, uint64_t host_call_bytes, uint64_t idle_block) {
   BatchPlan p;
   p.layout = req.layout;
   p.memory_pages = memory_pages_for(req, img);
   p.linear_bytes_per_instance = uint64_t(p.memory_pages) * kPageSize;
   p.overhead_bytes_per_instance = overhead_bytes_per_instance(req, img, frames) + host_call_bytes;
   p.device_free_bytes = free_bytes;
-  uint64_t module_bytes = img.code.size() * 4 + img.consts.size() * 8 + img.memory.size() +
-                          img.data_bytes.size() + img.table_elems.size() * 8 + img.elem_refs.size() * 8;
+  uint64_t module_bytes = img.code.size() * 4 + img.consts.size() * 8 + img.memory.size() + img.data_bytes.size() +
+                          img.table_elems.size() * 8 + img.elem_refs.size() * 8;
   if (req.layout == MemoryLayout::Sparse && p.memory_pages) {
     // The image, padded to whole chunks, and one chunk of zeros.
     const uint64_t module_on_device = module_bytes * 2 + (1u << 16);

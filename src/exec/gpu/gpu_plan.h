@@ -92,8 +92,7 @@ bool memory_written(const BatchRequest& req, const GpuImage& img);
 // `host_call_bytes`: per instance, for calls that leave for the host;
 // `idle_block`: the GPU's idle block (DeviceInfo::idle_block_bytes), whose
 // room beyond the wave's buffers the first sparse pool takes.
-Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes,
-                           bool frames = true, uint64_t reserved = 0, uint64_t host_call_bytes = 0,
-                           uint64_t idle_block = 0);
+Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_t free_bytes, bool frames = true,
+                           uint64_t reserved = 0, uint64_t host_call_bytes = 0, uint64_t idle_block = 0);
 
 }  // namespace ww::gpu

@@ -27,8 +27,6 @@ __global__ void fetch_granules_kernel(DevWave W, const uint64_t* req, uint32_t c
   }
 }
 
-
-
 // A calling instance's memory 0 on the host: granules fetched so far,
 // and what the call wrote (applied on the device when it resumes).
 class FetchedMemory final : public GuestMemory {
@@ -242,9 +240,11 @@ int32_t HostCallPass::upload(const DeviceFile& f) {
   std::memcpy(meta + sizeof f.filestat, f.fdstat, sizeof f.fdstat);
   const bool ok =
       cudaMemcpy(buf, f.bytes, f.size, cudaMemcpyHostToDevice) == cudaSuccess &&
-      cudaMemcpy(const_cast<uint8_t**>(files_.file_data) + id, &buf, sizeof buf, cudaMemcpyHostToDevice) == cudaSuccess &&
+      cudaMemcpy(const_cast<uint8_t**>(files_.file_data) + id, &buf, sizeof buf, cudaMemcpyHostToDevice) ==
+          cudaSuccess &&
       cudaMemcpy(const_cast<uint64_t*>(files_.file_size) + id, &f.size, 8, cudaMemcpyHostToDevice) == cudaSuccess &&
-      cudaMemcpy(const_cast<uint64_t*>(files_.file_max_seek) + id, &f.max_seek, 8, cudaMemcpyHostToDevice) == cudaSuccess &&
+      cudaMemcpy(const_cast<uint64_t*>(files_.file_max_seek) + id, &f.max_seek, 8, cudaMemcpyHostToDevice) ==
+          cudaSuccess &&
       cudaMemcpy(const_cast<uint8_t*>(files_.file_meta) + uint64_t(id) * kDevFileMetaBytes, meta, sizeof meta,
                  cudaMemcpyHostToDevice) == cudaSuccess &&
       // On this worker's own stream: done before the wave loop's thread
@@ -364,9 +364,15 @@ Status HostCallPass::fetch(const DevWave& w, const std::vector<uint64_t>& req, s
   WW_CUDA(cudaMemcpy(d_req_, req.data(), count * sizeof(uint64_t), cudaMemcpyHostToDevice));
   const uint32_t grid = std::min<uint32_t>(count, 65535);
   switch (layout_) {
-    case DevLayout::Interleaved: fetch_granules_kernel<DevLayout::Interleaved><<<grid, 256>>>(w, d_req_, count, d_granules_); break;
-    case DevLayout::Contiguous: fetch_granules_kernel<DevLayout::Contiguous><<<grid, 256>>>(w, d_req_, count, d_granules_); break;
-    case DevLayout::Sparse: fetch_granules_kernel<DevLayout::Sparse><<<grid, 256>>>(w, d_req_, count, d_granules_); break;
+    case DevLayout::Interleaved:
+      fetch_granules_kernel<DevLayout::Interleaved><<<grid, 256>>>(w, d_req_, count, d_granules_);
+      break;
+    case DevLayout::Contiguous:
+      fetch_granules_kernel<DevLayout::Contiguous><<<grid, 256>>>(w, d_req_, count, d_granules_);
+      break;
+    case DevLayout::Sparse:
+      fetch_granules_kernel<DevLayout::Sparse><<<grid, 256>>>(w, d_req_, count, d_granules_);
+      break;
   }
   WW_CUDA(cudaGetLastError());
   bytes.resize(uint64_t(count) * kGranuleBytes);
@@ -409,7 +415,8 @@ Status HostCallPass::serve(DevWave& w, const DevIntrinsics& in, uint32_t first, 
     HostCall c;
     c.instance = first + rec[3 * r];
     c.func = rec[3 * r + 1];
-    if (c.func >= img_.num_imported_funcs) c.foreign_func = int64_t(img_.foreign_funcs[c.func - img_.num_imported_funcs]);
+    if (c.func >= img_.num_imported_funcs)
+      c.foreign_func = int64_t(img_.foreign_funcs[c.func - img_.num_imported_funcs]);
     c.io = io.data() + uint64_t(r) * width;
     c.memory = m.size() ? &m : nullptr;
     c.files = files_budget_ ? this : nullptr;
@@ -423,7 +430,8 @@ Status HostCallPass::serve(DevWave& w, const DevIntrinsics& in, uint32_t first, 
   };
   while (!pending.empty()) {
     if (server_.parallel()) run_on_host_workers(pending.size(), serve_one);
-    else for (size_t k = 0; k < pending.size(); ++k) serve_one(k);
+    else
+      for (size_t k = 0; k < pending.size(); ++k) serve_one(k);
     std::vector<uint32_t> again;
     std::vector<uint64_t> req;
     for (uint32_t r : pending) {

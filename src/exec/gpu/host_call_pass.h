@@ -35,8 +35,7 @@ class HostCallPass final : public DeviceFiles {
   // The records and resume state for waves of up to `wave` instances, and
   // the device's WASI state (`in.wasi`) when the server lets it serve
   // WASI calls.
-  Status alloc(DeviceArena& arena, DevWave& w, DevIntrinsics& in, uint32_t wave, uint32_t width,
-               uint64_t leave_words);
+  Status alloc(DeviceArena& arena, DevWave& w, DevIntrinsics& in, uint32_t wave, uint32_t width, uint64_t leave_words);
   // A wave's instances start afresh on the device.
   Status begin_wave(const DevWave& w, const DevIntrinsics& in);
   // Serves what the last launch of wave `w` (the batch's instances from

@@ -412,8 +412,8 @@ Result<std::shared_ptr<void>> device_buffer(uint64_t bytes) {
   void* p = nullptr;
   if (cudaError_t e = cudaMalloc(&p, std::max<uint64_t>(bytes, 16)); e != cudaSuccess) {
     (void)cudaGetLastError();
-    return make_error(kNoOffset, "cannot allocate " + std::to_string(bytes) + " bytes of GPU memory: " +
-                                     cudaGetErrorString(e));
+    return make_error(kNoOffset,
+                      "cannot allocate " + std::to_string(bytes) + " bytes of GPU memory: " + cudaGetErrorString(e));
   }
   return std::shared_ptr<void>(p, [](void* q) { cudaFree(q); });
 }

@@ -11,17 +11,21 @@ class InterpreterLauncher final : public KernelLauncher {
  public:
   const char* tier_name() const override { return "interpreter"; }
   bool needs_frames() const override { return true; }
-  Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks,
-                DevLayout layout, cudaStream_t stream) override {
+  Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks, DevLayout layout,
+                cudaStream_t stream) override {
     switch (layout) {
-      case DevLayout::Interleaved: interpret_kernel<DevLayout::Interleaved><<<blocks, kBlock, 0, stream>>>(m, w, in); break;
-      case DevLayout::Contiguous: interpret_kernel<DevLayout::Contiguous><<<blocks, kBlock, 0, stream>>>(m, w, in); break;
+      case DevLayout::Interleaved:
+        interpret_kernel<DevLayout::Interleaved><<<blocks, kBlock, 0, stream>>>(m, w, in);
+        break;
+      case DevLayout::Contiguous:
+        interpret_kernel<DevLayout::Contiguous><<<blocks, kBlock, 0, stream>>>(m, w, in);
+        break;
       case DevLayout::Sparse: interpret_kernel<DevLayout::Sparse><<<blocks, kBlock, 0, stream>>>(m, w, in); break;
     }
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
-      return make_error(kNoOffset, std::string("CUDA error launching the interpreter kernel: ") +
-                                       cudaGetErrorString(e));
+      return make_error(kNoOffset,
+                        std::string("CUDA error launching the interpreter kernel: ") + cudaGetErrorString(e));
     return Status::Ok();
   }
 };

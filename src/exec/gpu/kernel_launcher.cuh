@@ -37,8 +37,8 @@ class KernelLauncher {
   virtual uint64_t leave_words() const { return 0; }
   // Enqueues one wave's kernel on `stream`: `blocks` blocks of kBlock
   // threads, one thread per instance.
-  virtual Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in,
-                        uint32_t blocks, DevLayout layout, cudaStream_t stream) = 0;
+  virtual Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks,
+                        DevLayout layout, cudaStream_t stream) = 0;
 };
 
 // The built-in interpreter kernel.

@@ -29,9 +29,9 @@ Result<std::vector<ExternVal>> link_for_batch(Store& store, const Module& m, Gpu
   for (size_t i = 0; i < m.imports.size(); ++i) {
     const Import& im = m.imports[i];
     if (!resolved[i] && im.kind == ExternKind::Func)
-      resolved[i] = ExternVal{ExternKind::Func, store.add_host_func(m.types[im.func_type], [](Store&, uint64_t*) {
-                                return TrapCode::HostError;
-                              })};
+      resolved[i] =
+          ExternVal{ExternKind::Func,
+                    store.add_host_func(m.types[im.func_type], [](Store&, uint64_t*) { return TrapCode::HostError; })};
     if (!resolved[i]) return make_error(im.offset, "unknown import " + im.module + "." + im.field);
     out.push_back(*resolved[i]);
   }
@@ -40,7 +40,8 @@ Result<std::vector<ExternVal>> link_for_batch(Store& store, const Module& m, Gpu
 
 uint32_t host_call_width_of(const GpuImage& img) {
   uint32_t w = 1;
-  for (size_t f = 0; f < img.import_nparams.size(); ++f) w = std::max({w, img.import_nparams[f], img.import_nresults[f]});
+  for (size_t f = 0; f < img.import_nparams.size(); ++f)
+    w = std::max({w, img.import_nparams[f], img.import_nresults[f]});
   return w;
 }
 
@@ -64,7 +65,8 @@ std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance)
 Status PackedModule::upload(DeviceArena& arena, PinnedStaging* staging) {
   uint8_t* base = nullptr;
   WW_TRY(arena.alloc(&base, bytes_.size()));
-  WW_TRY(staging ? staging->send(base, bytes_.data(), bytes_.size()) : copy_to_device(base, bytes_.data(), bytes_.size()));
+  WW_TRY(staging ? staging->send(base, bytes_.data(), bytes_.size())
+                 : copy_to_device(base, bytes_.data(), bytes_.size()));
   for (const auto& f : fixups_) f(base);
   return Status::Ok();
 }
@@ -128,8 +130,7 @@ PackedModule pack_module(const GpuImage& img, ModuleOnDevice& out, uint32_t spar
 }
 
 Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, unsigned long long* ignored_pixels,
-                         std::vector<uint32_t>* canvas_before,
-                         bool* canvas_mapped) {
+                         std::vector<uint32_t>* canvas_before, bool* canvas_mapped) {
   if (canvas_mapped) *canvas_mapped = false;
   I.filter = gb ? gb->filter : TextureFilter::Nearest;
   I.ignored_pixels = ignored_pixels;
@@ -186,8 +187,7 @@ Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& 
     if (!canvas_down) WW_TRY(staging.fetch(gb->image->pixels.data(), I.image, gb->image->pixels.size() * 4));
     gb->image->blank = false;
   }
-  if (I.state)
-    WW_CUDA(cudaMemcpy(gb->state.data(), I.state, gb->state.size() * 4, cudaMemcpyDeviceToHost));
+  if (I.state) WW_CUDA(cudaMemcpy(gb->state.data(), I.state, gb->state.size() * 4, cudaMemcpyDeviceToHost));
   gb->ignored_pixels += ignored;
   return Status::Ok();
 }

@@ -86,8 +86,7 @@ PackedModule pack_module(const GpuImage& img, ModuleOnDevice& out, uint32_t spar
 // wave loop's WaveWords, brought down with its counts).
 [[nodiscard]] Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I,
                                        unsigned long long* ignored_pixels,
-                                       std::vector<uint32_t>* canvas_before = nullptr,
-                                       bool* canvas_mapped = nullptr);
+                                       std::vector<uint32_t>* canvas_before = nullptr, bool* canvas_mapped = nullptr);
 // The image and the state array back to the host, and `ignored` (the
 // device's count of set_pixel calls outside the image, brought down with
 // the last wave's counts) added to the batch's; `canvas_down`: the image

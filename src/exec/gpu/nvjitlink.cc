@@ -45,8 +45,8 @@ Result<const JitLink*> load() {
     lib.cubin = reinterpret_cast<decltype(lib.cubin)>(sym("__nvJitLinkGetLinkedCubin_13_0"));
     lib.log_size = reinterpret_cast<decltype(lib.log_size)>(sym("__nvJitLinkGetErrorLogSize_13_0"));
     lib.log = reinterpret_cast<decltype(lib.log)>(sym("__nvJitLinkGetErrorLog_13_0"));
-    if (!lib.create || !lib.destroy || !lib.add || !lib.complete || !lib.cubin_size || !lib.cubin ||
-        !lib.log_size || !lib.log)
+    if (!lib.create || !lib.destroy || !lib.add || !lib.complete || !lib.cubin_size || !lib.cubin || !lib.log_size ||
+        !lib.log)
       failure = "the nvJitLink library found lacks functions wasmwarp needs";
   });
   if (!failure.empty()) return err(failure);
@@ -55,8 +55,7 @@ Result<const JitLink*> load() {
 
 }  // namespace
 
-Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>& objects, int cc_major,
-                                         int cc_minor) {
+Result<std::vector<uint8_t>> link_cubins(const std::vector<std::vector<uint8_t>>& objects, int cc_major, int cc_minor) {
   WW_ASSIGN_OR_RETURN(const JitLink* lib, load());
   const std::string arch = "-arch=sm_" + std::to_string(cc_major * 10 + cc_minor);
   const char* opts[] = {arch.c_str()};

@@ -75,8 +75,13 @@ Result<std::string> nvrtc_version() {
 std::vector<std::string> nvrtc_options(int cc_major, int cc_minor) {
   // The device's own architecture (a CUBIN, no JIT at load); no FMA
   // contraction; IEEE division, square root and denormals, as the spec wants.
-  return {"-arch=sm_" + std::to_string(cc_major * 10 + cc_minor), "--fmad=false", "-ftz=false",
-          "-prec-div=true", "-prec-sqrt=true", "-std=c++20", "--ptxas-options=-v"};
+  return {"-arch=sm_" + std::to_string(cc_major * 10 + cc_minor),
+          "--fmad=false",
+          "-ftz=false",
+          "-prec-div=true",
+          "-prec-sqrt=true",
+          "-std=c++20",
+          "--ptxas-options=-v"};
 }
 
 namespace {
@@ -161,8 +166,8 @@ UnitResult compile_unit(const Nvrtc& lib, const std::string& source, const std::
 
 }  // namespace
 
-Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>& units, const std::string& name,
-                                           int cc_major, int cc_minor) {
+Result<std::vector<uint8_t>> nvrtc_compile(const std::vector<std::string>& units, const std::string& name, int cc_major,
+                                           int cc_minor) {
   WW_ASSIGN_OR_RETURN(const Nvrtc* lib, load());
   if (units.empty()) return err("NVRTC: nothing to compile");
   std::vector<std::string> opts = nvrtc_options(cc_major, cc_minor);

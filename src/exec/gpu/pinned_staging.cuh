@@ -16,8 +16,8 @@
 #include "common/host_workers.h"
 #include "common/result.h"
 #include "exec/gpu/cuda_check.cuh"
-#include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/device/wave_words.h"
+#include "exec/gpu/gpu_backend.h"
 
 namespace ww::gpu {
 
@@ -69,7 +69,7 @@ class PinnedStaging {
     // The same words as the device addresses them (null where it cannot):
     // a one-block kernel behind the wave's kernel writes them there.
     WaveWords* wave_words_mapped = nullptr;
-    cudaStream_t poll_stream = nullptr;   // non-blocking: copies while kernels run
+    cudaStream_t poll_stream = nullptr;  // non-blocking: copies while kernels run
     cudaEvent_t start = nullptr, stop = nullptr;
     cudaEvent_t setup = nullptr;  // before a wave's set-up, queued without a wait (WaveLoop::init_wave)
     // After the wave's words, when their copy follows the kernel
@@ -196,7 +196,9 @@ class PinnedStaging {
                                   cudaMemcpyDeviceToHost, s));
           return Status::Ok();
         },
-        [&](uint64_t p, void* buf) { parallel_copy(static_cast<uint8_t*>(to) + p * piece_bytes_, buf, piece_of(p, bytes)); },
+        [&](uint64_t p, void* buf) {
+          parallel_copy(static_cast<uint8_t*>(to) + p * piece_bytes_, buf, piece_of(p, bytes));
+        },
         stream);
   }
 

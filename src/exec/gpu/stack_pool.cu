@@ -13,8 +13,8 @@ uint32_t segment_slots(uint32_t max_frame_slots) {
   return uint32_t((s + 31) / 32 * 32);
 }
 
-Status StackPool::setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uint32_t wave, bool frames,
-                        bool upfront, uint64_t max_bytes, unsigned int* counters) {
+Status StackPool::setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uint32_t wave, bool frames, bool upfront,
+                        uint64_t max_bytes, unsigned int* counters) {
   if (max_bytes) max_bytes_ = max_bytes;
   w.stack_pool = nullptr;
   w.stack_per_lane = 0;

@@ -12,7 +12,8 @@ namespace ww::gpu {
 uint64_t WaveLoop::wave_block_bytes() const {
   const uint64_t warps32 = (uint64_t(plan_.wave_size) + 31) / 32 * 32;
   uint64_t block = (plan_.overhead_bytes_per_instance +
-                    (plan_.layout == MemoryLayout::Sparse ? 0 : plan_.linear_bytes_per_instance)) * warps32 +
+                    (plan_.layout == MemoryLayout::Sparse ? 0 : plan_.linear_bytes_per_instance)) *
+                       warps32 +
                    (uint64_t(64) << 10) + ((sizeof(WaveWords) + 255) & ~uint64_t{255});
   if (results32_ || req_.resident) block += 2 * staging_piece_bytes();
   // The first sparse pool too: a cudaMalloc costs about 0.2 ms whatever
@@ -77,11 +78,11 @@ Status WaveLoop::alloc_wave_buffers() {
   WW_TRY(arena_.alloc(&W_.trap_pc, WV));
   WW_TRY(arena_.alloc(&W_.finished, WV));
   // A resident batch's instances cannot run again: the pool is there from the start.
-  WW_TRY(stack_pool_.setup(arena_, W_, img_, uint32_t(WV), frames, req_.resident || imports_atomic_add(req_.module->module),
-                           req_.max_stack_pool_bytes, words_->stack_used));
+  WW_TRY(stack_pool_.setup(arena_, W_, img_, uint32_t(WV), frames,
+                           req_.resident || imports_atomic_add(req_.module->module), req_.max_stack_pool_bytes,
+                           words_->stack_used));
   trace_("wave buffers: stack pool");
-  if (host_calls_)
-    WW_TRY(host_calls_->alloc(arena_, W_, I_, uint32_t(WV), host_call_width(), launcher_.leave_words()));
+  if (host_calls_) WW_TRY(host_calls_->alloc(arena_, W_, I_, uint32_t(WV), host_call_width(), launcher_.leave_words()));
   // Values of the widest direction, then bytes for traps and flags and
   // words for where instances trapped.
   const uint64_t row_bytes = 8 * std::max<uint64_t>(io_slots(req_), 1);
@@ -168,7 +169,7 @@ Status WaveLoop::hold_staging() {
   if (sig_) return Status::Ok();
   sig_ = &staging_->signals();
   sig_->words[0] = 0;
-  sig_->words[1] = 1;  // the deadline that stops a running wave
+  sig_->words[1] = 1;                    // the deadline that stops a running wave
   sig_->wave_words->ignored_pixels = 0;  // as on the device, until a wave brings the count down
   return Status::Ok();
 }

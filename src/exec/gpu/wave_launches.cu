@@ -33,9 +33,8 @@ Status WaveLoop::queue_launch(uint32_t blocks) {
 }
 
 bool WaveLoop::launch_first_wave_ahead() {
-  if (ahead_launch_ || !primed_ || !set_up_primed_ || !sig_ || inputs_on_wire() || host_calls_ ||
-      !req_.then.empty() || W_.stream_rows || imports_atomic_add(req_.module->module) ||
-      std::memcmp(&primed_wave_, &W_, sizeof W_) != 0)
+  if (ahead_launch_ || !primed_ || !set_up_primed_ || !sig_ || inputs_on_wire() || host_calls_ || !req_.then.empty() ||
+      W_.stream_rows || imports_atomic_add(req_.module->module) || std::memcmp(&primed_wave_, &W_, sizeof W_) != 0)
     return false;
   ahead_launch_ = queue_launch((W_.n + kBlock - 1) / kBlock);
   return true;

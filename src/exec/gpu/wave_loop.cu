@@ -11,7 +11,6 @@
 
 namespace ww::gpu {
 
-
 namespace {
 
 // Words for the warm-ups' copies on each GPU, made by the start-up and
@@ -160,9 +159,7 @@ Status WaveLoop::prepare_call(DeviceArena& arena, uint64_t now_ns) {
   W_.fuel = req_.fuel;
   // A call that can be cancelled has a deadline, if only the end of time,
   // so that code looks at it and stops when the host moves it.
-  W_.deadline_ns = req_.timeout_s > 0 ? now_ns + uint64_t(req_.timeout_s * 1e9)
-                   : req_.cancel      ? ~uint64_t{0}
-                                      : 0;
+  W_.deadline_ns = req_.timeout_s > 0 ? now_ns + uint64_t(req_.timeout_s * 1e9) : req_.cancel ? ~uint64_t{0} : 0;
   W_.args_uniform = !req_.args_per_instance && !req_.fill_args;
   W_.args = nullptr;
   W_.arg_index_kind = nullptr;
@@ -213,9 +210,8 @@ Status WaveLoop::setup(BatchResult& out, bool staging_now) {
   // Only a deadline and the clocks (gpu.get_time, WASI's) read the
   // device's clock from the batch's start; the round trip to read it was
   // 0.05-0.06 ms of a 1.5-3 ms batch.
-  const bool clocks = std::any_of(img_.import_intrinsic.begin(), img_.import_intrinsic.end(), [](uint8_t id) {
-    return id == uint8_t(Intrinsic::GetTime) || id >= kDevWasiFirst;
-  });
+  const bool clocks = std::any_of(img_.import_intrinsic.begin(), img_.import_intrinsic.end(),
+                                  [](uint8_t id) { return id == uint8_t(Intrinsic::GetTime) || id >= kDevWasiFirst; });
   if (req_.timeout_s > 0 || clocks) {
     WW_ASSIGN_OR_RETURN(W_.start_ns, device_now_ns());
     trace_("device clock");
@@ -267,9 +263,7 @@ Status WaveLoop::restore_dense_memory() {
 
 bool WaveLoop::args_per_row() const { return nparams_ && (req_.fill_args || req_.args_per_instance); }
 
-bool WaveLoop::inputs_on_wire() const {
-  return args_per_row() || !req_.mem_in.empty() || !req_.device_args.empty();
-}
+bool WaveLoop::inputs_on_wire() const { return args_per_row() || !req_.mem_in.empty() || !req_.device_args.empty(); }
 
 Status WaveLoop::prepare_arg_rows(uint32_t n) {
   // Values land at rows k * w_; the rows between hold the high words,
@@ -289,25 +283,24 @@ Status WaveLoop::upload_args(uint32_t first, uint32_t n, uint32_t r0, uint32_t r
   // once, in setup).
   if (!args_per_row() || r1 <= r0) return Status::Ok();
   const uint32_t rows = staging_rows_;
-  return staging_->upload(
-      (r1 - r0 + rows - 1) / rows,
-      [&](uint64_t p, void* buf) {
-        uint64_t* io = static_cast<uint64_t*>(buf);
-        const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
-        if (req_.fill_args) {
-          req_.fill_args(first + off, m, io);
-          return;
-        }
-        for (uint32_t t = 0; t < m; ++t)
-          for (uint32_t k = 0; k < nparams_; ++k)
-            io[uint64_t(k) * m + t] = req_.args[uint64_t(first + off + t) * nparams_ + k];
-      },
-      [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
-        const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
-        WW_CUDA(cudaMemcpy2DAsync(W_.io + off, uint64_t(n) * w_ * 8, buf, uint64_t(m) * 8, uint64_t(m) * 8,
-                                  nparams_, cudaMemcpyHostToDevice, s));
-        return Status::Ok();
-      });
+  return staging_->upload((r1 - r0 + rows - 1) / rows,
+                          [&](uint64_t p, void* buf) {
+                            uint64_t* io = static_cast<uint64_t*>(buf);
+                            const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
+                            if (req_.fill_args) {
+                              req_.fill_args(first + off, m, io);
+                              return;
+                            }
+                            for (uint32_t t = 0; t < m; ++t)
+                              for (uint32_t k = 0; k < nparams_; ++k)
+                                io[uint64_t(k) * m + t] = req_.args[uint64_t(first + off + t) * nparams_ + k];
+                          },
+                          [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
+                            const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
+                            WW_CUDA(cudaMemcpy2DAsync(W_.io + off, uint64_t(n) * w_ * 8, buf, uint64_t(m) * 8,
+                                                      uint64_t(m) * 8, nparams_, cudaMemcpyHostToDevice, s));
+                            return Status::Ok();
+                          });
 }
 
 Status WaveLoop::upload_mem_in(uint32_t first, uint32_t r0, uint32_t r1) {
@@ -498,8 +491,8 @@ Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t
     // said (a wave with them runs unsliced).
     for (uint32_t k = 0; k < nres_ && k < req_.device_results.size(); ++k) {
       const BatchRequest::DeviceOut& o = req_.device_results[k];
-      column_out_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(W_.io + uint64_t(k) * w_ * n, W_.trap, o.width, n,
-                                                               static_cast<uint8_t*>(o.data) + uint64_t(first) * o.width);
+      column_out_kernel<<<(n + kBlock - 1) / kBlock, kBlock>>>(
+          W_.io + uint64_t(k) * w_ * n, W_.trap, o.width, n, static_cast<uint8_t*>(o.data) + uint64_t(first) * o.width);
       WW_CUDA(cudaGetLastError());
     }
   } else if (nres_ && results32_) {
@@ -508,44 +501,46 @@ Status WaveLoop::fetch_outputs(uint32_t first, uint32_t n, uint32_t r0, uint32_t
   } else if (nres_) {
     const InstanceRec& irec = S_.instances[instance_];
     const uint32_t rows = staging_rows_;
-    WW_TRY(staging_->download(
-        (r1 - r0 + rows - 1) / rows,
-        [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
-          const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
-          WW_CUDA(cudaMemcpy2DAsync(buf, uint64_t(m) * 8, W_.io + off, uint64_t(n) * 8, uint64_t(m) * 8,
-                                    nres_ * w_, cudaMemcpyDeviceToHost, s));
-          return Status::Ok();
-        },
-        [&](uint64_t p, void* buf) {
-          const uint64_t* io = static_cast<const uint64_t*>(buf);
-          const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
-          const BatchRequest::Destination to_d = dest_.from(first + off, nres_);
-          uint64_t* to = to_d.results;
-          uint64_t* to_hi = to_d.results_hi;
-          uint32_t* to32 = to_d.results32;  // 32-bit results in wider slots (v128 modules)
-          if (nres_ == 1 && w_ == 1 && !ref_results_ && !to32) {
-            parallel_copy(to, io, uint64_t(m) * 8);
-            return;
-          }
-          // Column k of the piece to field k of each row, in row blocks on
-          // every core (references are translated on one: they are rare).
-          const uint32_t block = ref_results_ ? m : 1u << 15;
-          run_on_host_workers((m + block - 1) / block, [&](size_t b) {
-            const uint32_t t0 = uint32_t(b) * block, t1 = std::min(m, t0 + block);
-            for (uint32_t t = t0; t < t1; ++t)
-              for (uint32_t k = 0; k < nres_; ++k) {
-                uint64_t v = io[uint64_t(k) * w_ * m + t];
-                if (is_ref(ftype_->results[k])) v = from_gpu_ref(irec, img_, ftype_->results[k], v);
-                if (to32) {
-                  to32[uint64_t(t) * nres_ + k] = uint32_t(v);
-                  continue;
-                }
-                to[uint64_t(t) * nres_ + k] = v;
-                if (to_hi) to_hi[uint64_t(t) * nres_ + k] = w_ > 1 ? io[(uint64_t(k) * w_ + 1) * m + t] : 0;
-              }
-          });
-        },
-        down));
+    WW_TRY(staging_->download((r1 - r0 + rows - 1) / rows,
+                              [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
+                                const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
+                                WW_CUDA(cudaMemcpy2DAsync(buf, uint64_t(m) * 8, W_.io + off, uint64_t(n) * 8,
+                                                          uint64_t(m) * 8, nres_ * w_, cudaMemcpyDeviceToHost, s));
+                                return Status::Ok();
+                              },
+                              [&](uint64_t p, void* buf) {
+                                const uint64_t* io = static_cast<const uint64_t*>(buf);
+                                const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
+                                const BatchRequest::Destination to_d = dest_.from(first + off, nres_);
+                                uint64_t* to = to_d.results;
+                                uint64_t* to_hi = to_d.results_hi;
+                                uint32_t* to32 = to_d.results32;  // 32-bit results in wider slots (v128 modules)
+                                if (nres_ == 1 && w_ == 1 && !ref_results_ && !to32) {
+                                  parallel_copy(to, io, uint64_t(m) * 8);
+                                  return;
+                                }
+                                // Column k of the piece to field k of each row, in row blocks on
+                                // every core (references are translated on one: they are rare).
+                                const uint32_t block = ref_results_ ? m : 1u << 15;
+                                run_on_host_workers((m + block - 1) / block, [&](size_t b) {
+                                  const uint32_t t0 = uint32_t(b) * block, t1 = std::min(m, t0 + block);
+                                  for (uint32_t t = t0; t < t1; ++t)
+                                    for (uint32_t k = 0; k < nres_; ++k) {
+                                      uint64_t v = io[uint64_t(k) * w_ * m + t];
+                                      if (is_ref(ftype_->results[k]))
+                                        v = from_gpu_ref(irec, img_, ftype_->results[k], v);
+                                      if (to32) {
+                                        to32[uint64_t(t) * nres_ + k] = uint32_t(v);
+                                        continue;
+                                      }
+                                      to[uint64_t(t) * nres_ + k] = v;
+                                      if (to_hi)
+                                        to_hi[uint64_t(t) * nres_ + k] =
+                                            w_ > 1 ? io[(uint64_t(k) * w_ + 1) * m + t] : 0;
+                                    }
+                                });
+                              },
+                              down));
     trace_("wave: download results");
   }
   return Status::Ok();
@@ -563,49 +558,49 @@ Status WaveLoop::download_results32(uint32_t first, uint32_t n, uint32_t r0, uin
     return Status::Ok();
   }
   const uint32_t rows = uint32_t(std::min<uint64_t>(r1 - r0, staging_->piece_bytes() / (4 * uint64_t(nres_))));
-  return staging_->download(
-      (r1 - r0 + rows - 1) / rows,
-      [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
-        const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
-        if (W_.packed32) {  // packed as the instances finished
-          WW_CUDA(cudaMemcpy2DAsync(buf, uint64_t(m) * 4, W_.packed32 + off, uint64_t(n) * 4, uint64_t(m) * 4, nres_,
-                                    cudaMemcpyDeviceToHost, s));
-          return Status::Ok();
-        }
-        uint32_t* packed = results32_scratch_[p & 1];
-        pack_results32_kernel<<<(m + kBlock - 1) / kBlock, kBlock, 0, s>>>(W_.io, n, off, m, nres_, packed);
-        WW_CUDA(cudaGetLastError());
-        WW_CUDA(cudaMemcpyAsync(direct ? static_cast<void*>(to32 + off) : buf, packed, uint64_t(m) * nres_ * 4,
-                                cudaMemcpyDeviceToHost, s));
-        return Status::Ok();
-      },
-      [&](uint64_t p, void* buf) {
-        trace_("wave: 32-bit results piece down");
-        if (direct) return;
-        const uint32_t* v = static_cast<const uint32_t*>(buf);
-        const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
-        if (to32 && nres_ == 1) {
-          parallel_copy(to32 + off, v, uint64_t(m) * 4);
-          return;
-        }
-        uint64_t* to = to32 ? nullptr : dest_.results + uint64_t(first + off) * nres_;
-        if (nres_ == 1) {
-          parallel_widen_u32(to, v, m);
-          return;
-        }
-        uint32_t* row32 = to32 ? to32 + uint64_t(off) * nres_ : nullptr;
-        constexpr uint32_t kRowsPerJob = 1u << 16;
-        run_on_host_workers((m + kRowsPerJob - 1) / kRowsPerJob, [&](size_t b) {
-          const uint32_t t0 = uint32_t(b) * kRowsPerJob, t1 = std::min(m, t0 + kRowsPerJob);
-          for (uint32_t t = t0; t < t1; ++t)
-            for (uint32_t k = 0; k < nres_; ++k) {
-              const uint32_t x = v[uint64_t(k) * m + t];
-              if (row32) row32[uint64_t(t) * nres_ + k] = x;
-              else to[uint64_t(t) * nres_ + k] = x;
-            }
-        });
-      },
-      down);
+  return staging_->download((r1 - r0 + rows - 1) / rows,
+                            [&](uint64_t p, void* buf, cudaStream_t s) -> Status {
+                              const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
+                              if (W_.packed32) {  // packed as the instances finished
+                                WW_CUDA(cudaMemcpy2DAsync(buf, uint64_t(m) * 4, W_.packed32 + off, uint64_t(n) * 4,
+                                                          uint64_t(m) * 4, nres_, cudaMemcpyDeviceToHost, s));
+                                return Status::Ok();
+                              }
+                              uint32_t* packed = results32_scratch_[p & 1];
+                              pack_results32_kernel<<<(m + kBlock - 1) / kBlock, kBlock, 0, s>>>(W_.io, n, off, m,
+                                                                                                 nres_, packed);
+                              WW_CUDA(cudaGetLastError());
+                              WW_CUDA(cudaMemcpyAsync(direct ? static_cast<void*>(to32 + off) : buf, packed,
+                                                      uint64_t(m) * nres_ * 4, cudaMemcpyDeviceToHost, s));
+                              return Status::Ok();
+                            },
+                            [&](uint64_t p, void* buf) {
+                              trace_("wave: 32-bit results piece down");
+                              if (direct) return;
+                              const uint32_t* v = static_cast<const uint32_t*>(buf);
+                              const uint32_t off = r0 + uint32_t(p * rows), m = std::min(rows, r1 - off);
+                              if (to32 && nres_ == 1) {
+                                parallel_copy(to32 + off, v, uint64_t(m) * 4);
+                                return;
+                              }
+                              uint64_t* to = to32 ? nullptr : dest_.results + uint64_t(first + off) * nres_;
+                              if (nres_ == 1) {
+                                parallel_widen_u32(to, v, m);
+                                return;
+                              }
+                              uint32_t* row32 = to32 ? to32 + uint64_t(off) * nres_ : nullptr;
+                              constexpr uint32_t kRowsPerJob = 1u << 16;
+                              run_on_host_workers((m + kRowsPerJob - 1) / kRowsPerJob, [&](size_t b) {
+                                const uint32_t t0 = uint32_t(b) * kRowsPerJob, t1 = std::min(m, t0 + kRowsPerJob);
+                                for (uint32_t t = t0; t < t1; ++t)
+                                  for (uint32_t k = 0; k < nres_; ++k) {
+                                    const uint32_t x = v[uint64_t(k) * m + t];
+                                    if (row32) row32[uint64_t(t) * nres_ + k] = x;
+                                    else to[uint64_t(t) * nres_ + k] = x;
+                                  }
+                              });
+                            },
+                            down);
 }
 
 // Instance 0's final state back into the source instance (the spec runner).
@@ -773,7 +768,9 @@ Status WaveLoop::read_memory(uint64_t addr, uint64_t len, uint8_t* out) {
   DeviceArena call;
   uint8_t* d = nullptr;
   WW_TRY(call.alloc(&d, uint64_t(n) * len));
-  with_layout(layout_, [&](auto L) { mem_out_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d, uint32_t(len), uint32_t(addr)); });
+  with_layout(layout_, [&](auto L) {
+    mem_out_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d, uint32_t(len), uint32_t(addr));
+  });
   WW_CUDA(cudaGetLastError());
   return staging_->fetch(out, d, uint64_t(n) * len);
 }
@@ -786,7 +783,9 @@ Status WaveLoop::write_memory(uint64_t addr, uint64_t record, const uint8_t* dat
   uint8_t* d = nullptr;
   WW_TRY(call.alloc(&d, uint64_t(n) * record));
   WW_TRY(staging_->send(d, data, uint64_t(n) * record));
-  with_layout(layout_, [&](auto L) { mem_in_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d, uint32_t(record), uint32_t(addr)); });
+  with_layout(layout_, [&](auto L) {
+    mem_in_kernel<decltype(L)::value><<<blocks, kBlock>>>(W_, d, uint32_t(record), uint32_t(addr));
+  });
   WW_CUDA(cudaGetLastError());
   WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
   return Status::Ok();

@@ -19,6 +19,7 @@
 #include "common/step_trace.h"
 #include "exec/gpu/cuda_check.cuh"
 #include "exec/gpu/device/dev_state.cuh"
+#include "exec/gpu/device/dev_wasi_ids.h"
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/gpu_image.h"
 #include "exec/gpu/gpu_plan.h"
@@ -27,15 +28,12 @@
 #include "exec/gpu/module_on_device.h"
 #include "exec/gpu/pinned_staging.cuh"
 #include "exec/gpu/stack_pool.h"
-#include "exec/gpu/device/dev_wasi_ids.h"
 
 namespace ww::gpu {
 
 using Clock = std::chrono::steady_clock;
 
-inline double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 inline void device_sync() { (void)cudaStreamSynchronize(cudaStreamPerThread); }
 
@@ -77,12 +75,9 @@ template <class T>
 inline Status download_column0(std::vector<T>& out, const T* dev, uint32_t rows, uint32_t n) {
   // Element k of instance 0 lives at dev[k * n]: one strided copy.
   out.resize(rows);
-  if (rows)
-    WW_CUDA(cudaMemcpy2D(out.data(), sizeof(T), dev, sizeof(T) * n, sizeof(T), rows,
-                         cudaMemcpyDeviceToHost));
+  if (rows) WW_CUDA(cudaMemcpy2D(out.data(), sizeof(T), dev, sizeof(T) * n, sizeof(T), rows, cudaMemcpyDeviceToHost));
   return Status::Ok();
 }
-
 
 // What a batch needs before its first wave (run_batch, make_resident):
 // the device, the launcher, the instances' initial state on the host and
@@ -98,8 +93,8 @@ struct PreparedBatch {
   Store* store = nullptr;
   uint32_t instance = 0;
   GpuImage img;
-  BatchRequest resolved;               // a copy, made only when something changed
-  const BatchRequest* rq = nullptr;    // the request, or `resolved`
+  BatchRequest resolved;                          // a copy, made only when something changed
+  const BatchRequest* rq = nullptr;               // the request, or `resolved`
   uint64_t file_budget = 0, host_call_bytes = 0;  // what the plan adds for files and host calls
   BatchPlan plan;
 };
@@ -113,8 +108,8 @@ Status check_then(const BatchRequest& req);
 // One batch: the state every wave shares and the steps of one wave.
 class WaveLoop {
  public:
-  WaveLoop(const BatchRequest& req, KernelLauncher& launcher, StoreImpl& S, uint32_t instance,
-           const GpuImage& img, const BatchPlan& plan, Clock::time_point t_start)
+  WaveLoop(const BatchRequest& req, KernelLauncher& launcher, StoreImpl& S, uint32_t instance, const GpuImage& img,
+           const BatchPlan& plan, Clock::time_point t_start)
       : req_(req), launcher_(launcher), S_(S), instance_(instance), img_(img), plan_(plan), t_start_(t_start) {
     bind_call();
   }
@@ -325,9 +320,7 @@ class WaveLoop {
   // The host's result arrays when the caller gave none.
   void own_results(BatchResult& out, uint32_t n);
   uint32_t host_call_width() const { return host_call_width_of(img_); }
-  uint64_t chunk_table_entries() const {
-    return uint64_t(W_.table_stride ? groups_ : 1) * W_.cap_chunks;
-  }
+  uint64_t chunk_table_entries() const { return uint64_t(W_.table_stride ? groups_ : 1) * W_.cap_chunks; }
   Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
   // After the batch's last kernel, the canvas straight into its registered
   // host copy on the outputs stream, beside the results' download.
@@ -402,7 +395,7 @@ class WaveLoop {
       uses_host_calls(req_, img_) ? std::make_unique<HostCallPass>(*req_.host_calls, DevLayout(plan_.layout), img_)
                                   : nullptr;
   bool ref_results_ = false;
-  bool results32_ = false;  // every result i32 or f32, one slot each
+  bool results32_ = false;                               // every result i32 or f32, one slot each
   uint32_t* results32_scratch_[2] = {nullptr, nullptr};  // a staging piece each, on the device
 
   DeviceArena arena_;
@@ -422,8 +415,8 @@ class WaveLoop {
   bool released_ = false;  // release() ran
   bool settled_ = false;   // settle_thread() ran (on the loop's thread)
   uint32_t staging_rows_ = 0;
-  std::vector<uint32_t> canvas_before_;  // several GPUs: the canvas this one uploaded
-  uint64_t waves_done_ = 0;  // instances of finished waves (not counting reruns)
+  std::vector<uint32_t> canvas_before_;              // several GPUs: the canvas this one uploaded
+  uint64_t waves_done_ = 0;                          // instances of finished waves (not counting reruns)
   uint64_t wave_trapped_ = 0, trapped_counted_ = 0;  // the last wave's, all waves' (wave_trapped())
   double kernel_ms_ = 0;
   double upload_ms_ = 0, memory_setup_ms_ = 0, download_ms_ = 0;
@@ -449,14 +442,14 @@ class WaveLoop {
   bool canvas_mapped_ = false;           // the kernels draw straight on the host's canvas
   StackPool stack_pool_;
   bool stack_pool_grew_ = false;
-  bool finished_prefilled_ = false;  // this wave's rows: prefill_finished()
-  bool setup_queued_ = false;        // the kernel follows init_wave's set-up without a wait
-  uint32_t primed_ = 0;              // the first wave's size, as prime_first_wave set it up
-  bool set_up_primed_ = false;       // prime_first_wave ran the first wave's set-up kernel...
-  DevWave primed_wave_{};            // ...with these words (the launch needs the same)
-  bool words_queued_ = false;        // the last launch's words follow its kernel (words_follow_kernel)
+  bool finished_prefilled_ = false;     // this wave's rows: prefill_finished()
+  bool setup_queued_ = false;           // the kernel follows init_wave's set-up without a wait
+  uint32_t primed_ = 0;                 // the first wave's size, as prime_first_wave set it up
+  bool set_up_primed_ = false;          // prime_first_wave ran the first wave's set-up kernel...
+  DevWave primed_wave_{};               // ...with these words (the launch needs the same)
+  bool words_queued_ = false;           // the last launch's words follow its kernel (words_follow_kernel)
   std::optional<Status> ahead_launch_;  // launch_first_wave_ahead's, with primed_wave_'s words, until a launch takes it
-  bool poll_waits_ = false;          // the poll stream has yet to wait for the launch's start
+  bool poll_waits_ = false;             // the poll stream has yet to wait for the launch's start
   uint32_t stack_wave_cap_ = 0;
   uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
   bool memory_ready_ = false;  // the memory buffer holds the image, but for dirty pages

@@ -32,8 +32,8 @@ Status WaveLoop::trace_slice_timeline(uint32_t slices) const {
     float t[4] = {};
     const Signals::SliceEvent order[4] = {Signals::kInputs, Signals::kKernel, Signals::kOutputs, Signals::kDone};
     for (int i = 0; i < 4; ++i) WW_CUDA(cudaEventElapsedTime(&t[i], zero, ev[order[i]]));
-    std::fprintf(stderr, "[trace gpu slice %u] inputs in %.3f, kernel %.3f-%.3f, outputs gathered %.3f ms\n", k,
-                 t[0], t[1], t[2], t[3]);
+    std::fprintf(stderr, "[trace gpu slice %u] inputs in %.3f, kernel %.3f-%.3f, outputs gathered %.3f ms\n", k, t[0],
+                 t[1], t[2], t[3]);
   }
   return Status::Ok();
 }
@@ -113,8 +113,8 @@ uint32_t WaveLoop::slice_count(uint32_t n) const {
   // These need the whole wave between launches, or columns the slices do
   // not cut: host calls, a resident batch, a chain launched call by call,
   // the spec runner's write-back, columns on the device.
-  if (host_calls_ || req_.resident || req_.write_back || !req_.device_args.empty() ||
-      !req_.device_results.empty() || (!req_.then.empty() && req_.launch_per_call))
+  if (host_calls_ || req_.resident || req_.write_back || !req_.device_args.empty() || !req_.device_results.empty() ||
+      (!req_.then.empty() && req_.launch_per_call))
     return 1;
   // Without inputs per instance there is no upload to hide: a slice's
   // download then overlaps only the next slice's kernel, and every slice's

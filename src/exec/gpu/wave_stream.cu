@@ -113,7 +113,8 @@ Status WaveLoop::stream_results(bool& stop_sent) {
     }
     // Naps as await_event's, but shorter: a stretch's results wait for them.
     const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since);
-    nap(std::clamp<std::chrono::microseconds>(waited / 64, std::chrono::microseconds(10), std::chrono::microseconds(200)));
+    nap(std::clamp<std::chrono::microseconds>(waited / 64, std::chrono::microseconds(10),
+                                              std::chrono::microseconds(200)));
     WW_TRY(send_stop_if_cancelled(stop_sent));
     WW_TRY(report_progress(last_report));
   }

@@ -84,7 +84,7 @@ TEST(ReadyFrontier, GrowsOnlyOverWholePrefixes) {
   EXPECT_EQ(f.add(100, 200), 0u);
   EXPECT_EQ(f.add(300, 400), 0u);
   EXPECT_EQ(f.add(0, 50), 50u);
-  EXPECT_EQ(f.add(50, 100), 200u);  // joins [100, 200)
+  EXPECT_EQ(f.add(50, 100), 200u);   // joins [100, 200)
   EXPECT_EQ(f.add(200, 300), 400u);  // and [300, 400)
   EXPECT_EQ(f.add(400, 400), 400u);  // an empty stretch changes nothing
   EXPECT_EQ(f.add(0, 10), 400u);     // nor does one already inside

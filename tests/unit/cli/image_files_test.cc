@@ -4,11 +4,11 @@
 
 #include <png.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <unistd.h>
 
 #include "cli/image_files.h"
 
@@ -122,8 +122,7 @@ TEST(StateFile, BadFilesAreErrors) {
   EXPECT_NE(r.error().message.find("not a multiple of 4"), std::string::npos);
   std::string f8 = temp_path("f8.npy");
   std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }";
-  write_bytes(f8, std::string("\x93NUMPY\x01\x00", 8) + char(header.size()) + '\0' + header +
-                      std::string(8, '\0'));
+  write_bytes(f8, std::string("\x93NUMPY\x01\x00", 8) + char(header.size()) + '\0' + header + std::string(8, '\0'));
   r = read_state_file(f8);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("int32"), std::string::npos);
@@ -138,8 +137,7 @@ TEST(ImageSize, Parses) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->first, 800u);
   EXPECT_EQ(r->second, 600u);
-  for (const char* bad : {"", "800", "x600", "800x", "0x5", "5x0", "-1x5", "800X600", "65536x1", "1x1x1",
-                          "8000x9000"})
+  for (const char* bad : {"", "800", "x600", "800x", "0x5", "5x0", "-1x5", "800X600", "65536x1", "1x1x1", "8000x9000"})
     EXPECT_FALSE(parse_image_size(bad).ok()) << bad;
 }
 

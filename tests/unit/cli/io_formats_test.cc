@@ -26,8 +26,8 @@ class TempDir : public ::testing::Test {
     return p;
   }
   template <class T>
-  std::string npy(const std::string& name, const char* descr, std::vector<uint64_t> shape,
-                  const std::vector<T>& data, bool fortran = false) {
+  std::string npy(const std::string& name, const char* descr, std::vector<uint64_t> shape, const std::vector<T>& data,
+                  bool fortran = false) {
     std::string s = npy_header(descr, fortran, shape);
     s.append(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(T));
     return write(name, s);
@@ -122,7 +122,7 @@ TEST_F(TempDir, NpyFloatBitsAndRanges) {
   std::string p = npy<float>("f.npy", "'<f4'", {2}, {1.5f, nanf});
   auto c = load_column(p, 0, ValType::F32, 2);
   ASSERT_TRUE(c.ok());
-  EXPECT_EQ((*c)[1], nanbits);  // payload kept bit for bit
+  EXPECT_EQ((*c)[1], nanbits);                            // payload kept bit for bit
   EXPECT_FALSE(load_column(p, 0, ValType::I32, 2).ok());  // floats never feed integers
   std::string u = npy<uint64_t>("u.npy", "'<u8'", {2}, {5, 1ull << 40});
   EXPECT_TRUE(load_column(u, 0, ValType::I64, 2).ok());

@@ -51,9 +51,9 @@ TEST(ParseValue, Floats) {
   EXPECT_EQ(bits_of("-nan", ValType::F32), 0xFFC00000u);
   EXPECT_EQ(bits_of("nan:0x200000", ValType::F32), 0x7FA00000u);
   EXPECT_EQ(bits_of("-nan:0x1", ValType::F64), 0xFFF0000000000001ull);
-  EXPECT_EQ(bits_of("1e40", ValType::F32), 0x7F800000u);   // overflow rounds to inf
-  EXPECT_EQ(bits_of("1e-50", ValType::F32), 0u);           // underflow to zero
-  EXPECT_EQ(bits_of("1e-45", ValType::F32), 1u);           // smallest subnormal
+  EXPECT_EQ(bits_of("1e40", ValType::F32), 0x7F800000u);  // overflow rounds to inf
+  EXPECT_EQ(bits_of("1e-50", ValType::F32), 0u);          // underflow to zero
+  EXPECT_EQ(bits_of("1e-45", ValType::F32), 1u);          // smallest subnormal
   EXPECT_EQ(bits_of("0.1", ValType::F64), 0x3FB999999999999Aull);
   // Decimal strings rounded directly to f32, not through f64 (double rounding).
   EXPECT_EQ(bits_of("1.00000005960464477539062500000001", ValType::F32), 0x3F800001u);
@@ -61,8 +61,8 @@ TEST(ParseValue, Floats) {
 }
 
 TEST(ParseValue, FloatErrors) {
-  for (const char* s : {"", "x", "1.5.5", "nan:0x0", "nan:0x800000", "nan:123", "nan(1)", " 1",
-                        "1e", "0x", "1p3", "--1", "infinity1", "0x1.8p3x"})
+  for (const char* s : {"", "x", "1.5.5", "nan:0x0", "nan:0x800000", "nan:123", "nan(1)", " 1", "1e", "0x", "1p3",
+                        "--1", "infinity1", "0x1.8p3x"})
     EXPECT_FALSE(parse_value(s, ValType::F32).ok()) << s;
   EXPECT_FALSE(parse_value("nan:0x10000000000000", ValType::F64).ok());
 }
@@ -96,9 +96,9 @@ TEST(ParseValue, V128) {
     EXPECT_EQ(v->bits, c.lo) << c.text;
     EXPECT_EQ(v->hi, c.hi) << c.text;
   }
-  for (const char* bad : {"", "0x", "0x1g", "0x123456789012345678901234567890123", "i32x4 1 2 3",
-                          "i32x4 1 2 3 4 5", "i8x16 256 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", "i16x8 -32769 0 0 0 0 0 0 0",
-                          "f32x4 1 2 x 4", "u32x4 1 2 3 4", "1 2 3 4"})
+  for (const char* bad : {"", "0x", "0x1g", "0x123456789012345678901234567890123", "i32x4 1 2 3", "i32x4 1 2 3 4 5",
+                          "i8x16 256 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0", "i16x8 -32769 0 0 0 0 0 0 0", "f32x4 1 2 x 4",
+                          "u32x4 1 2 3 4", "1 2 3 4"})
     EXPECT_FALSE(parse_value(bad, ValType::V128).ok()) << bad;
   const Value w{ValType::V128, 0x090a0b0c0d0e0f10ull, 0x0102030405060708ull};
   EXPECT_EQ(format_value(w), "0x0102030405060708090a0b0c0d0e0f10");

@@ -32,11 +32,11 @@ Error read_error(Result<T> (ByteReader::*fn)(), const Bytes& b, uint64_t base = 
   return v.ok() ? Error{} : v.error();
 }
 
-#define EXPECT_ERR(fn, bytes, msg, off)               \
-  do {                                                \
-    Error e_ = read_error(fn, bytes);                 \
-    EXPECT_EQ(e_.message, msg);                       \
-    EXPECT_EQ(e_.offset, uint64_t(off));              \
+#define EXPECT_ERR(fn, bytes, msg, off)  \
+  do {                                   \
+    Error e_ = read_error(fn, bytes);    \
+    EXPECT_EQ(e_.message, msg);          \
+    EXPECT_EQ(e_.offset, uint64_t(off)); \
   } while (0)
 
 TEST(Leb128, U32) {
@@ -59,8 +59,8 @@ TEST(Leb128, U64) {
   EXPECT_EQ(read_all(&ByteReader::u64, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}),
             std::numeric_limits<uint64_t>::max());
   EXPECT_EQ(read_all(&ByteReader::u64, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}), 0u);
-  EXPECT_ERR(&ByteReader::u64, (Bytes{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}),
-             "integer too large", 9);
+  EXPECT_ERR(&ByteReader::u64, (Bytes{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}), "integer too large",
+             9);
   EXPECT_ERR(&ByteReader::u64, (Bytes{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}),
              "integer representation too long", 9);
 }
@@ -104,12 +104,12 @@ TEST(Leb128, S64) {
             std::numeric_limits<int64_t>::min());
   EXPECT_EQ(read_all(&ByteReader::s64, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}), -1);
   // The tenth byte carries one payload bit: the rest must repeat it.
-  EXPECT_ERR(&ByteReader::s64, (Bytes{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}),
-             "integer too large", 9);
-  EXPECT_ERR(&ByteReader::s64, (Bytes{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7e}),
-             "integer too large", 9);
-  EXPECT_ERR(&ByteReader::s64, (Bytes{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x41}),
-             "integer too large", 9);
+  EXPECT_ERR(&ByteReader::s64, (Bytes{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01}), "integer too large",
+             9);
+  EXPECT_ERR(&ByteReader::s64, (Bytes{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7e}), "integer too large",
+             9);
+  EXPECT_ERR(&ByteReader::s64, (Bytes{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x41}), "integer too large",
+             9);
   EXPECT_ERR(&ByteReader::s64, (Bytes{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}),
              "integer representation too long", 9);
 }
@@ -169,7 +169,7 @@ TEST(Utf8, WellFormed) {
 }
 
 TEST(Utf8, Malformed) {
-  EXPECT_FALSE(utf8({0x80}));                    // lone continuation byte
+  EXPECT_FALSE(utf8({0x80}));  // lone continuation byte
   EXPECT_FALSE(utf8({0xbf}));
   EXPECT_FALSE(utf8({0xc0, 0x80}));              // overlong U+0000
   EXPECT_FALSE(utf8({0xc1, 0xbf}));              // overlong U+007F
@@ -184,10 +184,10 @@ TEST(Utf8, Malformed) {
   EXPECT_FALSE(utf8({0xf8, 0x88, 0x80, 0x80, 0x80}));  // 5-byte form
   EXPECT_FALSE(utf8({0xfe}));
   EXPECT_FALSE(utf8({0xff}));
-  EXPECT_FALSE(utf8({0xc3}));                    // truncated
+  EXPECT_FALSE(utf8({0xc3}));  // truncated
   EXPECT_FALSE(utf8({0xe2, 0x82}));
   EXPECT_FALSE(utf8({0xf0, 0x9d, 0x84}));
-  EXPECT_FALSE(utf8({0xc3, 0x41}));              // continuation byte missing
+  EXPECT_FALSE(utf8({0xc3, 0x41}));  // continuation byte missing
   EXPECT_FALSE(utf8({0xe2, 0x82, 0xc0}));
 }
 

@@ -54,12 +54,12 @@ inline Module decode_ok(const Bytes& bytes, const DecodeOptions& opts = {}) {
 }
 
 // Asserts the exact message and byte offset of a decode failure.
-#define EXPECT_DECODE_ERROR(bytes, msg, off)                                   \
-  do {                                                                         \
-    auto r_ = ::ww::decode_module(bytes);                                      \
-    ASSERT_FALSE(r_.ok()) << "decoded, expected: " << (msg);                   \
-    EXPECT_EQ(r_.error().message, std::string(msg));                           \
-    EXPECT_EQ(r_.error().offset, uint64_t(off)) << r_.error().to_string();     \
+#define EXPECT_DECODE_ERROR(bytes, msg, off)                               \
+  do {                                                                     \
+    auto r_ = ::ww::decode_module(bytes);                                  \
+    ASSERT_FALSE(r_.ok()) << "decoded, expected: " << (msg);               \
+    EXPECT_EQ(r_.error().message, std::string(msg));                       \
+    EXPECT_EQ(r_.error().offset, uint64_t(off)) << r_.error().to_string(); \
   } while (0)
 
 }  // namespace ww::test

@@ -27,8 +27,7 @@ TEST(DecodeMalformed, SectionIdAndSize) {
   // section id with no size after it
   EXPECT_DECODE_ERROR(wasm({{0x01}}), "unexpected end", 9);
   // type section: 1 type declared, 2 given; contents start at 10
-  EXPECT_DECODE_ERROR(wasm({{0x01, 0x07, 0x01, 0x60, 0x00, 0x00, 0x60, 0x00, 0x00}}),
-                      "section size mismatch", 10);
+  EXPECT_DECODE_ERROR(wasm({{0x01, 0x07, 0x01, 0x60, 0x00, 0x00, 0x60, 0x00, 0x00}}), "section size mismatch", 10);
   // type section of size 7 with only 4 bytes left: the size field is at 9
   EXPECT_DECODE_ERROR(wasm({{0x01, 0x07, 0x02, 0x60, 0x00, 0x00}}), "length out of bounds", 9);
   // two concatenated headers: the second reads as a custom section of size 0x61
@@ -39,23 +38,21 @@ TEST(DecodeMalformed, HugeVectorCountIsRejectedWithoutAllocating) {
   // type section whose count is 0xffffffff; the count's LEB starts at 10
   EXPECT_DECODE_ERROR(wasm({{0x01, 0x05, 0xff, 0xff, 0xff, 0xff, 0x0f}}), "length out of bounds", 10);
   // code body whose local group count is 0x7fffffff
-  EXPECT_DECODE_ERROR(wasm({kType0, section(3, {0x01, 0x00}),
-                            section(10, {0x01, 0x06, 0xff, 0xff, 0xff, 0xff, 0x07, 0x0b})}),
-                      "length out of bounds", 22);
+  EXPECT_DECODE_ERROR(
+      wasm({kType0, section(3, {0x01, 0x00}), section(10, {0x01, 0x06, 0xff, 0xff, 0xff, 0xff, 0x07, 0x0b})}),
+      "length out of bounds", 22);
 }
 
 TEST(DecodeMalformed, SectionOrder) {
   // (start 0) twice: the second start section id is at 21
   Bytes start = section(8, {0x00});
-  EXPECT_DECODE_ERROR(wasm({kType0, section(3, {0x01, 0x00}), start, start,
-                            section(10, {0x01, 0x02, 0x00, 0x0b})}),
+  EXPECT_DECODE_ERROR(wasm({kType0, section(3, {0x01, 0x00}), start, start, section(10, {0x01, 0x02, 0x00, 0x0b})}),
                       "unexpected content after last section", 21);
   // code (14..19) before function (20)
   EXPECT_DECODE_ERROR(wasm({kType0, section(10, {0x01, 0x02, 0x00, 0x0b}), section(3, {0x01, 0x00})}),
                       "unexpected content after last section", 20);
   // data count (8..10) after data (11)
-  EXPECT_DECODE_ERROR(wasm({section(11, {0x00}), section(12, {0x00})}),
-                      "unexpected content after last section", 11);
+  EXPECT_DECODE_ERROR(wasm({section(11, {0x00}), section(12, {0x00})}), "unexpected content after last section", 11);
 }
 
 TEST(DecodeMalformed, CustomSection) {
@@ -73,8 +70,7 @@ TEST(DecodeMalformed, Types) {
   // 0x7a, next to v128 (0x7b), names no value type: at 13
   EXPECT_DECODE_ERROR(wasm({section(1, {0x01, 0x60, 0x01, 0x7a, 0x00})}), "malformed value type", 13);
   // function type form encoded as a 2-byte LEB: the second byte is at 12
-  EXPECT_DECODE_ERROR(wasm({section(1, {0x01, 0xe0, 0x7f, 0x00, 0x00})}),
-                      "integer representation too long", 12);
+  EXPECT_DECODE_ERROR(wasm({section(1, {0x01, 0xe0, 0x7f, 0x00, 0x00})}), "integer representation too long", 12);
   EXPECT_DECODE_ERROR(wasm({section(1, {0x01, 0x61, 0x00, 0x00})}), "malformed function type", 11);
   EXPECT_DECODE_ERROR(wasm({section(1, {0x01, 0x60, 0x01, 0x40, 0x00})}), "malformed value type", 13);
 }
@@ -91,16 +87,14 @@ TEST(DecodeMalformed, Imports) {
   // global import with mutability 2 at 15
   EXPECT_DECODE_ERROR(wasm({section(2, {0x01, 0x00, 0x00, 0x03, 0x7f, 0x02})}), "malformed mutability", 15);
   // table import of element type i32 at 14
-  EXPECT_DECODE_ERROR(wasm({section(2, {0x01, 0x00, 0x00, 0x01, 0x7f, 0x00, 0x00})}),
-                      "malformed reference type", 14);
+  EXPECT_DECODE_ERROR(wasm({section(2, {0x01, 0x00, 0x00, 0x01, 0x7f, 0x00, 0x00})}), "malformed reference type", 14);
 }
 
 TEST(DecodeMalformed, Limits) {
   // (memory) with flag 2 at 11
   EXPECT_DECODE_ERROR(wasm({section(5, {0x01, 0x02, 0x00})}), "integer too large", 11);
   // table flag 0x81 0x00: a one-bit LEB with a continuation, flagged at 13
-  EXPECT_DECODE_ERROR(wasm({section(4, {0x01, 0x70, 0x81, 0x00, 0x00, 0x00})}),
-                      "integer representation too long", 13);
+  EXPECT_DECODE_ERROR(wasm({section(4, {0x01, 0x70, 0x81, 0x00, 0x00, 0x00})}), "integer representation too long", 13);
   // memory minimum 2 with unused bits set in its fifth byte (16)
   EXPECT_DECODE_ERROR(wasm({section(5, {0x01, 0x00, 0x82, 0x80, 0x80, 0x80, 0x70})}), "integer too large", 16);
   // memory minimum 2 in six bytes: the fifth (16) still has a continuation bit
@@ -124,8 +118,7 @@ TEST(DecodeMalformed, GlobalsAndConstantExpressions) {
   // an unassigned opcode at 13
   EXPECT_DECODE_ERROR(wasm({section(6, {0x01, 0x7f, 0x00, 0x06, 0x0b})}), "illegal opcode", 13);
   // an expression that never ends: the module ends at 15
-  EXPECT_DECODE_ERROR(wasm({section(6, {0x01, 0x7f, 0x00, 0x41, 0x00})}),
-                      "unexpected end of section or function", 15);
+  EXPECT_DECODE_ERROR(wasm({section(6, {0x01, 0x7f, 0x00, 0x41, 0x00})}), "unexpected end of section or function", 15);
 }
 
 TEST(DecodeMalformed, Exports) {
@@ -138,8 +131,7 @@ TEST(DecodeMalformed, ElementSegments) {
   // (elem func ...) with elemkind 1 at 12
   EXPECT_DECODE_ERROR(wasm({section(9, {0x01, 0x01, 0x01, 0x00})}), "malformed element kind", 12);
   // form 5 with element type i32 at 12
-  EXPECT_DECODE_ERROR(wasm({section(9, {0x01, 0x05, 0x7f, 0x01, 0xd2, 0x00, 0x0b})}),
-                      "malformed reference type", 12);
+  EXPECT_DECODE_ERROR(wasm({section(9, {0x01, 0x05, 0x7f, 0x01, 0xd2, 0x00, 0x0b})}), "malformed reference type", 12);
   // form 5 whose expression starts with the unassigned opcode 0xf3 at 14
   EXPECT_DECODE_ERROR(wasm({section(9, {0x01, 0x05, 0x70, 0x01, 0xf3, 0x00, 0x0b})}), "illegal opcode", 14);
 }
@@ -164,8 +156,7 @@ TEST(DecodeMalformed, FunctionAndCodeCounts) {
   EXPECT_DECODE_ERROR(wasm({section(10, {0x01, 0x02, 0x00, 0x0b})}),
                       "function and code section have inconsistent lengths", 8);
   // 1 function, 2 bodies: the code section is at 18
-  EXPECT_DECODE_ERROR(wasm({kType0, section(3, {0x01, 0x00}),
-                            section(10, {0x02, 0x02, 0x00, 0x0b, 0x02, 0x00, 0x0b})}),
+  EXPECT_DECODE_ERROR(wasm({kType0, section(3, {0x01, 0x00}), section(10, {0x02, 0x02, 0x00, 0x0b, 0x02, 0x00, 0x0b})}),
                       "function and code section have inconsistent lengths", 18);
 }
 
@@ -217,8 +208,8 @@ TEST(DecodeMalformed, FunctionBodyWithoutEnd) {
   EXPECT_DECODE_ERROR(at_eof, "unexpected end of section or function", 26);
   // the last body of the code section lacks its end and a data section
   // follows (the reference reads the data section id as that end)
-  Bytes before_data = wasm({kType0, section(3, {0x01, 0x00}), section(10, {0x01, 0x04, 0x00, 0x41, 0x01, 0x1a}),
-                            section(11, {0x01, 0x00})});
+  Bytes before_data = wasm(
+      {kType0, section(3, {0x01, 0x00}), section(10, {0x01, 0x04, 0x00, 0x41, 0x01, 0x1a}), section(11, {0x01, 0x00})});
   EXPECT_DECODE_ERROR(before_data, "section size mismatch", 22);
   // an empty first body (size 0 at 22) has neither locals nor end
   Bytes empty = wasm({kType0, section(3, {0x02, 0x00, 0x00}), section(10, {0x02, 0x00, 0x02, 0x00, 0x0b})});

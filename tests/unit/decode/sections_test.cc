@@ -21,8 +21,8 @@ TEST(DecodeSections, TypeSection) {
   // (type (func (param i32 i64) (result f32)))
   // (type (func))
   // (type (func (param funcref externref f64)))
-  Module m = decode_ok(wasm({section(1, {0x03, 0x60, 0x02, 0x7f, 0x7e, 0x01, 0x7d, 0x60, 0x00, 0x00,
-                                         0x60, 0x03, 0x70, 0x6f, 0x7c, 0x00})}));
+  Module m = decode_ok(wasm(
+      {section(1, {0x03, 0x60, 0x02, 0x7f, 0x7e, 0x01, 0x7d, 0x60, 0x00, 0x00, 0x60, 0x03, 0x70, 0x6f, 0x7c, 0x00})}));
   ASSERT_EQ(m.types.size(), 3u);
   EXPECT_EQ(m.types[0].params, (std::vector<ValType>{ValType::I32, ValType::I64}));
   EXPECT_EQ(m.types[0].results, (std::vector<ValType>{ValType::F32}));
@@ -40,12 +40,19 @@ TEST(DecodeSections, ImportsOfEveryKind) {
   // (func (type 0))   ;; defined function 1
   Bytes b = wasm({section(1, {0x01, 0x60, 0x01, 0x7f, 0x00}),
                   section(2, cat({{0x04},
-                                  str("m"), str("f"), {0x00, 0x00},
-                                  str("m"), str("t"), {0x01, 0x6f, 0x01, 0x01, 0x02},
-                                  str("m"), str("mem"), {0x02, 0x00, 0x01},
-                                  str("m"), str("g"), {0x03, 0x7e, 0x01}})),
-                  section(3, {0x01, 0x00}),
-                  section(10, {0x01, 0x02, 0x00, 0x0b})});
+                                  str("m"),
+                                  str("f"),
+                                  {0x00, 0x00},
+                                  str("m"),
+                                  str("t"),
+                                  {0x01, 0x6f, 0x01, 0x01, 0x02},
+                                  str("m"),
+                                  str("mem"),
+                                  {0x02, 0x00, 0x01},
+                                  str("m"),
+                                  str("g"),
+                                  {0x03, 0x7e, 0x01}})),
+                  section(3, {0x01, 0x00}), section(10, {0x01, 0x02, 0x00, 0x0b})});
   Module m = decode_ok(b);
   ASSERT_EQ(m.imports.size(), 4u);
   EXPECT_EQ(m.imports[0].module, "m");
@@ -115,13 +122,9 @@ TEST(DecodeSections, TableMemoryGlobalExportStart) {
   // (global (mut i32) (i32.const 42))
   // (export "f" (func 0)) (export "m" (memory 0))
   // (start 0)
-  Bytes b = wasm({section(1, {0x01, 0x60, 0x00, 0x00}),
-                  section(3, {0x01, 0x00}),
-                  section(4, {0x01, 0x70, 0x00, 0x01}),
-                  section(5, {0x01, 0x01, 0x01, 0x02}),
-                  section(6, {0x01, 0x7f, 0x01, 0x41, 0x2a, 0x0b}),
-                  section(7, cat({{0x02}, str("f"), {0x00, 0x00}, str("m"), {0x02, 0x00}})),
-                  section(8, {0x00}),
+  Bytes b = wasm({section(1, {0x01, 0x60, 0x00, 0x00}), section(3, {0x01, 0x00}), section(4, {0x01, 0x70, 0x00, 0x01}),
+                  section(5, {0x01, 0x01, 0x01, 0x02}), section(6, {0x01, 0x7f, 0x01, 0x41, 0x2a, 0x0b}),
+                  section(7, cat({{0x02}, str("f"), {0x00, 0x00}, str("m"), {0x02, 0x00}})), section(8, {0x00}),
                   section(10, {0x01, 0x02, 0x00, 0x0b})});
   Module m = decode_ok(b);
   ASSERT_EQ(m.tables.size(), 1u);
@@ -156,18 +159,12 @@ TEST(DecodeSections, AllEightElementSegmentForms) {
   // (elem externref (ref.null extern))                        ;; form 5
   // (elem (table 0) (i32.const 4) funcref (ref.null func))    ;; form 6
   // (elem declare funcref (ref.func 0))                       ;; form 7
-  Bytes elems = {0x08,
-                 0x00, 0x41, 0x01, 0x0b, 0x01, 0x00,
-                 0x01, 0x00, 0x01, 0x00,
-                 0x02, 0x00, 0x41, 0x02, 0x0b, 0x00, 0x01, 0x00,
-                 0x03, 0x00, 0x01, 0x00,
-                 0x04, 0x41, 0x03, 0x0b, 0x01, 0xd2, 0x00, 0x0b,
-                 0x05, 0x6f, 0x01, 0xd0, 0x6f, 0x0b,
-                 0x06, 0x00, 0x41, 0x04, 0x0b, 0x70, 0x01, 0xd0, 0x70, 0x0b,
-                 0x07, 0x70, 0x01, 0xd2, 0x00, 0x0b};
-  Bytes b = wasm({section(1, {0x01, 0x60, 0x00, 0x00}), section(3, {0x01, 0x00}),
-                  section(4, {0x01, 0x70, 0x00, 0x0a}), section(9, elems),
-                  section(10, {0x01, 0x02, 0x00, 0x0b})});
+  Bytes elems = {0x08, 0x00, 0x41, 0x01, 0x0b, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x02, 0x00, 0x41,
+                 0x02, 0x0b, 0x00, 0x01, 0x00, 0x03, 0x00, 0x01, 0x00, 0x04, 0x41, 0x03, 0x0b, 0x01,
+                 0xd2, 0x00, 0x0b, 0x05, 0x6f, 0x01, 0xd0, 0x6f, 0x0b, 0x06, 0x00, 0x41, 0x04, 0x0b,
+                 0x70, 0x01, 0xd0, 0x70, 0x0b, 0x07, 0x70, 0x01, 0xd2, 0x00, 0x0b};
+  Bytes b = wasm({section(1, {0x01, 0x60, 0x00, 0x00}), section(3, {0x01, 0x00}), section(4, {0x01, 0x70, 0x00, 0x0a}),
+                  section(9, elems), section(10, {0x01, 0x02, 0x00, 0x0b})});
   Module m = decode_ok(b);
   ASSERT_EQ(m.elems.size(), 8u);
   const SegmentMode A = SegmentMode::Active, P = SegmentMode::Passive, D = SegmentMode::Declarative;
@@ -220,11 +217,13 @@ TEST(DecodeSections, AllThreeDataSegmentFormsWithDataCount) {
   // (data (i32.const 8) "hi")               ;; form 0
   // (data "abc")                            ;; form 1 (passive)
   // (data (memory 0) (i32.const 16) "z")    ;; form 2
-  Bytes b = wasm({section(5, {0x01, 0x00, 0x01}),
-                  section(12, {0x03}),
-                  section(11, cat({{0x03, 0x00, 0x41, 0x08, 0x0b}, str("hi"),
-                                   {0x01}, str("abc"),
-                                   {0x02, 0x00, 0x41, 0x10, 0x0b}, str("z")}))});
+  Bytes b = wasm({section(5, {0x01, 0x00, 0x01}), section(12, {0x03}),
+                  section(11, cat({{0x03, 0x00, 0x41, 0x08, 0x0b},
+                                   str("hi"),
+                                   {0x01},
+                                   str("abc"),
+                                   {0x02, 0x00, 0x41, 0x10, 0x0b},
+                                   str("z")}))});
   Module m = decode_ok(b);
   EXPECT_EQ(m.data_count, std::optional<uint32_t>(3));
   ASSERT_EQ(m.datas.size(), 3u);
@@ -245,9 +244,9 @@ TEST(DecodeSections, AllThreeDataSegmentFormsWithDataCount) {
 
 TEST(DecodeSections, DataCountBetweenElemAndCode) {
   // (type (func)) (func) (elem declare func 0) datacount 0 (code)
-  Bytes b = wasm({section(1, {0x01, 0x60, 0x00, 0x00}), section(3, {0x01, 0x00}),
-                  section(9, {0x01, 0x03, 0x00, 0x01, 0x00}), section(12, {0x00}),
-                  section(10, {0x01, 0x02, 0x00, 0x0b})});
+  Bytes b =
+      wasm({section(1, {0x01, 0x60, 0x00, 0x00}), section(3, {0x01, 0x00}), section(9, {0x01, 0x03, 0x00, 0x01, 0x00}),
+            section(12, {0x00}), section(10, {0x01, 0x02, 0x00, 0x0b})});
   Module m = decode_ok(b);
   EXPECT_EQ(m.data_count, std::optional<uint32_t>(0));
   EXPECT_EQ(m.codes.size(), 1u);
@@ -256,9 +255,9 @@ TEST(DecodeSections, DataCountBetweenElemAndCode) {
 TEST(DecodeSections, CustomSectionsAnywhere) {
   // custom sections before, between and after the known ones
   Bytes custom = cat({str("x"), {0x01, 0x02, 0x03}});
-  Bytes b = wasm({section(0, custom), section(1, {0x01, 0x60, 0x00, 0x00}), section(0, custom),
-                  section(3, {0x01, 0x00}), section(0, custom), section(10, {0x01, 0x02, 0x00, 0x0b}),
-                  section(0, custom)});
+  Bytes b =
+      wasm({section(0, custom), section(1, {0x01, 0x60, 0x00, 0x00}), section(0, custom), section(3, {0x01, 0x00}),
+            section(0, custom), section(10, {0x01, 0x02, 0x00, 0x0b}), section(0, custom)});
   Module m = decode_ok(b);
   EXPECT_EQ(m.types.size(), 1u);
   EXPECT_EQ(m.codes.size(), 1u);
@@ -268,16 +267,13 @@ TEST(DecodeSections, CustomSectionsAnywhere) {
 Bytes named_module(const Bytes& name_payload) {
   return wasm({section(1, {0x01, 0x60, 0x00, 0x00}), section(3, {0x02, 0x00, 0x00}),
                section(7, cat({{0x01}, str("second"), {0x00, 0x01}})),
-               section(10, {0x02, 0x02, 0x00, 0x0b, 0x02, 0x00, 0x0b}),
-               section(0, cat({str("name"), name_payload}))});
+               section(10, {0x02, 0x02, 0x00, 0x0b, 0x02, 0x00, 0x0b}), section(0, cat({str("name"), name_payload}))});
 }
 
 TEST(DecodeSections, NameSection) {
   // subsection 0: module name "M"; subsection 1: function 0 is "main";
   // subsection 2 (local names) is skipped
-  Bytes payload = {0x00, 0x02, 0x01, 'M',
-                   0x01, 0x07, 0x01, 0x00, 0x04, 'm', 'a', 'i', 'n',
-                   0x02, 0x02, 0x00, 0x00};
+  Bytes payload = {0x00, 0x02, 0x01, 'M', 0x01, 0x07, 0x01, 0x00, 0x04, 'm', 'a', 'i', 'n', 0x02, 0x02, 0x00, 0x00};
   Module m = decode_ok(named_module(payload));
   EXPECT_EQ(m.module_name, "M");
   ASSERT_EQ(m.func_names.size(), 1u);

@@ -28,8 +28,7 @@ inline uint32_t export_func(const Module& m, const std::string& name) {
 
 // `r` with compiled code for it as its launcher, or as it is for the
 // interpreter kernel.
-inline Result<BatchRequest> on_tier(BatchRequest r, bool compiled_tier,
-                                    SparseMisses misses = SparseMisses::BySize) {
+inline Result<BatchRequest> on_tier(BatchRequest r, bool compiled_tier, SparseMisses misses = SparseMisses::BySize) {
   if (compiled_tier) {
     compiled::Request c;
     c.module = r.module;
@@ -46,8 +45,7 @@ inline Result<BatchRequest> on_tier(BatchRequest r, bool compiled_tier,
   return r;
 }
 
-inline Result<BatchResult> run_on_tier(BatchRequest r, bool compiled_tier,
-                                       SparseMisses misses = SparseMisses::BySize) {
+inline Result<BatchResult> run_on_tier(BatchRequest r, bool compiled_tier, SparseMisses misses = SparseMisses::BySize) {
   auto req = on_tier(std::move(r), compiled_tier, misses);
   if (!req.ok()) return req.error();
   auto out = run_batch(*req);

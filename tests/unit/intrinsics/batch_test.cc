@@ -82,8 +82,7 @@ TEST(State, AtomicAddUnderManyThreads) {
 TEST(Pixels, WritesConvertedColourAndCountsIgnored) {
   GpuBatch b;
   b.set_image_size(4, 2);
-  EXPECT_EQ(gpu_set_pixel(b, 1, 1, 1.0f, 0.5f, -3.0f, std::numeric_limits<float>::quiet_NaN()),
-            TrapCode::None);
+  EXPECT_EQ(gpu_set_pixel(b, 1, 1, 1.0f, 0.5f, -3.0f, std::numeric_limits<float>::quiet_NaN()), TrapCode::None);
   EXPECT_EQ(gpu_set_pixel(b, 4, 0, 1, 1, 1, 1), TrapCode::None);
   EXPECT_EQ(gpu_set_pixel(b, -1, 0, 1, 1, 1, 1), TrapCode::None);
   EXPECT_EQ(gpu_set_pixel(b, 0, 2, 1, 1, 1, 1), TrapCode::None);
@@ -159,8 +158,9 @@ TEST(Intrinsics, TableHasTheFixedSignatures) {
   EXPECT_EQ(intrinsics().size(), size_t(Intrinsic::Count_));
   const IntrinsicInfo* ts = find_intrinsic("texture_sample");
   ASSERT_NE(ts, nullptr);
-  EXPECT_EQ(functype_to_string(ts->type), functype_to_string(FuncType{
-      {ValType::I32, ValType::F32, ValType::F32}, {ValType::F32, ValType::F32, ValType::F32, ValType::F32}}));
+  EXPECT_EQ(functype_to_string(ts->type),
+            functype_to_string(FuncType{{ValType::I32, ValType::F32, ValType::F32},
+                                        {ValType::F32, ValType::F32, ValType::F32, ValType::F32}}));
   ASSERT_NE(find_intrinsic("set_pixel"), nullptr);
   EXPECT_EQ(find_intrinsic("set_pixel")->type.params.size(), 6u);
   EXPECT_EQ(find_intrinsic("atomic_add")->type.results, std::vector<ValType>{ValType::I32});

@@ -16,8 +16,7 @@ constexpr double kInfD = std::numeric_limits<double>::infinity();
 
 bool is_nan32(float f) { return (f32_bits(f) & 0x7f800000u) == 0x7f800000u && (f32_bits(f) & 0x7fffffu); }
 bool is_nan64(double d) {
-  return (f64_bits(d) & 0x7ff0000000000000ull) == 0x7ff0000000000000ull &&
-         (f64_bits(d) & 0xfffffffffffffull);
+  return (f64_bits(d) & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (f64_bits(d) & 0xfffffffffffffull);
 }
 // Arithmetic NaNs have the quiet bit set; canonical ones only that bit.
 bool is_arith_nan32(float f) { return is_nan32(f) && (f32_bits(f) & 0x00400000u); }
@@ -38,8 +37,7 @@ TEST(FloatBitOps, AbsNegCopysignKeepNaNPayload) {
   EXPECT_EQ(f32_bits(f32_copysign(2.0f, f32_from_bits(0xffc00000u))), f32_bits(-2.0f));
   EXPECT_EQ(f64_bits(f64_abs(f64_from_bits(0xfff4000000000001ull))), 0x7ff4000000000001ull);
   EXPECT_EQ(f64_bits(f64_neg(f64_from_bits(0x7ff4000000000001ull))), 0xfff4000000000001ull);
-  EXPECT_EQ(f64_bits(f64_copysign(f64_from_bits(0x7ff8000000000abcull), -0.0)),
-            0xfff8000000000abcull);
+  EXPECT_EQ(f64_bits(f64_copysign(f64_from_bits(0x7ff8000000000abcull), -0.0)), 0xfff8000000000abcull);
   EXPECT_EQ(f32_bits(f32_neg(0.0f)), 0x80000000u);
   EXPECT_EQ(f64_bits(f64_abs(-0.0)), 0u);
 }
@@ -104,7 +102,7 @@ TEST(FloatArith, NearestRoundsHalfToEven) {
   EXPECT_EQ(f32_nearest(2.5f), 2.0f);
   EXPECT_EQ(f32_nearest(-1.5f), -2.0f);
   EXPECT_EQ(f32_bits(f32_nearest(-0.5f)), 0x80000000u);  // f32.wast: nearest -0.5 = -0
-  EXPECT_EQ(f32_nearest(4194303.5f), 4194304.0f);         // largest f32 with a .5
+  EXPECT_EQ(f32_nearest(4194303.5f), 4194304.0f);        // largest f32 with a .5
   EXPECT_EQ(f32_nearest(8388609.0f), 8388609.0f);
   EXPECT_EQ(f64_nearest(4503599627370495.5), 4503599627370496.0);
   EXPECT_EQ(f64_nearest(-3.5), -4.0);
@@ -156,8 +154,8 @@ TEST(Integer, ShiftsMaskTheCount) {
 }
 
 TEST(Integer, Rotations) {
-  EXPECT_EQ(i32_rotl(0xfe00dc00u, 4), 0xe00dc00fu);   // i32.wast
-  EXPECT_EQ(i32_rotr(0xb0c1d2e3u, 5), 0x1d860e97u);   // i32.wast
+  EXPECT_EQ(i32_rotl(0xfe00dc00u, 4), 0xe00dc00fu);  // i32.wast
+  EXPECT_EQ(i32_rotr(0xb0c1d2e3u, 5), 0x1d860e97u);  // i32.wast
   EXPECT_EQ(i32_rotl(1, 32), 1u);
   EXPECT_EQ(i32_rotr(1, 0), 1u);
   EXPECT_EQ(i32_rotr(1, 1), 0x80000000u);
@@ -329,11 +327,11 @@ TEST(Conversions, IntToFloatRoundsOnce) {
 }
 
 TEST(Conversions, DemotePromote) {
-  EXPECT_EQ(f32_demote_f64(0x1.000001p+0), 1.0f);                    // tie to even
-  EXPECT_EQ(f32_demote_f64(0x1.0000010000001p+0), 0x1.000002p+0f);   // above the tie
-  EXPECT_EQ(f32_demote_f64(0x1.fffffffp+127), kInfF);                // past max + half ulp
+  EXPECT_EQ(f32_demote_f64(0x1.000001p+0), 1.0f);                   // tie to even
+  EXPECT_EQ(f32_demote_f64(0x1.0000010000001p+0), 0x1.000002p+0f);  // above the tie
+  EXPECT_EQ(f32_demote_f64(0x1.fffffffp+127), kInfF);               // past max + half ulp
   EXPECT_EQ(f32_demote_f64(0x1.fffffefffffffp+127), 0x1.fffffep+127f);
-  EXPECT_EQ(f32_demote_f64(0x1p-150), 0.0f);                         // tie to even (0)
+  EXPECT_EQ(f32_demote_f64(0x1p-150), 0.0f);  // tie to even (0)
   EXPECT_EQ(f32_demote_f64(0x1.0000000000001p-150), 0x1p-149f);
   EXPECT_EQ(f64_promote_f32(0x1p-149f), 0x1p-149);
   EXPECT_EQ(f64_bits(f64_promote_f32(-0.0f)), 0x8000000000000000ull);

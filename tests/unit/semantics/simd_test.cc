@@ -100,7 +100,7 @@ TEST(Simd, IntegerWrapsAndSaturates) {
   EXPECT_EQ(at<uint8_t>(i8x16_sub_sat_u(i8x16_splat(0), i8x16_splat(1)), 0), 0);
   EXPECT_EQ(at<int16_t>(i16x8_sub_sat_s(i16x8_splat(0x8000), i16x8_splat(1)), 3), -32768);
   EXPECT_EQ(at<uint8_t>(i8x16_add(i8x16_splat(255), i8x16_splat(2)), 0), 1);  // wraps
-  EXPECT_EQ(at<int8_t>(i8x16_abs(i8x16_splat(0x80)), 0), -128);              // stays
+  EXPECT_EQ(at<int8_t>(i8x16_abs(i8x16_splat(0x80)), 0), -128);               // stays
   EXPECT_EQ(at<int8_t>(i8x16_neg(i8x16_splat(0x80)), 0), -128);
   EXPECT_EQ(at<uint64_t>(i64x2_mul(i64x2_splat(1ull << 63), i64x2_splat(2)), 1), 0u);
   // avgr_u rounds up: (255 + 254 + 1) / 2, (1 + 2 + 1) / 2
@@ -150,8 +150,8 @@ TEST(Simd, BitmaskAndWidening) {
   EXPECT_EQ(at<int16_t>(i16x8_extend_high_i8x16_s(v), 0), -1);
   EXPECT_EQ(at<uint16_t>(i16x8_extend_high_i8x16_u(v), 0), 255);
   EXPECT_EQ(at<int16_t>(i16x8_extend_high_i8x16_s(v), 1), 2);
-  EXPECT_EQ(at<int64_t>(i64x2_extmul_low_i32x4_s(i32x4_splat(0x80000000u), i32x4_splat(0x80000000u)), 0),
-            int64_t(1) << 62);
+  EXPECT_EQ(at<int64_t>(i64x2_extmul_low_i32x4_s(i32x4_splat(0x80000000u), i32x4_splat(0x80000000u)), 0), int64_t(1)
+                                                                                                              << 62);
   EXPECT_EQ(at<uint64_t>(i64x2_extmul_high_i32x4_u(i32x4_splat(~0u), i32x4_splat(~0u)), 1), 0xfffffffe00000001ull);
   EXPECT_EQ(at<int16_t>(i16x8_extadd_pairwise_i8x16_s(i8x16_splat(0x80)), 0), -256);
   EXPECT_EQ(at<uint16_t>(i16x8_extadd_pairwise_i8x16_u(i8x16_splat(0xff)), 0), 510);
@@ -184,7 +184,8 @@ TEST(Simd, FloatLanesFollowTheScalarRules) {
   EXPECT_EQ(m, vec<uint32_t>({kF32SignBit, kF32SignBit, kF32CanonicalNaN, kF32CanonicalNaN}));
   EXPECT_EQ(at<uint32_t>(f32x4_max(f32v(-0.0f, 0, 0, 0), f32v(0.0f, 0, 0, 0)), 0), 0u);
   // simd_f32x4_pmin_pmax: an operand comes back as it is.
-  const V128 p = f32x4_pmin(f32v(f32_from_bits(0x7fa00001u), 1, -0.0f, 2), f32v(1, f32_from_bits(0xffc00000u), 0.0f, 1));
+  const V128 p =
+      f32x4_pmin(f32v(f32_from_bits(0x7fa00001u), 1, -0.0f, 2), f32v(1, f32_from_bits(0xffc00000u), 0.0f, 1));
   EXPECT_EQ(p, vec<uint32_t>({0x7fa00001u, f32_bits(1.0f), kF32SignBit, f32_bits(1.0f)}));
   EXPECT_EQ(at<uint32_t>(f32x4_pmax(f32v(1, 0, 0, 0), f32v(nan, 0, 0, 0)), 0), f32_bits(1.0f));
   // simd_f32x4_rounding: ties to even; -0.5 rounds to -0.
@@ -192,7 +193,8 @@ TEST(Simd, FloatLanesFollowTheScalarRules) {
   EXPECT_EQ(f64x2_trunc(f64v(-1.9, 1.9)), f64v(-1.0, 1.0));
   EXPECT_EQ(at<uint64_t>(f64x2_sqrt(f64v(-1, 4)), 0), kF64CanonicalNaN);
   EXPECT_EQ(at<uint64_t>(f64x2_sqrt(f64v(-1, 4)), 1), f64_bits(2.0));
-  EXPECT_EQ(f32x4_neg(f32v(nan, 0, 1, -1)), vec<uint32_t>({f32_bits(nan) ^ kF32SignBit, kF32SignBit, f32_bits(-1.0f), f32_bits(1.0f)}));
+  EXPECT_EQ(f32x4_neg(f32v(nan, 0, 1, -1)),
+            vec<uint32_t>({f32_bits(nan) ^ kF32SignBit, kF32SignBit, f32_bits(-1.0f), f32_bits(1.0f)}));
   EXPECT_EQ(at<uint32_t>(f32x4_add(f32v(3e38f, 0, 0, 0), f32v(3e38f, 0, 0, 0)), 0), f32_bits(INFINITY));
   // f32 rounding of the sum, not f64's: 1 + 2^-24 is 1 in f32
   EXPECT_EQ(at<uint32_t>(f32x4_add(f32v(1, 0, 0, 0), f32v(5.9604645e-8f, 0, 0, 0)), 0), f32_bits(1.0f));

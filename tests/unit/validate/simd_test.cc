@@ -76,8 +76,7 @@ TEST(Simd, MemoryAccessesNeedAMemoryAndNaturalAlignment) {
             "alignment must not be larger than natural");
   // (func (param i32 v128) (result v128) v128.load32_lane align=4 offset=0 lane 3), lane 4 too far
   EXPECT_EQ(verdict_of({i32, v128}, {v128}, {0x20, 0, 0x20, 1, 0xfd, 0x56, 2, 0, 3, 0x0b}, true), "ok");
-  EXPECT_EQ(verdict_of({i32, v128}, {v128}, {0x20, 0, 0x20, 1, 0xfd, 0x56, 2, 0, 4, 0x0b}, true),
-            "invalid lane index");
+  EXPECT_EQ(verdict_of({i32, v128}, {v128}, {0x20, 0, 0x20, 1, 0xfd, 0x56, 2, 0, 4, 0x0b}, true), "invalid lane index");
   EXPECT_EQ(verdict_of({i32, v128}, {v128}, {0x20, 0, 0x20, 1, 0xfd, 0x56, 3, 0, 0, 0x0b}, true),
             "alignment must not be larger than natural");
   // (func (param i32 v128) v128.store8_lane 0 0 15)
@@ -104,24 +103,45 @@ TEST(Simd, SelectTakesVectorsAndConstantExpressionsMakeThem) {
 // translated with two slots per value; one without keeps one.
 TEST(Simd, ModulesWithV128TakeTwoSlotsPerValue) {
   // (module (func (param v128)))
-  const std::vector<uint8_t> param = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60,
-                                      0x01, 0x7b, 0x00, 0x03, 0x02, 0x01, 0x00, 0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b};
+  const std::vector<uint8_t> param = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x01,
+                                      0x7b, 0x00, 0x03, 0x02, 0x01, 0x00, 0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b};
   auto m = compile_module(param);
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ((*m)->code.bytecode.slot_width, 2u);
   EXPECT_EQ((*m)->code.bytecode.funcs[0].num_params, 2u);
   // (module (func (result i32) v128.const 0 i32x4.extract_lane 0)): no v128 in any type
   std::vector<uint8_t> body = cat({{0x00}, v128_const(0), {0xfd, 0x1b, 0x00, 0x0b}});
-  std::vector<uint8_t> mod = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00,
-                              0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x0a, uint8_t(body.size() + 2), 0x01,
+  std::vector<uint8_t> mod = {0x00,
+                              0x61,
+                              0x73,
+                              0x6d,
+                              0x01,
+                              0x00,
+                              0x00,
+                              0x00,
+                              0x01,
+                              0x05,
+                              0x01,
+                              0x60,
+                              0x00,
+                              0x01,
+                              0x7f,
+                              0x03,
+                              0x02,
+                              0x01,
+                              0x00,
+                              0x0a,
+                              uint8_t(body.size() + 2),
+                              0x01,
                               uint8_t(body.size())};
   mod.insert(mod.end(), body.begin(), body.end());
   m = compile_module(mod);
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ((*m)->code.bytecode.slot_width, 2u);
   // (module (func (result i32) i32.const 7))
-  const std::vector<uint8_t> plain = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00,
-                                      0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x0a, 0x06, 0x01, 0x04, 0x00, 0x41, 0x07, 0x0b};
+  const std::vector<uint8_t> plain = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01,
+                                      0x05, 0x01, 0x60, 0x00, 0x01, 0x7f, 0x03, 0x02, 0x01,
+                                      0x00, 0x0a, 0x06, 0x01, 0x04, 0x00, 0x41, 0x07, 0x0b};
   m = compile_module(plain);
   ASSERT_TRUE(m.ok()) << m.error().message;
   EXPECT_EQ((*m)->code.bytecode.slot_width, 1u);

@@ -17,7 +17,10 @@ static void try_open(const char* path) {
 }
 int main(void) {
   FILE* f = fopen("data/in.txt", "r");
-  if (!f) { printf("fopen: %s\n", strerror(errno)); return 1; }
+  if (!f) {
+    printf("fopen: %s\n", strerror(errno));
+    return 1;
+  }
   char buf[256];
   size_t n = fread(buf, 1, sizeof buf - 1, f);
   buf[n] = 0;

@@ -9,7 +9,10 @@
 #include <unistd.h>
 static void try_open(const char* path, int flags) {
   int fd = open(path, flags, 0644);
-  printf("open %s (%s): %s\n", path, (flags & O_CREAT) ? "create" : (flags & O_ACCMODE) == O_RDONLY ? "read" : "write",
+  printf("open %s (%s): %s\n", path,
+         (flags & O_CREAT)                 ? "create"
+         : (flags & O_ACCMODE) == O_RDONLY ? "read"
+                                           : "write",
          fd >= 0 ? "ok" : strerror(errno));
   if (fd >= 0) close(fd);
 }

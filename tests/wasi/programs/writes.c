@@ -16,12 +16,21 @@ int main(int argc, char** argv) {
   say("mkdir out/sub", mkdir("out/sub", 0755) == 0);
   FILE* f = fopen("out/sub/a.txt", "w");
   say("create out/sub/a.txt", f != NULL);
-  if (f) { fprintf(f, "hello %s\n", tag); fclose(f); }
+  if (f) {
+    fprintf(f, "hello %s\n", tag);
+    fclose(f);
+  }
   f = fopen("out/sub/a.txt", "a");
-  if (f) { fprintf(f, "more\n"); fclose(f); }
+  if (f) {
+    fprintf(f, "more\n");
+    fclose(f);
+  }
   char buf[128] = {0};
   f = fopen("out/sub/a.txt", "r");
-  if (f) { fread(buf, 1, sizeof buf - 1, f); fclose(f); }
+  if (f) {
+    fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+  }
   printf("read back: %s", buf);
   say("rename to out/b.txt", rename("out/sub/a.txt", "out/b.txt") == 0);
   int fd = open("out/b.txt", O_RDWR);
@@ -36,7 +45,10 @@ int main(int argc, char** argv) {
   say("rmdir out/sub", rmdir("out/sub") == 0);
   say("write outside", fopen("out/../escape.txt", "w") != NULL);
   f = fopen(argc > 2 ? argv[2] : "out/keep.txt", "w");
-  if (f) { fprintf(f, "kept by %s\n", tag); fclose(f); }
+  if (f) {
+    fprintf(f, "kept by %s\n", tag);
+    fclose(f);
+  }
   DIR* d = opendir("out");
   char* names[32];
   int k = 0;

@@ -37,7 +37,8 @@ template <DevLayout L>
 __device__ __noinline__ TrapCode device_import_slots(const DevModule& m, const DevWave& w, const DevIntrinsics& in,
                                                      uint32_t t, uint32_t f, DevMemView<L> memv, uint64_t* io,
                                                      bool* leave) {
-  return device_import(m, w, in, t, f, memv, [io](uint32_t k) -> uint64_t& { return io[k]; }, leave);
+  return device_import(
+      m, w, in, t, f, memv, [io](uint32_t k) -> uint64_t& { return io[k]; }, leave);
 }
 template <DevLayout L>
 __device__ __noinline__ TrapCode resume_slots(const DevModule& m, const DevWave& w, uint32_t t, DevMemView<L> memv,

@@ -15,15 +15,10 @@ namespace ww::gpu {
 // k of the call: arguments in, results out (the interpreter passes its
 // frame, compiled code a local array).
 template <class IO>
-__device__ inline TrapCode call_intrinsic(uint8_t id, IO&& io, const DevWave& w,
-                                          const DevIntrinsics& in, uint32_t t) {
+__device__ inline TrapCode call_intrinsic(uint8_t id, IO&& io, const DevWave& w, const DevIntrinsics& in, uint32_t t) {
   switch (static_cast<Intrinsic>(id)) {
-    case Intrinsic::GetThreadId:
-      io(0) = uint32_t(w.first + t);
-      return TrapCode::None;
-    case Intrinsic::InstanceCount:
-      io(0) = w.total;
-      return TrapCode::None;
+    case Intrinsic::GetThreadId: io(0) = uint32_t(w.first + t); return TrapCode::None;
+    case Intrinsic::InstanceCount: io(0) = w.total; return TrapCode::None;
     case Intrinsic::GetTime: {
       float s = float(double(global_timer_ns() - w.start_ns) * 1e-9);
       io(0) = sem::f32_bits(s);
@@ -67,8 +62,7 @@ __device__ inline TrapCode call_intrinsic(uint8_t id, IO&& io, const DevWave& w,
       for (int c = 0; c < 4; ++c) io(c) = sem::f32_bits(out[c]);
       return TrapCode::None;
     }
-    default:
-      return TrapCode::HostError;
+    default: return TrapCode::HostError;
   }
 }
 

@@ -113,8 +113,7 @@ static __device__ __noinline__ void stop_to_run_again(const DevWave* w, uint32_t
 // The lanes of a warp that need the same new chunk elect one to take it
 // from the pool; the CAS settles a race with lanes on another path of the
 // same warp (the loser's chunk stays unused until the pool is reset).
-static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint32_t c, uint32_t t,
-                                                    const DevWave* w) {
+static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint32_t c, uint32_t t, const DevWave* w) {
   const uint32_t lane = t & 31;
   uint64_t e = atomicAdd(reinterpret_cast<unsigned long long*>(entry), 0ull);
   if (uint32_t(e) == 0) {
@@ -126,8 +125,7 @@ static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint
       const uint32_t k = atomicAdd(&w->pool_used[0], 1u);
       if (k < w->pool_used[1]) {
         const unsigned long long mine = k + 1ull;
-        const unsigned long long prev =
-            atomicCAS(reinterpret_cast<unsigned long long*>(entry), 0ull, mine);
+        const unsigned long long prev = atomicCAS(reinterpret_cast<unsigned long long*>(entry), 0ull, mine);
         got = prev ? prev : mine;
       }
     }
@@ -169,9 +167,9 @@ static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint
 template <>
 struct MemCache<DevLayout::Sparse> {
   uint32_t shift;
-  uint32_t own_chunk = ~0u;  // ~0u: none (no address reaches it)
+  uint32_t own_chunk = ~0u;                     // ~0u: none (no address reaches it)
   uint32_t image_window = ~0u, image_bits = 0;  // bit k: chunk 32 * window + k reads the image
-  uint64_t own_base;  // an integer: the bias leaves the allocation
+  uint64_t own_base;                            // an integer: the bias leaves the allocation
   const uint8_t* image;
   __device__ __forceinline__ void forget_image() { image_bits = 0; }
 };

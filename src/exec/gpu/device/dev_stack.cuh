@@ -80,10 +80,8 @@ __device__ inline uint32_t next_segment(const DevWave& w, uint32_t t, const Fram
   // 256 bytes, so it fits a signed 32-bit place.
   next = uint32_t(int32_t((col - fr.gm) / 32));
   fr.at(next + kSegNext) = 0;
-  if (seg)
-    fr.at(seg + kSegNext) = next;
-  else
-    w.stack_next[t] = next;
+  if (seg) fr.at(seg + kSegNext) = next;
+  else w.stack_next[t] = next;
   return next;
 }
 

@@ -49,7 +49,7 @@ struct DevModule {
   const uint32_t* elem_size;
   const uint32_t* table_offset;
   const uint32_t* table_cap;
-  const uint64_t* shared_tables;    // when tables are immutable
+  const uint64_t* shared_tables;  // when tables are immutable
   const uint32_t* shared_table_size;
   uint32_t num_tables;
   // Slots per value (BytecodeModule::slot_width): 2 in a module with v128,
@@ -77,8 +77,8 @@ struct DevWasi {
   uint64_t log_cap;
   unsigned long long *log_used, *log_limit;
   uint64_t out_cap;
-  uint64_t* out_bytes;   // [(fd - 1) * n + t]: bytes written so far
-  uint8_t* stdio_host;   // [t]: fds 0-2 are the host's from now on
+  uint64_t* out_bytes;  // [(fd - 1) * n + t]: bytes written so far
+  uint8_t* stdio_host;  // [t]: fds 0-2 are the host's from now on
   uint64_t seed;
   uint64_t* rand_count;  // [t]: random_get's counter
   uint64_t* exit_code;   // [t]: code | 1 << 32 once proc_exit ran here
@@ -125,8 +125,8 @@ struct DevIntrinsics {
 // site. Records are dense (an atomic counter hands them out), so the host
 // downloads only the calls made, not a row per instance.
 struct DevHostCalls {
-  bool enabled;   // a server takes the calls; without one they trap (HostError)
-  bool resuming;  // this launch resumes the instances that left, and only them
+  bool enabled;    // a server takes the calls; without one they trap (HostError)
+  bool resuming;   // this launch resumes the instances that left, and only them
   uint32_t width;  // io values per record
   // Records come in two halves of `wave` each: a launch writes new calls
   // from out_base on while the instances it resumes still read theirs in
@@ -134,9 +134,9 @@ struct DevHostCalls {
   // read its results, in blocks that run later).
   uint32_t out_base;
   unsigned long long* count;  // records taken this launch
-  uint32_t* calls;  // per record: instance in the wave, import index, memory pages
-  uint64_t* io;     // per record: arguments in, results out, `width` values
-  uint8_t* trap;    // per record: the host's trap, or 0
+  uint32_t* calls;            // per record: instance in the wave, import index, memory pages
+  uint64_t* io;               // per record: arguments in, results out, `width` values
+  uint8_t* trap;              // per record: the host's trap, or 0
   // Per record, the bytes the host wrote into the instance's memory: at
   // patches + patch_off, patch_bytes bytes of {u32 address, u32 length,
   // bytes padded to 4}, applied by the instance itself when it resumes
@@ -268,16 +268,16 @@ struct DevWave {
   // mem_max_pages where it may not run again (grow then fails there).
   uint32_t mem_grow_limit;
   uint64_t* globals;
-  uint64_t* tables;       // per-instance tables (mutable case)
-  uint32_t* table_size;   // per-instance sizes (mutable case)
+  uint64_t* tables;      // per-instance tables (mutable case)
+  uint32_t* table_size;  // per-instance sizes (mutable case)
   uint8_t* data_dropped;
   uint8_t* elem_dropped;
   uint8_t* trap;
   uint32_t* trap_func;
   uint32_t* trap_pc;
   uint8_t* finished;
-  uint64_t fuel;         // 0 = unlimited
-  uint64_t start_ns;     // globaltimer at batch start
+  uint64_t fuel;      // 0 = unlimited
+  uint64_t start_ns;  // globaltimer at batch start
   // 0 = none: code does not look at the clock. The host may move the
   // device copy's (self's) to 1 while a wave runs, to stop it (Ctrl-C).
   uint64_t deadline_ns;
@@ -369,8 +369,8 @@ inline constexpr uint32_t kDeadlineTickMask = 1023;
 // that finish together add in one atomic: one per instance kept every
 // kernel at about 30 M instances/s whatever it computed (measured on an
 // H200 while the counter lived in mapped host memory, bench/RESULTS.md).
-__device__ __forceinline__ void finish_instance(const DevWave& w, uint32_t t, TrapCode trap,
-                                                uint32_t func, uint32_t pc, bool finished) {
+__device__ __forceinline__ void finish_instance(const DevWave& w, uint32_t t, TrapCode trap, uint32_t func, uint32_t pc,
+                                                bool finished) {
   if (trap != TrapCode::None) {
     w.trap[t] = uint8_t(trap);
     w.trap_func[t] = func;

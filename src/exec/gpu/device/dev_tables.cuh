@@ -42,9 +42,7 @@ struct DevElemView {
   __device__ __forceinline__ uint32_t size() const {
     return W->elem_dropped[uint64_t(seg) * W->n + t] ? 0 : M->elem_size[seg];
   }
-  __device__ __forceinline__ uint64_t get(uint32_t i) const {
-    return M->elem_refs[M->elem_offset[seg] + i];
-  }
+  __device__ __forceinline__ uint64_t get(uint32_t i) const { return M->elem_refs[M->elem_offset[seg] + i]; }
   __device__ __forceinline__ void drop() const { W->elem_dropped[uint64_t(seg) * W->n + t] = 1; }
 };
 
@@ -68,8 +66,7 @@ struct DevSigCheck {
   uint32_t want;  // canonical type id
   __device__ __forceinline__ TrapCode operator()(uint64_t ref) const {
     if (ref & kDevForeignRef) return TrapCode::HostError;
-    return M->func_canon[uint32_t(ref - 1)] == want ? TrapCode::None
-                                                     : TrapCode::IndirectCallTypeMismatch;
+    return M->func_canon[uint32_t(ref - 1)] == want ? TrapCode::None : TrapCode::IndirectCallTypeMismatch;
   }
 };
 

@@ -166,9 +166,7 @@ __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWa
       io(0) = put(mv, u32(2), now, 8) ? kSuccess : kFault;
       return TrapCode::None;
     }
-    case DevWasiCall::RandomGet:
-      io(0) = random_get(w, d, t, mv, u32(0), u32(1));
-      return TrapCode::None;
+    case DevWasiCall::RandomGet: io(0) = random_get(w, d, t, mv, u32(0), u32(1)); return TrapCode::None;
     case DevWasiCall::FdWrite: {
       uint32_t err = 0;
       const Write r = fd_write(w, d, t, mv, uint32_t(u32(0)), u32(1), u32(2), u32(3), &err);
@@ -180,12 +178,8 @@ __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWa
       *leave = true;
       return TrapCode::None;
     }
-    case DevWasiCall::ProcExit:
-      d.exit_code[t] = u32(0) | uint64_t(1) << 32;
-      return TrapCode::Exit;
-    case DevWasiCall::SchedYield:
-      io(0) = kSuccess;
-      return TrapCode::None;
+    case DevWasiCall::ProcExit: d.exit_code[t] = u32(0) | uint64_t(1) << 32; return TrapCode::Exit;
+    case DevWasiCall::SchedYield: io(0) = kSuccess; return TrapCode::None;
     case DevWasiCall::FdFdstatGet: {
       const uint64_t fd = u32(0), ptr = u32(1);
       if (fd > 2 && device_file_call(DevWasiCall::FdFdstatGet, w, d, t, mv, io)) return TrapCode::None;
@@ -215,9 +209,7 @@ __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWa
     case DevWasiCall::FdPrestatDirName:
       *leave = !device_file_call(static_cast<DevWasiCall>(id), w, d, t, mv, io);
       return TrapCode::None;
-    default:
-      *leave = true;
-      return TrapCode::None;
+    default: *leave = true; return TrapCode::None;
   }
 }
 

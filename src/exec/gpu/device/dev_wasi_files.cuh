@@ -63,8 +63,8 @@ __device__ inline int64_t read_at(const DevWasi& d, uint32_t file, const MemV& m
 // short read ends the call, an error after some bytes ends it quietly.
 // *moved: the bytes moved (fd_read's offset advances by them).
 template <class MemV>
-__device__ inline uint32_t read_iovs(const DevWasi& d, uint32_t file, const MemV& mv, uint64_t iovs,
-                                     uint64_t count, int64_t at, uint64_t done_ptr, uint64_t* moved) {
+__device__ inline uint32_t read_iovs(const DevWasi& d, uint32_t file, const MemV& mv, uint64_t iovs, uint64_t count,
+                                     int64_t at, uint64_t done_ptr, uint64_t* moved) {
   *moved = 0;
   if (!in(mv, iovs, count * 8)) return kFault;
   for (uint64_t k = 0; k < count; ++k)
@@ -156,9 +156,7 @@ __device__ inline bool device_file_call(DevWasiCall call, const DevWave& w, cons
       io(0) = put(mv, u32(3), pos, 8) ? kSuccess : kFault;
       return true;
     }
-    case DevWasiCall::FdTell:
-      io(0) = put(mv, u32(1), pos, 8) ? kSuccess : kFault;
-      return true;
+    case DevWasiCall::FdTell: io(0) = put(mv, u32(1), pos, 8) ? kSuccess : kFault; return true;
     case DevWasiCall::FdFilestatGet:
       io(0) = put_bytes(mv, u32(1), d.file_meta + uint64_t(file) * kDevFileMetaBytes, wasi::kFilestatSize);
       return true;
@@ -166,8 +164,7 @@ __device__ inline bool device_file_call(DevWasiCall call, const DevWave& w, cons
       io(0) = put_bytes(mv, u32(1), d.file_meta + uint64_t(file) * kDevFileMetaBytes + wasi::kFilestatSize,
                         wasi::kFdstatSize);
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 

@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   const MemAccess<L> mem = MemAccess<L>::make(W, t);
   uint64_t mem_size = uint64_t(W.mem_pages[t]) * kDevPageSize;
   const DevMemView<L> memv{mem, &mem_size, W.self, t};  // W is a parameter: its address would copy it
-  MemCache<L> mc = mem.cache();  // dev_memory.cuh; MEMV makes it forget the image
+  MemCache<L> mc = mem.cache();                         // dev_memory.cuh; MEMV makes it forget the image
   uint64_t fuel = W.fuel ? W.fuel : ~uint64_t{0};
   uint32_t ticks = 0;
 
@@ -76,18 +76,18 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   // that read inline in every jump handler made interpreted kernels 12-35%
   // slower (bench/RESULTS.md). ret_pc carries the target there; it is
   // free outside a call.
-#define JUMP(tg)                                                            \
-  do {                                                                      \
-    const CodePtr np_ = cb + (tg);                                        \
-    if (np_ <= pc) {                                                        \
-      if (--fuel == 0) TRAP(FuelExhausted);                                 \
-      if (W.deadline_ns && (++ticks & kDeadlineTickMask) == 0) {            \
-        ret_pc = np_;                                                       \
-        goto deadline_tick;                                                 \
-      }                                                                     \
-    }                                                                       \
-    pc = np_;                                                               \
-    goto dispatch;                                                          \
+#define JUMP(tg)                                                 \
+  do {                                                           \
+    const CodePtr np_ = cb + (tg);                               \
+    if (np_ <= pc) {                                             \
+      if (--fuel == 0) TRAP(FuelExhausted);                      \
+      if (W.deadline_ns && (++ticks & kDeadlineTickMask) == 0) { \
+        ret_pc = np_;                                            \
+        goto deadline_tick;                                      \
+      }                                                          \
+    }                                                            \
+    pc = np_;                                                    \
+    goto dispatch;                                               \
   } while (0)
 #define CONST64(k) M.consts[k]
 #define CONST64_NEXT(k) M.consts[(k) + 1]
@@ -104,67 +104,70 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
 #define GLOBAL_GET(g) W.globals[uint64_t(g) * N + t]
 #define GLOBAL_SET(g, v) (W.globals[uint64_t(g) * N + t] = (v))
 #define GLOBAL_GET_V128(g) sem::v128_of(GLOBAL_GET(g), GLOBAL_GET(M.global_hi_row + (g)))
-#define GLOBAL_SET_V128(g, v)                   \
-  do {                                          \
-    const sem::V128 gv_ = (v);                  \
-    GLOBAL_SET(g, gv_.lo);                      \
+#define GLOBAL_SET_V128(g, v)                  \
+  do {                                         \
+    const sem::V128 gv_ = (v);                 \
+    GLOBAL_SET(g, gv_.lo);                     \
     GLOBAL_SET(M.global_hi_row + (g), gv_.hi); \
   } while (0)
-#define BR_TABLE(v, start, count)                     \
-  do {                                                \
-    uint32_t v_ = (v);                                \
-    uint32_t k_ = v_ < (count) - 1 ? v_ : (count) - 1; \
-    JUMP(M.br_tables[(start) + k_]);                  \
+#define BR_TABLE(v, start, count)                  \
+  do {                                             \
+    uint32_t v_ = (v);                             \
+    uint32_t k_ = v_ < (count)-1 ? v_ : (count)-1; \
+    JUMP(M.br_tables[(start) + k_]);               \
   } while (0)
 #define RETURN() goto do_return
-#define CALL(base, f)                 \
-  do {                                \
-    call_base = (base);               \
-    call_target = (f) - nimp;         \
-    ret_pc = pc + WW_WORDS_S1I;       \
-    goto do_call;                     \
+#define CALL(base, f)           \
+  do {                          \
+    call_base = (base);         \
+    call_target = (f)-nimp;     \
+    ret_pc = pc + WW_WORDS_S1I; \
+    goto do_call;               \
   } while (0)
-#define CALL_IMPORT(base, f)                                              \
-  do {                                                                    \
-    if (--fuel == 0) TRAP(FuelExhausted);                                 \
-    bool leave_ = false;                                                  \
+#define CALL_IMPORT(base, f)                                                       \
+  do {                                                                             \
+    if (--fuel == 0) TRAP(FuelExhausted);                                          \
+    bool leave_ = false;                                                           \
     TRAP_IF(device_import(M, W, I, t, (f), MEMV, frame_io(fb + (base)), &leave_)); \
-    if (leave_) {                                                         \
-      call_base = (base) | uint32_t(WW_WORDS_S1I) << 24;                  \
-      call_target = (f);                                                  \
-      goto leave;                                                         \
-    }                                                                     \
-    pc += WW_WORDS_S1I;                                                   \
-    goto dispatch;                                                        \
+    if (leave_) {                                                                  \
+      call_base = (base) | uint32_t(WW_WORDS_S1I) << 24;                           \
+      call_target = (f);                                                           \
+      goto leave;                                                                  \
+    }                                                                              \
+    pc += WW_WORDS_S1I;                                                            \
+    goto dispatch;                                                                 \
   } while (0)
-#define CALL_INDIRECT(base, idx, type, tbl)                                             \
-  do {                                                                                  \
-    uint64_t ref_ = 0;                                                                  \
+#define CALL_INDIRECT(base, idx, type, tbl)                                                          \
+  do {                                                                                               \
+    uint64_t ref_ = 0;                                                                               \
     TRAP_IF(sem::call_indirect_ref(TABLEV(tbl), (idx), DevSigCheck{&M, M.type_canon[type]}, &ref_)); \
-    uint32_t f_ = uint32_t(ref_ - 1);                                                   \
-    if (f_ < nimp || f_ >= M.num_funcs) {                                               \
-      if (f_ >= nimp) f_ = f_ - M.num_funcs + nimp; /* another instance's: the host's */ \
-      if (--fuel == 0) TRAP(FuelExhausted);                                             \
-      bool leave_ = false;                                                              \
-      TRAP_IF(device_import(M, W, I, t, f_, MEMV, frame_io(fb + (base)), &leave_));     \
-      if (leave_) {                                                                     \
-        call_base = (base) | uint32_t(WW_WORDS_S2II) << 24;                             \
-        call_target = f_;                                                               \
-        goto leave;                                                                     \
-      }                                                                                 \
-      pc += WW_WORDS_S2II;                                                              \
-      goto dispatch;                                                                    \
-    }                                                                                   \
-    call_base = (base);                                                                 \
-    call_target = f_ - nimp;                                                            \
-    ret_pc = pc + WW_WORDS_S2II;                                                        \
-    goto do_call;                                                                       \
+    uint32_t f_ = uint32_t(ref_ - 1);                                                                \
+    if (f_ < nimp || f_ >= M.num_funcs) {                                                            \
+      if (f_ >= nimp) f_ = f_ - M.num_funcs + nimp; /* another instance's: the host's */             \
+      if (--fuel == 0) TRAP(FuelExhausted);                                                          \
+      bool leave_ = false;                                                                           \
+      TRAP_IF(device_import(M, W, I, t, f_, MEMV, frame_io(fb + (base)), &leave_));                  \
+      if (leave_) {                                                                                  \
+        call_base = (base) | uint32_t(WW_WORDS_S2II) << 24;                                          \
+        call_target = f_;                                                                            \
+        goto leave;                                                                                  \
+      }                                                                                              \
+      pc += WW_WORDS_S2II;                                                                           \
+      goto dispatch;                                                                                 \
+    }                                                                                                \
+    call_base = (base);                                                                              \
+    call_target = f_ - nimp;                                                                         \
+    ret_pc = pc + WW_WORDS_S2II;                                                                     \
+    goto do_call;                                                                                    \
   } while (0)
 #define MEMV (mc.forget_image(), memv)
 #define MEM_REFRESH() ((void)0)
-#define DATAV(seg) DevDataView{&M, &W, t, (seg)}
-#define TABLEV(tb) DevTableView{&M, &W, t, (tb)}
-#define ELEMV(seg) DevElemView{&M, &W, t, (seg)}
+#define DATAV(seg) \
+  DevDataView { &M, &W, t, (seg) }
+#define TABLEV(tb) \
+  DevTableView { &M, &W, t, (tb) }
+#define ELEMV(seg) \
+  DevElemView { &M, &W, t, (seg) }
 #define REF_FUNC(f) (uint64_t(f) + 1)
 
   // An import's value k at slot base + k * slot_width: intrinsics, WASI and
@@ -210,9 +213,7 @@ dispatch:
   }
 #include "bytecode/ops.def"
 #undef WW_OP
-    default:
-      trap = TrapCode::HostError;
-      goto trapped;
+    default: trap = TrapCode::HostError; goto trapped;
   }
 
 do_call : {

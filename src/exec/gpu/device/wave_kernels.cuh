@@ -61,8 +61,7 @@ __device__ __forceinline__ void init_instance(const DevModule& M, const DevWave&
   for (uint32_t e = 0; e < S.nelems; ++e) W.elem_dropped[uint64_t(e) * N + t] = S.elem_dropped[e];
   if (W.tables_mutable) {
     for (uint32_t k = 0; k < S.total_table_cap; ++k) W.tables[uint64_t(k) * N + t] = M.shared_tables[k];
-    for (uint32_t tb = 0; tb < M.num_tables; ++tb)
-      W.table_size[uint64_t(tb) * N + t] = S.table_init_size[tb];
+    for (uint32_t tb = 0; tb < M.num_tables; ++tb) W.table_size[uint64_t(tb) * N + t] = S.table_init_size[tb];
   }
   W.trap[t] = 0;
   W.finished[t] = 0;
@@ -80,12 +79,12 @@ __global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
 struct WaveStart {
   uint64_t* clear = nullptr;  // the sparse layout's chunk table
   uint64_t clear_words = 0;
-  bool pool_used = false;     // DevWave::pool_used
-  bool stacks = false;        // the stack pool's counters and each instance's segments
+  bool pool_used = false;  // DevWave::pool_used
+  bool stacks = false;     // the stack pool's counters and each instance's segments
   // Each instance's state: not for a resident call (its instances keep
   // theirs) nor for a sliced wave (each slice's own, on its stream).
   bool instances = true;
-  bool done = false;          // DevWave::done, the progress count (a resident call's)
+  bool done = false;  // DevWave::done, the progress count (a resident call's)
 };
 
 // A whole wave's set-up in one launch: each memset and copy of its own
@@ -204,8 +203,7 @@ __global__ void column_in_kernel(const uint8_t* src, uint32_t width, uint32_t n,
   if (t >= n) return;
   dst[t] = width == 4 ? uint64_t(reinterpret_cast<const uint32_t*>(src)[t]) : reinterpret_cast<const uint64_t*>(src)[t];
 }
-__global__ void column_out_kernel(const uint64_t* src, const uint8_t* trap, uint32_t width, uint32_t n,
-                                  uint8_t* dst) {
+__global__ void column_out_kernel(const uint64_t* src, const uint8_t* trap, uint32_t width, uint32_t n, uint8_t* dst) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
   const uint64_t v = trap[t] ? 0 : src[t];
@@ -226,8 +224,7 @@ __global__ void pack_results32_kernel(const uint64_t* io, uint32_t n, uint32_t o
 // Instance 0's linear memory, de-interleaved, for writing state back.
 template <DevLayout L>
 __global__ void gather_memory_kernel(DevWave W, uint8_t* out, uint64_t bytes) {
-  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < bytes;
-       i += uint64_t(gridDim.x) * blockDim.x) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < bytes; i += uint64_t(gridDim.x) * blockDim.x) {
     out[i] = MemAccess<L>::make(W, 0).load8(i);
   }
 }
