@@ -4,7 +4,7 @@
 # alternately on A and B, REPEAT times each, and the table gives each
 # build's median kernel time (--stats phases_ms.kernel), the ratio B/A and
 # whether both wrote the same results. Ratios come from one run on one
-# machine, as bench/RESULTS.md asks.
+# machine, as docs/performance.md asks.
 #
 # usage: bench/gpu/kernel-ab.sh WASMWARP_A WASMWARP_B BENCH_BUILD_DIR [TIER]
 #   BENCH_BUILD_DIR: bench/gpu/build.sh's output (gpu_ref, the guests,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where each bench/gpu row's batch time goes, step by step: every row on
-# one GPU tier with WW_TRACE_STEPS=1 (a first run fills the compiled-code
+# one GPU tier with WW_TRACE=sync (a first run fills the compiled-code
 # cache and warms the files; the second is traced), beside the OpenMP
 # build's time for the same work. For finding what to cut; the figures of
 # record come from run.sh.
@@ -10,7 +10,8 @@
 #   TIER: compiled (default) or interp.
 # Env: ROWS (default "mandel sha256 montecarlo collatz hashwasm"), WORK
 # (a folder for inputs and outputs, default a fresh temporary one), TRACE
-# (WW_TRACE_STEPS' value: 1, each step synchronises the device; async).
+# (WW_TRACE's value: sync, each step synchronises the device; 1 leaves it
+# alone).
 set -uo pipefail
 ww=${1:?usage: trace.sh WASMWARP BENCH_BUILD [TIER]}
 bin=${2:?usage: trace.sh WASMWARP BENCH_BUILD [TIER]}
@@ -44,7 +45,7 @@ for r in $rows; do
   "$ww" run --backend gpu --tier "$tier" -q $(args_of "$r") >/dev/null 2>"$work/$r.warm.log" ||
     { echo "== $r: wasmwarp failed:"; tail -n 3 "$work/$r.warm.log"; continue; }
   # shellcheck disable=SC2046
-  WW_TRACE_STEPS=${TRACE:-1} "$ww" run --backend gpu --tier "$tier" --stats "$work/$r.json" $(args_of "$r") \
+  WW_TRACE=${TRACE:-sync} "$ww" run --backend gpu --tier "$tier" --stats "$work/$r.json" $(args_of "$r") \
     >/dev/null 2>"$work/$r.log"
   # shellcheck disable=SC2046
   omp=$("$bin/gpu_omp" $(omp_of "$r") | grep -oE 'seconds=[0-9.eE+-]+' | tail -n 1 | cut -d= -f2)

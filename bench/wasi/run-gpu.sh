@@ -12,8 +12,8 @@
 # up to about 260K, sparse at 1M), or SQL_COMPILED_LAYOUT's for compiled code
 # (SQL_TIERS="interp compiled"), from the cache WW_CACHE_DIR names
 # (`wasmwarp compile --gpu-arch sm_90 --gpu-layout L --invoke _start` ahead,
-# once per layout: NVRTC takes 40 minutes over SQLite on 2 cores,
-# RESULTS.md).
+# once per layout: NVRTC takes about 25 minutes over SQLite on 2 cores,
+# docs/performance.md).
 # usage: bench/wasi/run-gpu.sh WASMWARP BUNDLE   env: SIZES (default "10000 100000 1000000"; empty: none),
 #        SQL_SIZES (default "10000 100000"), SQL_TIERS (default "interp"), SQL_COMPILED_LAYOUT
 set -uo pipefail

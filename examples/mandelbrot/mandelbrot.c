@@ -7,7 +7,8 @@
  *   wasmwarp run --invoke row -n 768 mandelbrot.wasm @index
  * Built with -DWW_GPU_IMAGE the module also imports gpu.set_pixel and
  * colours the batch's output image through the guest SDK (sdk/c/wasmwarp.h;
- * the CLI links the `gpu` module with the GPU issue). */
+ * `wasmwarp run` provides the `gpu` module on both backends, --image its
+ * canvas). */
 #ifdef WW_GPU_IMAGE
 #include "wasmwarp.h"
 #endif

@@ -232,6 +232,33 @@ struct HostFunction {
 
 enum class Backend : uint8_t { Auto, Cpu, Gpu };
 enum class Tier : uint8_t { Auto, Interpreter, Compiled };
+// How each instance's linear memory lies in GPU memory: interleaved (a
+// warp's accesses to the same address are one transaction), contiguous
+// (one block an instance) or sparse (chunks taken on first write, for
+// large or mostly unwritten memories); Auto: wasmwarp chooses per batch.
+enum class MemoryLayout : uint8_t { Auto, Interleaved, Contiguous, Sparse };
+
+// The GPU batch path's tuning values. The defaults are what the
+// benchmarks were measured with; every value gives the same results, so
+// these are for experiments (docs/reference.md, "GPU tuning").
+struct GpuTuning {
+  // The most slices a wave whose instances take inputs runs in, each
+  // slice's transfers beside another slice's kernel (1 to 8; 1: one launch).
+  uint32_t wave_slices = 8;
+  // The most stretches a wave's results come down in while its kernel
+  // still runs (1 to 8; 1: after it).
+  uint32_t stream_stretches = 8;
+  // The ring of pinned host pieces transfers go through: each piece's
+  // size (1 to 1024 MiB) and their number (2 to 8).
+  uint32_t staging_piece_mib = 4;
+  uint32_t staging_pieces = 8;
+  // Host threads that copy and fill result columns, the calling thread
+  // included; 0: every core. Set before the process's first call.
+  uint32_t host_workers = 0;
+  // Wave loops per GPU (1 to 8), each with its share of the GPU's memory,
+  // so that one wave's transfers and host work overlap another's kernel.
+  uint32_t wave_loops_per_gpu = 1;
+};
 
 struct EngineOptions {
   Backend backend = Backend::Auto;  // Auto: the GPU when one is usable
@@ -249,11 +276,11 @@ struct EngineOptions {
   std::vector<HostFunction> host_functions = {};
   // The GPU's choices (0 or "auto": wasmwarp's own).
   struct Gpu {
-    std::string layout = "auto";     // linear memory: auto, interleaved, contiguous or sparse
-    uint32_t stack_slots_limit = 0;  // 64-bit frame slots per instance; 0 = the CPU's limit
-    uint32_t call_depth_limit = 0;   // call frames per instance; 0 = the CPU's limit
-    uint32_t memory_pages = 0;       // linear-memory capacity per instance, 64 KiB pages
-    uint32_t max_wave = 0;           // instances per wave, at most
+    MemoryLayout layout = MemoryLayout::Auto;  // linear memory
+    uint32_t stack_slots_limit = 0;            // 64-bit frame slots per instance; 0 = the CPU's limit
+    uint32_t call_depth_limit = 0;             // call frames per instance; 0 = the CPU's limit
+    uint32_t memory_pages = 0;                 // linear-memory capacity per instance, 64 KiB pages
+    uint32_t max_wave = 0;                     // instances per wave, at most
     // The GPUs a call spreads its instances over: these ordinals (one
     // listed twice is shared, each taking part of its memory), or with
     // none listed every visible GPU, at most max_devices of them (0: all).
@@ -261,14 +288,10 @@ struct EngineOptions {
     // more; results come back in instance order as on one GPU.
     std::vector<int> devices = {};
     unsigned max_devices = 0;
-    // Wave loops per GPU, each with its share of the GPU's memory (its
-    // waves then hold fewer instances): one wave's transfers and host work
-    // overlap another's kernel. 2 ran sha256 and hash-wasm 1.16x-1.18x
-    // faster on an H200 and mandel 0.87x (bench/RESULTS.md).
-    unsigned workers_per_gpu = 1;
     // The part of each GPU's free memory this process plans with (several
     // processes sharing GPUs, as MPI ranks may).
     double memory_share = 1;
+    GpuTuning tuning = {};
   } gpu = {};
 };
 
@@ -382,6 +405,10 @@ struct CallOptions {
 // "auto", "cpu", "gpu" / "auto", "interp", "compiled".
 const char* backend_name(Backend b);
 const char* tier_name(Tier t);
+// "auto", "interleaved", "contiguous", "sparse", and back (nullopt for any
+// other name).
+const char* memory_layout_name(MemoryLayout l);
+std::optional<MemoryLayout> parse_memory_layout(std::string_view name);
 
 // Whether compiles that calls stopped waiting for still run (their code
 // reaches the cache when they end; returning from main() waits for them).
@@ -406,7 +433,6 @@ struct PhaseTimes {
   double write_outputs = 0;  // the caller's
   double host_calls = 0;     // GPU: serving calls on the host between launches (inside `kernel`)
   double gpu_startup = 0;    // starting the CUDA driver and context (overlapped by Engine::warm_up)
-  double setup_ahead = 0;    // GPU: set-up made beside that start-up (outside the wall time too)
 };
 
 // A stretch of instances that ran one way.
@@ -458,18 +484,13 @@ struct RunReport {
   uint64_t device_bytes_per_instance = 0;
   uint64_t linear_bytes_per_instance = 0;
   uint64_t reserved_bytes_per_instance = 0;
-  uint64_t pool_reruns = 0;   // instances that ran again after the pool ran out
-  uint64_t replans = 0;       // plans made again with less memory after the GPU refused a wave's buffers
-  uint64_t stack_reruns = 0;  // compiled code's instances out of CUDA stack, run again interpreted
-  uint64_t grow_reruns = 0;   // instances whose memory grew past the GPU's reservation, run again with more
-  // Instances whose kernel wrote their result straight into host memory
-  // (then the kernel's time includes those results crossing).
-  uint64_t mapped_rows = 0;
-  bool canvas_mapped = false;     // likewise the image's pixels
+  uint64_t pool_reruns = 0;       // instances that ran again after the pool ran out
+  uint64_t replans = 0;           // plans made again with less memory after the GPU refused a wave's buffers
+  uint64_t stack_reruns = 0;      // compiled code's instances out of CUDA stack, run again interpreted
+  uint64_t grow_reruns = 0;       // instances whose memory grew past the GPU's reservation, run again with more
   uint64_t stack_pool_bytes = 0;  // call-stack segments, at the most
   uint32_t wave_size = 0, waves = 0;
-  uint32_t wave_slices = 1;   // the most slices a wave ran in, each slice's transfers beside another's kernel
-  std::string memory_layout;  // "interleaved", "contiguous", "sparse"
+  MemoryLayout memory_layout = MemoryLayout::Auto;  // the GPU's (Auto: the call ran on the CPU)
 };
 
 // Every instance's outcome of one call.
@@ -585,11 +606,11 @@ class Instances {
 // function), and the variants runs will need.
 struct CompileRequest {
   std::vector<std::string> exports = {};
-  std::string gpu_arch = {};               // "sm_90": compile for that GPU without one (the cache only)
-  bool metered = false;                    // for calls with fuel
-  bool deadline = false;                   // for GPU calls with a timeout
-  std::string gpu_layout = "interleaved";  // interleaved, contiguous or sparse
-  bool emit_source = false;                // keep the generated source (CompileInfo::sources)
+  std::string gpu_arch = {};                            // "sm_90": compile for that GPU without one (the cache only)
+  bool metered = false;                                 // for calls with fuel
+  bool deadline = false;                                // for GPU calls with a timeout
+  MemoryLayout gpu_layout = MemoryLayout::Interleaved;  // never Auto: code is built for one layout
+  bool emit_source = false;                             // keep the generated source (CompileInfo::sources)
   // Generate the sources only, compiling nothing: a source to read even
   // when the compiler would fail on it.
   bool source_only = false;

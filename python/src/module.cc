@@ -416,7 +416,7 @@ wasmwarp::Engine engine_for(const std::string& backend, const std::string& tier,
   gpus_of(gpus, eo.gpu);
   if (gpu_workers < 1 || gpu_workers > 8)
     throw py::value_error("gpu_workers: 1 to 8, not " + std::to_string(gpu_workers));
-  eo.gpu.workers_per_gpu = unsigned(gpu_workers);
+  eo.gpu.tuning.wave_loops_per_gpu = unsigned(gpu_workers);
   return wasmwarp::Engine(eo);
 }
 

@@ -57,6 +57,37 @@ ww::batch::Tier internal_tier(Tier t) {
                                 : ww::batch::Tier::Auto;
 }
 
+ww::gpu::MemoryLayout internal_layout(MemoryLayout l) {
+  switch (l) {
+    case MemoryLayout::Interleaved: return ww::gpu::MemoryLayout::Interleaved;
+    case MemoryLayout::Contiguous: return ww::gpu::MemoryLayout::Contiguous;
+    case MemoryLayout::Sparse: return ww::gpu::MemoryLayout::Sparse;
+    case MemoryLayout::Auto: break;
+  }
+  return ww::gpu::MemoryLayout::Auto;
+}
+
+MemoryLayout public_layout(ww::gpu::MemoryLayout l) {
+  switch (l) {
+    case ww::gpu::MemoryLayout::Interleaved: return MemoryLayout::Interleaved;
+    case ww::gpu::MemoryLayout::Contiguous: return MemoryLayout::Contiguous;
+    case ww::gpu::MemoryLayout::Sparse: return MemoryLayout::Sparse;
+    case ww::gpu::MemoryLayout::Auto: break;
+  }
+  return MemoryLayout::Auto;
+}
+
+ww::gpu::Tuning internal_tuning(const GpuTuning& t) {
+  ww::gpu::Tuning o;
+  o.wave_slices = t.wave_slices;
+  o.stream_stretches = t.stream_stretches;
+  o.staging_piece_mib = t.staging_piece_mib;
+  o.staging_pieces = t.staging_pieces;
+  o.host_workers = t.host_workers;
+  o.wave_loops_per_gpu = t.wave_loops_per_gpu;
+  return o;
+}
+
 }  // namespace api
 
 namespace {
@@ -475,25 +506,22 @@ void apply_engine_options(ww::batch::BatchSpec& spec, const EngineOptions& e) {
   spec.compile_wait_s = e.compile_wait_s;
   spec.cache.enabled = e.cache;
   spec.cache.dir = e.cache_dir;
-  if (auto l = ww::gpu::parse_layout(e.gpu.layout)) spec.gpu.layout = *l;
+  spec.gpu.layout = internal_layout(e.gpu.layout);
   if (e.gpu.stack_slots_limit) spec.gpu.stack_slots_limit = e.gpu.stack_slots_limit;
   if (e.gpu.call_depth_limit) spec.gpu.call_depth_limit = e.gpu.call_depth_limit;
   spec.gpu.memory_pages = e.gpu.memory_pages;
   spec.gpu.max_wave = e.gpu.max_wave;
   spec.gpu.devices = e.gpu.devices;
   spec.gpu.max_devices = e.gpu.max_devices;
-  spec.gpu.workers_per_gpu = e.gpu.workers_per_gpu;
+  spec.gpu.tuning = internal_tuning(e.gpu.tuning);
   spec.gpu.memory_share = e.gpu.memory_share;
 }
 
 // EngineOptions that no call can run with.
 Expected<bool> check_engine_options(const EngineOptions& e) {
-  if (!ww::gpu::parse_layout(e.gpu.layout))
-    return Error{"GPU memory layout must be auto, interleaved, contiguous or sparse, not '" + e.gpu.layout + "'"};
   for (int d : e.gpu.devices)
     if (d < 0) return Error{"GPU numbers are 0 or more, not " + std::to_string(d)};
-  if (e.gpu.workers_per_gpu < 1 || e.gpu.workers_per_gpu > 8)
-    return Error{"wave loops per GPU: 1 to 8, not " + std::to_string(e.gpu.workers_per_gpu)};
+  if (ww::Status s = internal_tuning(e.gpu.tuning).check(); !s.ok()) return Error{s.error().message};
   if (!(e.gpu.memory_share > 0 && e.gpu.memory_share <= 1))
     return Error{"the GPU memory share is in (0, 1], not " + std::to_string(e.gpu.memory_share)};
   return true;

@@ -26,10 +26,9 @@ Expected<ww::compiled::Request> compiler_request(const Module& m, const CompileR
     if (!t.ok()) return Error{t.error().message};
     req.entries.push_back(index);
   }
-  const auto layout = ww::gpu::parse_layout(request.gpu_layout);
-  if (!layout || *layout == ww::gpu::MemoryLayout::Auto)
-    return Error{"the GPU memory layout to compile for must be interleaved, contiguous or sparse, not '" +
-                 request.gpu_layout + "'"};
+  const ww::gpu::MemoryLayout layout = api::internal_layout(request.gpu_layout);
+  if (layout == ww::gpu::MemoryLayout::Auto)
+    return Error{"the GPU memory layout to compile for must be interleaved, contiguous or sparse, not auto"};
   gpu = e.backend == Backend::Gpu || !request.gpu_arch.empty();
   if (e.backend == Backend::Auto && request.gpu_arch.empty()) gpu = ww::gpu::probe_device().available;
   if (!request.gpu_arch.empty()) {
@@ -44,7 +43,7 @@ Expected<ww::compiled::Request> compiler_request(const Module& m, const CompileR
   req.target = gpu ? ww::compiled::Target::Gpu : ww::compiled::Target::Cpu;
   req.metered = request.metered;
   req.deadline = request.deadline;
-  req.layout = *layout;
+  req.layout = layout;
   req.cache.enabled = e.cache;
   req.cache.dir = e.cache_dir;
   return req;
@@ -91,7 +90,8 @@ void Engine::warm_up() const {
     ww::batch::GpuOptions gpus;
     gpus.devices = options_.gpu.devices;
     gpus.max_devices = options_.gpu.max_devices;
-    ww::batch::warm_up_gpu(options_.tier != Tier::Interpreter, gpus);
+    gpus.tuning = api::internal_tuning(options_.gpu.tuning);
+    ww::batch::warm_up_gpu(api::internal_tier(options_.tier), gpus);
   }
 }
 

@@ -25,8 +25,8 @@ RunReport report_of(const ww::batch::BatchResult& r) {
   o.wall_s = r.wall_s;
   o.kernel_ms = r.kernel_ms;
   const ww::batch::PhaseTimes& p = r.phases;
-  o.phases = {p.read_inputs, p.translate, p.compile,       p.plan,       p.upload,      p.memory_setup,
-              p.kernel,      p.download,  p.write_outputs, p.host_calls, p.gpu_startup, p.setup_ahead};
+  o.phases = {p.read_inputs, p.translate, p.compile,       p.plan,       p.upload,     p.memory_setup,
+              p.kernel,      p.download,  p.write_outputs, p.host_calls, p.gpu_startup};
   for (const ww::batch::Segment& g : r.segments)
     o.segments.push_back({g.first, g.count, public_backend(g.backend), public_tier(g.tier), g.seconds});
   const ww::batch::CompileReport& c = r.compile;
@@ -44,13 +44,10 @@ RunReport report_of(const ww::batch::BatchResult& r) {
   o.replans = r.replans;
   o.stack_reruns = r.stack_reruns;
   o.grow_reruns = r.grow_reruns;
-  o.mapped_rows = r.mapped_rows;
-  o.canvas_mapped = r.canvas_mapped;
   o.stack_pool_bytes = r.stack_pool_bytes;
   o.wave_size = r.wave_size;
   o.waves = r.waves;
-  o.wave_slices = r.wave_slices;
-  o.memory_layout = r.memory_layout;
+  o.memory_layout = r.backend == ww::batch::Backend::Gpu ? public_layout(r.memory_layout) : MemoryLayout::Auto;
   return o;
 }
 
@@ -73,6 +70,12 @@ ResultColumns columns_of(const ww::batch::BatchResult& r) {
 
 const char* backend_name(Backend b) { return ww::batch::backend_name(api::internal_backend(b)); }
 const char* tier_name(Tier t) { return ww::batch::tier_name(api::internal_tier(t)); }
+const char* memory_layout_name(MemoryLayout l) { return ww::gpu::layout_name(api::internal_layout(l)); }
+std::optional<MemoryLayout> parse_memory_layout(std::string_view name) {
+  const std::optional<ww::gpu::MemoryLayout> l = ww::gpu::parse_layout(name);
+  if (!l) return std::nullopt;
+  return api::public_layout(*l);
+}
 bool background_compiles_running() { return ww::batch::compiles_running(); }
 void exit_stopping_compiles(int status) { ww::batch::exit_stopping_compiles(status); }
 

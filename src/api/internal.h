@@ -44,6 +44,9 @@ Backend public_backend(ww::batch::Backend b);
 Tier public_tier(ww::batch::Tier t);
 ww::batch::Backend internal_backend(Backend b);
 ww::batch::Tier internal_tier(Tier t);
+ww::gpu::MemoryLayout internal_layout(MemoryLayout l);
+MemoryLayout public_layout(ww::gpu::MemoryLayout l);
+ww::gpu::Tuning internal_tuning(const GpuTuning& t);
 
 // The public report of an engine result.
 RunReport report_of(const ww::batch::BatchResult& r);

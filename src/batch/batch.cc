@@ -135,6 +135,8 @@ Result<Job> make_job(const BatchSpec& spec) {
                std::to_string(spec.total()));
   if (spec.resident && (spec.index_base || spec.total_instances))
     return err("resident instances are a batch of their own (no first index or total)");
+  WW_TRY(spec.gpu.tuning.check());
+  if (spec.gpu.tuning.host_workers) limit_host_workers(spec.gpu.tuning.host_workers);
   const Module& m = spec.module->module;
   Job job;
   job.spec = &spec;
@@ -274,7 +276,7 @@ struct CompiledExecutor {
 // GPU code is unloaded off this thread: unloading waits for the batch's
 // memory to be freed, which happens in the background meanwhile.
 void retire_executor(std::unique_ptr<Executor> ex) {
-  if (ex && ex->backend() == Backend::Gpu) gpu::release_later(std::shared_ptr<Executor>(std::move(ex)));
+  if (ex && ex->backend() == Backend::Gpu) gpu::retire_in_background(std::shared_ptr<Executor>(std::move(ex)));
 }
 
 // `device`: the GPU whose architecture the code is built for and where it
@@ -427,7 +429,6 @@ class Driver {
         keep_compiling(std::async(std::launch::async, [p = std::move(pending)]() mutable {
           CompiledExecutor late = p.get();
           retire_executor(std::move(late.exec));
-          gpu::wake_background_releaser();  // the batch has ended
         }));
       }
     }
@@ -589,12 +590,6 @@ Status start_resident(const BatchSpec& spec, Resident& r) {
 }
 
 Result<BatchResult> run(const BatchSpec& spec) {
-  // What the batch left to the background releaser (its set-up and code,
-  // posted without waking it inside its wall) goes once it returns, as the
-  // caller writes its outputs, whether it ran or failed.
-  struct WakeReleaser {
-    ~WakeReleaser() { gpu::wake_background_releaser(); }
-  } wake_at_return;
   StepTrace trace("batch");
   WW_ASSIGN_OR_RETURN(Job job, make_job(spec));
   trace("job (validate, --init)");
@@ -613,39 +608,25 @@ Result<BatchResult> run(const BatchSpec& spec) {
   }
   AwaitWarmUp await_warm_up;
   WW_TRY(choose_backend(spec, job, out, trace));
-  const double warm_ms = warm_batch_thread(spec, job, out, trace);
   const Tier tier = spec.tier;
   std::optional<CodeLookUp> code;
   if (tier != Tier::Interp && out.backend == Backend::Gpu) {
+    // Cached code is looked up and loaded while the GPU's start-up goes on.
     code = look_up_code(spec, job, out.backend, true);
     trace("look up and load cached code");
   }
-  std::unique_ptr<Executor> interp =
-      out.backend == Backend::Gpu ? make_gpu_executor(nullptr) : make_cpu_executor(nullptr);
-  // On the GPU, the executor that will run the whole batch, when one will,
-  // sets it up while the GPU's start-up goes on (the code was looked up
-  // above; on the CPU it is looked up below, in the batch's time).
-  Executor* whole = nullptr;
-  if (out.backend == Backend::Gpu) {
-    const bool compiled = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
-    if (!compiled && (tier == Tier::Interp || spec.instances < kAutoCompileMinGpu)) whole = interp.get();
-    else if (compiled && code && code->loaded && code->loaded->exec && code->device == first_selected_gpu(spec.gpu))
-      whole = code->loaded->exec.get();
-  }
-  const double ahead_ms = whole ? set_up_ahead(spec, job, *whole, out, trace) : 0;
   await_gpu_ready(out, trace);
-  take_over_from_start_up(spec, whole, out, trace);
   WW_TRY(check_device_arrays(spec, out.backend));
   if (out.backend == Backend::Gpu) WW_TRY(resolve_gpus(spec, job));
 
   if (spec.intrinsics) spec.intrinsics->start_clock();
   // Nothing but the pinning of its buffers is in the upload yet. The
-  // result columns' set-up (page faults on every core: about 46 MB for
-  // hash-wasm sha256's 1M instances) is the batch's memory set-up and in
-  // its wall time, but for what of it the batch would have spent waiting:
-  // on the CPU for the GPU's context (choose_backend), on the GPU for its
-  // whole start-up (a call whose GPU is already up pays for all of it).
-  double before_ms = out.phases.upload + warm_ms + ahead_ms;
+  // result columns' set-up (page faults on every core) is the batch's
+  // memory set-up and in its wall time, but for what of it the batch
+  // would have spent waiting: on the CPU for the GPU's context
+  // (choose_backend), on the GPU for its whole start-up (a call whose GPU
+  // is already up pays for all of it).
+  double before_ms = out.phases.upload;
   const double columns_counted = out.backend == Backend::Gpu ? ms_after_gpu_ready(t_columns, t_columns_end)
                                  : columns_hidden            ? 0
                                                              : columns_ms;
@@ -660,26 +641,16 @@ Result<BatchResult> run(const BatchSpec& spec) {
   const bool compile_now = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
   const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
   const bool compile_behind = !compile_now && tier == Tier::Auto && spec.instances >= auto_min;
-  // Code loaded early on the first GPU the batch uses; otherwise compiled
-  // or loaded below.
-  const bool loaded_here = code && code->loaded && code->device == first_gpu(job);
-  // The clock has started: the first wave of the set-up made ahead goes to
-  // the GPU now, where the branch below runs the whole batch on its
-  // executor, and the batch's host steps up to that wave run beside its
-  // kernel (they were 0.02 ms before the launch of thread-id's 1M compiled
-  // batch, whose kernel takes 0.1: bench/RESULTS.md).
-  const Executor* runs_whole = compile_now      ? (loaded_here ? code->loaded->exec.get() : nullptr)
-                               : compile_behind ? nullptr
-                                                : interp.get();
-  if (whole && whole == runs_whole && whole->launch_ahead(job)) trace("first wave launched ahead");
+  std::unique_ptr<Executor> interp =
+      out.backend == Backend::Gpu ? make_gpu_executor(nullptr) : make_cpu_executor(nullptr);
   Driver driver(spec, job, out);
   compiled::Request req = code ? code->req : compile_request(spec, job, out.backend);
   if (compile_now) {
+    // Code loaded early on the first GPU the batch uses; otherwise
+    // compiled or loaded here.
+    const bool loaded_here = code && code->loaded && code->device == first_gpu(job);
     CompiledExecutor ce = loaded_here ? std::move(*code->loaded) : compile_executor(req, first_gpu(job));
     trace("compile or load compiled code");
-    // Code loaded early on another GPU than the batch's first: its set-up
-    // ahead goes unused, and its flags with it, before the batch writes them.
-    if (whole && whole != ce.exec.get()) whole->drop_ahead();
     record_compile(ce, out.compile);
     out.phases.compile = ce.outcome.generate_ms + ce.outcome.compile_ms + ce.outcome.load_ms;
     out.compile.used = ce.exec != nullptr;

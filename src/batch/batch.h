@@ -97,9 +97,8 @@ struct GpuOptions {
   // most max_devices of them (0: no limit).
   std::vector<int> devices;
   unsigned max_devices = 0;
-  // Wave loops per GPU, each with its share of the GPU's memory: one
-  // wave's transfers and host work overlap another's kernel.
-  unsigned workers_per_gpu = 1;
+  // Slices, stretches, the staging, host workers, wave loops per GPU.
+  gpu::Tuning tuning;
   // The part of each GPU's free memory this process plans with (MPI ranks
   // sharing GPUs).
   double memory_share = 1;
@@ -256,10 +255,6 @@ struct PhaseTimes {
   // Starting the CUDA driver and context (warm_up_gpu overlaps it with the
   // phases before it; `plan` then counts only what was left of it).
   double gpu_startup = 0;
-  // GPU: the batch's set-up made while the start-up went on, beside it
-  // and, like it, outside the wall time (what ran after the start-up is
-  // in memory_setup).
-  double setup_ahead = 0;
 };
 
 struct BatchResult {
@@ -311,18 +306,13 @@ struct BatchResult {
   uint64_t device_bytes_per_instance = 0;
   uint64_t linear_bytes_per_instance = 0;
   uint64_t reserved_bytes_per_instance = 0;
-  uint64_t pool_reruns = 0;   // instances that ran out of the pool and ran again
-  uint64_t replans = 0;       // plans made again with less memory after the GPU refused a wave's buffers
-  uint64_t stack_reruns = 0;  // compiled code's instances that ran out of CUDA stack, run again interpreted
-  uint64_t grow_reruns = 0;   // instances whose memory grew past the GPU's reservation, run again with more
-  // Instances whose kernel wrote their result straight into the pinned
-  // results32 column: the kernel phase then holds those results' crossing.
-  uint64_t mapped_rows = 0;
-  bool canvas_mapped = false;     // likewise the --image canvas
+  uint64_t pool_reruns = 0;       // instances that ran out of the pool and ran again
+  uint64_t replans = 0;           // plans made again with less memory after the GPU refused a wave's buffers
+  uint64_t stack_reruns = 0;      // compiled code's instances that ran out of CUDA stack, run again interpreted
+  uint64_t grow_reruns = 0;       // instances whose memory grew past the GPU's reservation, run again with more
   uint64_t stack_pool_bytes = 0;  // the GPU interpreter's call stack segments, at the most
   uint32_t wave_size = 0, waves = 0;
-  uint32_t wave_slices = 1;  // the most slices a wave ran in (transfers beside kernels)
-  std::string memory_layout;
+  gpu::MemoryLayout memory_layout = gpu::MemoryLayout::Auto;  // the GPU's (Auto: none ran)
   std::vector<Segment> segments;
   CompileReport compile;
   double wall_s = 0;
@@ -347,12 +337,13 @@ Result<FuncType> export_function_type(const Module& m, const std::string& name, 
 // a cold machine) while the caller reads the module and inputs; run()
 // waits for it instead of starting them itself: for the context first,
 // then, having looked up and loaded cached compiled code meanwhile, for
-// the pinned staging and wave kernels. With `nvrtc`, NVRTC is loaded
-// alongside: its version is part of the compiled-code cache's key, and its
-// dlopen was most of a cache hit's 6 ms.
-// The GPUs `gpus` selects start their contexts too (the first on the
-// caller's thread's GPU 0 as before, the rest alongside).
-void warm_up_gpu(bool nvrtc, const GpuOptions& gpus = {});
+// the pinned staging and the kernels. Unless `tier` is the interpreter,
+// NVRTC is loaded alongside (its version is part of the compiled-code
+// cache's key); unless it is compiled code, the interpreter's kernels are
+// loaded too. The GPUs `gpus` selects start their contexts too (the first
+// on the caller's thread's GPU 0, the rest alongside), with its tuning's
+// staging.
+void warm_up_gpu(Tier tier, const GpuOptions& gpus = {});
 // Returns once the warm-up (if one started) has finished.
 void wait_for_warm_up();
 

@@ -84,23 +84,6 @@ class Executor {
   virtual Status run(const Job& job, uint64_t first, uint64_t count, BatchResult& out,
                      const std::function<void(uint64_t done)>& progress,
                      const std::function<void(uint64_t upto)>& ready) = 0;
-  // What run(job, 0, all of it) does before its first instance, done
-  // ahead while the GPU's start-up goes on (the GPU's wave set-up; nothing
-  // elsewhere); run() uses it when it runs the whole batch.
-  virtual Status set_up_ahead(const Job&, BatchResult&) { return Status::Ok(); }
-  // Gives back a set-up made ahead that no run() took: it holds the first
-  // wave's finished flags filled ahead, which it clears, so it must go
-  // before another executor runs the batch into the same columns.
-  virtual void drop_ahead() {}
-  // The calls of the set-up made ahead's first wave made once more, its
-  // kernel launched with no instances (batch/gpu_start_up.h's
-  // take_over_from_start_up); false without such a set-up.
-  virtual bool rehearse_ahead() { return false; }
-  // Launches the set-up made ahead's first wave now, where run(job, 0, all
-  // of it) follows and that wave needs nothing more before its kernel
-  // (no inputs on the wire, no host calls): the batch's host steps up to
-  // run() then go beside the kernel. False where nothing was launched.
-  virtual bool launch_ahead(const Job&) { return false; }
   // Makes resident instances' state for this executor (Resident): the
   // GPU's wave on the device; the CPU's image, which every instance's
   // saved state is relative to.

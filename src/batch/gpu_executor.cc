@@ -144,10 +144,7 @@ void merge_device_figures(const std::vector<BatchResult>& figs, const std::vecto
     out.replans += f.replans;
     out.stack_reruns += f.stack_reruns;
     out.grow_reruns += f.grow_reruns;
-    out.mapped_rows += f.mapped_rows;
-    out.canvas_mapped = out.canvas_mapped || f.canvas_mapped;
     out.waves += f.waves;
-    out.wave_slices = std::max(out.wave_slices, f.wave_slices);
     out.kernel_ms += f.kernel_ms / k;
     ph.host_calls += f.phases.host_calls / k;
     ph.plan += f.phases.plan / k;
@@ -160,7 +157,7 @@ void merge_device_figures(const std::vector<BatchResult>& figs, const std::vecto
     out.reserved_bytes_per_instance = std::max(out.reserved_bytes_per_instance, f.reserved_bytes_per_instance);
     out.stack_pool_bytes = std::max(out.stack_pool_bytes, f.stack_pool_bytes);
     out.wave_size = std::max(out.wave_size, f.wave_size);
-    if (!f.memory_layout.empty()) out.memory_layout = f.memory_layout;
+    if (f.memory_layout != gpu::MemoryLayout::Auto) out.memory_layout = f.memory_layout;
     // The d-th GPU of the batch is out.gpus[d] (one GPU listed twice is
     // two entries): a batch's segments all run on the same list.
     const GpuShare& g = shares[size_t(&f - figs.data())];
@@ -220,59 +217,7 @@ class GpuExecutor final : public Executor {
     auto rows_final = [&](uint32_t, uint32_t end) {
       if (ready) ready(end);
     };
-    std::unique_ptr<Ahead> ahead = std::move(ahead_);
-    if (ahead && first == 0 && count == spec.instances && gpu.device == ahead->device && !gpu.memory_budget) {
-      ahead->sr->progress = progress;
-      ahead->sr->rows_final = rows_final;
-      const Status ran = run_request(job, *ahead->sr, out, out, std::move(ahead->set_up));
-      // Its request, whose set-up the batch left to the background
-      // releaser, goes after it (the releaser keeps their order).
-      gpu::release_later(std::shared_ptr<Ahead>(std::move(ahead)));
-      return ran;
-    }
-    ahead.reset();  // its wave buffers back before the stretch's set-up
     return run_stretch(job, s, out, out, progress, ready ? rows_final : RowsFinal());
-  }
-
-  // The whole batch's set-up on the first GPU, while the GPU's start-up
-  // goes on, for run() to use when it runs the whole batch there. Batches
-  // that need the host during their set-up (host functions, WASI), a
-  // clock (a timeout), other GPUs or GPU arrays get none.
-  void drop_ahead() override { ahead_.reset(); }
-
-  bool rehearse_ahead() override {
-    if (!ahead_ || !ahead_->set_up) return false;
-    gpu::DeviceScope on(ahead_->device);
-    if (!on.status().ok()) return false;
-    gpu::rehearse_set_up(*ahead_->set_up);
-    return true;
-  }
-
-  bool launch_ahead(const Job& job) override {
-    // As run() takes the set-up: the whole batch on its GPU alone.
-    if (!ahead_ || !ahead_->set_up || job.gpus.size() > 1) return false;
-    const Job::Gpu gpu = job.gpus.empty() ? Job::Gpu{gpu::current_device(), 0} : job.gpus[0];
-    if (gpu.device != ahead_->device || gpu.memory_budget) return false;
-    gpu::DeviceScope on(gpu.device);
-    return on.status().ok() && gpu::launch_set_up_ahead(*ahead_->set_up);
-  }
-
-  Status set_up_ahead(const Job& job, BatchResult& out) override {
-    const BatchSpec& spec = *job.spec;
-    const Module& m = spec.module->module;
-    bool plain = !spec.resident && !spec.wasi && !spec.files && spec.timeout_s <= 0 && spec.device_results.empty() &&
-                 !uses_host_functions(m, spec.host_functions) && spec.total() <= 0xffffffffu &&
-                 job.func_index >= m.num_imported_funcs && !(spec.intrinsics && spec.intrinsics->image);
-    for (const ArgSource& a : spec.args) plain &= a.kind != ArgSource::DeviceColumn;
-    for (const Job::ThenCall& c : job.then) plain &= c.func_index >= m.num_imported_funcs;
-    if (!plain) return Status::Ok();
-    auto ahead = std::make_unique<Ahead>();
-    ahead->device = gpu::current_device();
-    ahead->sr = std::make_unique<StretchRequest>();
-    WW_TRY(build_request(job, Stretch{0, spec.instances}, out, true, *ahead->sr));
-    WW_ASSIGN_OR_RETURN(ahead->set_up, gpu::set_up_batch(ahead->sr->req));
-    ahead_ = std::move(ahead);
-    return Status::Ok();
   }
 
  private:
@@ -352,9 +297,8 @@ class GpuExecutor final : public Executor {
     return Status::Ok();
   }
 
-  // A stretch's request and what it refers to. Its callbacks reach the
-  // caller's through `progress` and `rows_final`, which a request set up
-  // ahead gets only when it runs.
+  // A stretch's request and what it refers to; its callbacks reach the
+  // caller's through `progress` and `rows_final`.
   struct StretchRequest {
     gpu::BatchRequest req;
     std::function<void(uint64_t)> progress;
@@ -362,24 +306,13 @@ class GpuExecutor final : public Executor {
     std::unique_ptr<HostFunctionCalls> host_fns;
     std::unique_ptr<GpuWasiCalls> wasi;
   };
-  struct Ahead {
-    int device = 0;
-    std::unique_ptr<StretchRequest> sr;  // the set-up holds its request's address
-    gpu::BatchSetUpPtr set_up;
-    // One that no batch ran gives its staging and block back to its GPU.
-    ~Ahead() {
-      gpu::DeviceScope on(device);
-      set_up.reset();
-    }
-  };
-
   Status run_stretch(const Job& job, const Stretch& st, BatchResult& out, BatchResult& fig,
                      const std::function<void(uint64_t)>& progress, const RowsFinal& rows_final) {
     StretchRequest sr;
     sr.progress = progress;
     sr.rows_final = rows_final;
     WW_TRY(build_request(job, st, out, bool(rows_final), sr));
-    return run_request(job, sr, out, fig, nullptr);
+    return run_request(job, sr, out, fig);
   }
 
   // `final_rows`: whether the request says when rows are final.
@@ -509,7 +442,7 @@ class GpuExecutor final : public Executor {
     return Status::Ok();
   }
 
-  Status run_request(const Job& job, StretchRequest& sr, BatchResult& out, BatchResult& fig, gpu::BatchSetUpPtr ahead) {
+  Status run_request(const Job& job, StretchRequest& sr, BatchResult& out, BatchResult& fig) {
     const BatchSpec& spec = *job.spec;
     const gpu::BatchRequest& req = sr.req;
     StepTrace trace("gpu executor");
@@ -526,7 +459,7 @@ class GpuExecutor final : public Executor {
       std::copy(r.finished.begin(), r.finished.end(), req.dest.finished);
     } else {
       trace("request");
-      WW_ASSIGN_OR_RETURN(r, gpu::run_batch(req, std::move(ahead)));
+      WW_ASSIGN_OR_RETURN(r, gpu::run_batch(req));
     }
     trace("run the batch");
     PhaseTimes& ph = fig.phases;
@@ -562,13 +495,10 @@ class GpuExecutor final : public Executor {
     fig.replans += r.replans;
     fig.stack_reruns += r.stack_reruns;
     fig.grow_reruns += r.grow_reruns;
-    fig.mapped_rows += r.mapped_rows;
-    fig.canvas_mapped = fig.canvas_mapped || r.canvas_mapped;
     fig.stack_pool_bytes = std::max(fig.stack_pool_bytes, r.stack_pool_bytes);
     fig.wave_size = std::max(fig.wave_size, r.plan.wave_size);
     fig.waves += r.plan.waves;
-    fig.wave_slices = std::max(fig.wave_slices, r.wave_slices);
-    fig.memory_layout = gpu::layout_name(r.plan.layout);
+    fig.memory_layout = r.plan.layout;
     fig.device = r.device_name;
     if (&fig == &out) device_ = r.device_name;
     return Status::Ok();
@@ -594,6 +524,7 @@ class GpuExecutor final : public Executor {
     req.call_depth_limit = spec.gpu.call_depth_limit;
     req.memory_pages = spec.gpu.memory_pages;
     req.max_wave = spec.gpu.max_wave;
+    req.tuning = spec.gpu.tuning;
     req.layout = job.gpu_layout;
     req.batch = spec.intrinsics;
     if (job.image) {
@@ -610,7 +541,6 @@ class GpuExecutor final : public Executor {
   }
 
   std::shared_ptr<gpu::KernelLauncher> launcher_;
-  std::unique_ptr<Ahead> ahead_;  // set_up_ahead's, until run() takes it
   std::string device_;
   std::atomic<bool> plan_shown_{false};
   std::mutex finish_mu_;

@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/host_workers.h"
+
 namespace ww::batch {
 namespace {
 
@@ -36,14 +38,13 @@ std::vector<int> selected_devices(const GpuOptions& o, int count) {
 
 // The GPU's start-up, in stages a batch waits for one at a time: with the
 // first GPU's context (`context`) it can choose its backend and layout and
-// load cached compiled code while the rest goes on; with the first GPU's
-// idle block (`block`) it can set up its waves while the staging is
-// pinned and the wave kernels load; with those and the other GPUs
-// (`ready`) it can start. NVRTC loads beside it all, on a thread of its
-// own: a cached compiled batch looks its code up by NVRTC's version, and
-// loading it after the rest (2 ms) held that batch up.
-Probe timed_probe(bool nvrtc, GpuOptions gpus, std::promise<Probe>* context = nullptr,
-                  std::promise<Probe>* block = nullptr, std::promise<Probe>* ready = nullptr) {
+// load cached compiled code while the rest goes on (the buffers pinned,
+// the idle block allocated, the staging pinned, the kernels loaded); with
+// all of that and the other GPUs (`ready`) it can start. NVRTC loads
+// beside it all, on a thread of its own: a cached compiled batch looks its
+// code up by NVRTC's version.
+Probe timed_probe(bool nvrtc, bool interpreter, GpuOptions gpus, std::promise<Probe>* context = nullptr,
+                  std::promise<Probe>* ready = nullptr) {
   auto t = std::chrono::steady_clock::now();
   auto stage = [&](std::promise<Probe>* done, Probe p) {
     p.at = std::chrono::steady_clock::now();
@@ -61,12 +62,12 @@ Probe timed_probe(bool nvrtc, GpuOptions gpus, std::promise<Probe>* context = nu
   // on a cold machine); the first one's on this thread.
   std::vector<std::thread> others;
   for (size_t k = 1; k < devices.size(); ++k)
-    others.emplace_back([d = devices[k]] {
+    others.emplace_back([d = devices[k], &gpus, interpreter] {
       gpu::DeviceScope on(d);
       if (on.status().ok() && gpu::probe_device().available) {
         gpu::warm_idle_block();
-        gpu::prepare_transfers();
-        gpu::load_wave_kernels();
+        gpu::prepare_transfers(gpus.tuning);
+        gpu::load_kernels(interpreter);
       }
     });
   {
@@ -75,9 +76,8 @@ Probe timed_probe(bool nvrtc, GpuOptions gpus, std::promise<Probe>* context = nu
     trace("driver, context");
     stage(context, p);
     // Buffers requested so far (the inputs and outputs read and allocated
-    // meanwhile): a batch copies them without the staging. First, while
-    // the batch's thread makes its own first calls: a compiled batch that
-    // waited for them lost their 0.3-0.5 ms (thread-id's 5 MB).
+    // meanwhile): a batch copies them without the staging. First: a
+    // compiled batch looks up its code meanwhile, then waits for them.
     if (p.info.available) {
       p.pin_from = std::chrono::steady_clock::now();
       gpu::pin_requested_host_ranges();
@@ -86,13 +86,11 @@ Probe timed_probe(bool nvrtc, GpuOptions gpus, std::promise<Probe>* context = nu
     }
     trace("host buffers pinned");
     if (p.info.available) gpu::warm_idle_block();
-    if (p.info.available) gpu::pin_rehearsal_word();
     trace("idle block");
-    stage(block, p);
-    if (p.info.available) gpu::prepare_transfers();
+    if (p.info.available) gpu::prepare_transfers(gpus.tuning);
     trace("staging");
-    if (p.info.available) gpu::load_wave_kernels();
-    trace("wave kernels");
+    if (p.info.available) gpu::load_kernels(interpreter);
+    trace("kernels");
   }
   for (std::thread& o : others) o.join();
   trace("other GPUs");
@@ -106,7 +104,7 @@ Probe timed_probe(bool nvrtc, GpuOptions gpus, std::promise<Probe>* context = nu
 }
 
 struct StartUp {
-  std::shared_future<Probe> context, block, ready;
+  std::shared_future<Probe> context, ready;
   std::shared_future<void> done;
 };
 std::mutex g_start_mu;
@@ -127,17 +125,17 @@ double pinning_waited_ms(const Probe& p, std::chrono::steady_clock::time_point f
 
 }  // namespace
 
-void warm_up_gpu(bool nvrtc, const GpuOptions& gpus) {
+void warm_up_gpu(Tier tier, const GpuOptions& gpus) {
   std::lock_guard<std::mutex> g(g_start_mu);
   if (g_start.done.valid()) return;
+  // Before the staging's pinning starts the host's workers.
+  if (gpus.tuning.host_workers) limit_host_workers(gpus.tuning.host_workers);
   auto context = std::make_shared<std::promise<Probe>>();
-  auto block = std::make_shared<std::promise<Probe>>();
   auto ready = std::make_shared<std::promise<Probe>>();
   g_start.context = context->get_future().share();
-  g_start.block = block->get_future().share();
   g_start.ready = ready->get_future().share();
-  g_start.done = std::async(std::launch::async, [nvrtc, gpus, context, block, ready] {
-                   (void)timed_probe(nvrtc, gpus, context.get(), block.get(), ready.get());
+  g_start.done = std::async(std::launch::async, [tier, gpus, context, ready] {
+                   (void)timed_probe(tier != Tier::Interp, tier != Tier::Compiled, gpus, context.get(), ready.get());
                  }).share();
 }
 
@@ -184,84 +182,6 @@ void await_gpu_ready(BatchResult& out, StepTrace& trace) {
   trace("wait for GPU start-up");
 }
 
-// The start-up's last stages (the staging pinned, the wave kernels loaded)
-// ran on its own thread, and the batch thread's first calls after them
-// were slow, whatever it had called before: thread-id 1M compiled's start
-// event 0.008-0.019 ms and its kernel's launch 0.013-0.025 against
-// 0.005-0.007 for the same launch again (H200, bench/RESULTS.md). So the
-// batch thread makes such calls once the start-up ends, as the start-up's
-// last step: their time (about 0.1 ms) is the start-up's; that batch's
-// median wall went 0.210 -> 0.175 ms. Once a process: later batches follow
-// the batch thread's own calls.
-void take_over_from_start_up(const BatchSpec& spec, Executor* ex, BatchResult& out, StepTrace& trace) {
-  static std::atomic<bool> taken{false};
-  if (out.backend != Backend::Gpu || !start_up().ready.valid() || taken.exchange(true)) return;
-  static const bool on = gpu::env_switch_on("WW_TAKE_OVER");  // =0: not, for measuring
-  if (!on) return;
-  const auto t = std::chrono::steady_clock::now();
-  // A set-up made ahead rehearses its own first wave's calls, its kernel
-  // launched with no instances among them.
-  if (!ex || !ex->rehearse_ahead()) {
-    gpu::DeviceScope scope(first_selected_gpu(spec.gpu));
-    if (scope.status().ok()) gpu::take_over_from_start_up();
-  }
-  out.phases.gpu_startup += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-  trace("take over from the start-up");
-}
-
-// The batch's thread makes its first CUDA calls, and the kernels of its
-// memory layout their first launches, while the GPU's start-up goes on
-// (bench/RESULTS.md: 15-80 us a call, a kernel's first launch 20-50 us,
-// the interpreter's about 2 ms). Returns what of it the batch waited for:
-// what ran after the start-up had ended (counted as planning).
-double warm_batch_thread(const BatchSpec& spec, const Job& job, BatchResult& out, StepTrace& trace) {
-  if (out.backend != Backend::Gpu) return 0;
-  const auto t = std::chrono::steady_clock::now();
-  // Another GPU would start a context of its own.
-  gpu::DeviceScope on(first_selected_gpu(spec.gpu));
-  if (!on.status().ok()) return 0;  // resolve_gpus says why
-  gpu::warm_calling_thread();
-  gpu::warm_layout_kernels(job.gpu_layout);
-  if (spec.tier != Tier::Compiled) gpu::warm_interpreter_kernel(job.gpu_layout);
-  const auto end = std::chrono::steady_clock::now();
-  trace("the batch thread's first CUDA calls");
-  const double ms = ms_after_gpu_ready(t, end);
-  out.phases.plan += ms;
-  return ms;
-}
-
-// The batch's wave set-up made while the GPU's start-up pins the staging
-// and loads the wave kernels (bench/RESULTS.md: 0.13-0.25 ms of thread-id's
-// 1M batch of 0.3-0.8 ms). What of it ran after the start-up had ended is
-// the batch's memory set-up, in its time; the rest is `setup_ahead`,
-// beside gpu_startup.
-double set_up_ahead(const BatchSpec& spec, const Job& job, Executor& ex, BatchResult& out, StepTrace& trace) {
-  if (out.backend != Backend::Gpu) return 0;
-  const StartUp s = start_up();
-  // Only beside the start-up: after it, the set-up happens in the batch's
-  // time as ever. One GPU only: other GPUs run claims of their own.
-  if (!s.ready.valid() || s.ready.wait_for(std::chrono::seconds(0)) == std::future_status::ready ||
-      selected_devices(spec.gpu, gpu::device_count()).size() != 1 || spec.gpu.workers_per_gpu > 1 ||
-      spec.gpu.memory_share < 1)
-    return 0;
-  const auto arrived = std::chrono::steady_clock::now();
-  const Probe& block = s.block.get();
-  out.phases.upload += pinning_waited_ms(block, arrived, std::chrono::steady_clock::now());
-  trace("wait for the idle block");
-  const auto t = std::chrono::steady_clock::now();
-  gpu::DeviceScope on(first_selected_gpu(spec.gpu));
-  if (!on.status().ok()) return 0;  // resolve_gpus says why
-  // A set-up that failed leaves nothing behind: the batch sets up again in
-  // its own time, and fails there with the same message if it must.
-  (void)ex.set_up_ahead(job, out);
-  const auto end = std::chrono::steady_clock::now();
-  trace("set-up ahead");
-  const double after_ms = ms_after_gpu_ready(t, end);
-  out.phases.memory_setup += after_ms;
-  out.phases.setup_ahead += std::chrono::duration<double, std::milli>(end - t).count() - after_ms;
-  return after_ms;
-}
-
 // Backend: the GPU when asked for, or for `auto` when one is usable; on
 // the GPU, the memory layout (the GPU's context is enough to choose).
 Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTrace& trace) {
@@ -271,7 +191,7 @@ Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTra
     out.backend_note = "WASI programs run on the CPU backend unless --backend gpu";
   if (spec.backend == Backend::Gpu || (!spec.wasi && spec.backend == Backend::Auto)) {
     const std::shared_future<Probe> context = start_up().context;
-    const Probe p = context.valid() ? context.get() : timed_probe(false, spec.gpu);
+    const Probe p = context.valid() ? context.get() : timed_probe(false, spec.tier != Tier::Compiled, spec.gpu);
     trace("wait for the GPU's context");
     out.phases.gpu_startup = p.ms;
     // Without a warm-up the probe pinned this batch's buffers just now.
@@ -309,9 +229,9 @@ Status resolve_gpus(const BatchSpec& spec, Job& job) {
     if (spec.note) spec.note("gpu: " + one + ", so this batch runs on GPU " + std::to_string(list[0]) + " only");
     list.resize(1);
   }
-  if (one.empty() && !device_arrays && spec.gpu.workers_per_gpu > 1) {
+  if (one.empty() && !device_arrays && spec.gpu.tuning.wave_loops_per_gpu > 1) {
     std::vector<int> each;
-    for (int d : list) each.insert(each.end(), spec.gpu.workers_per_gpu, d);
+    for (int d : list) each.insert(each.end(), spec.gpu.tuning.wave_loops_per_gpu, d);
     list = std::move(each);
   }
   std::vector<Job::Gpu> gpus;

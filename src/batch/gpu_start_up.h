@@ -1,7 +1,6 @@
 // What a batch does with the GPU before its first instance (batch.cc's
-// run): wait for the stages of the start-up it needs, make its thread's
-// first CUDA calls, choose the backend and the memory layout, list the
-// GPUs it runs on.
+// run): wait for the stages of the start-up it needs, choose the backend
+// and the memory layout, list the GPUs it runs on.
 #pragma once
 
 #include <chrono>
@@ -38,22 +37,6 @@ int first_selected_gpu(const GpuOptions& o);
 // The rest of the start-up, which a batch needs before its waves; what
 // of the wait was for pinning this batch's buffers goes into its upload.
 void await_gpu_ready(BatchResult& out, StepTrace& trace);
-
-// After await_gpu_ready, once a process: the batch thread's first calls
-// after the start-up's own thread made its last ones, counted in the
-// start-up. `ex`: the executor that set the batch up ahead, or null.
-void take_over_from_start_up(const BatchSpec& spec, Executor* ex, BatchResult& out, StepTrace& trace);
-
-// The batch thread's first CUDA calls, and its kernels' first launches,
-// while the start-up goes on; returns what of it ran after the start-up
-// had ended (counted as planning).
-double warm_batch_thread(const BatchSpec& spec, const Job& job, BatchResult& out, StepTrace& trace);
-
-// The GPU's wave set-up of `ex` for the whole batch
-// (Executor::set_up_ahead), made while the GPU's start-up pins the staging
-// and loads the wave kernels; returns what of it ran after the start-up
-// had ended (counted as memory set-up).
-double set_up_ahead(const BatchSpec& spec, const Job& job, Executor& ex, BatchResult& out, StepTrace& trace);
 
 // The backend (the GPU when asked for, or for `auto` when one is usable)
 // and, on the GPU, the memory layout.

@@ -76,13 +76,12 @@ int cmd_compile(int argc, char** argv) {
   eo.backend = *be;
   eo.cache = !no_cache;
   eo.cache_dir = cache_dir;
-  if (layout != "auto" && layout != "interleaved" && layout != "contiguous" && layout != "sparse")
-    return fail("--gpu-layout must be interleaved, contiguous or sparse, not '" + layout + "'");
+  const std::optional<wasmwarp::MemoryLayout> chosen = wasmwarp::parse_memory_layout(layout);
+  if (!chosen) return fail("--gpu-layout must be interleaved, contiguous or sparse, not '" + layout + "'");
   // A run picks interleaved memory while every instance's memory fits
   // and sparse past that: without --gpu-layout both are compiled, or
   // cached code for the layout of a large run was never there.
-  const bool both_layouts = layout == "auto";
-  if (both_layouts) layout = "interleaved";
+  const bool both_layouts = *chosen == wasmwarp::MemoryLayout::Auto;
   if (!gpu_arch.empty()) {
     const int arch = gpu_arch.rfind("sm_", 0) == 0 ? std::atoi(gpu_arch.c_str() + 3) : 0;
     if (arch < 70 || arch > 200) return fail("--gpu-arch must be sm_70 or later, like sm_90, not '" + gpu_arch + "'");
@@ -94,7 +93,7 @@ int cmd_compile(int argc, char** argv) {
   req.gpu_arch = gpu_arch;
   req.metered = !fuel.empty() && fuel != "0";
   req.deadline = !timeout.empty();
-  req.gpu_layout = layout;
+  req.gpu_layout = both_layouts ? wasmwarp::MemoryLayout::Interleaved : *chosen;
   const wasmwarp::Engine engine(eo);
   if (!emit.empty()) {
     // Written before compiling: the source is there to read when the
@@ -112,8 +111,9 @@ int cmd_compile(int argc, char** argv) {
     }
   }
   auto report = [&](const wasmwarp::CompileInfo& out) {
-    const std::string target =
-        out.target == wasmwarp::Backend::Gpu ? "GPU (" + req.gpu_layout + " memory, " : std::string("CPU (");
+    const std::string target = out.target == wasmwarp::Backend::Gpu
+                                   ? "GPU (" + std::string(wasmwarp::memory_layout_name(req.gpu_layout)) + " memory, "
+                                   : std::string("CPU (");
     std::printf("%s: compiled for the %s%s): codegen %s, compile %s, load %s, total %s; %s\n", module_path.c_str(),
                 target.c_str(), out.cache_hit ? "cache hit" : "cache miss", fmt_ms(out.generate_ms).c_str(),
                 fmt_ms(out.compile_ms).c_str(), fmt_ms(out.load_ms).c_str(), fmt_ms(out.total_ms).c_str(),
@@ -124,7 +124,7 @@ int cmd_compile(int argc, char** argv) {
   if (!out) return fail(out.error().message);
   report(*out);
   if (out->target == wasmwarp::Backend::Gpu && both_layouts && m->memory_count() > 0) {
-    req.gpu_layout = "sparse";
+    req.gpu_layout = wasmwarp::MemoryLayout::Sparse;
     auto sparse = engine.compile(*m, req);
     if (!sparse) return fail(sparse.error().message);
     report(*sparse);

@@ -238,16 +238,16 @@ Result<wasmwarp::EngineOptions> engine_options(const RunSpec& spec) {
   // compile anyway: in the batch, where the summary says so (and main()
   // never ends a rank early).
   e.compile_wait_s = mpi_world().initialized ? -1 : spec.compile_wait;
-  const std::string& l = spec.gpu_layout;
-  if (l != "auto" && l != "interleaved" && l != "contiguous" && l != "sparse")
-    return err("--gpu-layout must be auto, interleaved, contiguous or sparse, not '" + l + "'");
-  e.gpu.layout = l;
+  const std::optional<wasmwarp::MemoryLayout> layout = wasmwarp::parse_memory_layout(spec.gpu_layout);
+  if (!layout)
+    return err("--gpu-layout must be auto, interleaved, contiguous or sparse, not '" + spec.gpu_layout + "'");
+  e.gpu.layout = *layout;
   e.gpu.stack_slots_limit = spec.gpu_stack_slots;
   e.gpu.call_depth_limit = spec.gpu_call_depth;
   e.gpu.memory_pages = spec.gpu_memory_pages;
   e.gpu.max_wave = spec.gpu_max_wave;
   WW_TRY(parse_gpus(spec.gpus, e.gpu));
-  e.gpu.workers_per_gpu = spec.gpu_workers;
+  e.gpu.tuning.wave_loops_per_gpu = spec.gpu_workers;
   return e;
 }
 

@@ -111,9 +111,7 @@ std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result)
     sep = ", ";
   }
   if (r.backend == Backend::Gpu) {
-    s += " (gpu start-up " + fmt_ms(r.phases.gpu_startup);
-    if (r.phases.setup_ahead > 0) s += ", set-up beside it " + fmt_ms(r.phases.setup_ahead);
-    s += ", overlapped)";
+    s += " (gpu start-up " + fmt_ms(r.phases.gpu_startup) + ", overlapped)";
   }
   s += "\n";
   if (r.host_calls)
@@ -128,17 +126,10 @@ std::string summary_text(const RunCounts& c, const wasmwarp::CallResult& result)
   if (r.backend == Backend::Gpu && r.device_bytes_per_instance) {
     s += "gpu memory: " + std::to_string(r.device_bytes_per_instance) + " B per instance (linear memory " +
          std::to_string(r.linear_bytes_per_instance) + " B";
-    if (r.memory_layout == "sparse")
+    if (r.memory_layout == wasmwarp::MemoryLayout::Sparse)
       s += " written of " + std::to_string(r.reserved_bytes_per_instance) + " B reserved, sparse";
-    else s += ", " + r.memory_layout + " dense";
+    else s += ", " + std::string(wasmwarp::memory_layout_name(r.memory_layout)) + " dense";
     s += "), " + std::to_string(r.waves) + " wave(s) of up to " + std::to_string(r.wave_size);
-    if (r.wave_slices > 1) s += " in up to " + std::to_string(r.wave_slices) + " slices";
-    if (r.mapped_rows || r.canvas_mapped)
-      s += std::string(", ") +
-           (r.mapped_rows && r.canvas_mapped ? "results and image"
-            : r.mapped_rows                  ? "results"
-                                             : "image") +
-           " written by the kernel into host memory";
     if (r.pool_reruns) s += "; " + std::to_string(r.pool_reruns) + " instance(s) ran again after the pool ran out";
     if (r.replans)
       s += "; the GPU refused the buffers of " + std::to_string(r.replans) +
@@ -202,7 +193,6 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
   ordered_json phases = ordered_json::object();
   for (const PhaseRow& p : kPhases) phases[p.name] = r.phases.*p.field;
   phases["gpu start-up"] = r.phases.gpu_startup;
-  phases["set-up beside the start-up"] = r.phases.setup_ahead;
   phases["host calls"] = r.phases.host_calls;
   j["phases_ms"] = phases;
   if (r.host_calls || r.device_output_bytes)
@@ -220,17 +210,14 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
     j["gpu_memory"] = {{"bytes_per_instance", r.device_bytes_per_instance},
                        {"linear_bytes_per_instance", r.linear_bytes_per_instance},
                        {"reserved_bytes_per_instance", r.reserved_bytes_per_instance},
-                       {"layout", r.memory_layout},
+                       {"layout", wasmwarp::memory_layout_name(r.memory_layout)},
                        {"pool_reruns", r.pool_reruns},
                        {"replans", r.replans},
                        {"stack_reruns", r.stack_reruns},
                        {"grow_reruns", r.grow_reruns},
-                       {"results_mapped_rows", r.mapped_rows},
-                       {"canvas_mapped", r.canvas_mapped},
                        {"stack_pool_bytes", r.stack_pool_bytes},
                        {"wave_size", r.wave_size},
-                       {"waves", r.waves},
-                       {"wave_slices", r.wave_slices}};
+                       {"waves", r.waves}};
   const RunReport::Compile& cr = r.compile;
   if (cr.attempted)
     j["compile"] = {{"used", cr.used},

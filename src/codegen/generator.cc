@@ -37,11 +37,12 @@ bool is_call(BcOp op) { return op == BcOp::Call || op == BcOp::CallImport || op 
 // In the sparse layout each access inlines its translation, about ten
 // times a dense access's code, and the compiler inlines small functions
 // into their callers: past this many accesses in a module, its functions
-// grew so large that ptxas spilled and took most of the compile, so there
-// misses are calls (gpu::MemAccess). With calls, a WASI greeting (printf)
-// compiled in 66 s against 195 and option.wasm (178 accesses) in 2.3 s
-// against 11.4 (2-core VM), its kernel 29% faster (H200); hash-wasm's
-// sha256 (91) and crc32 (23) ran 10-15% slower so (bench/RESULTS.md).
+// grow so large that ptxas spills and takes most of the compile, so there
+// misses are calls (gpu::MemAccess). Calls make such a module (a WASI
+// greeting's printf, bench/wasi/greet.c, whose compile bench/wasi/run-gpu.sh
+// times; examples/python's option.c) compile several times faster and run a
+// faster kernel, but slow the kernels of modules with fewer accesses
+// (hash-wasm's sha256, bench/gpu/run.sh's hashwasm row, and its crc32).
 constexpr uint32_t kMissCallAccesses = 128;
 
 Status Generator::analyse() {
@@ -125,10 +126,10 @@ void Generator::emit_prelude() {
 }
 
 // GPU functions are not inlined above these sizes (ops), smaller for
-// functions that may leave for the host (I/O paths, rarely hot): NVVM
-// inlined wasi-libc's stdio and printf into every caller, the PTX of a
-// 144 KB module grew to 11 MB and ptxas took 5 minutes over it; with these
-// limits, under one (bench/RESULTS.md).
+// functions that may leave for the host (I/O paths, rarely hot): without
+// them NVVM inlines wasi-libc's stdio and printf into every caller, and a
+// small WASI module's PTX grows many times over and ptxas takes minutes
+// over it (bench/wasi/run-gpu.sh times greet.c's compile).
 constexpr size_t kGpuNoInlineOps = 100, kGpuNoInlineSuspendingOps = 20;
 
 void Generator::emit_declaration(uint32_t def, const char* end) {
@@ -569,9 +570,10 @@ void Generator::emit_gpu_kernel() {
   // the whole launch of an instance, which loops over the launch's
   // positions: the same loop in the kernel made NVRTC 13.0 crash (SIGSEGV
   // in nvrtcCompileProgram, in about half the compiles of endianness.wast's
-  // module), and the kernel of a batch without a chain stays as it was
-  // (passing it the kernel's instance instead made every kernel hold a
-  // copy in its stack frame). Only the last position's results are kept.
+  // module), and the kernel of a batch without a chain has no such loop
+  // (passing the function the kernel's instance instead would make every
+  // kernel hold a copy in its stack frame). Only the last position's
+  // results are kept.
   // Its stack frame is at the base, not a recursion level's
   // (nvrtc_compile's trailer).
   out_ += "static __device__ __noinline__ void ww_chain" + params + " {\n" + begin +

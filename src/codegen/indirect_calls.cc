@@ -2,10 +2,10 @@
 // function it holds is known at run time only, so the call is a switch over
 // every compiled function of the call's type that a table can hold. That
 // switch is emitted once per function type, in a dispatcher function, and
-// each call site calls it: written out at every call site, SQLite's switches
-// (hundreds of cases, thousands of call sites) were three quarters of its
-// 70 MB of generated GPU source, and NVRTC could not compile it in half an
-// hour (bench/RESULTS.md).
+// each call site calls it: written out at every call site, SQLite's
+// switches (hundreds of cases, thousands of call sites) would be most of
+// its generated GPU source, too large for NVRTC to compile in any
+// reasonable time.
 #include <algorithm>
 
 #include "codegen/generator_impl.h"
@@ -43,7 +43,7 @@ void Generator::find_dispatchers() {
 
 // A dispatcher takes the caller's trap location (kFn, kPc: the names the
 // TRAP macros use), so a trap it raises is reported where the call_indirect
-// is, as before there were dispatchers.
+// is, not in the dispatcher.
 void Generator::emit_dispatchers(bool definitions) {
   for (uint32_t rep = 0; rep < dispatched_.size(); ++rep) {
     if (!dispatched_[rep]) continue;

@@ -30,8 +30,8 @@ int operand_hi_index(std::string_view id) {
 // A v128 body's accessors reach the slot after an operand, (sK) + 1, which
 // generated code (slots are locals rK) cannot compute at preprocessing:
 // they are spelled out over sK and sK_hi, which the parser then fills in.
-// (Scanned by hand: std::regex over every op's body cost 30-60 ms of each
-// process's first compiled batch, inside the batch's wall time.)
+// (Scanned by hand: std::regex over every op's body is slow enough to show
+// in the wall time of each process's first compiled batch.)
 std::string v128_accessors_spelled_out(std::string_view body) {
   // `open` sK `close` becomes make(sK).
   auto spell = [](std::string_view in, std::string_view open, std::string_view close, auto make) {

@@ -2,7 +2,8 @@
 // may narrow (mpirun binds each of two ranks to one core by default,
 // taskset, Slurm's --cpus-per-task), not the machine's count that
 // std::thread::hardware_concurrency gives. Sixteen workers on the one core
-// a rank was bound to ran its host-side copies at a quarter of the speed.
+// a rank is bound to make its host-side copies several times slower, not
+// faster.
 #pragma once
 
 namespace ww {

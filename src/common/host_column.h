@@ -1,8 +1,9 @@
 // Per-instance columns of a batch (results, trap codes, memory outputs):
 // vectors whose elements are not value-initialised on resize, so that the
 // zeroing (or the first write) happens on every core instead of one.
-// Value-initialising the columns of an 8.3M-instance batch took 65 ms on one
-// thread of the H200 host, mostly page faults, where its kernel took 0.3 ms.
+// Value-initialising the columns of an 8.3M-instance batch on one thread,
+// mostly page faults, takes far longer than its kernel (bench/gpu/trace.sh's
+// mandel row shows the host steps beside the kernel).
 // Large columns ask the kernel for transparent huge pages: a fault then
 // brings in 2 MiB instead of 4 KiB.
 #pragma once
@@ -31,8 +32,7 @@ struct NoInitAllocator {
 
   // Large columns are mappings of their own, so they start as zeros: a
   // batch's result columns are then only faulted in. The kernel zeroes
-  // each page it maps in, and a memset wrote them again: 8.3M rows'
-  // columns took 8.0-8.9 ms so, 4.6-5.0 ms faulted in (2 cores).
+  // each page it maps in, and a memset would write them a second time.
   static bool is_mapping(size_t n) { return n * sizeof(T) >= 2 * kHugePage; }
 
   T* allocate(size_t n) {
@@ -78,10 +78,10 @@ using Column = std::vector<T, NoInitAllocator<T>>;
 // blocks are mappings of their own (the kernel supplies zero pages as they
 // are touched), large ones NoInitAllocator's, small ones calloc's. A
 // wasm memory's bytes: a Rust module declares 1 MiB, and instantiating it
-// on the host for each GPU batch spent 0.6-1.0 ms zeroing pages nothing
-// reads (bench/RESULTS.md). Elements are not value-initialised: a vector
-// grown within its capacity must zero the new elements itself
-// (MemoryInst::resize_pages).
+// on the host for each GPU batch would otherwise zero pages nothing reads,
+// a visible part of a small batch's wall time. Elements are not
+// value-initialised: a vector grown within its capacity must zero the new
+// elements itself (MemoryInst::resize_pages).
 template <class T>
 struct ZeroedAllocator : NoInitAllocator<T> {
   ZeroedAllocator() = default;

@@ -18,6 +18,7 @@
 #include <sched.h>
 
 #include "common/cores.h"
+#include "common/step_trace.h"
 
 namespace ww {
 namespace {
@@ -37,9 +38,8 @@ std::atomic<size_t> g_limit{0};  // limit_host_workers; 0: none
 
 // How long a worker, or the caller waiting for them, spins before it
 // sleeps: the pieces of a wave's download come back to back, and waking
-// fifteen sleeping threads through the mutex and condition variable cost
-// about 0.24 ms per 4 MiB piece on the H200's host (a 512 MB download
-// took 47 ms in 128 pieces, 21 ms in 16).
+// sleeping threads through the mutex and condition variable for each piece
+// would cost more than the piece's copy (bench/scale/staging_pipeline.cu).
 constexpr auto kSpin = std::chrono::microseconds(200);
 
 // Spins until pred() or kSpin passes; returns pred().
@@ -51,9 +51,9 @@ bool spin_until(Pred&& pred) {
     if ((k & 63) == 63) {
       if (std::chrono::steady_clock::now() >= until) return pred();
       // The spinning threads fill every core: a thread of the process with
-      // work (the batch's, the output writer) waited behind them for a
-      // time slice. 25 alternating runs of five batches each: the same
-      // typical times, and 0 instead of 3 runs of 1.5x to 2x (bench/RESULTS.md).
+      // work (the batch's, the output writer) would wait behind them for a
+      // time slice, which made some runs of bench/gpu/run.sh's rows far
+      // slower than the rest.
       sched_yield();
     }
 #if defined(__x86_64__) || defined(__i386__)
@@ -62,19 +62,13 @@ bool spin_until(Pred&& pred) {
   }
 }
 
-// WW_TRACE_WORKERS=1: at exit, how many threads took part in each run of
-// 16 jobs or more, how long the workers took to join and on which CPUs
-// they ran (for measuring: in some processes every host copy took three
-// times as long as in others, bench/RESULTS.md).
+// In the trace mode (StepTrace, WW_TRACE): at exit, how many threads took
+// part in each run of 16 jobs or more, how long the workers took to join
+// and on which CPUs they ran (a process whose workers share their cores
+// with another copies slower).
 class WorkerTrace {
  public:
-  static bool on() {
-    static const bool v = [] {
-      const char* e = std::getenv("WW_TRACE_WORKERS");
-      return e && *e && *e != '0';
-    }();
-    return v;
-  }
+  static bool on() { return StepTrace::enabled(); }
   ~WorkerTrace() {
     if (!runs_) return;
     std::fprintf(stderr,
@@ -121,9 +115,6 @@ class Workers {
   Workers() {
     size_t hw = size_t(usable_cores());
     if (const size_t limit = g_limit.load()) hw = std::min(hw, limit);
-    // WW_HOST_WORKERS=N caps the threads, the caller's included (for measuring).
-    if (const char* v = std::getenv("WW_HOST_WORKERS"))
-      if (const long cap = std::atol(v); cap >= 1) hw = std::min(hw, size_t(cap));
     const size_t n = std::min(hw, kMaxThreads) - 1;
     for (size_t k = 0; k < n; ++k) threads_.emplace_back([this] { loop(); });
   }
@@ -164,8 +155,7 @@ class Workers {
     take_jobs(last + 1, false);
     // The caller waits for the jobs, not for the workers: a worker still
     // asleep when they are all taken never touches this run (waiting for
-    // all fifteen to wake took 0.17-0.31 ms for a 1 MB copy that one
-    // thread does in less, bench/RESULTS.md).
+    // every worker to wake takes longer than one thread's 1 MB copy).
     auto all_done = [&] { return done_jobs_.load(std::memory_order_acquire) == jobs; };
     if (!spin_until(all_done)) {
       std::unique_lock<std::mutex> lk(mu_);
@@ -263,7 +253,12 @@ void run_on_host_workers(size_t jobs, const std::function<void(size_t)>& fn) { w
 
 size_t host_worker_count() { return workers().count(); }
 
-void limit_host_workers(size_t n) { g_limit = std::max<size_t>(n, 1); }
+void limit_host_workers(size_t n) {
+  n = std::max<size_t>(n, 1);
+  size_t now = g_limit.load();
+  while ((now == 0 || n < now) && !g_limit.compare_exchange_weak(now, n)) {
+  }
+}
 
 namespace {
 
@@ -331,9 +326,7 @@ void parallel_widen_u32(uint64_t* dst, const uint32_t* src, size_t n) {
 }
 
 size_t parallel_find_byte(const void* p, uint8_t value, size_t bytes) {
-  // One core reads past a few MB faster than the workers wake: the batch's
-  // look for unfinished rows of thread-id's 1M instances took 0.82 ms on
-  // sixteen of them (H200 machine, bench/RESULTS.md).
+  // One core reads a few MB faster than the workers wake.
   constexpr size_t kFindAloneBytes = 4u << 20;
   std::atomic<size_t> first{bytes};
   split(

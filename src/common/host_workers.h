@@ -19,8 +19,9 @@ void run_on_host_workers(size_t jobs, const std::function<void(size_t)>& fn);
 // The number of threads a call of run_on_host_workers uses.
 size_t host_worker_count();
 // At most `n` threads (the calling one included), for a process that
-// shares its cores with others (MPI ranks on one host); before the first
-// call of run_on_host_workers, which starts them.
+// shares its cores with others (MPI ranks on one host) or a tuning that
+// asks for fewer; the smallest limit asked for holds. Takes effect before
+// the first call of run_on_host_workers, which starts them.
 void limit_host_workers(size_t n);
 
 // memcpy and memset split over the workers, for large buffers (small ones

@@ -1,9 +1,10 @@
-// WW_TRACE_STEPS=1 prints each step of a batch to stderr with the
-// milliseconds since the step before, for finding where a batch's time
-// goes below the phases of --stats. A sync callback (the GPU's device
-// synchronise) makes queued device work land on the step that queued it;
-// off, a step costs one branch. WW_TRACE_STEPS=async leaves the device
-// alone (a synchronise waits behind other threads' frees too).
+// The trace mode, for finding where a batch's time goes below the phases
+// of --stats (docs/reference.md, WW_TRACE): WW_TRACE=1 prints each step
+// of a batch (the batch engine, compiles, the GPU's start-up, the wave
+// loop) to stderr with the milliseconds since the step before;
+// WW_TRACE=sync also synchronises the GPU after each step, so that queued
+// device work lands on the step that queued it (a synchronise also waits
+// for other threads' work). Off, a step costs one branch.
 #pragma once
 
 #include <chrono>
@@ -39,7 +40,7 @@ class StepTrace {
 
  private:
   // Lines reach stderr at exit, or 64 KiB at a time: a write to a pipe per
-  // step inflated the steps of a 0.4 ms batch it measured (bench/RESULTS.md).
+  // step would inflate the short steps it measures.
   struct Sink {
     std::mutex mu;
     std::string buf;
@@ -75,9 +76,9 @@ class StepTrace {
   enum class Mode { Off, Synchronised, Async };
   static Mode mode() {
     static const Mode m = [] {
-      const char* v = std::getenv("WW_TRACE_STEPS");
-      if (!v || !*v || *v == '0') return Mode::Off;
-      return std::string_view(v) == "async" ? Mode::Async : Mode::Synchronised;
+      const char* v = std::getenv("WW_TRACE");
+      if (!v || !*v || std::string_view(v) == "0") return Mode::Off;
+      return std::string_view(v) == "sync" ? Mode::Synchronised : Mode::Async;
     }();
     return m;
   }

@@ -111,10 +111,10 @@ Result<Prepared> prepare_gpu(const Request& req, Outcome* out) {
 }
 
 // The last few requests' prepared sources: a batch asks whether the cache
-// holds its code, perhaps again for every export, then loads it, and each
-// of those generated the module's source anew to key it (a few ms a time
-// on the bench modules). Entries hold their module, so a module's address
-// is never another's while it is here.
+// holds its code, perhaps again for every export, then loads it, and
+// without the memo each of those would generate the module's source anew
+// to key it. Entries hold their module, so a module's address is never
+// another's while it is here.
 class PreparedMemo {
  public:
   template <class PrepareFn>
@@ -248,11 +248,12 @@ Result<std::vector<uint8_t>> cached_or_compiled(const CacheOptions& copts, const
   return bytes;
 }
 
-// A cache hit without generating the source, which took 1-2 ms of every
-// compiled batch of the bench modules (inside its wall time): an
-// index entry, keyed by what the source is made of (this build of
-// wasmwarp, the module's bytes, the request, the compiler), names the
-// entry keyed by the source and holds what loading needs besides the code.
+// A cache hit without generating the source, which would be a visible part
+// of every compiled batch's wall time (bench/gpu/run.sh's cached compile
+// times show it): an index entry, keyed by what the source is made of
+// (this build of wasmwarp, the module's bytes, the request, the compiler),
+// names the entry keyed by the source and holds what loading needs besides
+// the code.
 struct IndexEntry {
   std::string key;
   bool recursive = false;

@@ -42,13 +42,14 @@ const char* thread_stack_limit() {
 
 // An array that lives in its owner up to N elements: a batch enters
 // compiled code several times per input, and three heap allocations per
-// entry were a tenth of a small module's batch.
+// entry would be a large share of a small module's batch (such as
+// bench/hashwasm/run-cpu.sh's).
 template <class T, size_t N>
 class InlineArray {
  public:
   static_assert(std::is_trivially_copyable_v<T>);
   // Elements are written before they are read (refresh_*); the inline
-  // space is left uninitialised, since zeroing it cost more than the call.
+  // space is left uninitialised, since zeroing it costs more than the call.
   void resize(size_t n) {
     size_ = n;
     if (n <= N) {
@@ -80,8 +81,9 @@ struct HostCall {
   InlineArray<rt::CpuTable, 4> tables;
   InlineArray<rt::CpuElem, 8> elems;
   InlineArray<rt::CpuData, 8> datas;
-  // Every field is set by call() (zeroing the struct, a `rep stos`, was a
-  // third of call()'s samples in hash-wasm's crc32 batch).
+  // Every field is set by call() (zeroing the struct, a `rep stos`, would
+  // be a large share of call()'s time in hash-wasm's crc32 batch,
+  // bench/hashwasm/run-cpu.sh).
   rt::CpuInst I;
 
   InstanceRec& inst() const { return S->instances[instance]; }

@@ -202,9 +202,9 @@ namespace {
 
 // The instructions beyond x86-64's baseline that this CPU has and that
 // generated code may use: BMI's rotates and shifts that leave the flags
-// alone took hash-wasm's sha256 from 2.04-2.07 to 2.26-2.38 M/s a thread
-// (bench/RESULTS.md). Not AVX-512: -march=native on the same machine ran
-// it at 0.90 M/s.
+// alone make hash-wasm's sha256 faster per thread
+// (bench/hashwasm/run-cpu.sh shows it). Not AVX-512: -march=native made it
+// much slower on the same machine.
 std::vector<std::string> cpu_feature_flags() {
 #if defined(__x86_64__)
   unsigned a = 0, b = 0, c = 0, d = 0;

@@ -16,7 +16,7 @@ struct HostCompiler {
   // Who the compiler is, for cache keys: its resolved file, size and
   // modification time (an upgrade replaces the file). Read with stat, not
   // `--version`: a run that only looks the module up in the cache must not
-  // start a process (that was 5 ms of every small run).
+  // start a process, a noticeable cost in every small run.
   std::string identity;
 };
 

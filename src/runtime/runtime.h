@@ -151,7 +151,7 @@ struct InstanceDelta {
   std::vector<uint8_t> data_dropped;
 };
 
-struct StoreImpl;  // defined in runtime/store.h; the interpreter reads it directly
+struct StoreImpl;  // defined in store/store.h; the interpreter reads it directly
 
 // The spec's store: every function, table, memory, global and instance that
 // exists together. Not thread-safe; batch runs use one Store per thread.

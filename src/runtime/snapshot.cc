@@ -32,8 +32,8 @@ size_t next_dirty_words(const uint8_t* flags, size_t b, size_t n) {
 }
 
 #if defined(__x86_64__)
-// Two loads and a test a block where the words took eight loads and seven
-// ors (bench/RESULTS.md).
+// Two loads and a test a block, where next_dirty_words takes eight loads
+// and seven ors.
 [[gnu::target("avx2")]] size_t next_dirty_avx2(const uint8_t* flags, size_t b, size_t n) {
   for (; b < n; b += 64) {
     const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(flags + b));
@@ -149,8 +149,8 @@ Result<InstanceSnapshot> Store::snapshot(uint32_t instance) const {
 namespace {
 
 // The C library's memcpy, called: GCC inlines a copy of a few hundred
-// bytes as `rep movsq`, whose start-up cost was 40% of a small instance's
-// reset, where the library uses vector moves.
+// bytes as `rep movsq`, whose start-up cost is a large share of a small
+// instance's reset, where the library uses vector moves.
 void* (*const volatile copy_out_of_line)(void*, const void*, size_t) = std::memcpy;
 
 // Copies back the granules of `mem` that writes flagged, each with the up
@@ -170,8 +170,8 @@ void restore_written(MemoryInst& mem, const InstanceSnapshot::Memory& sm) {
   const uint64_t size = mem.data.size();
   constexpr uint32_t kShift = MemoryInst::kWrittenShift;
   constexpr uint64_t kGranule = uint64_t(1) << kShift;
-  // Runs once per batch input (a loop of byte tests was most of a small
-  // module's reset).
+  // Runs once per batch input (a loop of byte tests would be most of a
+  // small module's reset).
   for_each_written(flags, n, [&](size_t k) {
     const uint64_t at = uint64_t(k) << kShift;
     const uint64_t len = at + kGranule + 8 <= size ? kGranule + 8 : kGranule;

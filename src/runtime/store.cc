@@ -229,7 +229,8 @@ std::shared_ptr<Store::PreparedCall> Store::prepare_call(uint32_t func_addr) {
 
 // The chain invoke_slots -> call -> cpu_call -> NativeCode::call, with its
 // lookups of the function's type, slot width and instance at every step,
-// was a third of what a batch spent per input around hash-wasm's crc32.
+// would be a large share of what a batch spends per input around
+// hash-wasm's crc32 (bench/hashwasm/run-cpu.sh).
 TrapCode Store::invoke_slots(PreparedCall& p, uint64_t* io, uint64_t* io_hi) {
   StoreImpl& s = *impl_;
   // The entry keeps one host context: only a top-level call may use it, so

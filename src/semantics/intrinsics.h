@@ -17,7 +17,7 @@
 namespace ww::gpu {
 
 // One identifier per intrinsic, for backends that dispatch on a number
-// (the kernel). The names and wasm types live in src/intrinsics/gpu_imports.h.
+// (the kernel). The names and wasm types live in src/intrinsics/gpu_batch.h.
 enum class Intrinsic : uint8_t {
   GetThreadId,
   InstanceCount,

@@ -2,9 +2,9 @@
 // segment beyond a single load or store: the bounds checks, their order,
 // the trap and the effect, written once as templates over views. Every
 // executor instantiates them with its own views: the CPU interpreter and
-// the compiled CPU tier over the Store's vectors (exec/cpu/store_views.h),
+// the compiled CPU tier over the Store's vectors (store/store_views.h),
 // the GPU interpreter kernel and compiled GPU code over per-thread device
-// state (exec/gpu/device/dev_views.cuh).
+// state (exec/gpu/device/dev_memory.cuh, dev_tables.cuh).
 //
 // A memory view M:
 //   uint64_t size() const                       bytes

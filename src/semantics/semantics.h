@@ -57,9 +57,10 @@ inline constexpr uint64_t kF64SignBit = 0x8000000000000000ull;
 // returns the positive canonical NaN and they all agree bit for bit.
 //
 // NaN results are rare, so the test is a branch the host compiler should
-// predict, not a select: g++ turned `r != r ? C : r` into a cmov through
-// an integer register, which put two xmm<->gpr moves on every float
-// dependency chain (float_bench compiled ran at 0.31x native; bench/RESULTS.md).
+// predict, not a select: g++ turns `r != r ? C : r` into a cmov through
+// an integer register, which puts two xmm<->gpr moves on every float
+// dependency chain (bench/run-cpu.sh's float_bench on the compiled tier
+// shows the cost).
 #if defined(__CUDA_ARCH__)
 #define WW_NAN_UNLIKELY(x) (x)
 #else

@@ -68,9 +68,9 @@ WW_HD inline V128 splat(T x) {
 
 // The lanes of a v128 as an array. On the host through memcpy (a
 // little-endian copy: lo's bytes are lanes 0..), so that loops over lanes
-// are loops g++ vectorises into SSE (over shifts and masks it did not:
-// compiled SIMD code ran 2-6x slower than the scalar build,
-// bench/RESULTS.md); on the GPU, where a thread is scalar anyway, through
+// are loops g++ vectorises into SSE (over shifts and masks it does not,
+// and compiled SIMD code then runs several times slower than the scalar
+// build); on the GPU, where a thread is scalar anyway, through
 // shifts on the two words, which unrolled loops keep in registers.
 template <class T>
 struct LaneArray {
@@ -478,9 +478,9 @@ struct FloatBits<double> {
 // (add, sub, mul, div, sqrt: semantics.h's NAME_raw forms). On the host:
 // the hardware's lanes in one loop over float arrays, then, in the rare
 // vector with a NaN lane, the canonical NaN there; the per-lane branch of
-// the scalar functions kept g++ from vectorising (compiled saxpy with
-// -msimd128 ran at half its scalar build's speed, bench/RESULTS.md). On
-// the GPU, whose thread is scalar, the scalar functions lane by lane.
+// the scalar functions keeps g++ from vectorising (compiled, a saxpy built
+// with -msimd128 would run slower than its scalar build). On the GPU,
+// whose thread is scalar, the scalar functions lane by lane.
 template <class T, class Raw>
 WW_HD inline V128 float_arith(const V128& a, const V128& b, Raw raw) {
 #ifdef __CUDA_ARCH__

@@ -133,8 +133,9 @@ struct StoreImpl {
   // The value stack, limits.stack_slots long once the first call (invoke or
   // a start function) has allocated it: a Store that only instantiates
   // modules without start functions never pays for it. Left uninitialised
-  // (frames zero their locals): zero-filling the default 32 MiB cost every
-  // run 50 ms, and only the pages that frames touch are ever committed.
+  // (frames zero their locals): zero-filling the default 32 MiB would be a
+  // noticeable start-up cost in every run, and only the pages that frames
+  // touch are ever committed.
   class SlotStack {
    public:
     bool empty() const { return size_ == 0; }

@@ -38,7 +38,8 @@ Result<TranslatedModule> translate_module(const Module& m, const TranslateOption
   BytecodeModule& bc = out.bytecode;
   bc.funcs.resize(nfuncs);
   bc.slot_width = simd ? 2 : 1;
-  // Bytecode is typically ~2x the code section; reserving avoids regrowth.
+  // Bytecode is typically about twice the code section's bytes
+  // (bench/translate.sh reports the ratio); reserving that avoids regrowth.
   bc.code.reserve(size_t(m.code_section_size) / 2 + 16);
   Emitter* e = new_emitter(m, bc, opts);
   for (uint32_t i = 0; i < nfuncs; ++i) {

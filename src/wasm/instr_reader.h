@@ -54,7 +54,7 @@ inline uint64_t v128_word(const std::array<uint8_t, 16>& bytes, int first) {
 }
 
 // Reads the next instruction at `r`. Errors: "unexpected end",
-// "illegal opcode" for unknown opcodes (SIMD's 0xFD prefix included), LEB
+// "illegal opcode" for unknown opcodes (0xFD's SIMD sub-opcodes included), LEB
 // errors from ByteReader, "zero byte expected" for reserved memory/table
 // index bytes, "malformed reference type".
 Status read_instr(ByteReader& r, Instr& out);

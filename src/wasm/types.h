@@ -13,7 +13,7 @@ enum class ValType : uint8_t {
   I64 = 0x7E,
   F32 = 0x7D,
   F64 = 0x7C,
-  V128 = 0x7B,  // decoded and validated; the translator refuses it (SIMD is not run yet)
+  V128 = 0x7B,  // SIMD; a v128 fills two bytecode slots (semantics/simd.h)
   FuncRef = 0x70,
   ExternRef = 0x6F,
 };

@@ -329,8 +329,8 @@ TEST_F(Cli, CompileCommandFillsTheCacheAndEmitsSource) {
 
 // NVRTC needs no GPU: generated GPU code (here with calls that leave for
 // the host, whose leave and resume paths and the device headers come
-// along) must compile wherever NVRTC loads, so CI catches what only the
-// GPU machine ran before.
+// along) must compile wherever NVRTC loads, so CI catches what otherwise
+// only the GPU machine would run.
 TEST_F(Cli, GeneratedGpuCodeCompilesWithNvrtc) {
   const std::string m = std::string(WW_SOURCE_DIR) + "/tests/wasi/files/copy.wat";
   Proc r = run({"compile", "--backend", "gpu", "--gpu-arch", "sm_90", "--no-cache", "--invoke", "copy", m});

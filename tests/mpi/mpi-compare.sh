@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `mpirun -np R wasmwarp run ...` against one process (issue 13): the same
+# `mpirun -np R wasmwarp run ...` against one process: the same
 # output files byte for byte (.csv, .json, .npy with its trap file,
 # --mem-out), the same stdout (rows, WASI output in instance order) and
 # exit code, for R = 2 and 3 on the CPU backend; --image's canvas, --stats

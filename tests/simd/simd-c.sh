@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A C program vectorised by clang (-msimd128 -O3; issue 12 part 4): the
+# A C program vectorised by clang (-msimd128 -O3): the
 # module must hold v128 instructions, and every backend and tier that runs
 # SIMD must give the answers of the same source compiled natively.
 #   usage: tests/simd/simd-c.sh WASMWARP [WORKDIR]

@@ -41,7 +41,7 @@ fi
 have_rust=0
 have_sqlite=0
 # (The target list is read whole: with pipefail, grep -q leaving early
-# made rustc's SIGPIPE fail the test now and then.)
+# would let rustc's SIGPIPE fail the test now and then.)
 rust_targets=$(/usr/bin/rustc --print target-list 2>/dev/null)
 if grep -qx wasm32-wasi <<<"$rust_targets" &&
   /usr/bin/rustc --target wasm32-wasi -O -C strip=debuginfo "$here/programs/hello_rust.rs" -o "$work/bin/hello_rust.wasm" 2>/dev/null; then
@@ -148,7 +148,7 @@ fi
 # run time into a cache, never into the tree) with our query driver, each
 # instance of a batch running its own query against a database in a
 # read-only preopen; the interpreter only (the compiled CPU tier takes
-# about 7 minutes to compile SQLite on 2 cores; WASI_SQLITE_COMPILED=1
+# minutes to compile SQLite on a small machine; WASI_SQLITE_COMPILED=1
 # adds it).
 sqlite_cache=${WASI_TEST_CACHE:-/tmp/wasmwarp-test-cache}/sqlite
 if [[ ! -f $sqlite_cache/sqlite3.o ]] && command -v npm >/dev/null; then
@@ -197,8 +197,8 @@ c.commit()"
 fi
 
 # Clocks and random bytes against the only right answers (node's own
-# poll_oneoff once returned before the 2 ms it was asked to sleep on a
-# loaded CI machine, so node is not the reference here).
+# poll_oneoff can return before the 2 ms it is asked to sleep on a loaded
+# CI machine, so node is not the reference here).
 for tier in interp compiled; do
   cases=$((cases + 1))
   "$ww" run --backend cpu --tier $tier "$work/bin/clocks.wasm" </dev/null >"$work/clocks.$tier.out" 2>&1

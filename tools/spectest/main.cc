@@ -76,7 +76,7 @@ void usage(FILE* f) {
                "  --validate-only           decode and validate modules only: `module` passes when\n"
                "                            the module is valid, assert_invalid/assert_malformed\n"
                "                            when it is rejected; everything that runs code is\n"
-               "                            skipped (for instruction sets not run yet: SIMD)\n");
+               "                            skipped\n");
 }
 
 // 0 on success, or the exit status for a usage error.

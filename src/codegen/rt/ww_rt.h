@@ -102,9 +102,10 @@ struct Inst {
     I.g[WW_GLOBAL_HI_ROW + (k)] = gv_.hi; \
   } while (0)
 #define MEMV (mc_.forget_image(), gpu::DevMemView<WW_LAYOUT>{I.mem, &I.mem_size, I.W, I.t})
-// The size in a local too: read from the context, it was reloaded from
-// local memory at every access, since a store may alias the context (the
-// context lives in local memory once a function takes it by reference).
+// The size in a local too: read from the context, it would be reloaded
+// from local memory at every access, since a store may alias the context
+// (the context lives in local memory once a function takes it by
+// reference).
 #define WW_MEM_LOCALS                                            \
   [[maybe_unused]] gpu::MemCache<WW_LAYOUT> mc_ = I.mem.cache(); \
   [[maybe_unused]] uint64_t mem_size_ = I.mem_size;
@@ -215,9 +216,9 @@ struct AnySig {
 // A trap records where it happened and unwinds by early returns: every
 // generated function returns RetT() on a trap, every call site checks.
 // On the CPU it is cold and out of line, which makes every trap's branch
-// the unlikely one: the bounds check of each load and store was laid out
-// as a likely path, and hash-wasm's sha256 ran 9-12% slower per thread
-// (bench/RESULTS.md).
+// the unlikely one: otherwise the bounds check of each load and store is
+// laid out as a likely path, which slows hash-wasm's sha256 per thread
+// (bench/hashwasm/run-cpu.sh shows it).
 #if defined(__CUDACC__)
 __device__
 #else

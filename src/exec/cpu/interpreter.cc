@@ -21,7 +21,7 @@ namespace {
 // Back-edges and calls count a slice of fuel down; at zero, refill()
 // looks at the interrupt flag and draws the next slice from the budget (the
 // --fuel limit, or without one a budget never used up). Checking the flag
-// only there keeps the hot path a decrement, as it was before interrupts.
+// only there keeps the hot path a single decrement.
 constexpr uint64_t kFuelSlice = 1u << 16;
 
 struct FuelCounter {

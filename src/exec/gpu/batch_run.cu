@@ -326,13 +326,13 @@ namespace {
 // left compiled SQLite's 100K batch (interleaved, 60K-instance waves)
 // 5 GB short.
 Result<std::unique_ptr<WaveLoop>> set_up_wave_loop(const BatchRequest& req, PreparedBatch& p, BatchResult& out,
-                                                   Clock::time_point t_start, bool staging_now) {
+                                                   Clock::time_point t_start) {
   constexpr int kReplans = 4;
   for (int attempt = 0;; ++attempt) {
     auto loop = std::make_unique<WaveLoop>(*p.rq, *p.launcher, p.store->impl(), p.instance, p.img, p.plan, t_start);
     auto set_up = [&]() -> Status {
       if (uint32_t(attempt) < req.refused_setups) return make_error(kNoOffset, "out of memory (refused for a test)");
-      return loop->setup(out, staging_now);
+      return loop->setup(out);
     };
     Status s = set_up();
     if (s.ok()) return std::move(loop);
@@ -361,85 +361,54 @@ Status check_then(const BatchRequest& req) {
   return Status::Ok();
 }
 
-class BatchSetUp {
- public:
-  std::unique_ptr<PreparedBatch> prepared = std::make_unique<PreparedBatch>();
-  std::unique_ptr<WaveLoop> loop;
-  BatchResult out;  // what the set-up wrote: the plan, replans, result types
-  double plan_ms = 0;
-};
-
-void BatchSetUpDeleter::operator()(BatchSetUp* s) const {
-  if (s && s->loop) (void)s->loop->release();
-  delete s;
-}
-
 namespace {
 
-Result<BatchSetUpPtr> make_set_up(const BatchRequest& req, Clock::time_point t_start, bool ahead) {
+// What a batch's waves run on: its prepared state and its wave loop, in
+// that order of construction, which the loop's release must outlive.
+struct BatchRun {
+  PreparedBatch prepared;
+  std::unique_ptr<WaveLoop> loop;
+  ~BatchRun() {
+    if (loop) (void)loop->release();
+  }
+};
+
+}  // namespace
+
+// The straight path of a batch: plan, buffers, then wave after wave
+// (launch, download, rows final), the outputs, the release, and the
+// instances that must run again.
+Result<BatchResult> run_batch(const BatchRequest& req) {
+  const auto t_start = Clock::now();
   StepTrace trace("gpu", device_sync);
-  BatchSetUpPtr s(new BatchSetUp);
-  PreparedBatch& p = *s->prepared;
+  // Plan: the device probed, the instances' initial state and its image,
+  // the memory layout and the waves.
+  auto run = std::make_unique<BatchRun>();
+  PreparedBatch& p = run->prepared;
   WW_TRY(prepare_batch(req, p, trace));
-  s->plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+  const double plan_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
   if (req.on_plan) req.on_plan(p.plan, p.dev.name);
   const uint64_t nparams = req.module->module.func_type(req.func_index).params.size();
   if (!req.fill_args && req.args.size() != (req.args_per_instance ? uint64_t(req.instances) * nparams : nparams))
     return make_error(kNoOffset, "GPU batch: argument count does not match the function");
-  WW_ASSIGN_OR_RETURN(s->loop, set_up_wave_loop(req, p, s->out, t_start, !ahead));
-  s->out.plan = p.plan;
-  s->out.device_name = p.dev.name;
-  s->out.tier = p.launcher->tier_name();
-  s->out.setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
-  return Result<BatchSetUpPtr>(std::move(s));
-}
-
-}  // namespace
-
-Result<BatchSetUpPtr> set_up_batch(const BatchRequest& req) {
-  WW_ASSIGN_OR_RETURN(BatchSetUpPtr s, make_set_up(req, Clock::now(), true));
-  s->loop->prime_first_wave();
-  s->loop->rehearse_wave_calls();
-  // Its copies cross now, beside the start-up, not behind the first wave.
-  WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
-  return Result<BatchSetUpPtr>(std::move(s));
-}
-
-void rehearse_set_up(BatchSetUp& s) {
-  // The staging (its events among the calls) the start-up may have pinned
-  // after the set-up was made: held now, as the batch would first. Without
-  // it the batch fails there, with the message.
-  s.loop->rehearse_wave_calls(s.loop->hold_staging().ok());
-}
-
-bool launch_set_up_ahead(BatchSetUp& s) {
-  static const bool on = env_switch_on("WW_LAUNCH_AHEAD");  // =0: not, for measuring
-  return on && s.loop->hold_staging().ok() && s.loop->launch_first_wave_ahead();
-}
-
-Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
-  const auto t_start = Clock::now();
-  StepTrace trace("gpu", device_sync);
-  if (ahead) {
-    ahead->plan_ms = ahead->out.setup_ms = 0;
-    ahead->loop->restart_clock();
-  } else {
-    WW_ASSIGN_OR_RETURN(ahead, make_set_up(req, t_start, false));
-  }
-  WW_TRY(ahead->loop->hold_staging());
-  trace("set-up and staging held");
+  // Buffers: the module on the device, one block for the wave's columns.
+  BatchResult out;
+  WW_ASSIGN_OR_RETURN(run->loop, set_up_wave_loop(req, p, out, t_start));
+  out.plan = p.plan;
+  out.device_name = p.dev.name;
+  out.tier = p.launcher->tier_name();
+  out.setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+  trace("set-up");
   const Module& mod = req.module->module;
-  const double plan_ms = ahead->plan_ms;
-  BatchResult out = std::move(ahead->out);
   auto t_free = Clock::now();
   const bool grow_reruns = grows_past_reservation_rerun(req);
-  const uint32_t max_pages = ahead->prepared->img.max_pages;
+  const uint32_t max_pages = p.img.max_pages;
   // Waves whose instances may run again after the loop (rerun_exhausted,
   // rerun_grown); without `claim`, the rows from the first of them on are
   // final when run_batch returns.
   Stretches again;
   {
-    WaveLoop& loop = *ahead->loop;
+    WaveLoop& loop = *run->loop;
     // Instances that ran out of the sparse pool run again from the first
     // of them, in a smaller wave; one that alone does not fit keeps its
     // trap. A module that adds to shared state must not run twice.
@@ -469,9 +438,9 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
       if (wave_again) again.push_back({first, first + ran});
       held = held || (wave_again && !req.claim);
       if (req.final_rows && !held && !wave_again) {
-        // The last wave's rows wait for the intrinsics' buffers (finish_outputs()):
-        // writing them meanwhile took the host's memory bandwidth from the
-        // download of Mandelbrot's 33 MB image, 2 of its 4 ms.
+        // The last wave's rows wait for the intrinsics' buffers
+        // (finish_outputs()): writing them meanwhile took the host's memory
+        // bandwidth from the download of the --image canvas.
         if (!req.claim && first + ran == end) last_rows = {first, end};
         else req.final_rows(first, first + ran);
       }
@@ -485,20 +454,18 @@ Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead) {
     loop.report_phases(out);
     t_free = Clock::now();
     trace("wave loop end");
-    // The rest of the loop's release (its streams asked, the wave block to
-    // the idle block, the staging kept) and the set-up's destruction were
-    // 0.02 ms after thread-id 1M's last result was in (bench/RESULTS.md):
-    // the background releaser does them, and the next batch's
-    // prepare_batch waits for it. Not where the host served calls: their
-    // pass reaches the request, which is the caller's once this returns.
-    static const bool behind = env_switch_on("WW_RELEASE_BEHIND");
-    if (behind && !req.host_calls) {
+    // Release: the loop's streams, the wave block back to the idle block
+    // and the staging kept go to the background releaser once this
+    // thread's stream has settled, while the caller writes its outputs;
+    // the next batch's prepare_batch waits for it. Not where the host
+    // served calls: their pass reaches the request, which is the caller's
+    // once this returns.
+    if (!req.host_calls) {
       WW_TRY(loop.settle_thread());
-      trace("loop's thread settled");
-      release_later(std::shared_ptr<BatchSetUp>(std::move(ahead)));
+      retire_in_background(std::shared_ptr<BatchRun>(std::move(run)));
     } else {
       WW_TRY(loop.release());
-      ahead.reset();
+      run.reset();
     }
   }
   trace("free device buffers");

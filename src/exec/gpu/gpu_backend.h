@@ -18,6 +18,7 @@
 #include "common/guest_memory.h"
 #include "common/result.h"
 #include "exec/gpu/memory_layout.h"
+#include "exec/gpu/tuning.h"
 #include "intrinsics/gpu_batch.h"
 #include "runtime/runtime.h"
 #include "wasi/wasi_numbers.h"
@@ -64,10 +65,11 @@ class DeviceScope {
   int before_;
   Status status_;
 };
-// Pins the host buffers batches copy through, ahead of the first batch
-// (the GPU's start-up thread calls it while the inputs are read, after
-// warm_idle_block and before load_wave_kernels).
-void prepare_transfers();
+// Pins the host buffers batches copy through (the staging, at the
+// tuning's size), ahead of the first batch: the GPU's start-up thread
+// calls it while the inputs are read, after warm_idle_block and before
+// load_kernels.
+void prepare_transfers(const Tuning& tuning);
 // Buffers smaller than this cross through the staging: their copies are
 // short, and each registration is a system call.
 inline constexpr uint64_t kHostPinMinBytes = uint64_t(4) << 20;
@@ -93,13 +95,8 @@ void release_host_pin(const void* p);
 bool host_range_pinned(const void* p, uint64_t bytes);
 // Where a kernel of the current GPU writes `bytes` at `p` straight into
 // host memory: `p` itself or its mapping, when the range is pinned
-// (host_range_pinned); null otherwise, or when WW_MAPPED_RESULTS=0 (for
-// measuring the kernels alone).
+// (host_range_pinned); null otherwise.
 void* pinned_for_kernels(void* p, uint64_t bytes);
-// Measuring switches: on unless environment variable `name` is "0"; or
-// `name` as a count from 1 to `most`, `most` when unset or not a count.
-bool env_switch_on(const char* name);
-uint32_t env_cap(const char* name, uint32_t most);
 // Registers what was requested so far; later requests register at once.
 void pin_requested_host_ranges();
 // A request_host_pin released when it goes (before the memory it names).
@@ -130,9 +127,9 @@ struct DeviceBlock {
 
 // The GPU's idle block: the start-up allocates one (prepare_transfers)
 // while the inputs are read, and an arena's reserved block comes back to
-// it when none is held, so that a wave's block costs no cudaMalloc (one
-// took 0.17-0.46 ms of every batch, whatever its size up to 4 GiB;
-// bench/RESULTS.md). A plan counts it as free memory (probe_device).
+// it when none is held, so that a wave's block costs no cudaMalloc (whose
+// cost is the same for any size up to 4 GiB: bench/scale/alloc_cost.cu).
+// A plan counts it as free memory (probe_device).
 // Takes it when it holds `bytes`; otherwise returns an empty block and
 // leaves it idle.
 DeviceBlock take_idle_block(size_t bytes);
@@ -151,40 +148,16 @@ uint64_t cuda_stack_bytes();
 // next batch.
 void wait_for_background_frees();
 
-// Loads the wave kernels every batch launches (CUDA loads a kernel lazily,
-// at its first launch: 0.5-0.8 ms of a batch's set-up on an H200).
-void load_wave_kernels();
-// The calling thread's first CUDA calls (an attach, its default stream's
-// first copies and wait, its first launch), made ahead of its first batch
-// while the GPU's start-up goes on; later calls return at once.
-void warm_calling_thread();
-// A pinned word for the first wave's rehearsal (WaveLoop::rehearse_wave_calls),
-// allocated by the start-up before it pins the staging.
-void pin_rehearsal_word();
-// A kernel's first launch in a process loads it (the interpreter's took
-// about 2 ms of a batch's kernel time) and costs 20-50 us against 3-7 later
-// even when loaded: launched once with no instances, ahead of a
-// batch, the kernels of `layout`'s memory inputs and outputs, and the
-// interpreter's.
-void warm_layout_kernels(MemoryLayout layout);
-void warm_interpreter_kernel(MemoryLayout layout);
-// The calling thread's first calls after the GPU's start-up ended on
-// another thread (an event and a launch of no instances, waited for).
-void take_over_from_start_up();
+// Loads the kernels every batch launches, and with `interpreter` the
+// interpreter's (CUDA loads a kernel lazily, at its first launch): the
+// GPU's start-up calls it while the module and the inputs are read.
+void load_kernels(bool interpreter);
 // Drops `object` (compiled code holding a loaded module, a finished
-// batch's set-up) on the thread that frees finished batches' device
+// wave loop) on the thread that frees finished batches' device
 // memory, after those frees, with the calling thread's GPU selected:
 // unloading a module waits for them, and the caller has outputs to write
 // meanwhile.
 void retire_in_background(std::shared_ptr<void> object);
-// The same, but the releaser starts on it only at the next
-// wake_background_releaser (the batch's end, batch::run), a later post
-// that wakes it, or a wait for it (the next batch's plan, the process's
-// exit): waking the sleeping thread is a system call on the batch's own
-// thread, inside its wall time (WW_QUIET_POSTS=0 wakes it at once, for
-// measuring).
-void release_later(std::shared_ptr<void> object);
-void wake_background_releaser();
 // GPU memory of `bytes` bytes, freed when the last owner goes (for
 // results that stay on the device).
 Result<std::shared_ptr<void>> device_buffer(uint64_t bytes);
@@ -420,6 +393,7 @@ struct BatchRequest {
   // (compiled code is built for one layout: give it that one).
   MemoryLayout layout = MemoryLayout::Interleaved;
   uint32_t max_wave = 0;  // largest wave; 0 = as many as memory allows
+  Tuning tuning;          // slices, stretches, the staging's size
   // Sparse, for tests: a cap on the pool (one that runs out) and the pool
   // the first wave gets (one that must grow); 0 = the plan's.
   uint64_t max_pool_bytes = 0;
@@ -597,33 +571,9 @@ class ResidentBatch {
 // device at once, or the module's imports need the host.
 Result<std::unique_ptr<ResidentBatch>> make_resident(const BatchRequest& req);
 
-// What run_batch does before its first wave (the device probed, the
-// initial image and the plan made, the module and the wave's buffers on
-// the device), made ahead by set_up_batch while the GPU's start-up goes
-// on. Its copies are on the calling thread's stream: the thread that
-// made it runs the batch.
-class BatchSetUp;
-struct BatchSetUpDeleter {
-  void operator()(BatchSetUp* s) const;  // gives back what a set-up never used
-};
-using BatchSetUpPtr = std::unique_ptr<BatchSetUp, BatchSetUpDeleter>;
-// `req` must outlive the set-up, unchanged but for what its callbacks
-// reach; its device work has finished when this returns.
-Result<BatchSetUpPtr> set_up_batch(const BatchRequest& req);
-// Its first wave's calls made once more on the calling thread, its events
-// recorded and its kernel launched with no instances, once the GPU's
-// start-up has ended (batch/gpu_start_up.cc's take_over_from_start_up).
-void rehearse_set_up(BatchSetUp& s);
-// Its first wave launched now, on the calling thread, for run_batch on
-// the same thread to find under way (WaveLoop::launch_first_wave_ahead);
-// false where that wave needs more before its kernel, and nothing ran.
-bool launch_set_up_ahead(BatchSetUp& s);
-
 // Errors: no GPU / no CUDA, an import that cannot run on the GPU (only
 // `gpu.*` intrinsics can), a request that cannot fit the device memory, a
-// CUDA failure (named with the call that failed). `ahead`: set_up_batch's
-// for this `req`; its time is not the batch's (no plan, upload or memory
-// set-up of its own).
-Result<BatchResult> run_batch(const BatchRequest& req, BatchSetUpPtr ahead = nullptr);
+// CUDA failure (named with the call that failed).
+Result<BatchResult> run_batch(const BatchRequest& req);
 
 }  // namespace ww::gpu

@@ -8,17 +8,10 @@ namespace ww::gpu {
 bool built_with_cuda() { return false; }
 int device_count() { return 0; }
 int current_device() { return 0; }
-void prepare_transfers() {}
-void load_wave_kernels() {}
+void prepare_transfers(const Tuning&) {}
+void load_kernels(bool) {}
 void warm_idle_block() {}
-void pin_rehearsal_word() {}
-void warm_calling_thread() {}
-void warm_layout_kernels(MemoryLayout) {}
-void warm_interpreter_kernel(MemoryLayout) {}
-void take_over_from_start_up() {}
 void retire_in_background(std::shared_ptr<void>) {}
-void release_later(std::shared_ptr<void>) {}
-void wake_background_releaser() {}
 void request_host_pin(const void*, uint64_t) {}
 bool request_host_pin_at_start_up(const void*, uint64_t) { return false; }
 void release_host_pin(const void*) {}
@@ -36,11 +29,7 @@ Error no_cuda() { return make_error(kNoOffset, "this wasmwarp was built without 
 }  // namespace
 
 Status use_device(int) { return no_cuda(); }
-Result<BatchResult> run_batch(const BatchRequest&, BatchSetUpPtr) { return no_cuda(); }
-void BatchSetUpDeleter::operator()(BatchSetUp*) const {}
-Result<BatchSetUpPtr> set_up_batch(const BatchRequest&) { return no_cuda(); }
-void rehearse_set_up(BatchSetUp&) {}
-bool launch_set_up_ahead(BatchSetUp&) { return false; }
+Result<BatchResult> run_batch(const BatchRequest&) { return no_cuda(); }
 Result<std::shared_ptr<void>> device_buffer(uint64_t) { return no_cuda(); }
 Status device_synchronize() { return no_cuda(); }
 Result<std::unique_ptr<ResidentBatch>> make_resident(const BatchRequest&) { return no_cuda(); }

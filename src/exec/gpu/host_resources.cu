@@ -24,10 +24,9 @@ namespace ww::gpu {
 namespace {
 
 // Arenas below this free in place: handing them over costs more than
-// their frees. Freeing Mandelbrot's 0.5 GB wave block in place took 0.56
-// ms of an 8 ms batch, and a 1M thread-id batch's 46 MB 0.27 ms of 3.1 ms;
-// from 4 MiB on, the spec suite's one-instance batches on the GPU took
-// 47.1 s against 44.3-45.5 s (bench/RESULTS.md).
+// their frees, as the spec suite's one-instance batches on the GPU show
+// (scripts/gpu-check.sh, part spec), while a large wave block freed in
+// place would hold up the batch's outputs (bench/gpu/run.sh, Mandelbrot).
 constexpr size_t kBackgroundFreeBytes = size_t(32) << 20;
 
 // Both constructed on first use, after the CUDA runtime started, so they
@@ -103,28 +102,20 @@ class BackgroundFrees {
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
-  // `wake` false: the task waits for the next post that wakes the thread,
-  // wake() or wait(). Waking a sleeping thread is a system call on the
-  // poster's thread (see release_later).
-  void post(std::function<void()> task, bool wake = true) {
+  void post(std::function<void()> task) {
     std::lock_guard<std::mutex> g(mu_);
     start_locked();
     tasks_.push_back(std::move(task));
-    if (wake) wake_.notify_all();
+    wake_.notify_all();
   }
-  void wake() {
-    std::lock_guard<std::mutex> g(mu_);
-    if (!tasks_.empty()) wake_.notify_all();
-  }
-  // The GPU's start-up starts the thread: started by a batch's first post,
-  // it was part of the 0.1-0.14 ms of the wave loop's end (bench/RESULTS.md).
+  // The GPU's start-up starts the thread, so that a batch's first post
+  // does not start it inside the batch's time.
   void start() {
     std::lock_guard<std::mutex> g(mu_);
     start_locked();
   }
   void wait() {
     std::unique_lock<std::mutex> lk(mu_);
-    if (!tasks_.empty()) wake_.notify_all();  // tasks posted without waking
     idle_.wait(lk, [&] { return tasks_.empty() && !busy_; });
   }
 
@@ -259,8 +250,7 @@ void release_host_pin(const void* p) { host_pins().release(p); }
 bool host_range_pinned(const void* p, uint64_t bytes) { return host_pins().covers(p, bytes); }
 
 void* pinned_for_kernels(void* p, uint64_t bytes) {
-  static const bool allowed = env_switch_on("WW_MAPPED_RESULTS");
-  if (!allowed || !p || !host_range_pinned(p, bytes)) return nullptr;
+  if (!p || !host_range_pinned(p, bytes)) return nullptr;
   int direct = 0;
   if (cudaDeviceGetAttribute(&direct, cudaDevAttrCanUseHostPointerForRegisteredMem, current_device()) == cudaSuccess &&
       direct)
@@ -385,26 +375,13 @@ uint64_t idle_block_bytes() {
   return it == k.idle.end() ? 0 : it->second.bytes;
 }
 
-namespace {
-void retire_on_releaser(std::shared_ptr<void> object, bool wake) {
+void retire_in_background(std::shared_ptr<void> object) {
   // What it releases (a staging kept, an idle block) is the poster's GPU's.
-  background_frees().post(
-      [object = std::move(object), device = current_device()]() mutable {
-        DeviceScope on(device);
-        object.reset();
-      },
-      wake);
+  background_frees().post([object = std::move(object), device = current_device()]() mutable {
+    DeviceScope on(device);
+    object.reset();
+  });
 }
-}  // namespace
-
-void retire_in_background(std::shared_ptr<void> object) { retire_on_releaser(std::move(object), true); }
-
-void release_later(std::shared_ptr<void> object) {
-  static const bool quiet = env_switch_on("WW_QUIET_POSTS");
-  retire_on_releaser(std::move(object), !quiet);
-}
-
-void wake_background_releaser() { background_frees().wake(); }
 
 void wait_for_background_frees() { background_frees().wait(); }
 
@@ -465,15 +442,6 @@ void PinnedStaging::unpin_pieces() {
   registered_ = false;
 }
 
-uint64_t staging_piece_bytes() {
-  static const uint64_t bytes = [] {
-    const char* v = std::getenv("WW_STAGING_MIB");
-    const long mib = v ? std::strtol(v, nullptr, 10) : 0;
-    return uint64_t(mib >= 1 && mib <= 1024 ? mib : 4) << 20;
-  }();
-  return bytes;
-}
-
 std::unique_ptr<PinnedStaging> take_kept_staging() {
   KeptStaging& k = kept_staging();
   std::lock_guard<std::mutex> g(k.mu);
@@ -481,15 +449,14 @@ std::unique_ptr<PinnedStaging> take_kept_staging() {
   return it != k.staging.end() ? std::move(it->second) : nullptr;
 }
 
-Result<std::unique_ptr<PinnedStaging>> take_staging() {
-  if (std::unique_ptr<PinnedStaging> kept = take_kept_staging())
+Result<std::unique_ptr<PinnedStaging>> take_staging(const Tuning& tuning) {
+  std::unique_ptr<PinnedStaging> kept = take_kept_staging();
+  if (kept && kept->piece_bytes() == tuning.staging_piece_bytes() && kept->pieces() == tuning.staging_pieces)
     return Result<std::unique_ptr<PinnedStaging>>(std::move(kept));
-  static const uint32_t pieces = [] {
-    const char* v = std::getenv("WW_STAGING_PIECES");
-    return v ? uint32_t(std::strtoul(v, nullptr, 10)) : PinnedStaging::kMaxPieces;
-  }();
+  // Another size than the kept one: its pieces go in the background.
+  if (kept) retire_in_background(std::shared_ptr<PinnedStaging>(std::move(kept)));
   auto s = std::make_unique<PinnedStaging>();
-  WW_TRY(s->init(staging_piece_bytes(), pieces));
+  WW_TRY(s->init(tuning.staging_piece_bytes(), tuning.staging_pieces));
   return Result<std::unique_ptr<PinnedStaging>>(std::move(s));
 }
 
@@ -509,8 +476,8 @@ void give_staging(std::unique_ptr<PinnedStaging> staging) {
   if (staging) retire_in_background(std::shared_ptr<PinnedStaging>(std::move(staging)));
 }
 
-void prepare_transfers() {
-  auto s = take_staging();
+void prepare_transfers(const Tuning& tuning) {
+  auto s = take_staging(tuning);
   if (s.ok()) give_staging(std::move(*s));
   background_frees().start();
 }

@@ -37,10 +37,14 @@ KernelLauncher& interpreter_launcher() {
   return l;
 }
 
-void warm_interpreter_kernel(MemoryLayout layout) {
-  // No instances: every thread returns at once. What fails here fails
-  // again, checked, at the batch's launch.
-  (void)interpreter_launcher().launch(DevModule{}, DevWave{}, DevIntrinsics{}, 1, DevLayout(layout), nullptr);
+void load_interpreter_kernels() {
+  // Asking for a kernel's attributes loads it; what fails here fails again,
+  // checked, where a batch launches it.
+  cudaFuncAttributes a;
+  (void)cudaFuncGetAttributes(&a, interpret_kernel<DevLayout::Interleaved>);
+  (void)cudaFuncGetAttributes(&a, interpret_kernel<DevLayout::Contiguous>);
+  (void)cudaFuncGetAttributes(&a, interpret_kernel<DevLayout::Sparse>);
+  (void)cudaGetLastError();
 }
 
 }  // namespace ww::gpu

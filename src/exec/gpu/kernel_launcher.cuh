@@ -2,7 +2,7 @@
 // loop plans, allocates, initialises and downloads every wave the same way
 // and hands the launch to a KernelLauncher. The built-in interpreter kernel
 // launches through the runtime API (interp_launcher.cu); NVRTC-compiled
-// code through the driver API (nvrtc_launcher.cu).
+// code through the driver API (compiled_launcher.cu).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -43,5 +43,8 @@ class KernelLauncher {
 
 // The built-in interpreter kernel.
 KernelLauncher& interpreter_launcher();
+// Loads its kernels (one per memory layout): CUDA loads a kernel at its
+// first launch otherwise, inside a batch's time.
+void load_interpreter_kernels();
 
 }  // namespace ww::gpu

@@ -60,7 +60,7 @@ class PinnedStaging {
     unsigned long long* words = nullptr;
     // Pinned, after those words: a streamed wave's instances finished per
     // stretch (DevWave::stream_done), copied on poll_stream.
-    static constexpr uint32_t kMaxStretches = 8;
+    static constexpr uint32_t kMaxStretches = Tuning::kMaxStretches;
     unsigned int* stream_done = nullptr;
     // Pinned, after those: the wave's counters as the last transfer behind
     // its kernel brought them down (WaveLoop::queue_wave_words; a sliced
@@ -82,7 +82,7 @@ class PinnedStaging {
     // memory outputs and after them, one on the thread's stream after its
     // inputs, and one on `outputs` after its outputs came down when the
     // device queues those itself.
-    static constexpr uint32_t kMaxSlices = 8;
+    static constexpr uint32_t kMaxSlices = Tuning::kMaxSlices;
     enum SliceEvent { kSetUp, kKernel, kOutputs, kDone, kInputs, kFetched, kSliceEvents };
     static constexpr uint32_t kComputeStreams = 2;
     cudaStream_t compute[kComputeStreams] = {};
@@ -97,7 +97,7 @@ class PinnedStaging {
   // the DMA waits less on the host's turn between pieces (a 1 GiB copy
   // down alone: up to 54 GB/s against 23; bench/scale/staging_pipeline.cu,
   // bench/RESULTS.md).
-  static constexpr uint32_t kMaxPieces = 8;
+  static constexpr uint32_t kMaxPieces = Tuning::kMaxPieces;
 
   Status init(uint64_t piece_bytes, uint32_t pieces) {
     piece_bytes_ = piece_bytes;
@@ -130,6 +130,7 @@ class PinnedStaging {
     return Status::Ok();
   }
   uint64_t piece_bytes() const { return piece_bytes_; }
+  uint32_t pieces() const { return ring_; }
   int device() const { return device_; }
 
   // enqueue(p, buf, stream) queues piece p's copy into buf; consume(p, buf)
@@ -248,15 +249,13 @@ class PinnedStaging {
   WaveSignals signals_;
 };
 
-// The process keeps its staging pieces between batches: pinning them cost
-// about 4 ms a batch, and the GPU's start-up thread can pin them while the
-// inputs are read. take_staging hands out the kept one (or pins a new one),
-// give_staging keeps it for the next batch.
-// 4 MiB a piece unless WW_STAGING_MIB says otherwise, 8 pieces unless
-// WW_STAGING_PIECES does (2 to 8; each for measuring).
-uint64_t staging_piece_bytes();
-Result<std::unique_ptr<PinnedStaging>> take_staging();
-// The current GPU's kept staging, or null (none is made).
+// The process keeps its staging pieces between batches: pinning them costs
+// milliseconds, and the GPU's start-up thread pins them while the inputs
+// are read. take_staging hands out the current GPU's kept one when it has
+// the tuning's size (or pins a new one), give_staging keeps it for the
+// next batch.
+Result<std::unique_ptr<PinnedStaging>> take_staging(const Tuning& tuning);
+// The current GPU's kept staging, whatever its size, or null.
 std::unique_ptr<PinnedStaging> take_kept_staging();
 void give_staging(std::unique_ptr<PinnedStaging> staging);
 

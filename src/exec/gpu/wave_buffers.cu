@@ -15,7 +15,7 @@ uint64_t WaveLoop::wave_block_bytes() const {
                     (plan_.layout == MemoryLayout::Sparse ? 0 : plan_.linear_bytes_per_instance)) *
                        warps32 +
                    (uint64_t(64) << 10) + ((sizeof(WaveWords) + 255) & ~uint64_t{255});
-  if (results32_ || req_.resident) block += 2 * staging_piece_bytes();
+  if (results32_ || req_.resident) block += 2 * req_.tuning.staging_piece_bytes();
   // The first sparse pool too: a cudaMalloc costs about 0.2 ms whatever
   // its size up to 4 GiB (bench/scale/alloc_cost.cu), and the pool's own
   // was 0.21-0.28 ms of a 3.5 ms batch (SHA-256, 1M instances). A pool that
@@ -86,9 +86,9 @@ Status WaveLoop::alloc_wave_buffers() {
   // Values of the widest direction, then bytes for traps and flags and
   // words for where instances trapped.
   const uint64_t row_bytes = 8 * std::max<uint64_t>(io_slots(req_), 1);
-  staging_rows_ = uint32_t(std::min<uint64_t>(WV, staging_piece_bytes() / row_bytes));
+  staging_rows_ = uint32_t(std::min<uint64_t>(WV, req_.tuning.staging_piece_bytes() / row_bytes));
   if (results32_ || req_.resident)
-    for (uint32_t*& scratch : results32_scratch_) WW_TRY(arena_.alloc(&scratch, staging_piece_bytes() / 4));
+    for (uint32_t*& scratch : results32_scratch_) WW_TRY(arena_.alloc(&scratch, req_.tuning.staging_piece_bytes() / 4));
   // A resident batch's calls bring their own.
   return req_.resident ? Status::Ok() : alloc_memory_io(arena_, WV);
 }
@@ -159,18 +159,6 @@ Status WaveLoop::account_pool(uint32_t first, uint32_t n, uint32_t* redo) {
   next = std::min<uint64_t>(next, plan_.wave_size);
   if (next >= 32) next -= next % 32;
   next_wave_ = uint32_t(std::max<uint64_t>(next, 1));
-  return Status::Ok();
-}
-
-Status WaveLoop::hold_staging() {
-  if (!staging_) {
-    WW_ASSIGN_OR_RETURN(staging_, take_staging());
-  }
-  if (sig_) return Status::Ok();
-  sig_ = &staging_->signals();
-  sig_->words[0] = 0;
-  sig_->words[1] = 1;                    // the deadline that stops a running wave
-  sig_->wave_words->ignored_pixels = 0;  // as on the device, until a wave brings the count down
   return Status::Ok();
 }
 

@@ -32,24 +32,9 @@ Status WaveLoop::queue_launch(uint32_t blocks) {
   return Status::Ok();
 }
 
-bool WaveLoop::launch_first_wave_ahead() {
-  if (ahead_launch_ || !primed_ || !set_up_primed_ || !sig_ || inputs_on_wire() || host_calls_ || !req_.then.empty() ||
-      W_.stream_rows || imports_atomic_add(req_.module->module) || std::memcmp(&primed_wave_, &W_, sizeof W_) != 0)
-    return false;
-  ahead_launch_ = queue_launch((W_.n + kBlock - 1) / kBlock);
-  return true;
-}
-
 Status WaveLoop::launch_and_wait(uint32_t blocks) {
-  if (ahead_launch_ && std::memcmp(&primed_wave_, &W_, sizeof W_) == 0) {
-    const Status launched = std::move(*ahead_launch_);
-    ahead_launch_.reset();
-    WW_TRY(launched);
-  } else {
-    ahead_launch_.reset();  // words of its own: the launch ahead ran before it
-    WW_TRY(queue_launch(blocks));
-  }
-  if (!finished_prefilled_) prefill_finished();
+  WW_TRY(queue_launch(blocks));
+  prefill_finished();
   trace_("wave: finished flags filled");
   bool stop_sent = false;
   if (W_.stream_done) WW_TRY(stream_results(stop_sent));

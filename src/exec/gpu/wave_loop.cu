@@ -11,116 +11,21 @@
 
 namespace ww::gpu {
 
-namespace {
-
-// Words for the warm-ups' copies on each GPU, made by the start-up and
-// kept by the process: one in device memory (load_wave_kernels), one in
-// pinned host memory (pin_rehearsal_word).
-struct WarmWords {
-  std::atomic<uint64_t*> device{nullptr};
-  std::atomic<unsigned long long*> pinned{nullptr};
-};
-constexpr int kWarmGpus = 64;
-WarmWords g_warm_words[kWarmGpus];
-
-// The current GPU's, or null past kWarmGpus.
-WarmWords* warm_words() {
-  const int d = current_device();
-  return d >= 0 && d < kWarmGpus ? &g_warm_words[d] : nullptr;
-}
-
-uint64_t* warm_word() {
-  WarmWords* w = warm_words();
-  return w ? w->device.load() : nullptr;
-}
-
-// A wave of no instances: every thread of a launch returns at once.
-constexpr DevWave kNoInstances{};
-
-}  // namespace
-
-void load_wave_kernels() {
+void load_kernels(bool interpreter) {
   // Asking for a kernel's attributes loads it; what fails here fails again,
-  // checked, where the batch launches it.
+  // checked, where a batch launches it.
   cudaFuncAttributes a;
   (void)cudaFuncGetAttributes(&a, read_timer_kernel);
   (void)cudaFuncGetAttributes(&a, init_state_kernel);
   (void)cudaFuncGetAttributes(&a, begin_wave_kernel);
   (void)cudaFuncGetAttributes(&a, pack_results32_kernel);
-  (void)cudaFuncGetAttributes(&a, words_down_kernel);
-  with_layout(DevLayout::Sparse, [&](auto L) {
-    (void)cudaFuncGetAttributes(&a, mem_in_kernel<decltype(L)::value>);
-    (void)cudaFuncGetAttributes(&a, mem_out_kernel<decltype(L)::value>);
-  });
-  // A loaded kernel's first launch in a process still cost 20-50 us
-  // against 3-7 later, and the process's first memset up to 50 us (H200
-  // machine, bench/RESULTS.md): paid here, in the start-up, for the
-  // kernels and calls of every wave.
-  if (WarmWords* words = warm_words(); words && !words->device.load()) {
-    uint64_t* w = nullptr;
-    if (cudaMalloc(&w, sizeof(uint64_t)) == cudaSuccess) words->device = w;
-  }
-  if (uint64_t* w = warm_word()) (void)cudaMemsetAsync(w, 0, sizeof *w, cudaStreamPerThread);
-  begin_wave_kernel<<<1, kBlock>>>(DevModule{}, kNoInstances, InitState{}, WaveStart{});
-  words_down_kernel<<<1, 64>>>(nullptr, nullptr, 0);
-  (void)cudaStreamSynchronize(cudaStreamPerThread);
+  for (DevLayout l : {DevLayout::Interleaved, DevLayout::Contiguous, DevLayout::Sparse})
+    with_layout(l, [&](auto L) {
+      (void)cudaFuncGetAttributes(&a, mem_in_kernel<decltype(L)::value>);
+      (void)cudaFuncGetAttributes(&a, mem_out_kernel<decltype(L)::value>);
+    });
   (void)cudaGetLastError();
-}
-
-void warm_layout_kernels(MemoryLayout layout) {
-  with_layout(DevLayout(layout), [&](auto L) {
-    mem_in_kernel<decltype(L)::value><<<1, kBlock>>>(kNoInstances, nullptr, 0, 0);
-    mem_out_kernel<decltype(L)::value><<<1, kBlock>>>(kNoInstances, nullptr, 0, 0);
-  });
-  (void)cudaGetLastError();
-}
-
-// Allocated by the start-up: on the batch's thread beside the set-up, a
-// pinned allocation contended with the start-up's pinning of the staging
-// (2.5 ms) and pushed the interpreter's set-up past the start-up's end.
-void pin_rehearsal_word() {
-  WarmWords* words = warm_words();
-  if (!words || words->pinned.load()) return;
-  void* p = nullptr;
-  if (cudaHostAlloc(&p, sizeof(unsigned long long), cudaHostAllocDefault) == cudaSuccess)
-    words->pinned = static_cast<unsigned long long*>(p);
-  (void)cudaGetLastError();
-}
-
-void warm_calling_thread() {
-  // A thread's first CUDA calls cost 15-80 us each against 1-8 us for the
-  // same calls later (its first cudaMemGetInfo, copy on its default
-  // stream, launch, and copy back with a wait; H200 machine,
-  // bench/RESULTS.md), whichever thread made the context and loaded the
-  // kernels.
-  thread_local bool warm = false;
-  if (warm) return;
-  warm = true;
-  size_t free_bytes = 0, total_bytes = 0;
-  (void)cudaMemGetInfo(&free_bytes, &total_bytes);
-  uint64_t host = 0;
-  uint64_t* w = warm_word();
-  if (w) {
-    (void)cudaMemcpyAsync(w, &host, sizeof host, cudaMemcpyHostToDevice, cudaStreamPerThread);
-    (void)cudaMemsetAsync(w, 0, sizeof host, cudaStreamPerThread);
-  }
-  init_state_kernel<<<1, kBlock>>>(DevModule{}, kNoInstances, InitState{});
-  if (w) (void)cudaMemcpyAsync(&host, w, sizeof host, cudaMemcpyDeviceToHost, cudaStreamPerThread);
-  (void)cudaStreamSynchronize(cudaStreamPerThread);
-  (void)cudaGetLastError();
-}
-
-void take_over_from_start_up() {
-  // The kinds of calls of a wave's launch step (batch/gpu_start_up.cc).
-  cudaEvent_t e = nullptr;
-  if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess) {
-    (void)cudaEventRecord(e, cudaStreamPerThread);
-    init_state_kernel<<<1, kBlock>>>(DevModule{}, kNoInstances, InitState{});
-    (void)cudaEventRecord(e, cudaStreamPerThread);
-    (void)cudaEventSynchronize(e);
-    (void)cudaEventDestroy(e);
-  }
-  (void)cudaGetLastError();
+  if (interpreter) load_interpreter_kernels();
 }
 
 void WaveLoop::bind_call() {
@@ -169,7 +74,7 @@ Status WaveLoop::prepare_call(DeviceArena& arena, uint64_t now_ns) {
   return upload_chain(arena);
 }
 
-Status WaveLoop::setup(BatchResult& out, bool staging_now) {
+Status WaveLoop::setup(BatchResult& out) {
   phase_t_ = Clock::now();
   trace_("wave loop start");
   // The module's arrays and the intrinsics' buffers come from the wave's
@@ -178,11 +83,11 @@ Status WaveLoop::setup(BatchResult& out, bool staging_now) {
   PackedModule packed = pack_module(img_, mod_, sparse_ && img_.has_memory ? plan_.chunk_shift : 0);
   arena_.reserve(wave_block_bytes() + packed.bytes() + intrinsics_bytes(req_.batch));
   trace_("wave buffers: one block");
-  if (staging_now) {
-    WW_ASSIGN_OR_RETURN(staging_, take_staging());
-  } else {
-    staging_ = take_kept_staging();
-  }
+  WW_ASSIGN_OR_RETURN(staging_, take_staging(req_.tuning));
+  sig_ = &staging_->signals();
+  sig_->words[0] = 0;
+  sig_->words[1] = 1;                    // the deadline that stops a running wave
+  sig_->wave_words->ignored_pixels = 0;  // as on the device, until a wave brings the count down
   trace_("wave buffers: staging");
   WW_TRY(packed.upload(arena_, staging_.get()));
   trace_("upload module: its arrays");
@@ -199,7 +104,6 @@ Status WaveLoop::setup(BatchResult& out, bool staging_now) {
   WW_TRY(alloc_wave_buffers());
   trace_("allocate wave buffers");
 
-  if (staging_) WW_TRY(hold_staging());
   WW_TRY(arena_.alloc(&W_.done, 1));
   WW_CUDA(cudaMemsetAsync(W_.done, 0, sizeof(unsigned long long)));
   W_.trapped = &words_->counts[0];
@@ -377,49 +281,26 @@ Status WaveLoop::begin_wave(uint32_t n, Fresh fresh) {
 }
 
 Status WaveLoop::init_wave(uint32_t first, uint32_t n, uint32_t blocks) {
-  const bool primed = take_primed_set_up();
-  // A wave set up ahead queues nothing before its kernel but its inputs.
-  const bool queues = !primed || inputs_on_wire();
-  if (queues) WW_CUDA(cudaEventRecord(sig_->setup));
+  WW_CUDA(cudaEventRecord(sig_->setup));
   WW_TRY(upload_inputs(first, n));
-  if (!primed) WW_TRY(begin_wave(n, {true, true, false}));
+  WW_TRY(begin_wave(n, {true, true, false}));
   WW_TRY(apply_memory_inputs(W_, blocks, nullptr));
   // The kernel is queued behind the set-up, not after a wait for it, which
-  // made the host and the device take turns once more every wave;
-  // launch_and_wait counts the set-up's device time. WW_SETUP_SYNC=1 waits
-  // as before (for measuring).
-  static const bool sync = env_cap("WW_SETUP_SYNC", 2) == 1;
-  setup_queued_ = queues && !sync;
-  if (!queues || setup_queued_) {
-    lap(memory_setup_ms_);
-    return Status::Ok();
-  }
-  return end_phase(memory_setup_ms_);
+  // would make the host and the device take turns once more every wave;
+  // launch_and_wait counts the set-up's device time.
+  setup_queued_ = true;
+  lap(memory_setup_ms_);
+  return Status::Ok();
 }
 
-// One transfer for what the host reads after every wave (WaveWords): each
-// counter's own copy was a round trip of the copy engine behind the kernel
-// (thread-id, 1M compiled instances: about 0.01 ms each, bench/RESULTS.md).
-// A kernel's stores into the pinned mirror replace the copy: a kernel
-// follows a kernel on the stream sooner than the copy engine does. Here,
-// since wave_kernels.cuh's kernels are defined in one file: a kernel of
-// another file's module cost Mandelbrot's batch 1 ms to load (H200).
-// WW_WORDS_KERNEL=0 copies, for measuring.
-// Without `counts` those are on the host already and stay as they came.
+// What the host reads after every wave (WaveWords) comes down in one
+// transfer; without `counts`, those are on the host already and stay as
+// they came.
 Status WaveLoop::queue_wave_words(bool counts) {
-  static const bool by_kernel = env_switch_on("WW_WORDS_KERNEL");
   static_assert(sizeof(WaveWords) % 8 == 0 && offsetof(WaveWords, pool_used) % 8 == 0);
   const size_t from = counts ? 0 : offsetof(WaveWords, pool_used);
-  const char* src = reinterpret_cast<const char*>(words_) + from;
-  if (by_kernel && sig_->wave_words_mapped) {
-    words_down_kernel<<<1, 64, 0, cudaStreamPerThread>>>(
-        reinterpret_cast<const unsigned long long*>(src),
-        reinterpret_cast<unsigned long long*>(reinterpret_cast<char*>(sig_->wave_words_mapped) + from),
-        uint32_t((sizeof(WaveWords) - from) / 8));
-    WW_CUDA(cudaGetLastError());
-    return Status::Ok();
-  }
-  WW_CUDA(cudaMemcpyAsync(reinterpret_cast<char*>(sig_->wave_words) + from, src, sizeof(WaveWords) - from,
+  WW_CUDA(cudaMemcpyAsync(reinterpret_cast<char*>(sig_->wave_words) + from,
+                          reinterpret_cast<const char*>(words_) + from, sizeof(WaveWords) - from,
                           cudaMemcpyDeviceToHost, cudaStreamPerThread));
   return Status::Ok();
 }
@@ -632,15 +513,11 @@ Status WaveLoop::write_back_first(uint32_t n) {
 
 Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t* redo) {
   *redo = 0;
-  const bool primed = primed_ != 0 && first == 0 && n == primed_;
-  if (!primed) unprime();
   W_.n = n;
   W_.first = req_.index_base + first;
   const uint32_t blocks = (n + kBlock - 1) / kBlock;
   const bool cancelled = req_.cancel && req_.cancel->load();
-  // A wave launched ahead runs its course: the wait sends it the stop.
-  if (!ahead_launch_ && (cancelled || (req_.timeout_s > 0 && seconds_since(t_start_) > req_.timeout_s))) {
-    unprime();
+  if (cancelled || (req_.timeout_s > 0 && seconds_since(t_start_) > req_.timeout_s)) {
     const TrapCode why = cancelled ? TrapCode::Interrupted : TrapCode::Timeout;
     for (uint32_t t = 0; t < n; ++t) dest_.traps[first + t] = uint8_t(why);
     // Rows that an earlier run finished (a stretch run again) are
@@ -649,8 +526,6 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
     return Status::Ok();
   }
   if (req_.host_calls) req_.host_calls->begin(W_.first, n);
-  // The primed wave keeps the flags it filled ahead.
-  primed_ = 0;
   const Status ran = [&]() -> Status {
     WW_TRY(begin_stream(n));
     if (const uint32_t slices = slice_count(n); slices > 1) return run_slices(first, n, slices);
@@ -681,38 +556,6 @@ Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t
   waves_done_ += n - *redo;
   if (req_.progress) req_.progress(waves_done_, req_.instances, seconds_since(t_start_));
   return Status::Ok();
-}
-
-void WaveLoop::rehearse_wave_calls(bool own_kernel) {
-  // The first wave's launch step took 0.037-0.046 ms against 0.011-0.013
-  // for later waves, its arguments' step (an event record) 0.021-0.037
-  // against 0.004-0.014 (thread-id 1M compiled, H200). The same kinds of
-  // calls made first here, with no instances, beside the start-up, took
-  // 0.010-0.033 ms off that batch's median wall time in four A/B runs;
-  // none of the three calls alone did (bench/RESULTS.md). What fails here
-  // fails again, checked, at the wave's own calls.
-  const WarmWords* words = warm_words();
-  unsigned long long* const pinned = words ? words->pinned.load() : nullptr;
-  DevWave none = W_;
-  none.n = 0;  // every thread returns at once
-  cudaEvent_t e = nullptr;
-  if (cudaEventCreate(&e) == cudaSuccess) {
-    (void)cudaEventRecord(e, cudaStreamPerThread);
-    begin_wave_kernel<<<1, kBlock>>>(mod_.M, none, mod_.init, WaveStart{});
-    if (pinned && W_.done)
-      (void)cudaMemcpyAsync(pinned, W_.done, sizeof *pinned, cudaMemcpyDeviceToHost, cudaStreamPerThread);
-    if (own_kernel && sig_) {
-      (void)cudaEventRecord(sig_->start, cudaStreamPerThread);
-      (void)launcher_.launch(mod_.M, none, I_, 1, layout_, nullptr);
-      (void)cudaEventRecord(sig_->stop, cudaStreamPerThread);
-      if (words_) (void)queue_wave_words(true);  // as the wave's launch queues them
-      (void)cudaEventRecord(sig_->words_down, cudaStreamPerThread);
-    }
-    (void)cudaEventRecord(e, cudaStreamPerThread);
-    (void)cudaEventSynchronize(e);
-    (void)cudaEventDestroy(e);
-  }
-  (void)cudaGetLastError();
 }
 
 Status WaveLoop::begin_resident(uint32_t n) {

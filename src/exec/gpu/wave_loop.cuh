@@ -113,36 +113,10 @@ class WaveLoop {
       : req_(req), launcher_(launcher), S_(S), instance_(instance), img_(img), plan_(plan), t_start_(t_start) {
     bind_call();
   }
-  // `staging_now`: false for a set-up made while the GPU's start-up may
-  // still be pinning the staging: it takes it if it is there, and
-  // hold_staging() before the first wave takes it otherwise.
-  Status setup(BatchResult& out, bool staging_now = true);
-  Status hold_staging();
-  // With a set-up made ahead of the batch, the first wave's finished
-  // flags filled meanwhile (prefill_finished): beside a short kernel the
-  // fill took longer than the kernel (thread-id's 1 MB, 0.10-0.12 ms on
-  // the H200 host, against 0.09-0.12 ms of kernel writing its results to
-  // the host; bench/RESULTS.md). Its instances' set-up kernel runs then
-  // too, for a wave whose words at launch are the same.
-  void prime_first_wave();
-  // The first wave's kinds of calls made once on the batch's thread with
-  // no instances, beside the start-up (set_up_batch); `own_kernel`: the
-  // wave's own events and kernel too, once the start-up has ended
-  // (rehearse_set_up).
-  void rehearse_wave_calls(bool own_kernel = false);
-  // The primed first wave's kernel launched now, where nothing more but
-  // the launch comes before it (no inputs on the wire, no host calls, no
-  // chain, no streamed stretches, no shared state that a second run would
-  // add to): run_wave finds it under way and waits for it. Any launch with
-  // other words runs after it on the thread's stream, and writes the rows
-  // again. False where nothing was launched.
-  bool launch_first_wave_ahead();
-  // Clears the flags prime_first_wave filled, for a first wave that did
-  // not run as primed (or at all).
-  void unprime();
-  // Whether the wave about to launch is the one prime_first_wave set up,
-  // with the same words (once: a later launch sets up its own).
-  bool take_primed_set_up();
+  // The module on the device, the staging held, the wave's buffers cut
+  // from one block, the call's words; the host's result arrays when the
+  // request gave none.
+  Status setup(BatchResult& out);
   // Runs instances [first, first + n); `*redo` becomes the number of them,
   // from the first that ran out of the sparse pool on, that must run again
   // (0 when none did).
@@ -174,14 +148,12 @@ class WaveLoop {
   Status settle_thread() {
     if (settled_) return Status::Ok();
     settled_ = true;
-    unprime();
     WW_CUDA(cudaStreamSynchronize(cudaStreamPerThread));
     return Status::Ok();
   }
   // The wave block to the idle block, the staging to the next batch, once
   // every copy and kernel of this loop has ended: run_batch's end, and a
-  // set-up made ahead that no batch ran. The wave block becomes the GPU's
-  // idle block (release_in_background): every copy and kernel of this
+  // failed batch. The wave block becomes the GPU's idle block (release_in_background): every copy and kernel of this
   // loop has ended before. Streams the batch left idle are only asked:
   // with the ignored-pixel count's copy, five synchronisations here were
   // 0.04-0.06 ms of thread-id's 0.4 ms batch (bench/RESULTS.md).
@@ -195,12 +167,6 @@ class WaveLoop {
     arena_.release_in_background();
     if (staging_) give_staging(std::move(staging_));
     return Status::Ok();
-  }
-  // A set-up made ahead of the batch (set_up_batch): its phases were
-  // not the batch's, whose clock starts now.
-  void restart_clock() {
-    upload_ms_ = memory_setup_ms_ = 0;
-    phase_t_ = t_start_ = Clock::now();
   }
   // A resident batch (resident_batch.cu, BatchRequest::resident): its
   // one wave of n instances starts from the image once; then every call
@@ -306,8 +272,7 @@ class WaveLoop {
   // results to the host as they are, which both of those need.
   bool one_launch_finishes_wave(uint32_t n) const;
   [[nodiscard]] Status begin_stream(uint32_t n);
-  // The words of W_ that say where a wave of n rows puts its results (no
-  // other effect, so that a primed set-up sees the launch's words);
+  // The words of W_ that say where a wave of n rows puts its results;
   // returns whether its kernel writes them into the host's column.
   bool set_stream_words(uint32_t n);
   [[nodiscard]] Status stream_results(bool& stop_sent);
@@ -442,14 +407,10 @@ class WaveLoop {
   bool canvas_mapped_ = false;           // the kernels draw straight on the host's canvas
   StackPool stack_pool_;
   bool stack_pool_grew_ = false;
-  bool finished_prefilled_ = false;     // this wave's rows: prefill_finished()
-  bool setup_queued_ = false;           // the kernel follows init_wave's set-up without a wait
-  uint32_t primed_ = 0;                 // the first wave's size, as prime_first_wave set it up
-  bool set_up_primed_ = false;          // prime_first_wave ran the first wave's set-up kernel...
-  DevWave primed_wave_{};               // ...with these words (the launch needs the same)
-  bool words_queued_ = false;           // the last launch's words follow its kernel (words_follow_kernel)
-  std::optional<Status> ahead_launch_;  // launch_first_wave_ahead's, with primed_wave_'s words, until a launch takes it
-  bool poll_waits_ = false;             // the poll stream has yet to wait for the launch's start
+  bool finished_prefilled_ = false;  // this wave's rows: prefill_finished()
+  bool setup_queued_ = false;        // the kernel follows init_wave's set-up without a wait
+  bool words_queued_ = false;        // the last launch's words follow its kernel (words_follow_kernel)
+  bool poll_waits_ = false;          // the poll stream has yet to wait for the launch's start
   uint32_t stack_wave_cap_ = 0;
   uint32_t groups_ = 0;        // groups of 32 instances the wave buffers hold
   bool memory_ready_ = false;  // the memory buffer holds the image, but for dirty pages

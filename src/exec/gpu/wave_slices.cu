@@ -127,8 +127,7 @@ uint32_t WaveLoop::slice_count(uint32_t n) const {
   if (args_per_row()) per_instance += uint64_t(nparams_) * 8;
   if (nres_) per_instance += results32_ ? 4 * uint64_t(nres_) : 8 * uint64_t(nres_) * w_;
   const uint64_t blocks = (n + kBlock - 1) / kBlock;
-  // WW_WAVE_SLICES=K caps the slices of a wave (1: none), for measuring.
-  static const uint32_t cap = env_cap("WW_WAVE_SLICES", PinnedStaging::WaveSignals::kMaxSlices);
+  const uint32_t cap = req_.tuning.wave_slices;
   const uint64_t slices = std::min<uint64_t>({per_instance * n / kSliceBytes, cap, blocks});
   return uint32_t(std::max<uint64_t>(slices, 1));
 }

@@ -1,7 +1,7 @@
 // A wave's words (its trapped and finished counts, the pools' use, the
 // ignored pixels) and its rows' status: trap codes and finished flags,
 // from the device or, where the counts vouch for them, written on the
-// host (filled ahead for the first wave, beside the GPU's start-up).
+// host while the kernel runs.
 #include "exec/gpu/wave_loop.cuh"
 
 #include <algorithm>
@@ -76,40 +76,6 @@ Status WaveLoop::download_status(uint32_t first, uint32_t n, const unsigned long
   WW_TRY(end_phase(download_ms_));
   trace_("wave: download traps, flags");
   return Status::Ok();
-}
-
-void WaveLoop::prime_first_wave() {
-  const uint32_t n = std::min(next_wave_size(), req_.instances);
-  // Slices fill their flags and set up their instances themselves, beside
-  // their kernels.
-  if (n == 0 || req_.claim || slice_count(n) > 1) return;
-  W_.n = n;
-  W_.first = req_.index_base;
-  prefill_finished();
-  primed_ = n;
-  // WW_PRIME_SETUP=0 leaves the set-up to the wave, for measuring.
-  static const bool set_up = env_switch_on("WW_PRIME_SETUP");
-  if (!set_up) return;
-  (void)set_stream_words(n);
-  if (begin_wave(n, {true, true, false}).ok()) {
-    std::memcpy(&primed_wave_, &W_, sizeof W_);
-    set_up_primed_ = true;
-  }
-  (void)cudaGetLastError();  // a failed set-up runs again, checked, in the wave
-}
-
-bool WaveLoop::take_primed_set_up() {
-  const bool same = set_up_primed_ && std::memcmp(&primed_wave_, &W_, sizeof W_) == 0;
-  set_up_primed_ = false;
-  return same;
-}
-
-void WaveLoop::unprime() {
-  // Flags filled ahead for a wave that never ran say nothing of it.
-  if (primed_ && finished_prefilled_) parallel_fill(dest_.finished, 0, primed_);
-  primed_ = 0;
-  finished_prefilled_ = false;
-  set_up_primed_ = false;
 }
 
 }  // namespace ww::gpu

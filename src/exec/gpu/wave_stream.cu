@@ -38,17 +38,13 @@ uint32_t WaveLoop::stream_rows(uint32_t n) const {
       (results32_ && !packed32_))
     return 0;
   const uint64_t row_bytes = results32_ ? 4 * uint64_t(nres_) : 8 * uint64_t(nres_) * w_;
-  // WW_STREAM_STRETCHES=K caps the stretches of a wave (1: none), for measuring.
-  static const uint32_t cap = env_cap("WW_STREAM_STRETCHES", PinnedStaging::WaveSignals::kMaxStretches);
+  const uint32_t cap = req_.tuning.stream_stretches;
   const uint64_t stretches = std::min<uint64_t>(uint64_t(n) * row_bytes / kStretchBytes, cap);
   if (stretches < 2) return 0;
   // Each stretch comes down on its own, its pieces pipelined but not with
   // the next stretch's: stretches of whole pieces leave no short piece
-  // crossing alone (Mandelbrot's 8.3M results in 8 stretches of 1.04M
-  // took 0.42 ms a stretch, 4 MiB pieces plus 40K rows each).
-  // The staging's pieces are this size; a set-up made ahead may not hold
-  // the staging yet (the GPU's start-up is still pinning it).
-  const uint64_t piece_rows = results32_ ? staging_piece_bytes() / row_bytes : staging_rows_;
+  // crossing alone (bench/gpu/run.sh, Mandelbrot).
+  const uint64_t piece_rows = results32_ ? req_.tuning.staging_piece_bytes() / row_bytes : staging_rows_;
   uint64_t rows = (n + stretches - 1) / stretches;
   if (piece_rows && rows > piece_rows) rows = (rows + piece_rows - 1) / piece_rows * piece_rows;
   return uint32_t((rows + kBlock - 1) / kBlock * kBlock);

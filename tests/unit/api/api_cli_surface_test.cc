@@ -127,10 +127,18 @@ TEST(ApiSurface, BadAddressesInitCallsAndCanvasesAreErrors) {
 
   wasmwarp::EngineOptions e;
   e.backend = wasmwarp::Backend::Cpu;
-  e.gpu.layout = "diagonal";
+  e.gpu.tuning.wave_slices = 0;
   auto r = wasmwarp::Engine(e).call(m, "step", 1, {wasmwarp::Arg::i32(0)});
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("must be auto, interleaved, contiguous or sparse"), std::string::npos);
+  EXPECT_NE(r.error().message.find("gpu tuning: wave_slices is 1 to 8, not 0"), std::string::npos) << r.error().message;
+  e.gpu.tuning = {};
+  e.gpu.tuning.staging_pieces = 9;
+  r = wasmwarp::Engine(e).call(m, "step", 1, {wasmwarp::Arg::i32(0)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("staging_pieces is 2 to 8, not 9"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(wasmwarp::parse_memory_layout("diagonal"));
+  EXPECT_EQ(wasmwarp::parse_memory_layout("sparse"), wasmwarp::MemoryLayout::Sparse);
+  EXPECT_STREQ(wasmwarp::memory_layout_name(wasmwarp::MemoryLayout::Contiguous), "contiguous");
 }
 
 // Rows handed out while the call runs are final; together they cover every

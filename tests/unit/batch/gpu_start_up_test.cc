@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
 TEST(GpuStartUp, OnlyWhatCameAfterTheGpuWasReadyCounts) {
-  warm_up_gpu(false);  // once per process: a later call keeps the first start-up
+  warm_up_gpu(Tier::Interp);  // once per process: a later call keeps the first start-up
   wait_for_warm_up();
   std::this_thread::sleep_for(std::chrono::milliseconds(2));
   const Clock::time_point now = Clock::now();

@@ -641,7 +641,7 @@ std::vector<uint8_t> loads_module(uint32_t loads) {
 
 // Compiled code for the sparse layout makes misses of the function's
 // memory cache calls in a module with many accesses (their inline
-// translations made its compile several times longer) and keeps them
+// translations make its compile several times longer) and keeps them
 // inline in a small one; tests can force either.
 TEST(Generator, SparseMissesAreCallsInAModuleWithManyAccesses) {
   auto calls_in = [](uint32_t loads, gpu::MemoryLayout layout, gpu::SparseMisses misses) {

@@ -32,7 +32,7 @@ inline Bytes section(uint8_t id, Bytes contents) {
 }
 
 inline Bytes str(const std::string& s) {
-  // Sized first: inserting into a one-byte vector made GCC 12 warn of a
+  // Sized first: inserting into a one-byte vector makes GCC 12 warn of a
   // copy out of bounds that cannot happen (-Warray-bounds).
   Bytes b(s.size() + 1);
   b[0] = static_cast<uint8_t>(s.size());

@@ -209,8 +209,8 @@ TEST_P(HostCallTest, EveryWaveOfAManyWaveBatchIsServed) {
 
 // More instances than the GPU holds at once: blocks that start late resume
 // after earlier ones have left again, and no record may be reused while an
-// instance still has to read it (a million-instance WASI batch lost 0.7%
-// of its outputs that way).
+// instance still has to read it (a million-instance WASI batch would lose
+// some of its outputs that way).
 TEST_P(HostCallTest, InstancesResumedLateStillReadTheirOwnResults) {
   if (std::get<0>(GetParam()) != MemoryLayout::Sparse) GTEST_SKIP() << "one layout is enough";
   const uint32_t n = 600000, calls = 3;

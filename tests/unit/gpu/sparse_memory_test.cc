@@ -219,10 +219,11 @@ TEST(SparsePlan, MemoryThatNothingWritesNeedsNoPool) {
 }
 
 // The GPU's idle block, kept between batches, costs nothing to use: the
-// first pool takes its room beyond the wave's other buffers (SQLite's 10K
-// instances ran their first wave again from a 1 GiB pool), while the first
-// wave stays sized from the allowance. Not past the pool's own limit, not
-// for a first pool the caller set, and not when the rule's pool is larger.
+// first pool takes its room beyond the wave's other buffers (otherwise
+// SQLite's 10K instances run their first wave again from a 1 GiB pool),
+// while the first wave stays sized from the allowance. Not past the pool's
+// own limit, not for a first pool the caller set, and not when the rule's
+// pool is larger.
 TEST(SparsePlan, TheFirstPoolTakesTheIdleBlocksRoom) {
   auto img = image_of(sparse_module(), false);
   ASSERT_TRUE(img.ok()) << img.error().message;

@@ -95,8 +95,10 @@ class StreamResults : public GpuTierTest {
     return r;
   }
   // Every instance of `name` over 0 .. n - 1 as $work says, traps included.
-  void expect_all(const std::string& name, uint32_t n, bool wide) {
-    auto out = run(request(name, n));
+  void expect_all(const std::string& name, uint32_t n, bool wide, const Tuning& tuning = {}) {
+    BatchRequest r = request(name, n);
+    r.tuning = tuning;
+    auto out = run(r);
     ASSERT_TRUE(out.ok()) << out.error().message;
     uint32_t trapped = 0;
     for (uint32_t i = 0; i < n; ++i) {
@@ -111,8 +113,10 @@ class StreamResults : public GpuTierTest {
     }
     EXPECT_GT(trapped, 1000u);
     // The first stretches end long before the last: some results came down
-    // while the kernel ran (and the rest after it, checked above).
-    EXPECT_GT(out->streamed_rows, 0u) << name;
+    // while the kernel ran (and the rest after it, checked above), unless
+    // the tuning has the results come down after the kernel.
+    if (tuning.stream_stretches == 1) EXPECT_EQ(out->streamed_rows, 0u) << name;
+    else EXPECT_GT(out->streamed_rows, 0u) << name;
     EXPECT_LE(out->streamed_rows, n);
   }
 };
@@ -120,6 +124,18 @@ class StreamResults : public GpuTierTest {
 TEST_P(StreamResults, ThirtyTwoBitResultsAndTraps) { expect_all("work", 2u << 20, false); }
 
 TEST_P(StreamResults, SixtyFourBitResults) { expect_all("wide", 1u << 20, true); }
+
+// The tuning's other values give the same rows: results after the kernel
+// (one stretch), or in two stretches through a ring of two 1 MiB pieces.
+TEST_P(StreamResults, TheTuningsOtherValuesGiveTheSameRows) {
+  Tuning t;
+  t.stream_stretches = 1;
+  expect_all("work", 1u << 20, false, t);
+  t.stream_stretches = 2;
+  t.staging_piece_mib = 1;
+  t.staging_pieces = 2;
+  expect_all("wide", 1u << 20, true, t);
+}
 
 // Instance 1,000,000 never returns: its stretch ends only when the
 // deadline stops it, the ones before come down meanwhile, and Ctrl-C
@@ -230,7 +246,7 @@ TEST_P(StreamResults, ThirtyTwoBitResultsIntoAFourByteColumn) {
 }
 
 // A finished batch leaves its staging and wave block to the background
-// releaser (run_batch, release_later: without waking it): a wait for it
+// releaser (run_batch, retire_in_background): a wait for it
 // (the next batch's plan waits so) brings them back, and a batch run
 // straight after one finds them or its own, with the same rows.
 TEST_P(StreamResults, WhatABatchLeavesForTheReleaserComesBack) {
@@ -255,77 +271,6 @@ TEST_P(StreamResults, WhatABatchLeavesForTheReleaserComesBack) {
     EXPECT_GT(idle_block_bytes(), 0u);
     if (kept) give_staging(std::move(kept));
   }
-}
-
-// A set-up made ahead of the batch (set_up_batch, as the batch engine makes
-// it while the GPU starts) fills the first wave's finished flags and sets
-// up its instances meanwhile: the batch that takes it has every row as
-// one set up in its own time, its wave's counts brought down behind its kernel, and a set-up
-// dropped unused leaves no row marked finished. With the column pinned the
-// kernel writes the results itself (thread-id's way), else they stream.
-// Its calls rehearsed once more after the start-up (rehearse_set_up: its
-// events recorded, its kernel launched with no instances) change none of it.
-TEST_P(StreamResults, ASetUpMadeAheadUsedOrDropped) {
-  const uint32_t n = 1u << 20;
-  enum Use { kUsed, kRehearsedAndUsed, kDropped, kLaunchedAndUsed, kLaunchedAndDropped };
-  const char* const names[] = {"used", "rehearsed, used", "dropped", "launched ahead, used", "launched ahead, dropped"};
-  for (const bool pinned : {false, true})
-    for (const Use use : {kUsed, kRehearsedAndUsed, kDropped, kLaunchedAndUsed, kLaunchedAndDropped}) {
-      const bool used = use != kDropped && use != kLaunchedAndDropped;
-      SCOPED_TRACE(std::string(pinned ? "pinned, " : "not pinned, ") + names[use]);
-      Columns32 c(n, 1, pinned);
-      BatchRequest r = request("work", n);
-      r.dest = c.dest();
-      auto req = on_tier(r, GetParam());
-      ASSERT_TRUE(req.ok()) << req.error().message;
-      // As beside the GPU's start-up, which is still pinning the staging
-      // then: the set-up finds none kept (its words may not ask it).
-      std::unique_ptr<PinnedStaging> kept = take_kept_staging();
-      auto ahead = set_up_batch(*req);
-      if (kept) give_staging(std::move(kept));
-      ASSERT_TRUE(ahead.ok()) << ahead.error().message;
-      // The first wave's flags were filled while nothing ran, and say so
-      // only to the batch that runs the wave.
-      const std::vector<uint8_t>& fin = c.finished;
-      const auto first_wave = uint64_t(std::find(fin.begin(), fin.end(), 0) - fin.begin());
-      EXPECT_GT(first_wave, 0u);
-      EXPECT_EQ(uint64_t(std::count(fin.begin(), fin.end(), 1)), first_wave);
-      if (use == kLaunchedAndUsed || use == kLaunchedAndDropped) {
-        // A kernel writing into the pinned column needs nothing more
-        // before it; streamed stretches do, and are not launched ahead.
-        const bool launched = launch_set_up_ahead(**ahead);
-        EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-        if (pinned) {
-          EXPECT_TRUE(launched);
-        }
-      }
-      if (!used) {
-        // Dropped, its flags say nothing, whatever its kernel did; the
-        // batch run again without it writes every row.
-        ahead->reset();
-        EXPECT_EQ(uint64_t(std::count(fin.begin(), fin.end(), 0)), n);
-        if (use == kDropped) continue;
-        auto again = run_batch(*req, nullptr);
-        ASSERT_TRUE(again.ok()) << again.error().message;
-        uint32_t trapped_again = 0;
-        ASSERT_NO_FATAL_FAILURE(c.expect_work(scale(), &trapped_again));
-        EXPECT_EQ(again->trapped_counted, trapped_again);
-        continue;
-      }
-      if (use == kRehearsedAndUsed) {
-        rehearse_set_up(**ahead);
-        EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-        EXPECT_EQ(uint64_t(std::count(fin.begin(), fin.end(), 1)), first_wave);
-      }
-      auto out = run_batch(*req, std::move(*ahead));
-      ASSERT_TRUE(out.ok()) << out.error().message;
-      uint32_t trapped = 0;
-      ASSERT_NO_FATAL_FAILURE(c.expect_work(scale(), &trapped));
-      EXPECT_GT(trapped, 1000u);
-      EXPECT_EQ(out->trapped_counted, trapped);
-      EXPECT_EQ(out->mapped_rows, pinned ? n : 0u);
-      EXPECT_GT(out->kernel_ms, 0.0);
-    }
 }
 
 /* wat2wasm of:

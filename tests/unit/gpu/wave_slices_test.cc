@@ -51,8 +51,8 @@ class WaveSlices : public ::testing::TestWithParam<std::tuple<bool, MemoryLayout
 
 // `pin`: the input and the word outputs lie in pinned host memory, which
 // the GPU copies straight from and into (request_host_pin), the byte
-// outputs do not.
-void check_slices(bool compiled, MemoryLayout layout, bool pin) {
+// outputs do not. `tuning`: the batch's (its defaults slice the wave).
+void check_slices(bool compiled, MemoryLayout layout, bool pin, const Tuning& tuning = {}) {
   static auto module = compile_or_fail(kModule);
   // 52 bytes of transfers per instance, 52 MB in all: several slices of
   // 8 MiB or more; the trapping instance sits in a middle one, and the
@@ -63,6 +63,7 @@ void check_slices(bool compiled, MemoryLayout layout, bool pin) {
   r.func_index = export_func(module->module, "mix");
   r.instances = n;
   r.layout = layout;
+  r.tuning = tuning;
   r.args_per_instance = true;
   std::vector<uint8_t> in(uint64_t(n) * 16), words(uint64_t(n) * 16), bytes(uint64_t(n) * 6);
   for (uint32_t i = 0; i < n; ++i) {
@@ -94,7 +95,8 @@ void check_slices(bool compiled, MemoryLayout layout, bool pin) {
   }
   auto out = run_on_tier(r, compiled);
   ASSERT_TRUE(out.ok()) << out.error().message;
-  EXPECT_GT(out->wave_slices, 1u);
+  if (tuning.wave_slices == 1) EXPECT_EQ(out->wave_slices, 1u);
+  else EXPECT_GT(out->wave_slices, 1u);
   for (uint32_t i = 0; i < n; ++i) {
     const uint8_t* rec = &in[uint64_t(i) * 16];
     if (i == bad) {
@@ -135,6 +137,19 @@ TEST_P(WaveSlices, PinnedHostBuffersCrossWithoutTheStaging) {
   EXPECT_TRUE(host_range_pinned(other.data(), other.size()));
   release_host_pin(other.data());
   EXPECT_FALSE(host_range_pinned(other.data(), other.size()));
+}
+
+// Every tuning value gives the same rows: the wave in one launch, a ring
+// of two small staging pieces (many pieces per column), few host workers.
+TEST_P(WaveSlices, TheTuningsOtherValuesGiveTheSameRows) {
+  const auto [compiled, layout] = GetParam();
+  Tuning t;
+  t.wave_slices = 1;
+  t.staging_piece_mib = 1;
+  t.staging_pieces = 2;
+  check_slices(compiled, layout, false, t);
+  t.wave_slices = 3;
+  check_slices(compiled, layout, true, t);
 }
 
 // The memory kernels' traps are counted on the device like the code's:

@@ -1,6 +1,6 @@
 // Compiled, not run: semantics/simd.h must build as device code (nvcc, the
 // flags of the GPU backend), since the GPU interpreter and generated GPU
-// code will include it. One call of every family of functions in it: the
+// code include it. One call of every family of functions in it: the
 // macro-made ones differ between shapes only in their types.
 #include "semantics/simd.h"
 

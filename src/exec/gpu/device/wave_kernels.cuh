@@ -183,12 +183,6 @@ __global__ void mem_out_kernel(DevWave W, uint8_t* out, uint32_t length, uint32_
   for (uint32_t k = vector_end; k < length; ++k) o[k] = m.load8(mc, uint64_t(address) + k);
 }
 
-// The wave's counters (WaveWords) into the host's pinned mirror, as the
-// device addresses it (WaveLoop::queue_wave_words).
-__global__ void words_down_kernel(const unsigned long long* from, unsigned long long* to, uint32_t words) {
-  for (uint32_t k = threadIdx.x; k < words; k += blockDim.x) to[k] = from[k];
-}
-
 // n words of `value` (a v128 constant's high word beside per-instance rows).
 __global__ void fill_words_kernel(uint64_t* dst, uint64_t value, uint32_t n) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
