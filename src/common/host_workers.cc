@@ -300,6 +300,7 @@ void parallel_copy(void* dst, const void* src, size_t bytes) {
   // Large copies (a wave's columns to and from the pinned pieces) store
   // past the cache: the destination is not read again soon, and not
   // reading it first saves a third of the memory traffic.
+  if (bytes == 0) return;  // dst and src may be null then, which memcpy may not take
   const bool stream = bytes >= (size_t{1} << 20);
   split(bytes, [&](size_t off, size_t len) {
     uint8_t* d = static_cast<uint8_t*>(dst) + off;
@@ -310,6 +311,7 @@ void parallel_copy(void* dst, const void* src, size_t bytes) {
 }
 
 void parallel_fill(void* dst, uint8_t value, size_t bytes) {
+  if (bytes == 0) return;  // dst may be null then
   split(bytes, [&](size_t off, size_t len) { std::memset(static_cast<uint8_t*>(dst) + off, value, len); });
 }
 
