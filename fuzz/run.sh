@@ -23,7 +23,7 @@ if [[ ! -f $build/build.ninja ]]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja \
     -DCMAKE_BUILD_TYPE=Fuzz "-DCMAKE_C_FLAGS_FUZZ=-O1 -g1 -DNDEBUG" "-DCMAKE_CXX_FLAGS_FUZZ=-O1 -g1 -DNDEBUG" \
     -DWW_BUILD_FUZZ=ON -DWW_BUILD_TESTS=OFF \
-    -DWW_SANITIZE=ON -DWW_CUDA=OFF \
+    -DWW_SANITIZE=address,undefined -DWW_CUDA=OFF \
     "-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all" \
     "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all" >/dev/null
 fi

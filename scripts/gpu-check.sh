@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# On the GPU machine, in one call: the GPU unit tests (both tiers), the ten
-# guest programs and the examples on every backend and tier, the spec suite
+# On the GPU machine, in one call: the GPU unit tests (both tiers) and
+# compute-sanitizer (memcheck, racecheck) over them, the ten guest programs and the examples on every backend and tier, the spec suite
 # and the randomized differential test through the GPU interpreter and
 # through compiled GPU code, start-up latency, the benchmarks (both tiers,
 # CUDA, OpenMP C, compile times), Nsight Compute on the compiled kernels,
 # and several GPUs (or one shared) in one process and under mpirun (part
 # gpus: outputs byte-identical to one GPU's, the scaling table of
-# bench/gpus/run.sh). Everything goes to ./gpu-check-out (or GPU_CHECK_DIR); the main
+# bench/gpus/run.sh), and with an older build in the bundle (gpu-prepare's
+# WW_AB_OLD) the before/after table of bench/gpu/ab.sh. Everything goes to
+# ./gpu-check-out (or GPU_CHECK_DIR); the main
 # logs are also copied to $OUT when it is set (the device tool returns at
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
-#              [unit python programs examples auto wasi spec diff sparse startup bench wasibench chain ncu
-#               scale interrupt simd gpus; also layout, deadline, transfers]
+#              [unit sanitize python programs examples auto wasi spec diff sparse startup bench wasibench chain
+#               ncu scale interrupt simd gpus ab; also layout, deadline, transfers]
+#   env for part sanitize: SANITIZE_FILTER (a gtest filter of ww_test_gpu's tests, default all),
+#              SANITIZE_LIMIT (seconds per tool, default 600)
+#   env for part ab: AB_RUNS (runs per binary and row, default 5), AB_ROWS (bench/gpu/ab.sh's ROWS)
 #   env for part gpus: GPU_COUNTS, GPUS_SCALE, GPUS_REPEAT, GPUS_CHECK_DIV,
 #              BENCHES, TIERS (bench/gpus/run.sh's)
 set -uo pipefail
@@ -30,12 +35,12 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit python programs examples auto wasi spec diff sparse startup bench wasibench chain ncu scale interrupt simd gpus} "
+parts=" ${PARTS:-unit sanitize python programs examples auto wasi spec diff sparse startup bench wasibench chain ncu scale interrupt simd gpus ab} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
 # The machine's uptime when a timed part starts: in a lent machine's first
-# minutes, runs came out up to three times slower (bench/RESULTS.md).
+# minutes, runs can come out much slower.
 uptime_row() {
   local up
   up=$(cut -d. -f1 /proc/uptime)
@@ -52,6 +57,29 @@ if want unit; then
   # The public C++ API, its GPU call included.
   "$B/ww_test_api" >"$O/api-unit.log" 2>&1
   row "api unit tests" "$(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$O/api-unit.log" | tr '\n' ' ')"
+fi
+
+# 1a. compute-sanitizer over the GPU unit tests: memcheck (out-of-bounds
+# and misaligned device accesses, leaks of device memory) and racecheck
+# (shared-memory hazards). Each tool's row says its error summary, or that
+# its time limit cut it short.
+if want sanitize; then
+  CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
+  if [[ -z $CS ]]; then
+    row "compute-sanitizer" "not on this machine"
+  else
+    for tool in memcheck racecheck; do
+      extra=()
+      [[ $tool == memcheck ]] && extra=(--leak-check full)
+      timeout "${SANITIZE_LIMIT:-600}" "$CS" --tool $tool "${extra[@]}" --error-exitcode 9 \
+        "$B/ww_test_gpu" --gtest_filter="${SANITIZE_FILTER:-*}" >"$O/sanitize-$tool.log" 2>&1
+      rc=$?
+      summary=$(grep -E '^========= ERROR SUMMARY' "$O/sanitize-$tool.log" | tail -n 1 | sed 's/^========= //')
+      tests=$(grep -E '^\[  (PASSED|FAILED) ' "$O/sanitize-$tool.log" | tr '\n' ' ')
+      ((rc == 124)) && summary="cut at ${SANITIZE_LIMIT:-600} s after $(grep -c '^\[       OK ' "$O/sanitize-$tool.log") tests"
+      row "compute-sanitizer $tool (gpu unit)" "rc=$rc ${summary:-no summary} $tests"
+    done
+  fi
 fi
 
 # 1b. The Python extension, built here for this machine's python3 (its
@@ -353,7 +381,7 @@ fi
 
 if want scale; then
 uptime_row scale
-# 8. Scale (issue 9): real modules at millions of instances on both tiers:
+# 8. Scale: real modules at millions of instances on both tiers:
 # the time split, device memory per instance, waves and the host's peak
 # memory, from --stats; every digest checked against python's hashlib/zlib.
 S=$O/scale
@@ -362,9 +390,8 @@ N=$B/bench
 : >"$O/scale.txt"
 "$N/gpu_ref" gen-messages "$S/msgs.bin" 16777216
 # The run of median wall time of three (its stats in `$S/TAG.json`) when
-# the first took under 50 ms: at 0.4-4 ms a batch's wall varies by 1.5x
-# from run to run with the host's state, more than the changes the 1.3x
-# table looks for. ENV: "" or VAR=VALUE for every run.
+# the first took under 50 ms: a batch of a few ms varies a lot from run
+# to run with the host's state. ENV: "" or VAR=VALUE for every run.
 median_of_three() {  # ENV TAG ARGS...
   local envs=$1 tag=$2 k rc
   shift 2
@@ -391,15 +418,9 @@ scale_run() {  # TAG ARGS...
   median_of_three "" "$tag" "$@" >"$S/$tag.log" 2>&1
   rc=$?
   printf '%-24s rc=%-3s %s\n' "$tag" "$rc" "$(tr -d '\n ' <"$S/$tag.json" 2>/dev/null |
-    grep -oE '"(completed|wall_s|plan|upload|memoryset-up|set-upbesidethestart-up|kernel|download|bytes_per_instance|wave_size|waves|wave_slices|pool_reruns|host_peak_rss_bytes)":[0-9.eE+-]+|"layout":"[a-z]+"' |
+    grep -oE '"(completed|wall_s|plan|upload|memoryset-up|kernel|download|bytes_per_instance|wave_size|waves|pool_reruns|host_peak_rss_bytes)":[0-9.eE+-]+|"layout":"[a-z]+"' |
     tr -d '"' | tr '\n' ' ')" >>"$O/scale.txt"
   ((rc == 0)) || tail -n 3 "$S/$tag.log" >>"$O/scale.txt"
-  # A kernel that wrote its results into host memory ran as long as they
-  # took to cross: the 1.3x table takes the kernel's own time from a run
-  # without that (WW_MAPPED_RESULTS=0).
-  if grep -qE '"results_mapped_rows": *[1-9]|"canvas_mapped": *true' "$S/$tag.json" 2>/dev/null; then
-    median_of_three WW_MAPPED_RESULTS=0 "nomap-$tag" "$@" >/dev/null 2>&1
-  fi
 }
 digests_ok() {  # KIND FILE COUNT
   python3 - "$S/msgs.bin" "$@" <<'PY' >>"$O/scale.txt" 2>&1
@@ -444,7 +465,7 @@ for tier in interp compiled; do
   warm -n 1000000 --invoke main "$G/04_thread_id.wasm"
   for n in 1000000 10000000; do scale_run "tid-$tier-$n" --tier $tier -n $n --invoke main "$G/04_thread_id.wasm"; done
   # The four bench/gpu programs as bench/gpu/run.sh runs them (its part
-  # checks their answers), for the 1.3x table below.
+  # checks their answers).
   mandel=(-n 8294400 --image 3840x2160="$S/mandel.png" --output "$S/mandel.npy" --invoke render "$N/mandel.wasm" 3840 2160 1)
   bsha=(-n 1000000 --mem-in input_ptr="$S/msgs.bin" --mem-in-size 64 --mem-out output_ptr:32="$S/bsha.bin" --invoke hash "$N/sha256.wasm")
   mc=(-n 1048576 --output "$S/mc.npy" --invoke price "$N/montecarlo.wasm" @index 256)
@@ -477,36 +498,7 @@ for tier in interp compiled; do
   echo "  ackermann A(3,5) on the gpu ($tier): $(head -c 300 "$S/ackermann-$tier.log" | tr '\n' ' ')" >>"$O/scale.txt"
 done
 echo "  ackermann A(3,5) on the cpu: $("$W" run --backend cpu --invoke ack "$root/bench/scale/ackermann.wat" 3 5 2>&1)" >>"$O/scale.txt"
-# The issue's 1.3x: each row's whole batch against its kernel plus its
-# bytes on the wire (inputs in, memory outputs and 32-bit results out) at
-# the pinned bandwidth alloc_cost measures on this machine.
-nvcc -O2 "$root/bench/scale/alloc_cost.cu" -o "$S/alloc_cost" && "$S/alloc_cost" >"$S/alloc_cost.txt" 2>&1
-python3 - "$S" <<'PY' >>"$O/scale.txt" 2>&1
-import json, os, re, sys
-S = sys.argv[1]
-line = [l for l in open(f"{S}/alloc_cost.txt") if l.startswith("copy") and "256 MiB" in l][0]
-h2d, d2h = map(float, re.search(r"pinned H2D\s+([\d.]+) GB/s\s+D2H\s+([\d.]+)", line).groups())
-print(f"  whole batch / (kernel + transfers at pinned H2D {h2d} GB/s, D2H {d2h} GB/s); target at most 1.3x:")
-# Bytes in and out per instance: Mandelbrot's out are its i32 result and
-# its RGBA pixel; Monte Carlo's an f64; the others' results are i32.
-wire = {"tid": (0, 4), "sha": (64, 32), "crc": (64, 4), "mandel": (0, 8), "bsha": (64, 32), "mc": (0, 8),
-        "collatz": (0, 4)}
-for f in sorted(os.listdir(S)):
-    tag = f[:-5]
-    if not f.endswith(".json") or tag.split("-")[0] not in wire:
-        continue
-    j = json.load(open(f"{S}/{f}"))
-    n, kernel, wall = j["instances"], j["phases_ms"]["kernel"], j["wall_s"] * 1e3
-    note = ""
-    if os.path.exists(f"{S}/nomap-{f}"):
-        mapped_kernel = kernel
-        kernel = json.load(open(f"{S}/nomap-{f}"))["phases_ms"]["kernel"]
-        note = f" (results written by the kernel: {mapped_kernel:.2f} ms with them; its own time from a run without)"
-    b_in, b_out = wire[tag.split("-")[0]]
-    moved = n * b_in / (h2d * 1e6) + n * b_out / (d2h * 1e6)
-    print(f"  {tag:22s} wall {wall:8.2f} ms, kernel {kernel:7.2f} + transfers {moved:7.2f} ms: {wall / (kernel + moved):5.2f}x{note}")
-PY
-row "scale (issue 9)" "see scale.txt"
+row "scale" "see scale.txt"
 fi
 
 if want gpus; then
@@ -555,7 +547,7 @@ if want gpus; then
 fi
 
 if want interrupt; then
-# 9. Stopping a running wave (issue 9): instance 0 loops forever, the rest
+# 9. Stopping a running wave: instance 0 loops forever, the rest
 # return at once; SIGTERM after 2 s (SIGINT, Ctrl-C, takes the same path,
 # but a script's background job ignores it) must end the batch within
 # seconds with exit code 143, the finished rows written and instance 0
@@ -619,25 +611,29 @@ fi
 
 if want transfers; then
 # 11. Allocation costs and host-device bandwidth (bench/scale/alloc_cost.cu),
-# 1 GiB through staging rings by piece size and depth
-# (bench/scale/staging_pipeline.cu), then where a compiled batch's time
-# goes (WW_TRACE_STEPS) with 2 and 8 staging pieces of 4 MiB and 4 of 16.
+# and 1 GiB through staging rings by piece size and depth
+# (bench/scale/staging_pipeline.cu): what GpuTuning's staging values choose
+# between.
 T=$O/transfers
 mkdir -p "$T"
 nvcc -O2 "$root/bench/scale/alloc_cost.cu" -o "$T/alloc_cost" && "$T/alloc_cost" >"$T/alloc_cost.txt" 2>&1
 nvcc -O2 -std=c++17 "$root/bench/scale/staging_pipeline.cu" -o "$T/staging_pipeline" &&
   "$T/staging_pipeline" 1024 ring >"$T/staging_pipeline.txt" 2>&1
-N=$B/bench
-"$W" run --backend gpu --tier compiled -q -n 8294400 --invoke render "$N/mandel.wasm" 3840 2160 1 >/dev/null 2>&1
-for ring in 4:2 4:8 16:4; do
-  for k in 1 2; do
-    WW_STAGING_MIB=${ring%:*} WW_STAGING_PIECES=${ring#*:} WW_TRACE_STEPS=1 "$W" run --backend gpu --tier compiled \
-      -n 8294400 --output "$T/m.npy" --invoke render "$N/mandel.wasm" 3840 2160 1 >/dev/null 2>"$T/trace-$ring.txt"
-  done
-  echo "-- staging MiB:pieces $ring: $(grep -E '^time:' "$T/trace-$ring.txt")" >>"$T/summary.txt"
-  grep -E '\[trace' "$T/trace-$ring.txt" | awk '$(NF-1) >= 0.5' >>"$T/summary.txt"
-done
 row "transfers" "see transfers"
+fi
+
+if want ab; then
+# 12. Before and after: an older build (the bundle's wasmwarp-old,
+# gpu-prepare's WW_AB_OLD) against this one on the same batches,
+# alternating (bench/gpu/ab.sh).
+  if [[ -x $B/wasmwarp-old ]]; then
+    WORK=$O/ab-work ROWS=${AB_ROWS:-} bash "$root/bench/gpu/ab.sh" "$B/wasmwarp-old" "$W" "$B" "${AB_RUNS:-5}" \
+      >"$O/ab-table.txt" 2>"$O/ab.log"
+    row "before / after (ab-table)" "exit $?, $(($(wc -l <"$O/ab-table.txt") - 1)) rows"
+    rm -rf "$O/ab-work"
+  else
+    row "before / after" "no wasmwarp-old in the bundle (gpu-prepare's WW_AB_OLD)"
+  fi
 fi
 
 {
@@ -651,13 +647,15 @@ fi
   for be in gpu cpu; do [[ -s $O/chain-$be.txt ]] && { echo "-- chain ($be)"; cat "$O/chain-$be.txt"; }; done
   [[ -s $O/api-overhead-gpu.txt ]] && { echo "-- api call overhead (gpu)"; cat "$O/api-overhead-gpu.txt"; }
   [[ -s $O/ncu.txt ]] && { echo "-- ncu (compiled kernels)"; cat "$O/ncu.txt"; }
-  [[ -s $O/scale.txt ]] && { echo "-- scale (issue 9)"; cat "$O/scale.txt"; }
-  [[ -s $O/transfers/alloc_cost.txt ]] && { echo "-- allocation and transfers"; cat "$O/transfers/alloc_cost.txt" "$O/transfers/staging_pipeline.txt" "$O/transfers/summary.txt"; }
+  [[ -s $O/scale.txt ]] && { echo "-- scale"; cat "$O/scale.txt"; }
+  [[ -s $O/transfers/alloc_cost.txt ]] && { echo "-- allocation and transfers"; cat "$O/transfers/alloc_cost.txt" "$O/transfers/staging_pipeline.txt"; }
+  [[ -s $O/ab-table.txt ]] && { echo "-- before / after (wasmwarp-old against this build, alternating; medians of walls, ms)"; cat "$O/ab-table.txt"; }
   [[ -s $O/deadline/table.txt ]] && { echo "-- deadline cost (compiled kernels, best of 3)"; cat "$O/deadline/table.txt"; }
   [[ -s $O/simd-table.txt ]] && { echo "-- simd kernels (100,000 instances, kernel ms, best of 3)"; cat "$O/simd-table.txt"; }
 } | tee "$O/summary.txt"
 if [[ -n ${OUT:-} ]]; then
   # (Parts that did not run left no log: a missing file is no failure.)
-  cp "$O"/{summary.txt,gpu-unit.log,programs.log,spec-gpu.log,spec-gpu-compiled.log,difftest-compiled.log,bench.log,scale.txt} "$OUT/" 2>/dev/null || true
+  cp "$O"/{summary.txt,gpu-unit.log,programs.log,spec-gpu.log,spec-gpu-compiled.log,bench.log,scale.txt,ab-table.txt} "$OUT/" 2>/dev/null || true
+  tail -n 40 "$O"/sanitize-*.log >"$OUT/sanitize-tails.txt" 2>/dev/null || true
   tail -n 30 "$O"/spec-gpu-sparse.log "$O"/difftest*sparse.log >"$OUT/sparse-tails.txt" 2>/dev/null || true
 fi

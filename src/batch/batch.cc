@@ -16,9 +16,9 @@
 #include <thread>
 
 #include "batch/background_compiles.h"
-#include "batch/device_shares.h"
+#include "exec/gpu/executor/device_shares.h"
 #include "batch/executor.h"
-#include "batch/gpu_start_up.h"
+#include "exec/gpu/executor/gpu_start_up.h"
 #include "batch/host_imports.h"
 #include "batch/resident.h"
 #include "common/cores.h"

@@ -24,7 +24,7 @@
 #include "common/host_column.h"
 #include "common/result.h"
 #include "exec/gpu/gpu_backend.h"
-#include "exec/gpu/gpu_plan.h"
+#include "exec/gpu/plan/gpu_plan.h"
 #include "intrinsics/gpu_batch.h"
 #include "runtime/runtime.h"
 #include "wasi/wasi.h"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "exec/gpu/memory_layout.h"
+#include "exec/gpu/plan/memory_layout.h"
 #include "runtime/runtime.h"
 
 namespace ww::codegen {

@@ -13,7 +13,7 @@
 
 #include "cache/code_cache.h"
 #include "common/result.h"
-#include "exec/gpu/memory_layout.h"
+#include "exec/gpu/plan/memory_layout.h"
 #include "store/store.h"
 
 namespace ww::gpu {

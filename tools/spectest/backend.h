@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cache/code_cache.h"
-#include "exec/gpu/memory_layout.h"
+#include "exec/gpu/plan/memory_layout.h"
 #include "runtime/runtime.h"
 
 namespace ww::spectest {

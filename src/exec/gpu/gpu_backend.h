@@ -17,7 +17,7 @@
 
 #include "common/guest_memory.h"
 #include "common/result.h"
-#include "exec/gpu/memory_layout.h"
+#include "exec/gpu/plan/memory_layout.h"
 #include "exec/gpu/tuning.h"
 #include "intrinsics/gpu_batch.h"
 #include "runtime/runtime.h"

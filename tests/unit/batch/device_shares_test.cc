@@ -1,7 +1,7 @@
 // How several GPUs share a stretch of a batch: the claims cover every
 // instance once, shrink towards the end, and a faster device takes more;
 // rows that finish out of order make a ready prefix only when it is whole.
-#include "batch/device_shares.h"
+#include "exec/gpu/executor/device_shares.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // GPU's start-up ran beside it: only what came after the start-up had made
 // the GPU ready (batch.cc counts the result columns' set-up so). The
 // start-up's stages end with or without a GPU, so this runs everywhere.
-#include "batch/gpu_start_up.h"
+#include "exec/gpu/executor/gpu_start_up.h"
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "batch/gpu_wasi.h"
+#include "exec/gpu/host_calls/gpu_wasi.h"
 #include "runtime/runtime.h"
 #include "wasi/wasi_abi.h"
 

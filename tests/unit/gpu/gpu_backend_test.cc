@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "exec/gpu/gpu_backend.h"
-#include "exec/gpu/gpu_image.h"
-#include "exec/gpu/gpu_plan.h"
+#include "exec/gpu/plan/gpu_image.h"
+#include "exec/gpu/plan/gpu_plan.h"
 #include "gpu_test_support.h"
 #include "intrinsics/gpu_batch.h"
 #include "store/store.h"

@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "exec/gpu/gpu_backend.h"
-#include "exec/gpu/gpu_plan.h"
+#include "exec/gpu/plan/gpu_plan.h"
 #include "gpu_test_support.h"
 
 namespace ww::gpu {

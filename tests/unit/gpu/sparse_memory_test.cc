@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "exec/gpu/gpu_backend.h"
-#include "exec/gpu/gpu_image.h"
-#include "exec/gpu/gpu_plan.h"
+#include "exec/gpu/plan/gpu_image.h"
+#include "exec/gpu/plan/gpu_plan.h"
 #include "gpu_test_support.h"
 #include "intrinsics/gpu_batch.h"
 #include "store/store.h"

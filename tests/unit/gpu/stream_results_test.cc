@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "exec/gpu/gpu_backend.h"
-#include "exec/gpu/pinned_staging.cuh"
+#include "exec/gpu/resources/pinned_staging.cuh"
 #include "gpu_test_support.h"
 #include "intrinsics/gpu_batch.h"
 #include "semantics/intrinsics.h"

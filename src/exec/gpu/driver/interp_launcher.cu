@@ -1,0 +1,50 @@
+// The interpreter kernel, compiled with the project, behind the launcher
+// interface: the program is data, so nothing here depends on the module.
+#include "exec/gpu/device/interp_kernel.cuh"
+#include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/driver/kernel_launcher.cuh"
+
+namespace ww::gpu {
+namespace {
+
+class InterpreterLauncher final : public KernelLauncher {
+ public:
+  const char* tier_name() const override { return "interpreter"; }
+  bool needs_frames() const override { return true; }
+  Status launch(const DevModule& m, const DevWave& w, const DevIntrinsics& in, uint32_t blocks, DevLayout layout,
+                cudaStream_t stream) override {
+    switch (layout) {
+      case DevLayout::Interleaved:
+        interpret_kernel<DevLayout::Interleaved><<<blocks, kBlock, 0, stream>>>(m, w, in);
+        break;
+      case DevLayout::Contiguous:
+        interpret_kernel<DevLayout::Contiguous><<<blocks, kBlock, 0, stream>>>(m, w, in);
+        break;
+      case DevLayout::Sparse: interpret_kernel<DevLayout::Sparse><<<blocks, kBlock, 0, stream>>>(m, w, in); break;
+    }
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+      return make_error(kNoOffset,
+                        std::string("CUDA error launching the interpreter kernel: ") + cudaGetErrorString(e));
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+KernelLauncher& interpreter_launcher() {
+  static InterpreterLauncher l;
+  return l;
+}
+
+void load_interpreter_kernels() {
+  // Asking for a kernel's attributes loads it; what fails here fails again,
+  // checked, where a batch launches it.
+  cudaFuncAttributes a;
+  (void)cudaFuncGetAttributes(&a, interpret_kernel<DevLayout::Interleaved>);
+  (void)cudaFuncGetAttributes(&a, interpret_kernel<DevLayout::Contiguous>);
+  (void)cudaFuncGetAttributes(&a, interpret_kernel<DevLayout::Sparse>);
+  (void)cudaGetLastError();
+}
+
+}  // namespace ww::gpu

@@ -1,0 +1,204 @@
+// A wave whose inputs per instance and outputs are large runs in slices of
+// whole blocks, all queued at once: each slice's kernels (its instances'
+// set-up and memory inputs, the code, its memory outputs) wait on the
+// device for its inputs, which the thread's stream uploads one slice after
+// another, and run on two compute streams in turn; its outputs come down
+// behind them. In one piece, SHA-256's 1M 64-byte messages took 1.7 ms of
+// upload, then 3.1 ms of kernels, then 1.9 ms of download (bench/RESULTS.md);
+// in slices the kernels hide behind the 64 MB crossing.
+#include "exec/gpu/wave/wave_loop.cuh"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace ww::gpu {
+namespace {
+
+// Bytes a slice moves at least: smaller slices cost launches and tails
+// without moving enough to overlap.
+constexpr uint64_t kSliceBytes = uint64_t(8) << 20;
+
+}  // namespace
+
+// The device's side of a sliced wave, which the host's steps cannot show:
+// when each slice's inputs had landed and its kernels began and ended,
+// from the first slice's inputs.
+Status WaveLoop::trace_slice_timeline(uint32_t slices) const {
+  using Signals = PinnedStaging::WaveSignals;
+  const cudaEvent_t zero = sig_->slice[0][Signals::kInputs];
+  for (uint32_t k = 0; k < slices; ++k) {
+    const cudaEvent_t* ev = sig_->slice[k];
+    float t[4] = {};
+    const Signals::SliceEvent order[4] = {Signals::kInputs, Signals::kKernel, Signals::kOutputs, Signals::kDone};
+    for (int i = 0; i < 4; ++i) WW_CUDA(cudaEventElapsedTime(&t[i], zero, ev[order[i]]));
+    std::fprintf(stderr, "[trace gpu slice %u] inputs in %.3f, kernel %.3f-%.3f, outputs gathered %.3f ms\n", k, t[0],
+                 t[1], t[2], t[3]);
+  }
+  return Status::Ok();
+}
+
+// A slice's outputs can follow its kernels without the host when they are
+// memory outputs only, each going straight into registered memory: the host
+// then waits once, for the last slice's. Otherwise it brings each slice's
+// outputs down through the staging as the slice ends.
+bool WaveLoop::outputs_follow_kernels(uint32_t first, uint32_t n) const {
+  if (nres_ || req_.mem_out.empty()) return false;
+  for (const MemOut& mo : req_.mem_out)
+    if (!host_range_pinned(mo.data + uint64_t(first) * mo.length, uint64_t(n) * mo.length)) return false;
+  return true;
+}
+
+Status WaveLoop::queue_outputs(uint32_t k, bool last, uint32_t first, uint32_t r0, uint32_t r1) {
+  using Signals = PinnedStaging::WaveSignals;
+  const PinnedStaging::WaveSignals& sg = *sig_;
+  WW_CUDA(cudaStreamWaitEvent(sg.outputs, sg.slice[k][Signals::kDone], 0));
+  for (size_t j = 0; j < req_.mem_out.size(); ++j) {
+    const MemOut& mo = req_.mem_out[j];
+    WW_CUDA(cudaMemcpyAsync(mo.data + (uint64_t(first) + r0) * mo.length, d_mem_out_[j] + uint64_t(r0) * mo.length,
+                            uint64_t(r1 - r0) * mo.length, cudaMemcpyDeviceToHost, sg.outputs));
+  }
+  // Behind the last slice's outputs, every slice's kernels have ended: the
+  // counts come with them, not by a round trip of their own.
+  if (last)
+    WW_CUDA(cudaMemcpyAsync(sg.wave_words->counts, W_.trapped, sizeof sg.wave_words->counts, cudaMemcpyDeviceToHost,
+                            sg.outputs));
+  WW_CUDA(cudaEventRecord(sg.slice[k][Signals::kFetched], sg.outputs));
+  return Status::Ok();
+}
+
+namespace {
+
+// Milliseconds inside at least one of the intervals: the slices' kernels
+// run two at a time, and a phase counts each moment once.
+float covered_ms(std::vector<std::pair<float, float>> spans) {
+  std::sort(spans.begin(), spans.end());
+  float total = 0, end = -1e30f;
+  for (auto [a, b] : spans) {
+    a = std::max(a, end);
+    if (b > a) total += b - a;
+    end = std::max(end, b);
+  }
+  return total;
+}
+
+}  // namespace
+
+// The phases from the slices' events. The queued copies down each began when
+// their slice's outputs were gathered or the copy before ended.
+Status WaveLoop::add_slice_times(uint32_t slices, bool queued_outputs) {
+  using Signals = PinnedStaging::WaveSignals;
+  const cudaEvent_t zero = sig_->slice[0][Signals::kInputs];
+  std::vector<std::pair<float, float>> set_up, kernel, outputs;
+  float fetched_before = 0;
+  for (uint32_t k = 0; k < slices; ++k) {
+    float t[Signals::kSliceEvents] = {};
+    for (int e = 0; e < Signals::kSliceEvents; ++e)
+      if (e != Signals::kFetched || queued_outputs) WW_CUDA(cudaEventElapsedTime(&t[e], zero, sig_->slice[k][e]));
+    set_up.emplace_back(t[Signals::kSetUp], t[Signals::kKernel]);
+    kernel.emplace_back(t[Signals::kKernel], t[Signals::kOutputs]);
+    outputs.emplace_back(t[Signals::kOutputs], t[Signals::kDone]);
+    if (queued_outputs) {
+      outputs.emplace_back(std::max(t[Signals::kDone], fetched_before), t[Signals::kFetched]);
+      fetched_before = t[Signals::kFetched];
+    }
+  }
+  memory_setup_ms_ += covered_ms(set_up);
+  kernel_ms_ += covered_ms(kernel);
+  download_ms_ += covered_ms(outputs);
+  return Status::Ok();
+}
+
+uint32_t WaveLoop::slice_count(uint32_t n) const {
+  // These need the whole wave between launches, or columns the slices do
+  // not cut: host calls, a resident batch, a chain launched call by call,
+  // the spec runner's write-back, columns on the device.
+  if (host_calls_ || req_.resident || req_.write_back || !req_.device_args.empty() || !req_.device_results.empty() ||
+      (!req_.then.empty() && req_.launch_per_call))
+    return 1;
+  // Without inputs per instance there is no upload to hide: a slice's
+  // download then overlaps only the next slice's kernel, and every slice's
+  // first piece crosses alone. Mandelbrot's results (kernel 0.29 ms) came
+  // down in 1.83 ms in 3 slices against 1.52 ms whole (bench/RESULTS.md).
+  if (req_.mem_in.empty() && !args_per_row()) return 1;
+  uint64_t per_instance = 0;
+  for (const MemIn& mi : req_.mem_in) per_instance += mi.record_size;
+  for (const MemOut& mo : req_.mem_out) per_instance += mo.length;
+  if (args_per_row()) per_instance += uint64_t(nparams_) * 8;
+  if (nres_) per_instance += results32_ ? 4 * uint64_t(nres_) : 8 * uint64_t(nres_) * w_;
+  const uint64_t blocks = (n + kBlock - 1) / kBlock;
+  const uint32_t cap = req_.tuning.wave_slices;
+  const uint64_t slices = std::min<uint64_t>({per_instance * n / kSliceBytes, cap, blocks});
+  return uint32_t(std::max<uint64_t>(slices, 1));
+}
+
+Status WaveLoop::run_slices(uint32_t first, uint32_t n, uint32_t slices) {
+  const PinnedStaging::WaveSignals& sg = *sig_;
+  const uint32_t blocks = (n + kBlock - 1) / kBlock;
+  const uint32_t step = (blocks + slices - 1) / slices * kBlock;  // rows a slice, whole blocks
+  slices = (n + step - 1) / step;
+  wave_slices_ = std::max(wave_slices_, slices);
+  auto run = [&]() -> Status {
+    // The wave's set-up on the thread's stream: each slice's kernels wait
+    // for the inputs queued after it there (launch_slice).
+    if (!req_.then.empty()) {
+      W_.pos_begin = 0;
+      W_.pos_end = W_.pos_total;
+    }
+    WW_TRY(prepare_arg_rows(n));
+    // Each slice sets up its instances on its own stream (launch_slice).
+    WW_TRY(begin_wave(n, {false, true, false}));
+    WW_TRY(end_phase(memory_setup_ms_));
+    trace_("wave: set-up for slices");
+    using Signals = PinnedStaging::WaveSignals;
+    const bool queued_outputs = outputs_follow_kernels(first, n);
+    bool stop_sent = false;
+    // Every slice queued before any is awaited: waiting for slice k - 1 and
+    // bringing its outputs down before queueing slice k + 1's inputs left
+    // the GPU idle 0.06-0.14 ms between slices (bench/RESULTS.md). The
+    // slices' kernels wait for their inputs on the device.
+    for (uint32_t k = 0; k < slices; ++k) {
+      const uint32_t r0 = k * step, r1 = std::min(n, r0 + step);
+      WW_TRY(upload_args(first, n, r0, r1));
+      WW_TRY(upload_mem_in(first, r0, r1));
+      lap(upload_ms_);
+      WW_TRY(launch_slice(k, r0, r1));
+      if (queued_outputs) WW_TRY(queue_outputs(k, k + 1 == slices, first, r0, r1));
+      trace_("slice: queued");
+      WW_TRY(send_stop_if_cancelled(stop_sent));
+    }
+    // The flags are filled while the slices run.
+    prefill_finished();
+    trace_("slices: finished flags");
+    if (queued_outputs) {
+      WW_TRY(await_event(sg.slice[slices - 1][Signals::kFetched], stop_sent));
+      phase_t_ = Clock::now();
+      trace_("slices: outputs down");
+    } else {
+      for (uint32_t k = 0; k < slices; ++k) {
+        const uint32_t r0 = k * step, r1 = std::min(n, r0 + step);
+        WW_TRY(await_event(sg.slice[k][Signals::kDone], stop_sent));
+        trace_("slice: wait for its kernels");
+        // The wait was the kernels', which their events time.
+        phase_t_ = Clock::now();
+        // The host has each piece when fetch_outputs returns.
+        WW_TRY(fetch_outputs(first, n, r0, r1, sg.outputs));
+        lap(download_ms_);
+        trace_("slice: outputs down");
+      }
+    }
+    trace_("wave: slices");
+    WW_TRY(add_slice_times(slices, queued_outputs));
+    if (StepTrace::enabled()) WW_TRY(trace_slice_timeline(slices));
+    return download_status(first, n, queued_outputs ? sg.wave_words->counts : nullptr);
+  };
+  Status st = run();
+  // Nothing of the wave may still run when its buffers go.
+  if (!st.ok()) {
+    for (cudaStream_t c : sg.compute) (void)cudaStreamSynchronize(c);
+    (void)cudaStreamSynchronize(sg.outputs);
+  }
+  return st;
+}
+
+}  // namespace ww::gpu

@@ -1,0 +1,121 @@
+// A wave without inputs per instance whose results come down while its
+// kernel runs. The wave's rows form stretches of whole blocks;
+// finish_instance counts each stretch's finished instances, the host
+// copies the counts while the kernel runs and brings each finished
+// stretch's results down through the staging, on the outputs stream,
+// beside the kernel's later blocks. Blocks start in order, so the early
+// stretches finish first.
+// After the kernel only the stretches still running at its end are left:
+// Collatz's 4.2M results took 0.54-0.64 ms to come down after a 1.3 ms
+// kernel (bench/RESULTS.md).
+#include "exec/gpu/wave/wave_loop.cuh"
+
+#include <algorithm>
+
+namespace ww::gpu {
+namespace {
+
+// Results a stretch carries at least: below this the copies' and the
+// host's fixed costs outweigh the overlap.
+constexpr uint64_t kStretchBytes = uint64_t(1) << 20;
+
+}  // namespace
+
+bool WaveLoop::one_launch_finishes_wave(uint32_t n) const {
+  // Past a host call, a chain or a resident batch (finished_from_count),
+  // the spec runner's write-back and results on the device need the wave
+  // whole; a slice's rows are not the wave's.
+  return finished_from_count() && !req_.write_back && req_.device_results.empty() && slice_count(n) <= 1;
+}
+
+uint32_t WaveLoop::stream_rows(uint32_t n) const {
+  // The kernel alone finishes every instance, and nothing but the results
+  // comes down: memory outputs come from kernels after it. 32-bit results
+  // need the device to pack them as the instances finish: a packing kernel
+  // of its own waited for the wave's kernel to end (thread-id, 1M
+  // instances).
+  if (!nres_ || !one_launch_finishes_wave(n) || !req_.mem_out.empty() || !req_.device_args.empty() ||
+      (results32_ && !packed32_))
+    return 0;
+  const uint64_t row_bytes = results32_ ? 4 * uint64_t(nres_) : 8 * uint64_t(nres_) * w_;
+  const uint32_t cap = req_.tuning.stream_stretches;
+  const uint64_t stretches = std::min<uint64_t>(uint64_t(n) * row_bytes / kStretchBytes, cap);
+  if (stretches < 2) return 0;
+  // Each stretch comes down on its own, its pieces pipelined but not with
+  // the next stretch's: stretches of whole pieces leave no short piece
+  // crossing alone (bench/gpu/run.sh, Mandelbrot).
+  const uint64_t piece_rows = results32_ ? req_.tuning.staging_piece_bytes() / row_bytes : staging_rows_;
+  uint64_t rows = (n + stretches - 1) / stretches;
+  if (piece_rows && rows > piece_rows) rows = (rows + piece_rows - 1) / piece_rows * piece_rows;
+  return uint32_t((rows + kBlock - 1) / kBlock * kBlock);
+}
+
+// A kernel's stores into registered host memory cross as fast as a copy
+// does (52 GB/s against 55 for 40 MB of 4-byte words, H200), and they
+// cross while it runs: thread-id's 10M results came down 0.73 ms after
+// its 0.28 ms kernel, streamed or not, for its blocks all finish at its
+// end (bench/RESULTS.md). One 32-bit result an instance, the wave in one
+// launch, and a column that the GPU's start-up pinned whole.
+uint32_t* WaveLoop::mapped_results(uint32_t first, uint32_t n) const {
+  if (!results32_ || nres_ != 1 || !dest_.results32 || !one_launch_finishes_wave(n)) return nullptr;
+  return static_cast<uint32_t*>(pinned_for_kernels(dest_.results32 + first, uint64_t(n) * 4));
+}
+
+bool WaveLoop::set_stream_words(uint32_t n) {
+  uint32_t* mapped = mapped_results(W_.first - req_.index_base, n);
+  W_.stream_rows = mapped ? 0 : stream_rows(n);
+  W_.stream_done = W_.stream_rows ? stream_done_ : nullptr;
+  W_.packed32 = mapped ? mapped : W_.stream_rows && results32_ ? packed32_ : nullptr;
+  W_.packed_results = nres_;
+  return mapped != nullptr;
+}
+
+Status WaveLoop::begin_stream(uint32_t n) {
+  streamed_rows_ = 0;
+  results_mapped_ = set_stream_words(n);
+  if (results_mapped_) mapped_total_ += n;
+  if (W_.stream_rows)
+    WW_CUDA(cudaMemsetAsync(stream_done_, 0, PinnedStaging::WaveSignals::kMaxStretches * sizeof(unsigned int)));
+  return Status::Ok();
+}
+
+// The host reads the stretches' counts with a copy beside the kernel, as
+// the progress line does: a word the kernel wrote to host memory reached
+// the host only when the kernel ended (thread-id, 1M instances).
+Status WaveLoop::stream_results(bool& stop_sent) {
+  const uint32_t n = W_.n, first = W_.first - req_.index_base, rows = W_.stream_rows;
+  const uint32_t stretches = (n + rows - 1) / rows;
+  const unsigned int* done = sig_->stream_done;
+  const auto since = Clock::now();
+  auto last_report = since;
+  while (streamed_rows_ < n) {
+    // Once the kernel has ended (or failed, which await_event reports),
+    // the stretches left come down after it in one pipelined fetch.
+    if (cudaEventQuery(sig_->stop) != cudaErrorNotReady) break;
+    const uint32_t k = streamed_rows_ / rows;
+    WW_TRY(poll_after_start());
+    WW_CUDA(cudaMemcpyAsync(sig_->stream_done, stream_done_ + k, (stretches - k) * sizeof(unsigned int),
+                            cudaMemcpyDeviceToHost, sig_->poll_stream));
+    WW_CUDA(cudaStreamSynchronize(sig_->poll_stream));
+    // Every finished stretch from k on, in one fetch.
+    uint32_t r1 = streamed_rows_;
+    for (uint32_t j = 0; j < stretches - k && done[j] == std::min(n, r1 + rows) - r1; ++j) r1 = std::min(n, r1 + rows);
+    if (r1 > streamed_rows_) {
+      trace_("wave: stretches finished");
+      WW_TRY(fetch_outputs(first, n, streamed_rows_, r1, sig_->outputs));
+      streamed_total_ += r1 - streamed_rows_;
+      streamed_rows_ = r1;
+      continue;
+    }
+    // Naps as await_event's, but shorter: a stretch's results wait for them.
+    const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since);
+    nap(std::clamp<std::chrono::microseconds>(waited / 64, std::chrono::microseconds(10),
+                                              std::chrono::microseconds(200)));
+    WW_TRY(send_stop_if_cancelled(stop_sent));
+    WW_TRY(report_progress(last_report));
+  }
+  trace_("wave: results streamed");
+  return Status::Ok();
+}
+
+}  // namespace ww::gpu
