@@ -17,11 +17,12 @@ jobs=${WW_JOBS:-$(nproc)}
 # compiler-rt builtins to build the C guests in examples/ and bench/; rustc
 # with the wasm32 standard library for the Rust test guests (tests/guests);
 # clang's compiler-rt for the libFuzzer target; pkg-config for the
-# installed package's test; Python's headers, pybind11, DLPack's header,
+# installed package's test; clang-format for the tree's formatting check;
+# Python's headers, pybind11, DLPack's header,
 # NumPy, pytest and matplotlib for the Python extension (python/), its
 # tests and the example (examples/python); Open MPI for `mpirun wasmwarp
 # run` (optional at build time) and its tests.
-packages=(build-essential cmake ninja-build g++ clang lld wabt pkg-config
+packages=(build-essential cmake ninja-build g++ clang clang-format lld wabt pkg-config
   python3-dev pybind11-dev python3-pybind11 libdlpack-dev python3-numpy python3-pytest python3-matplotlib
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev libxxhash-dev
   wasi-libc libclang-rt-14-dev libclang-rt-14-dev-wasm32 rustc libstd-rust-dev-wasm32

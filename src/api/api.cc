@@ -10,6 +10,7 @@
 
 #include "api/internal.h"
 #include "batch/resident.h"
+#include "exec/gpu/gpu_backend.h"
 
 namespace wasmwarp {
 
@@ -57,28 +58,28 @@ ww::batch::Tier internal_tier(Tier t) {
                                 : ww::batch::Tier::Auto;
 }
 
-ww::gpu::MemoryLayout internal_layout(MemoryLayout l) {
+ww::MemoryLayout internal_layout(MemoryLayout l) {
   switch (l) {
-    case MemoryLayout::Interleaved: return ww::gpu::MemoryLayout::Interleaved;
-    case MemoryLayout::Contiguous: return ww::gpu::MemoryLayout::Contiguous;
-    case MemoryLayout::Sparse: return ww::gpu::MemoryLayout::Sparse;
+    case MemoryLayout::Interleaved: return ww::MemoryLayout::Interleaved;
+    case MemoryLayout::Contiguous: return ww::MemoryLayout::Contiguous;
+    case MemoryLayout::Sparse: return ww::MemoryLayout::Sparse;
     case MemoryLayout::Auto: break;
   }
-  return ww::gpu::MemoryLayout::Auto;
+  return ww::MemoryLayout::Auto;
 }
 
-MemoryLayout public_layout(ww::gpu::MemoryLayout l) {
+MemoryLayout public_layout(ww::MemoryLayout l) {
   switch (l) {
-    case ww::gpu::MemoryLayout::Interleaved: return MemoryLayout::Interleaved;
-    case ww::gpu::MemoryLayout::Contiguous: return MemoryLayout::Contiguous;
-    case ww::gpu::MemoryLayout::Sparse: return MemoryLayout::Sparse;
-    case ww::gpu::MemoryLayout::Auto: break;
+    case ww::MemoryLayout::Interleaved: return MemoryLayout::Interleaved;
+    case ww::MemoryLayout::Contiguous: return MemoryLayout::Contiguous;
+    case ww::MemoryLayout::Sparse: return MemoryLayout::Sparse;
+    case ww::MemoryLayout::Auto: break;
   }
   return MemoryLayout::Auto;
 }
 
-ww::gpu::Tuning internal_tuning(const GpuTuning& t) {
-  ww::gpu::Tuning o;
+ww::GpuTuning internal_tuning(const GpuTuning& t) {
+  ww::GpuTuning o;
   o.wave_slices = t.wave_slices;
   o.stream_stretches = t.stream_stretches;
   o.staging_piece_mib = t.staging_piece_mib;
@@ -387,7 +388,8 @@ Expected<ww::batch::Address> address_of(const ww::Module& m, uint64_t address, c
 }
 
 // The call's memory inputs and outputs, init calls, intrinsics and files.
-Expected<bool> apply_call_inputs(ww::batch::BatchSpec& spec, const CallOptions& o, ww::gpu::GpuBatch* intrinsics) {
+Expected<bool> apply_call_inputs(ww::batch::BatchSpec& spec, const CallOptions& o,
+                                 ww::intrinsics::GpuBatch* intrinsics) {
   const ww::Module& m = spec.module->module;
   const uint64_t n = spec.instances;
   spec.index_base = o.first_index;
@@ -454,7 +456,7 @@ Expected<bool> apply_call_inputs(ww::batch::BatchSpec& spec, const CallOptions& 
   intrinsics->state = g.state;
   for (const GpuIntrinsics::Texture& t : g.textures) {
     ww::Status s = intrinsics->bind_texture(int32_t(std::min<uint32_t>(t.unit, 1u << 30)),
-                                            ww::gpu::Image{t.image.width, t.image.height, t.image.rgba});
+                                            ww::intrinsics::Image{t.image.width, t.image.height, t.image.rgba});
     if (!s.ok()) return Error{s.error().message};
   }
   intrinsics->filter = g.bilinear ? ww::gpu::TextureFilter::Bilinear : ww::gpu::TextureFilter::Nearest;
@@ -567,7 +569,7 @@ Expected<CallResult> run_batch_unguarded(ww::batch::BatchSpec& spec, const Engin
       f(views->columns, ready);
     };
   }
-  auto intrinsics = std::make_unique<ww::gpu::GpuBatch>();
+  auto intrinsics = std::make_unique<ww::intrinsics::GpuBatch>();
   if (auto ok = apply_call_inputs(spec, o, intrinsics.get()); !ok) return ok.error();
   if (auto ok = check_host_memory(spec); !ok) return ok.error();
 
@@ -586,7 +588,7 @@ Expected<CallResult> run_batch_unguarded(ww::batch::BatchSpec& spec, const Engin
   impl->backend = public_backend(impl->r.backend);
   impl->report = report_of(impl->r);
   if (intrinsics->image) {
-    const ww::gpu::Image img = intrinsics->image->to_image();
+    const ww::intrinsics::Image img = intrinsics->image->to_image();
     impl->image = std::make_unique<Image>(Image{img.width, img.height, img.rgba});
   }
   impl->intrinsics = std::move(intrinsics);

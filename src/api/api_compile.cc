@@ -4,6 +4,7 @@
 
 #include "api/internal.h"
 #include "compiled/compiled_tier.h"
+#include "exec/gpu/gpu_backend.h"
 
 namespace wasmwarp {
 namespace {
@@ -26,8 +27,8 @@ Expected<ww::compiled::Request> compiler_request(const Module& m, const CompileR
     if (!t.ok()) return Error{t.error().message};
     req.entries.push_back(index);
   }
-  const ww::gpu::MemoryLayout layout = api::internal_layout(request.gpu_layout);
-  if (layout == ww::gpu::MemoryLayout::Auto)
+  const ww::MemoryLayout layout = api::internal_layout(request.gpu_layout);
+  if (layout == ww::MemoryLayout::Auto)
     return Error{"the GPU memory layout to compile for must be interleaved, contiguous or sparse, not auto"};
   gpu = e.backend == Backend::Gpu || !request.gpu_arch.empty();
   if (e.backend == Backend::Auto && request.gpu_arch.empty()) gpu = ww::gpu::probe_device().available;

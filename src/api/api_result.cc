@@ -70,9 +70,9 @@ ResultColumns columns_of(const ww::batch::BatchResult& r) {
 
 const char* backend_name(Backend b) { return ww::batch::backend_name(api::internal_backend(b)); }
 const char* tier_name(Tier t) { return ww::batch::tier_name(api::internal_tier(t)); }
-const char* memory_layout_name(MemoryLayout l) { return ww::gpu::layout_name(api::internal_layout(l)); }
+const char* memory_layout_name(MemoryLayout l) { return ww::layout_name(api::internal_layout(l)); }
 std::optional<MemoryLayout> parse_memory_layout(std::string_view name) {
-  const std::optional<ww::gpu::MemoryLayout> l = ww::gpu::parse_layout(name);
+  const std::optional<ww::MemoryLayout> l = ww::parse_layout(name);
   if (!l) return std::nullopt;
   return api::public_layout(*l);
 }
@@ -159,6 +159,6 @@ std::string trap_message(uint8_t code) { return ww::trap_message(ww::TrapCode(co
 
 static_assert(kTrapTimeout == uint8_t(ww::TrapCode::Timeout));
 static_assert(kTrapInterrupted == uint8_t(ww::TrapCode::Interrupted));
-static_assert(kNoTrapOffset == ww::gpu::kNoTrapPc);
+static_assert(kNoTrapOffset == ww::kNoTrapPc);
 
 }  // namespace wasmwarp

@@ -91,7 +91,7 @@ CallResult one_result(uint8_t trap, int32_t exit_code, bool finished) {
   r.traps.assign(1, trap);
   r.finished.assign(1, finished ? 1 : 0);
   r.trap_func.assign(1, 0);
-  r.trap_pc.assign(1, ww::gpu::kNoTrapPc);
+  r.trap_pc.assign(1, ww::kNoTrapPc);
   r.backend = ww::batch::Backend::Cpu;
   r.threads = 1;
   impl->types = {ValueType::I32};

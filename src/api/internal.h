@@ -28,7 +28,7 @@ struct CallResult::Impl {
   Backend backend = Backend::Cpu;
   RunReport report;
   // The `gpu` intrinsics' state after the call (null: none were used).
-  std::unique_ptr<ww::gpu::GpuBatch> intrinsics;
+  std::unique_ptr<ww::intrinsics::GpuBatch> intrinsics;
   std::unique_ptr<Image> image;
   // all_bits()'s widened copy of 32-bit results, made on first use.
   mutable std::once_flag widened_once;
@@ -44,9 +44,9 @@ Backend public_backend(ww::batch::Backend b);
 Tier public_tier(ww::batch::Tier t);
 ww::batch::Backend internal_backend(Backend b);
 ww::batch::Tier internal_tier(Tier t);
-ww::gpu::MemoryLayout internal_layout(MemoryLayout l);
-MemoryLayout public_layout(ww::gpu::MemoryLayout l);
-ww::gpu::Tuning internal_tuning(const GpuTuning& t);
+ww::MemoryLayout internal_layout(MemoryLayout l);
+MemoryLayout public_layout(ww::MemoryLayout l);
+ww::GpuTuning internal_tuning(const GpuTuning& t);
 
 // The public report of an engine result.
 RunReport report_of(const ww::batch::BatchResult& r);

@@ -16,15 +16,15 @@
 #include <thread>
 
 #include "batch/background_compiles.h"
-#include "exec/gpu/executor/device_shares.h"
 #include "batch/executor.h"
-#include "exec/gpu/executor/gpu_start_up.h"
 #include "batch/host_imports.h"
 #include "batch/resident.h"
 #include "common/cores.h"
 #include "common/host_workers.h"
 #include "common/step_trace.h"
 #include "compiled/compiled_tier.h"
+#include "exec/gpu/executor/gpu_executor.h"
+#include "exec/gpu/executor/gpu_start_up.h"
 
 namespace ww::batch {
 namespace {
@@ -48,7 +48,7 @@ Status check_v128_args(const std::string& name, const FuncType& t, const std::ve
 // an error.
 Result<std::shared_ptr<InitImage>> instantiate_alone(const BatchSpec& spec, std::string& failed) {
   auto image = std::make_shared<InitImage>();
-  image->ctx = gpu::GpuContext{spec.intrinsics ? spec.intrinsics : &image->fallback_batch, 0};
+  image->ctx = intrinsics::GpuContext{spec.intrinsics ? spec.intrinsics : &image->fallback_batch, 0};
   image->store = std::make_unique<Store>();
   WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
                       link_imports(*image->store, spec.module->module, &image->ctx, nullptr, &spec.host_functions));
@@ -209,8 +209,8 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   for (size_t k = 0; k < spec.mem_out.size(); ++k) {
     resize_zeroed(out.mem_out[k], n * spec.mem_out[k].length);
     if (pin_for_gpu) {
-      gpu::HostPin pin(gpu::HostPin::AtStartUp{}, out.mem_out[k].data(), out.mem_out[k].size());
-      if (!pin.empty()) out.pins.push_back(std::move(pin));
+      if (auto pin = pin_for_gpu_at_start_up(out.mem_out[k].data(), out.mem_out[k].size()))
+        out.pins.push_back(std::move(pin));
     }
   }
   // The results likewise when they are 4 bytes a value: the kernel writes
@@ -219,16 +219,15 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
   // instance pin in the start-up's first step, long before the batch
   // waits for it, and no results come down after its kernel.
   if (spec.backend != Backend::Cpu && !out.results32.empty()) {
-    gpu::HostPin pin(gpu::HostPin::AtStartUp{}, out.results32.data(), out.results32.size() * 4);
-    if (!pin.empty()) out.pins.push_back(std::move(pin));
+    if (auto pin = pin_for_gpu_at_start_up(out.results32.data(), out.results32.size() * 4))
+      out.pins.push_back(std::move(pin));
   }
   // The canvas likewise, which the device then copies down beside the
   // results (WaveLoop::queue_canvas); kept with the pixels, which outlive
   // the batch.
-  gpu::OutputImage* image = spec.intrinsics && spec.intrinsics->image ? &*spec.intrinsics->image : nullptr;
+  intrinsics::OutputImage* image = spec.intrinsics && spec.intrinsics->image ? &*spec.intrinsics->image : nullptr;
   if (image && !image->pin && pin_for_gpu) {
-    auto p = std::make_shared<gpu::HostPin>(gpu::HostPin::AtStartUp{}, image->pixels.data(), image->pixels.size() * 4);
-    if (!p->empty()) image->pin = std::move(p);
+    image->pin = pin_for_gpu_at_start_up(image->pixels.data(), image->pixels.size() * 4);
   }
 }
 
@@ -276,23 +275,21 @@ struct CompiledExecutor {
 // GPU code is unloaded off this thread: unloading waits for the batch's
 // memory to be freed, which happens in the background meanwhile.
 void retire_executor(std::unique_ptr<Executor> ex) {
-  if (ex && ex->backend() == Backend::Gpu) gpu::retire_in_background(std::shared_ptr<Executor>(std::move(ex)));
+  if (ex && ex->backend() == Backend::Gpu) release_on_gpu(std::shared_ptr<Executor>(std::move(ex)));
 }
 
 // `device`: the GPU whose architecture the code is built for and where it
 // is loaded first (other GPUs load it on their first launch); -1: the
 // calling thread's.
 CompiledExecutor compile_executor(const compiled::Request& req, int device = -1) {
-  std::unique_ptr<gpu::DeviceScope> on;
-  if (device >= 0 && req.target == compiled::Target::Gpu) on = std::make_unique<gpu::DeviceScope>(device);
   CompiledExecutor ce;
   if (req.target == compiled::Target::Cpu) {
     auto r = compiled::compile_cpu(req, &ce.outcome);
     if (r.ok()) ce.exec = make_cpu_executor(*r);
     else ce.error = r.error().message;
   } else {
-    auto r = compiled::compile_gpu(req, &ce.outcome);
-    if (r.ok()) ce.exec = make_gpu_executor(*r);
+    auto r = compile_gpu_executor(req, &ce.outcome, device);
+    if (r.ok()) ce.exec = std::move(*r);
     else ce.error = r.error().message;
   }
   return ce;
@@ -583,7 +580,7 @@ Status start_resident(const BatchSpec& spec, Resident& r) {
     r.compile.used = ce.exec != nullptr;
     exec = std::move(ce.exec);
   }
-  if (!exec) exec = scratch.backend == Backend::Gpu ? make_gpu_executor(nullptr) : make_cpu_executor(nullptr);
+  if (!exec) exec = scratch.backend == Backend::Gpu ? make_gpu_interpreter() : make_cpu_executor(nullptr);
   WW_TRY(exec->start_resident(job, r));
   r.start(scratch.backend, std::move(exec), job.gpu_layout);
   return Status::Ok();
@@ -641,8 +638,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
   const bool compile_now = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
   const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
   const bool compile_behind = !compile_now && tier == Tier::Auto && spec.instances >= auto_min;
-  std::unique_ptr<Executor> interp =
-      out.backend == Backend::Gpu ? make_gpu_executor(nullptr) : make_cpu_executor(nullptr);
+  std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_interpreter() : make_cpu_executor(nullptr);
   Driver driver(spec, job, out);
   compiled::Request req = code ? code->req : compile_request(spec, job, out.backend);
   if (compile_now) {

@@ -23,8 +23,8 @@
 #include "cache/code_cache.h"
 #include "common/host_column.h"
 #include "common/result.h"
-#include "exec/gpu/gpu_backend.h"
-#include "exec/gpu/plan/gpu_plan.h"
+#include "exec/gpu/plan/memory_layout.h"
+#include "exec/gpu/tuning.h"
 #include "intrinsics/gpu_batch.h"
 #include "runtime/runtime.h"
 #include "wasi/wasi.h"
@@ -79,7 +79,7 @@ struct MemOutput {
 };
 
 struct GpuOptions {
-  gpu::MemoryLayout layout = gpu::MemoryLayout::Auto;
+  MemoryLayout layout = MemoryLayout::Auto;
   // Frames and slots every instance starts with; past them the GPU
   // interpreter takes stack segments from a pool, up to the limits (by
   // default the CPU backend's).
@@ -98,7 +98,7 @@ struct GpuOptions {
   std::vector<int> devices;
   unsigned max_devices = 0;
   // Slices, stretches, the staging, host workers, wave loops per GPU.
-  gpu::Tuning tuning;
+  GpuTuning tuning;
   // The part of each GPU's free memory this process plans with (MPI ranks
   // sharing GPUs).
   double memory_share = 1;
@@ -168,10 +168,10 @@ struct BatchSpec {
   // them, `instances` is their count), as the batch before left them.
   Resident* resident = nullptr;
 
-  uint64_t fuel = 0;                    // per instance: back-edges and calls; 0 = unlimited
-  double timeout_s = 0;                 // stop handing out instances (CPU) / stop kernels (GPU)
-  unsigned threads = 0;                 // CPU workers; 0 = every core
-  gpu::GpuBatch* intrinsics = nullptr;  // the `gpu` import module's shared state
+  uint64_t fuel = 0;                           // per instance: back-edges and calls; 0 = unlimited
+  double timeout_s = 0;                        // stop handing out instances (CPU) / stop kernels (GPU)
+  unsigned threads = 0;                        // CPU workers; 0 = every core
+  intrinsics::GpuBatch* intrinsics = nullptr;  // the `gpu` import module's shared state
 
   Backend backend = Backend::Auto;
   Tier tier = Tier::Auto;
@@ -281,14 +281,14 @@ struct BatchResult {
   Column<uint64_t> results_hi;  // as results, v128 results' high words (empty without v128 results)
   Column<uint8_t> traps;        // TrapCode per instance
   // Where each trap happened: module function index and bytecode word
-  // offset in it; trap_pc is gpu::kNoTrapPc for traps outside the code (a
+  // offset in it; trap_pc is kNoTrapPc for traps outside the code (a
   // memory input that did not fit, the timeout).
   Column<uint32_t> trap_func, trap_pc;
   Column<uint8_t> finished;              // 0 for instances the timeout stopped or skipped
   std::vector<Column<uint8_t>> mem_out;  // per MemOutput: instances x length
   // Large mem_out and results32 columns, pinned for the GPU to copy and
   // write into (released before the columns go: declared after them).
-  std::vector<gpu::HostPin> pins;
+  std::vector<std::shared_ptr<void>> pins;
 
   Backend backend = Backend::Cpu;
   std::string backend_note;  // why not the GPU, when auto chose the CPU
@@ -312,7 +312,7 @@ struct BatchResult {
   uint64_t grow_reruns = 0;       // instances whose memory grew past the GPU's reservation, run again with more
   uint64_t stack_pool_bytes = 0;  // the GPU interpreter's call stack segments, at the most
   uint32_t wave_size = 0, waves = 0;
-  gpu::MemoryLayout memory_layout = gpu::MemoryLayout::Auto;  // the GPU's (Auto: none ran)
+  MemoryLayout memory_layout = MemoryLayout::Auto;  // the GPU's (Auto: none ran)
   std::vector<Segment> segments;
   CompileReport compile;
   double wall_s = 0;

@@ -214,7 +214,8 @@ class WorkerInstances {
  public:
   static constexpr uint64_t kInstancesPerStore = 16384;
 
-  WorkerInstances(const Job& job, StoreLimits limits, std::shared_ptr<const NativeCode> native, gpu::GpuContext* ctx)
+  WorkerInstances(const Job& job, StoreLimits limits, std::shared_ptr<const NativeCode> native,
+                  intrinsics::GpuContext* ctx)
       : job_(job), limits_(limits), native_(std::move(native)), ctx_(ctx) {
     if (job.image) image_ = &job.image->snapshot;
     // Resident instances' saved states are changes to their own image.
@@ -316,7 +317,7 @@ class WorkerInstances {
   const Job& job_;
   StoreLimits limits_;
   std::shared_ptr<const NativeCode> native_;
-  gpu::GpuContext* ctx_;
+  intrinsics::GpuContext* ctx_;
   std::unique_ptr<Store> store_;
   std::vector<ExternVal> imports_;
   uint64_t made_ = 0;
@@ -440,8 +441,8 @@ class CpuExecutor final : public Executor {
     StoreLimits limits;
     limits.fuel = spec.fuel;
     limits.interrupt = &sh.interrupt;
-    gpu::GpuBatch fallback;
-    gpu::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
+    intrinsics::GpuBatch fallback;
+    intrinsics::GpuContext ctx{spec.intrinsics ? spec.intrinsics : &fallback, 0};
     WorkerInstances instances(job, limits, native_, &ctx);
     Resident::Cpu* resident = spec.resident ? &spec.resident->cpu() : nullptr;
     std::vector<uint64_t> io(job.io_slots * (job.v128_values ? 2 : 1));
@@ -517,7 +518,7 @@ class CpuExecutor final : public Executor {
         if (t != TrapCode::None) {
           out.traps[i] = uint8_t(t);
           out.trap_func[i] = where.func_index;
-          out.trap_pc[i] = where.code != TrapCode::None ? where.pc : gpu::kNoTrapPc;
+          out.trap_pc[i] = where.code != TrapCode::None ? where.pc : kNoTrapPc;
         }
         out.finished[i] = 1;
         ++finished;

@@ -13,10 +13,6 @@
 #include "intrinsics/gpu_batch.h"
 #include "store/store.h"
 
-namespace ww::gpu {
-class KernelLauncher;
-}
-
 namespace ww::batch {
 
 class Resident;
@@ -25,8 +21,8 @@ class Resident;
 // or a start function: one instance that ran them, kept live (the GPU
 // copies its state) and as a snapshot (CPU instances are made from it).
 struct InitImage {
-  gpu::GpuBatch fallback_batch;
-  gpu::GpuContext ctx;
+  intrinsics::GpuBatch fallback_batch;
+  intrinsics::GpuContext ctx;
   std::unique_ptr<Store> store;
   uint32_t instance = 0;
   InstanceSnapshot snapshot;
@@ -62,7 +58,7 @@ struct Job {
   };
   std::vector<Gpu> gpus;
   // The GPU's memory layout, Auto resolved (compiled code is built for it).
-  gpu::MemoryLayout gpu_layout = gpu::MemoryLayout::Interleaved;
+  MemoryLayout gpu_layout = MemoryLayout::Interleaved;
   std::chrono::steady_clock::time_point t0;  // the batch's start (timeout, get_time)
 
   double seconds_left() const;  // of the timeout; +inf without one
@@ -95,16 +91,14 @@ class Executor {
 // The CPU: every instance instantiated in a Store per worker thread, its
 // functions run by the interpreter, or by `native` when given.
 std::unique_ptr<Executor> make_cpu_executor(std::shared_ptr<const NativeCode> native);
-// The GPU: waves of instances, run by the interpreter kernel, or by
-// `launcher` (compiled code) when given.
-std::unique_ptr<Executor> make_gpu_executor(std::shared_ptr<gpu::KernelLauncher> launcher);
+// The GPU's are exec/gpu/executor/gpu_executor.h's.
 
 // A fresh instance of the job's module (made from its image when it has
 // one) in a store of its own, its imports linked as the batch links them.
 // The store goes before the context its host functions hold.
 struct ScratchInstance {
-  gpu::GpuBatch fallback;
-  gpu::GpuContext ctx{};
+  intrinsics::GpuBatch fallback;
+  intrinsics::GpuContext ctx{};
   Store store;
   uint32_t instance = 0;
 };

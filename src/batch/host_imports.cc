@@ -21,7 +21,7 @@ const HostFunction* host_function_for(const Import& imp, const HostFunctions* ho
 
 bool uses_gpu_module(const Module& m) {
   for (const Import& imp : m.imports)
-    if (imp.module == gpu::kModuleName) return true;
+    if (imp.module == intrinsics::kModuleName) return true;
   return false;
 }
 
@@ -39,7 +39,7 @@ Status check_imports(const Module& m, bool wasi, const HostFunctions* host) {
                                          functype_to_string(want));
       continue;
     }
-    if (imp.module != gpu::kModuleName && !(wasi && imp.module == wasi::kModuleName)) return unsatisfied(imp);
+    if (imp.module != intrinsics::kModuleName && !(wasi && imp.module == wasi::kModuleName)) return unsatisfied(imp);
   }
   if (wasi) {
     // Names and types of the WASI imports, likewise.
@@ -51,16 +51,16 @@ Status check_imports(const Module& m, bool wasi, const HostFunctions* host) {
   // Names and types of the gpu imports: linking into a scratch store says
   // exactly what is wrong.
   Store scratch;
-  gpu::GpuBatch batch;
-  gpu::GpuContext ctx{&batch, 0};
+  intrinsics::GpuBatch batch;
+  intrinsics::GpuContext ctx{&batch, 0};
   std::vector<std::optional<ExternVal>> resolved;
-  return gpu::resolve_gpu_imports(scratch, m, &ctx, resolved);
+  return intrinsics::resolve_gpu_imports(scratch, m, &ctx, resolved);
 }
 
-Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, gpu::GpuContext* ctx, wasi::Context* wasi,
-                                            const HostFunctions* host) {
+Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, intrinsics::GpuContext* ctx,
+                                            wasi::Context* wasi, const HostFunctions* host) {
   std::vector<std::optional<ExternVal>> resolved;
-  WW_TRY(gpu::resolve_gpu_imports(store, m, ctx, resolved));
+  WW_TRY(intrinsics::resolve_gpu_imports(store, m, ctx, resolved));
   if (wasi) WW_TRY(wasi->link(store, m, resolved));
   for (size_t i = 0; i < m.imports.size(); ++i)
     if (const HostFunction* h = resolved[i] ? nullptr : host_function_for(m.imports[i], host))

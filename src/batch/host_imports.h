@@ -40,7 +40,7 @@ bool uses_gpu_module(const Module& m);
 // The extern values for instantiations of `m` in `store`, in import order;
 // `ctx` is what the intrinsics see (the batch and the current instance).
 // Call once per Store: the values serve every instantiation in it.
-Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, gpu::GpuContext* ctx,
+Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, intrinsics::GpuContext* ctx,
                                             wasi::Context* wasi = nullptr, const HostFunctions* host = nullptr);
 
 }  // namespace ww::batch

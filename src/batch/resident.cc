@@ -54,7 +54,7 @@ std::string past_memory(uint64_t i, uint64_t addr, uint64_t len, uint64_t size) 
 
 Status Resident::read_memory(uint64_t addr, uint64_t len, uint8_t* out) {
   if (!started_) return make_error(kNoOffset, "read_memory: the instances are not started");
-  if (backend_ == Backend::Gpu) return gpu_->read_memory(addr, len, out);
+  if (state_) return state_->read_memory(addr, len, out);
   if (cpu_.image.memories.empty()) return make_error(kNoOffset, "read_memory: the module has no memory");
   for (uint64_t i = 0; i < n_; ++i) {
     const MemoryView v{&cpu_.image.memories[0],
@@ -79,7 +79,7 @@ Status Resident::read_memory(uint64_t addr, uint64_t len, uint8_t* out) {
 
 Status Resident::write_memory(uint64_t addr, uint64_t record, const uint8_t* data) {
   if (!started_) return make_error(kNoOffset, "write_memory: the instances are not started");
-  if (backend_ == Backend::Gpu) return gpu_->write_memory(addr, record, data);
+  if (state_) return state_->write_memory(addr, record, data);
   if (cpu_.image.memories.empty()) return make_error(kNoOffset, "write_memory: the module has no memory");
   const InstanceSnapshot::Memory& image = cpu_.image.memories[0];
   for (uint64_t i = 0; i < n_; ++i) {

@@ -2,8 +2,8 @@
 // one batch to the next (the public API's Instances). A batch whose
 // BatchSpec::resident points here runs its export on them as the batch
 // before left them; the first such batch fixes the backend (and, on the
-// GPU, the tier). On the GPU they live in one wave on the device
-// (gpu::ResidentBatch); on the CPU each instance is kept as the change it
+// GPU, the tier). On the GPU they live in one wave on the device (the GPU
+// executor's ResidentState); on the CPU each instance is kept as the change it
 // made to the module's image (InstanceDelta), and a worker's one live
 // instance takes each in turn.
 #pragma once
@@ -14,9 +14,17 @@
 
 #include "batch/batch.h"
 #include "batch/executor.h"
-#include "exec/gpu/gpu_backend.h"
 
 namespace ww::batch {
+
+// A backend's own keeping of the instances (the GPU's: one wave on the
+// device and what serves its host calls).
+class ResidentState {
+ public:
+  virtual ~ResidentState() = default;
+  virtual Status read_memory(uint64_t addr, uint64_t len, uint8_t* out) = 0;
+  virtual Status write_memory(uint64_t addr, uint64_t record, const uint8_t* data) = 0;
+};
 
 class Resident {
  public:
@@ -37,20 +45,18 @@ class Resident {
     std::vector<InstanceDelta> deltas;  // one per instance
     std::vector<uint8_t> traps;         // an instance's trap, kept for every later batch
   };
-  void start(Backend b, std::unique_ptr<Executor> exec, gpu::MemoryLayout layout) {
+  void start(Backend b, std::unique_ptr<Executor> exec, MemoryLayout layout) {
     started_ = true;
     backend_ = b;
     exec_ = std::move(exec);
     gpu_layout_ = layout;
   }
   Executor& executor() { return *exec_; }
-  gpu::MemoryLayout gpu_layout() const { return gpu_layout_; }
+  MemoryLayout gpu_layout() const { return gpu_layout_; }
   Cpu& cpu() { return cpu_; }
   const Cpu& cpu() const { return cpu_; }
-  std::unique_ptr<gpu::ResidentBatch>& gpu() { return gpu_; }
-  // What serves the GPU instances' host-function calls, for as long as
-  // they live (gpu() refers to it).
-  std::unique_ptr<gpu::HostCallServer>& gpu_host_calls() { return gpu_host_calls_; }
+  // The backend's state of the instances (the CPU keeps cpu() instead).
+  std::unique_ptr<ResidentState>& state() { return state_; }
   CompileReport compile;  // how the first batch got its tier
 
  private:
@@ -58,11 +64,9 @@ class Resident {
   bool started_ = false;
   Backend backend_ = Backend::Cpu;
   std::unique_ptr<Executor> exec_;
-  gpu::MemoryLayout gpu_layout_ = gpu::MemoryLayout::Interleaved;
+  MemoryLayout gpu_layout_ = MemoryLayout::Interleaved;
   Cpu cpu_;
-  // Declared before gpu_, which refers to it: destroyed after it.
-  std::unique_ptr<gpu::HostCallServer> gpu_host_calls_;
-  std::unique_ptr<gpu::ResidentBatch> gpu_;
+  std::unique_ptr<ResidentState> state_;
 };
 
 }  // namespace ww::batch

@@ -79,9 +79,8 @@ Status Generator::analyse() {
     }
   }
   const bool many = accesses > kMissCallAccesses;
-  miss_calls_ =
-      gpu_ && opts_.layout == gpu::MemoryLayout::Sparse &&
-      (opts_.sparse_misses == gpu::SparseMisses::Calls || (opts_.sparse_misses == gpu::SparseMisses::BySize && many));
+  miss_calls_ = gpu_ && opts_.layout == MemoryLayout::Sparse &&
+                (opts_.sparse_misses == SparseMisses::Calls || (opts_.sparse_misses == SparseMisses::BySize && many));
   slots_.assign(ndef, {});
   for (uint32_t def = 0; def < ndef; ++def)
     if (compiled_[def]) slots_[def] = named_slots(m_, bc_, def, code_[def]);
@@ -221,8 +220,8 @@ int Generator::intrinsic_of(uint32_t import_func) const {
   for (const Import& im : m_.imports) {
     if (im.kind != ExternKind::Func) continue;
     if (k++ != import_func) continue;
-    if (im.module != gpu::kModuleName) return -1;
-    const gpu::IntrinsicInfo* info = gpu::find_intrinsic(im.field);
+    if (im.module != intrinsics::kModuleName) return -1;
+    const intrinsics::IntrinsicInfo* info = intrinsics::find_intrinsic(im.field);
     // The file intrinsics are the host's: on the GPU their calls leave.
     if (info && gpu::intrinsic_on_host(info->id)) return -1;
     return info && info->type == m_.types[im.func_type] ? int(info->id) : -1;

@@ -27,10 +27,10 @@ struct Options {
   // Module function indices of the functions entered from outside; empty:
   // every exported function.
   std::vector<uint32_t> entries;
-  bool metered = false;   // fuel at back-edges and calls
-  bool deadline = false;  // the timeout (GPU) or the interrupt byte (CPU) at back-edges
-  gpu::MemoryLayout layout = gpu::MemoryLayout::Interleaved;  // GPU: never Auto
-  gpu::SparseMisses sparse_misses = gpu::SparseMisses::BySize;
+  bool metered = false;                             // fuel at back-edges and calls
+  bool deadline = false;                            // the timeout (GPU) or the interrupt byte (CPU) at back-edges
+  MemoryLayout layout = MemoryLayout::Interleaved;  // GPU: never Auto
+  SparseMisses sparse_misses = SparseMisses::BySize;
   // A large module is split into at most this many units, compiled in
   // parallel and linked (1: always one unit).
   uint32_t max_units = 1;

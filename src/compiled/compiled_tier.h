@@ -33,8 +33,8 @@ struct Request {
   Target target = Target::Cpu;
   bool metered = false;   // fuel counted at back-edges and calls (--fuel)
   bool deadline = false;  // the timeout (GPU) or the interrupt byte (CPU) checked at back-edges
-  gpu::MemoryLayout layout = gpu::MemoryLayout::Interleaved;    // GPU: never Auto
-  gpu::SparseMisses sparse_misses = gpu::SparseMisses::BySize;  // tests force either way
+  MemoryLayout layout = MemoryLayout::Interleaved;    // GPU: never Auto
+  SparseMisses sparse_misses = SparseMisses::BySize;  // tests force either way
   // GPU: compute capability to compile for, as major * 10 + minor (90 for
   // sm_90); 0 = the device's. NVRTC needs no GPU, so a cache can be filled
   // on a machine without one.

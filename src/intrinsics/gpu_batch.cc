@@ -1,6 +1,9 @@
 #include "intrinsics/gpu_batch.h"
 
-namespace ww::gpu {
+namespace ww::intrinsics {
+
+// The arithmetic the GPU's kernels share (semantics/intrinsics.h).
+using namespace ::ww::gpu;
 namespace {
 constexpr ValType I32 = ValType::I32, F32 = ValType::F32;
 }  // namespace
@@ -105,4 +108,4 @@ TrapCode gpu_texture_sample(const GpuBatch& b, int32_t unit, float u, float v, f
   return TrapCode::None;
 }
 
-}  // namespace ww::gpu
+}  // namespace ww::intrinsics

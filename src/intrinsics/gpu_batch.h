@@ -25,7 +25,14 @@
 #include "runtime/runtime.h"
 #include "semantics/intrinsics.h"
 
-namespace ww::gpu {
+// The `gpu` module's host side, for the CPU backend and for the GPU
+// backend's batches (its state and images); the arithmetic both share is
+// semantics/intrinsics.h's, in namespace gpu.
+namespace ww::intrinsics {
+
+using gpu::Intrinsic;
+using gpu::kMaxTextureUnits;
+using gpu::TextureFilter;
 
 // Tightly packed RGBA8 rows, top row first.
 struct Image {
@@ -116,4 +123,4 @@ TrapCode gpu_write_state(GpuBatch& b, int32_t idx, int32_t val);
 TrapCode gpu_atomic_add(GpuBatch& b, int32_t idx, int32_t val, int32_t* old);
 TrapCode gpu_texture_sample(const GpuBatch& b, int32_t unit, float u, float v, float out[4]);
 
-}  // namespace ww::gpu
+}  // namespace ww::intrinsics

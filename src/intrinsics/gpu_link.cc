@@ -6,7 +6,10 @@
 #include "intrinsics/gpu_batch.h"
 #include "wasi/wasi_numbers.h"
 
-namespace ww::gpu {
+namespace ww::intrinsics {
+
+// The arithmetic the GPU's kernels share (semantics/intrinsics.h).
+using namespace ::ww::gpu;
 namespace {
 
 int32_t slot_i32(const uint64_t* slots, int i) { return int32_t(uint32_t(slots[i])); }
@@ -122,4 +125,4 @@ Result<std::vector<ExternVal>> link_gpu_imports(Store& store, const Module& m, G
   return out;
 }
 
-}  // namespace ww::gpu
+}  // namespace ww::intrinsics

@@ -24,6 +24,10 @@ WW_HD inline const char* trap_message(TrapCode c) {
   return "unknown trap";
 }
 
+// A trap's bytecode offset for a trap that no code raised (a memory input
+// that did not fit, the timeout).
+inline constexpr uint32_t kNoTrapPc = ~0u;
+
 // Short identifier ("MemoryOutOfBounds") for output files and summaries.
 WW_HD inline const char* trap_name(TrapCode c) {
   switch (c) {

@@ -59,7 +59,7 @@ struct Options {
   bool verbose = false;
   bool gpu = true;        // the engine under test runs on the GPU
   bool compiled = false;  // ... as compiled code
-  gpu::MemoryLayout layout = gpu::MemoryLayout::Interleaved;
+  MemoryLayout layout = MemoryLayout::Interleaved;
   std::vector<std::string> files;
 };
 
@@ -123,8 +123,8 @@ int parse_args(int argc, char** argv, Options& o) {
         return 2;
       }
     } else if (a == "--gpu-layout") {
-      auto l = gpu::parse_layout(i + 1 < argc ? argv[++i] : "");
-      if (!l || *l == gpu::MemoryLayout::Auto) {
+      auto l = parse_layout(i + 1 < argc ? argv[++i] : "");
+      if (!l || *l == MemoryLayout::Auto) {
         std::fprintf(stderr, "ww-difftest: --gpu-layout must be interleaved, contiguous or sparse\n");
         return 2;
       }

@@ -56,7 +56,7 @@ struct BackendOptions {
   // Store's default on the CPU and size + kTableGrowRoom on the GPU.
   uint32_t max_table_size = 0;
   uint32_t gpu_instances = 64;  // GPU backend: instances per invoke, all with the same arguments
-  gpu::MemoryLayout gpu_layout = gpu::MemoryLayout::Interleaved;  // GPU backend: never Auto
+  MemoryLayout gpu_layout = MemoryLayout::Interleaved;  // GPU backend: never Auto
   // The compiled tier: every module is compiled (all its exports; through
   // the cache) and its functions run compiled code instead of an
   // interpreter. A module that cannot be compiled runs interpreted and is

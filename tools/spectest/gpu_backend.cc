@@ -96,7 +96,7 @@ bool uses_memory_grow(const CompiledModule& cm) {
   return false;
 }
 
-std::string show_outcome(const gpu::BatchResult& r, uint32_t i) {
+std::string show_outcome(const gpu::RunResult& r, uint32_t i) {
   const size_t nres = r.result_types.size();
   if (!r.finished[i]) return "did not finish";
   if (r.traps[i] != uint8_t(TrapCode::None)) return std::string("trap \"") + trap_message(TrapCode(r.traps[i])) + "\"";
@@ -114,7 +114,7 @@ std::string show_outcome(const gpu::BatchResult& r, uint32_t i) {
   return s + ")";
 }
 
-bool same_outcome(const gpu::BatchResult& r, uint32_t a, uint32_t b) {
+bool same_outcome(const gpu::RunResult& r, uint32_t a, uint32_t b) {
   const size_t nres = r.result_types.size();
   if (r.finished[a] != r.finished[b] || r.traps[a] != r.traps[b]) return false;
   if (r.traps[a] != uint8_t(TrapCode::None)) return true;
@@ -219,7 +219,7 @@ class GpuBackend final : public CpuBackend {
       out.message = "GPU batch failed: " + r.error().message;
       return out;
     }
-    const gpu::BatchResult& R = *r;
+    const gpu::RunResult& R = *r;
     for (uint32_t i = 1; i < req.instances; ++i) {
       if (!same_outcome(R, 0, i)) {
         out.kind = ActionOutcome::Kind::Error;

@@ -123,8 +123,8 @@ int parse_args(int argc, char** argv, Options& o) {
     } else if (a == "--gpu-layout") {
       const char* v = value("a layout");
       if (!v) return 2;
-      auto l = ww::gpu::parse_layout(v);
-      if (!l || *l == ww::gpu::MemoryLayout::Auto) {
+      auto l = ww::parse_layout(v);
+      if (!l || *l == ww::MemoryLayout::Auto) {
         std::fprintf(stderr, "ww-spectest: bad value for --gpu-layout: %s (interleaved, contiguous, sparse)\n", v);
         return 2;
       }

@@ -29,7 +29,7 @@ Error no_cuda() { return make_error(kNoOffset, "this wasmwarp was built without 
 }  // namespace
 
 Status use_device(int) { return no_cuda(); }
-Result<BatchResult> run_batch(const BatchRequest&) { return no_cuda(); }
+Result<RunResult> run_batch(const BatchRequest&) { return no_cuda(); }
 Result<std::shared_ptr<void>> device_buffer(uint64_t) { return no_cuda(); }
 Status device_synchronize() { return no_cuda(); }
 Result<std::unique_ptr<ResidentBatch>> make_resident(const BatchRequest&) { return no_cuda(); }

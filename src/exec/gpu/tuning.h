@@ -11,9 +11,9 @@
 
 #include "common/result.h"
 
-namespace ww::gpu {
+namespace ww {
 
-struct Tuning {
+struct GpuTuning {
   // The most slices a wave whose instances take inputs runs in: each
   // slice's transfers go beside another slice's kernel (wave_slices.cu).
   // 1: every wave in one launch.
@@ -39,7 +39,7 @@ struct Tuning {
   static constexpr uint32_t kMaxSlices = 8, kMaxStretches = 8, kMaxPieces = 8, kMaxPieceMiB = 1024, kMaxWaveLoops = 8;
 
   uint64_t staging_piece_bytes() const { return uint64_t(staging_piece_mib) << 20; }
-  bool operator==(const Tuning&) const = default;
+  bool operator==(const GpuTuning&) const = default;
   // "gpu tuning: wave_slices is 1 to 8, not 0", or Ok.
   [[nodiscard]] Status check() const {
     auto in = [](const char* name, uint32_t v, uint32_t lo, uint32_t hi) -> Status {
@@ -57,4 +57,8 @@ struct Tuning {
   }
 };
 
-}  // namespace ww::gpu
+namespace gpu {
+using Tuning = GpuTuning;
+}  // namespace gpu
+
+}  // namespace ww

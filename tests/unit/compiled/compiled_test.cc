@@ -590,8 +590,7 @@ TEST(CompiledGpu, NvrtcCompilesTheGpuForm) {
   auto cm = calls_module();
   ASSERT_TRUE(cm);
   for (bool metered : {false, true})
-    for (gpu::MemoryLayout layout :
-         {gpu::MemoryLayout::Contiguous, gpu::MemoryLayout::Interleaved, gpu::MemoryLayout::Sparse}) {
+    for (MemoryLayout layout : {MemoryLayout::Contiguous, MemoryLayout::Interleaved, MemoryLayout::Sparse}) {
       compiled::Request req;
       req.module = cm;
       req.target = compiled::Target::Gpu;
@@ -644,7 +643,7 @@ std::vector<uint8_t> loads_module(uint32_t loads) {
 // translations make its compile several times longer) and keeps them
 // inline in a small one; tests can force either.
 TEST(Generator, SparseMissesAreCallsInAModuleWithManyAccesses) {
-  auto calls_in = [](uint32_t loads, gpu::MemoryLayout layout, gpu::SparseMisses misses) {
+  auto calls_in = [](uint32_t loads, MemoryLayout layout, SparseMisses misses) {
     auto cm = compile_module(loads_module(loads));
     EXPECT_TRUE(cm.ok()) << (cm.ok() ? "" : cm.error().message);
     if (!cm.ok()) return std::string("no module");
@@ -659,8 +658,6 @@ TEST(Generator, SparseMissesAreCallsInAModuleWithManyAccesses) {
     const bool inline_ = g->source.find("kMissCalls = false") != std::string::npos;
     return calls && !inline_ ? std::string("calls") : inline_ && !calls ? std::string("inline") : std::string("mixed");
   };
-  using gpu::MemoryLayout;
-  using gpu::SparseMisses;
   EXPECT_EQ(calls_in(200, MemoryLayout::Sparse, SparseMisses::BySize), "calls");
   EXPECT_EQ(calls_in(50, MemoryLayout::Sparse, SparseMisses::BySize), "inline");
   EXPECT_EQ(calls_in(200, MemoryLayout::Interleaved, SparseMisses::BySize), "inline");
@@ -675,12 +672,12 @@ TEST(CompiledGpu, NvrtcCompilesSparseMissesBothWays) {
   if (!v.ok()) GTEST_SKIP() << v.error().message;
   auto cm = compile_module(loads_module(40));
   ASSERT_TRUE(cm.ok());
-  for (gpu::SparseMisses misses : {gpu::SparseMisses::Inline, gpu::SparseMisses::Calls}) {
+  for (SparseMisses misses : {SparseMisses::Inline, SparseMisses::Calls}) {
     compiled::Request req;
     req.module = *cm;
     req.target = compiled::Target::Gpu;
     req.gpu_arch = 90;
-    req.layout = gpu::MemoryLayout::Sparse;
+    req.layout = MemoryLayout::Sparse;
     req.sparse_misses = misses;
     req.load = false;
     req.cache.enabled = false;

@@ -12,6 +12,7 @@
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/plan/gpu_image.h"
 #include "exec/gpu/plan/gpu_plan.h"
+#include "exec/gpu/resources/gpu_resources.h"
 #include "gpu_test_support.h"
 #include "intrinsics/gpu_batch.h"
 #include "store/store.h"
@@ -103,7 +104,7 @@ struct CpuRef {
 TEST(GpuPlan, ImageAndPlanFromACpuInstance) {
   CpuRef ref;
   std::vector<uint8_t> intr;
-  for (const Import& im : compiled()->module.imports) intr.push_back(uint8_t(find_intrinsic(im.field)->id));
+  for (const Import& im : compiled()->module.imports) intr.push_back(uint8_t(intrinsics::find_intrinsic(im.field)->id));
   auto img = build_image(ref.store.impl(), ref.instance, intr);
   ASSERT_TRUE(img.ok());
   EXPECT_TRUE(img->has_memory);
@@ -231,9 +232,10 @@ TEST_P(GpuRun, WaveBlocksComeBackToTheIdleBlock) {
   }
   // A block larger than it is not taken from it, and it stays; freed, the
   // next start-up makes another.
-  EXPECT_EQ(take_idle_block(idle + 1).ptr, nullptr);
+  GpuResources& gpu = Resources::process().current();
+  EXPECT_EQ(gpu.take_idle_block(idle + 1).ptr, nullptr);
   EXPECT_EQ(idle_block_bytes(), idle);
-  free_idle_block();
+  gpu.free_idle_block();
   EXPECT_EQ(idle_block_bytes(), 0u);
   warm_idle_block();
   EXPECT_GT(idle_block_bytes(), 0u);

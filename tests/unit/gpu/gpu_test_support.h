@@ -45,7 +45,7 @@ inline Result<BatchRequest> on_tier(BatchRequest r, bool compiled_tier, SparseMi
   return r;
 }
 
-inline Result<BatchResult> run_on_tier(BatchRequest r, bool compiled_tier, SparseMisses misses = SparseMisses::BySize) {
+inline Result<RunResult> run_on_tier(BatchRequest r, bool compiled_tier, SparseMisses misses = SparseMisses::BySize) {
   auto req = on_tier(std::move(r), compiled_tier, misses);
   if (!req.ok()) return req.error();
   auto out = run_batch(*req);
@@ -63,7 +63,7 @@ class GpuTierTest : public ::testing::TestWithParam<bool> {
     DeviceInfo d = probe_device();
     if (!d.available) GTEST_SKIP() << "no GPU: " << d.reason;
   }
-  Result<BatchResult> run(BatchRequest r) { return run_on_tier(std::move(r), GetParam()); }
+  Result<RunResult> run(BatchRequest r) { return run_on_tier(std::move(r), GetParam()); }
 };
 
 inline std::string tier_test_name(const ::testing::TestParamInfo<bool>& i) {

@@ -128,7 +128,7 @@ class GrowRun : public ::testing::TestWithParam<std::tuple<bool, MemoryLayout>> 
     DeviceInfo d = probe_device();
     if (!d.available) GTEST_SKIP() << "no GPU: " << d.reason;
   }
-  Result<BatchResult> run(BatchRequest r) { return run_on_tier(std::move(r), std::get<0>(GetParam())); }
+  Result<RunResult> run(BatchRequest r) { return run_on_tier(std::move(r), std::get<0>(GetParam())); }
   MemoryLayout layout() const { return std::get<1>(GetParam()); }
 };
 

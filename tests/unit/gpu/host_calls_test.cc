@@ -116,7 +116,7 @@ class HostCallTest : public ::testing::TestWithParam<std::tuple<MemoryLayout, bo
     r.host_calls = &server_;
     return r;
   }
-  Result<BatchResult> run(const BatchRequest& r) { return run_on_tier(r, std::get<1>(GetParam())); }
+  Result<RunResult> run(const BatchRequest& r) { return run_on_tier(r, std::get<1>(GetParam())); }
   static constexpr uint64_t kIndex = ~uint64_t{0};
   std::shared_ptr<const CompiledModule> cm_;
   TestServer server_;

@@ -172,7 +172,7 @@ Result<GpuImage> image_of(const std::shared_ptr<const CompiledModule>& module, b
   if (!std::holds_alternative<uint32_t>(inst)) return make_error(kNoOffset, "instantiate failed");
   std::vector<uint8_t> intr;
   for (const Import& im : module->module.imports)
-    intr.push_back(host ? kDevHostImport : uint8_t(find_intrinsic(im.field)->id));
+    intr.push_back(host ? kDevHostImport : uint8_t(intrinsics::find_intrinsic(im.field)->id));
   return build_image(store.impl(), std::get<uint32_t>(inst), intr);
 }
 
@@ -312,7 +312,7 @@ class SparseRun : public ::testing::TestWithParam<SparseTier> {
     DeviceInfo d = probe_device();
     if (!d.available) GTEST_SKIP() << "no GPU: " << d.reason;
   }
-  Result<BatchResult> run(BatchRequest r) {
+  Result<RunResult> run(BatchRequest r) {
     const SparseTier t = GetParam();
     return run_on_tier(std::move(r), t != SparseTier::Interpreter,
                        t == SparseTier::CompiledMissCalls ? SparseMisses::Calls : SparseMisses::Inline);
@@ -337,7 +337,7 @@ class SparseRun : public ::testing::TestWithParam<SparseTier> {
     }
     return r;
   }
-  void expect_touch(const BatchResult& out, uint32_t n) {
+  void expect_touch(const RunResult& out, uint32_t n) {
     for (uint32_t i = 0; i < n; ++i) {
       ASSERT_EQ(out.traps[i], 0) << "instance " << i << ": " << trap_message(TrapCode(out.traps[i]));
       ASSERT_EQ(uint32_t(out.results[i]), expected_touch(i, 1 + i % 4)) << "instance " << i;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/resources/gpu_resources.h"
 #include "exec/gpu/resources/pinned_staging.cuh"
 #include "gpu_test_support.h"
 #include "intrinsics/gpu_batch.h"
@@ -217,7 +218,7 @@ struct Columns32 {
   std::vector<HostPin> pins;
 };
 
-// 32-bit results into the caller's 4-byte column (BatchResult::results32's
+// 32-bit results into the caller's 4-byte column (RunResult::results32's
 // way): one result into a pinned column the kernel writes itself, else
 // streamed: two results (an i32 and an f32, transposed into rows) copied
 // straight into a pinned column, and either through the staging when it
@@ -266,10 +267,11 @@ TEST_P(StreamResults, WhatABatchLeavesForTheReleaserComesBack) {
     EXPECT_EQ(out->results, first);
     if (round == 1) continue;  // the next batch straight after this one
     wait_for_background_frees();
-    std::unique_ptr<PinnedStaging> kept = take_kept_staging();
+    GpuResources& gpu = Resources::process().current();
+    std::unique_ptr<PinnedStaging> kept = gpu.take_kept_staging();
     EXPECT_NE(kept, nullptr);
     EXPECT_GT(idle_block_bytes(), 0u);
-    if (kept) give_staging(std::move(kept));
+    if (kept) gpu.give_staging(std::move(kept));
   }
 }
 

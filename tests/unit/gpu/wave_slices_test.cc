@@ -74,7 +74,7 @@ void check_slices(bool compiled, MemoryLayout layout, bool pin, const Tuning& tu
   r.mem_in.push_back({64, 16, in.data()});
   r.mem_out.push_back({128, 16, words.data()});  // aligned: whole words
   r.mem_out.push_back({130, 6, bytes.data()});   // byte by byte
-  // The results into a 4-byte column (BatchResult::results32's way), pinned
+  // The results into a 4-byte column (RunResult::results32's way), pinned
   // with the rest: packed per slice, then copied straight in.
   // (Rows to the pinning's minimum: 4 MB of them would cross through the staging.)
   std::vector<uint32_t> results(std::max<uint64_t>(n, kHostPinMinBytes / 4), 0xdeadbeef), trap_func(n), trap_pc(n);

@@ -11,7 +11,8 @@
 
 #include "intrinsics/gpu_batch.h"
 
-namespace ww::gpu {
+namespace ww::intrinsics {
+using namespace ::ww::gpu;  // the arithmetic the intrinsics share
 namespace {
 
 TEST(State, ReadWriteAtomicAdd) {
@@ -169,4 +170,4 @@ TEST(Intrinsics, TableHasTheFixedSignatures) {
 }
 
 }  // namespace
-}  // namespace ww::gpu
+}  // namespace ww::intrinsics

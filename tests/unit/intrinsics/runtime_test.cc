@@ -17,7 +17,8 @@
 #include "intrinsics/gpu_batch.h"
 #include "runtime/runtime.h"
 
-namespace ww::gpu {
+namespace ww::intrinsics {
+using namespace ::ww::gpu;  // the arithmetic the intrinsics share
 namespace {
 
 namespace fs = std::filesystem;
@@ -501,4 +502,4 @@ TEST(Guests, TextureSampleMultiValue) {
 }
 
 }  // namespace
-}  // namespace ww::gpu
+}  // namespace ww::intrinsics

@@ -13,8 +13,8 @@
 #include <mutex>
 
 #include "exec/gpu/driver/cuda_check.cuh"
-#include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/driver/kernel_launcher.cuh"
+#include "exec/gpu/gpu_backend.h"
 
 namespace ww::gpu {
 namespace {

@@ -1,8 +1,8 @@
 // The interpreter kernel, compiled with the project, behind the launcher
 // interface: the program is data, so nothing here depends on the module.
 #include "exec/gpu/device/interp_kernel.cuh"
-#include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/driver/kernel_launcher.cuh"
+#include "exec/gpu/gpu_backend.h"
 
 namespace ww::gpu {
 namespace {

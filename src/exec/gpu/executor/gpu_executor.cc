@@ -9,20 +9,21 @@
 #include <optional>
 #include <thread>
 
-#include "exec/gpu/executor/device_shares.h"
 #include "batch/executor.h"
-#include "exec/gpu/host_calls/gpu_wasi.h"
 #include "batch/host_imports.h"
 #include "batch/resident.h"
 #include "common/byte_reader.h"
 #include "common/step_trace.h"
+#include "exec/gpu/executor/device_shares.h"
+#include "exec/gpu/executor/gpu_executor.h"
 #include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/host_calls/gpu_wasi.h"
 
 namespace ww::batch {
 
 Status make_scratch_instance(const Job& job, ScratchInstance& s) {
   const BatchSpec& spec = *job.spec;
-  s.ctx = gpu::GpuContext{spec.intrinsics ? spec.intrinsics : &s.fallback, 0};
+  s.ctx = intrinsics::GpuContext{spec.intrinsics ? spec.intrinsics : &s.fallback, 0};
   WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
                       link_imports(s.store, spec.module->module, &s.ctx, nullptr, &spec.host_functions));
   auto r = job.image ? s.store.instantiate(spec.module, imports, job.image->snapshot)
@@ -157,7 +158,7 @@ void merge_device_figures(const std::vector<BatchResult>& figs, const std::vecto
     out.reserved_bytes_per_instance = std::max(out.reserved_bytes_per_instance, f.reserved_bytes_per_instance);
     out.stack_pool_bytes = std::max(out.stack_pool_bytes, f.stack_pool_bytes);
     out.wave_size = std::max(out.wave_size, f.wave_size);
-    if (f.memory_layout != gpu::MemoryLayout::Auto) out.memory_layout = f.memory_layout;
+    if (f.memory_layout != MemoryLayout::Auto) out.memory_layout = f.memory_layout;
     // The d-th GPU of the batch is out.gpus[d] (one GPU listed twice is
     // two entries): a batch's segments all run on the same list.
     const GpuShare& g = shares[size_t(&f - figs.data())];
@@ -174,6 +175,18 @@ void merge_device_figures(const std::vector<BatchResult>& figs, const std::vecto
   out.device = std::to_string(figs.size()) + " GPUs: " + names;
 }
 
+// Resident instances on the GPU: one wave kept on the device, and what
+// serves its host-function calls for as long as they live.
+struct GpuResident final : ResidentState {
+  // Declared before `wave`, which refers to it: destroyed after it.
+  std::unique_ptr<HostFunctionCalls> host_calls;
+  std::unique_ptr<gpu::ResidentBatch> wave;
+  Status read_memory(uint64_t addr, uint64_t len, uint8_t* out) override { return wave->read_memory(addr, len, out); }
+  Status write_memory(uint64_t addr, uint64_t record, const uint8_t* data) override {
+    return wave->write_memory(addr, record, data);
+  }
+};
+
 class GpuExecutor final : public Executor {
  public:
   explicit GpuExecutor(std::shared_ptr<gpu::KernelLauncher> launcher) : launcher_(std::move(launcher)) {}
@@ -187,12 +200,14 @@ class GpuExecutor final : public Executor {
     if (spec.instances > 0xffffffffu) return make_error(kNoOffset, "the GPU keeps at most 2^32-1 resident instances");
     gpu::BatchRequest req = base_request(job, 0, r.instances(), launcher_);
     req.total_instances = uint32_t(r.instances());
+    auto state = std::make_unique<GpuResident>();
     if (uses_host_functions(spec.module->module, spec.host_functions)) {
-      r.gpu_host_calls() = std::make_unique<HostFunctionCalls>(spec.module->module, spec.host_functions);
-      req.host_calls = r.gpu_host_calls().get();
+      state->host_calls = std::make_unique<HostFunctionCalls>(spec.module->module, spec.host_functions);
+      req.host_calls = state->host_calls.get();
     }
-    WW_ASSIGN_OR_RETURN(r.gpu(), gpu::make_resident(req));
-    device_ = r.gpu()->device_name();
+    WW_ASSIGN_OR_RETURN(state->wave, gpu::make_resident(req));
+    device_ = state->wave->device_name();
+    r.state() = std::move(state);
     return Status::Ok();
   }
 
@@ -446,10 +461,10 @@ class GpuExecutor final : public Executor {
     const BatchSpec& spec = *job.spec;
     const gpu::BatchRequest& req = sr.req;
     StepTrace trace("gpu executor");
-    gpu::BatchResult r;
+    gpu::RunResult r;
     if (spec.resident) {
       // The resident wave answers in vectors of its own: into the batch's.
-      WW_ASSIGN_OR_RETURN(r, spec.resident->gpu()->call(req));
+      WW_ASSIGN_OR_RETURN(r, static_cast<GpuResident&>(*spec.resident->state()).wave->call(req));
       if (req.dest.results32) std::copy(r.results.begin(), r.results.end(), req.dest.results32);  // narrowed
       else std::copy(r.results.begin(), r.results.end(), req.dest.results);
       if (req.dest.results_hi) std::copy(r.results_hi.begin(), r.results_hi.end(), req.dest.results_hi);
@@ -486,9 +501,9 @@ class GpuExecutor final : public Executor {
     ph.download += r.download_ms;
     // Sparse memory: what the instances took from the pool, measured on
     // the fullest wave; dense: the capacity, all of it allocated.
-    fig.linear_bytes_per_instance = r.plan.layout != gpu::MemoryLayout::Sparse ? r.plan.linear_bytes_per_instance
-                                    : r.pool_wave_instances ? r.pool_bytes_used / r.pool_wave_instances
-                                                            : 0;
+    fig.linear_bytes_per_instance = r.plan.layout != MemoryLayout::Sparse ? r.plan.linear_bytes_per_instance
+                                    : r.pool_wave_instances               ? r.pool_bytes_used / r.pool_wave_instances
+                                                                          : 0;
     fig.device_bytes_per_instance = fig.linear_bytes_per_instance + r.plan.overhead_bytes_per_instance;
     fig.reserved_bytes_per_instance = uint64_t(r.plan.memory_pages) * kPageSize;
     fig.pool_reruns += r.pool_reruns;
@@ -548,8 +563,22 @@ class GpuExecutor final : public Executor {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_gpu_executor(std::shared_ptr<gpu::KernelLauncher> launcher) {
-  return std::make_unique<GpuExecutor>(std::move(launcher));
+std::unique_ptr<Executor> make_gpu_interpreter() { return std::make_unique<GpuExecutor>(nullptr); }
+
+Result<std::unique_ptr<Executor>> compile_gpu_executor(const compiled::Request& req, compiled::Outcome* outcome,
+                                                       int device) {
+  std::optional<gpu::DeviceScope> on;
+  if (device >= 0) on.emplace(device);
+  WW_ASSIGN_OR_RETURN(std::shared_ptr<gpu::KernelLauncher> launcher, compiled::compile_gpu(req, outcome));
+  return std::unique_ptr<Executor>(std::make_unique<GpuExecutor>(std::move(launcher)));
 }
+
+std::shared_ptr<void> pin_for_gpu_at_start_up(const void* p, uint64_t bytes) {
+  auto pin = std::make_shared<gpu::HostPin>(gpu::HostPin::AtStartUp{}, p, bytes);
+  if (pin->empty()) return nullptr;
+  return pin;
+}
+
+void release_on_gpu(std::shared_ptr<void> object) { gpu::retire_in_background(std::move(object)); }
 
 }  // namespace ww::batch

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "common/host_workers.h"
+#include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/plan/gpu_plan.h"
 
 namespace ww::batch {
 namespace {
@@ -201,7 +203,7 @@ Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTra
     else if (spec.backend == Backend::Gpu) return err("the GPU backend was asked for: " + dev.reason);
     else out.backend_note = "no GPU: " + dev.reason;
     job.gpu_layout = spec.gpu.layout;
-    if (job.gpu_layout == gpu::MemoryLayout::Auto)
+    if (job.gpu_layout == MemoryLayout::Auto)
       job.gpu_layout = gpu::choose_layout(spec.module->module, spec.instances, spec.gpu.memory_pages, dev.free_bytes);
   }
   return Status::Ok();

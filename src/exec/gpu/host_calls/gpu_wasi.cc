@@ -125,7 +125,8 @@ GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out
     if (im.kind == ExternKind::Func) {
       handles_.push_back(im.module == wasi::kModuleName ? wasi::Context::handle(im.field, m.types[im.func_type])
                                                         : wasi::Context::CallHandle{});
-      const gpu::IntrinsicInfo* info = im.module == gpu::kModuleName ? gpu::find_intrinsic(im.field) : nullptr;
+      const intrinsics::IntrinsicInfo* info =
+          im.module == intrinsics::kModuleName ? intrinsics::find_intrinsic(im.field) : nullptr;
       const bool wasi = im.module == wasi::kModuleName;
       kind_.push_back(info && info->id == gpu::Intrinsic::ReadFile    ? Kind::ReadFile
                       : info && info->id == gpu::Intrinsic::WriteFile ? Kind::WriteFile

@@ -283,7 +283,7 @@ Status HostCallPass::begin_wave(const DevWave& w, const DevIntrinsics& in) {
   return Status::Ok();
 }
 
-Status HostCallPass::drain_log(const DevIntrinsics& in, uint32_t first, BatchResult& out) {
+Status HostCallPass::drain_log(const DevIntrinsics& in, uint32_t first, RunResult& out) {
   const DevWasi& d = in.wasi;
   if (!d.on) return Status::Ok();
   unsigned long long used[2] = {0, 0};
@@ -380,7 +380,7 @@ Status HostCallPass::fetch(const DevWave& w, const std::vector<uint64_t>& req, s
   return Status::Ok();
 }
 
-Status HostCallPass::serve(DevWave& w, const DevIntrinsics& in, uint32_t first, uint32_t* calls, BatchResult& out) {
+Status HostCallPass::serve(DevWave& w, const DevIntrinsics& in, uint32_t first, uint32_t* calls, RunResult& out) {
   const auto t0 = std::chrono::steady_clock::now();
   WW_TRY(drain_log(in, first, out));
   unsigned long long count = 0;

@@ -10,11 +10,12 @@
 #include <vector>
 
 #include "common/result.h"
-#include "exec/gpu/driver/cuda_check.cuh"
 #include "exec/gpu/device/dev_memory.cuh"
 #include "exec/gpu/device/dev_state.cuh"
+#include "exec/gpu/driver/cuda_check.cuh"
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/plan/gpu_image.h"
+#include "exec/gpu/resources/device_arena.cuh"
 
 namespace ww::gpu {
 
@@ -42,10 +43,10 @@ class HostCallPass final : public DeviceFiles {
   // `first`) left; `*calls` is how many (0: nothing to resume). What the
   // launch wrote to stdout and stderr on the device reaches the server
   // first.
-  Status serve(DevWave& w, const DevIntrinsics& in, uint32_t first, uint32_t* calls, BatchResult& out);
+  Status serve(DevWave& w, const DevIntrinsics& in, uint32_t first, uint32_t* calls, RunResult& out);
   // The device's stdout and stderr log to the server, then empty (serve
   // does this first; a stopped wave's finished instances keep theirs).
-  Status drain_log(const DevIntrinsics& in, uint32_t first, BatchResult& out);
+  Status drain_log(const DevIntrinsics& in, uint32_t first, RunResult& out);
   // After a wave's last launch: its proc_exit codes to the server.
   Status end_wave(const DevWave& w, const DevIntrinsics& in, uint32_t first);
   int32_t upload(const DeviceFile& f) override;

@@ -4,18 +4,7 @@
 
 #include "intrinsics/gpu_batch.h"
 
-namespace ww::gpu {
-
-uint64_t intrinsics_bytes(const GpuBatch* gb) {
-  auto cut = [](uint64_t bytes) { return (std::max<uint64_t>(bytes, 16) + 255) & ~uint64_t{255}; };
-  uint64_t bytes = 0;
-  if (!gb) return bytes;
-  if (gb->image) bytes += cut(gb->image->pixels.size() * 4);
-  if (!gb->state.empty()) bytes += cut(gb->state.size() * 4);
-  for (int u = 0; u < kMaxTextureUnits; ++u)
-    if (gb->texture_bound(u)) bytes += cut(gb->textures[u].rgba.size());
-  return bytes;
-}
+namespace ww {
 
 const char* layout_name(MemoryLayout l) {
   switch (l) {
@@ -31,6 +20,21 @@ std::optional<MemoryLayout> parse_layout(std::string_view s) {
   for (MemoryLayout l : {MemoryLayout::Auto, MemoryLayout::Interleaved, MemoryLayout::Contiguous, MemoryLayout::Sparse})
     if (s == layout_name(l)) return l;
   return std::nullopt;
+}
+
+}  // namespace ww
+
+namespace ww::gpu {
+
+uint64_t intrinsics_bytes(const GpuBatch* gb) {
+  auto cut = [](uint64_t bytes) { return (std::max<uint64_t>(bytes, 16) + 255) & ~uint64_t{255}; };
+  uint64_t bytes = 0;
+  if (!gb) return bytes;
+  if (gb->image) bytes += cut(gb->image->pixels.size() * 4);
+  if (!gb->state.empty()) bytes += cut(gb->state.size() * 4);
+  for (int u = 0; u < kMaxTextureUnits; ++u)
+    if (gb->texture_bound(u)) bytes += cut(gb->textures[u].rgba.size());
+  return bytes;
 }
 
 std::string BatchPlan::to_string() const {
@@ -49,7 +53,7 @@ std::string BatchPlan::to_string() const {
 
 bool imports_atomic_add(const Module& m) {
   for (const Import& im : m.imports)
-    if (im.module == kModuleName && im.field == "atomic_add") return true;
+    if (im.module == intrinsics::kModuleName && im.field == "atomic_add") return true;
   return false;
 }
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-namespace ww::gpu {
+namespace ww {
 
 enum class MemoryLayout : uint8_t {
   // Byte address a of instance t: the 4-byte words of 32 consecutive
@@ -33,4 +33,4 @@ const char* layout_name(MemoryLayout l);
 // "auto", "interleaved", "contiguous" or "sparse".
 std::optional<MemoryLayout> parse_layout(std::string_view s);
 
-}  // namespace ww::gpu
+}  // namespace ww

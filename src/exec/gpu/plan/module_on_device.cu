@@ -14,8 +14,9 @@ namespace ww::gpu {
 namespace {
 
 // The device's intrinsic for a function import, or null: the host's.
-const IntrinsicInfo* device_intrinsic(const Import& im) {
-  const IntrinsicInfo* info = im.module == kModuleName ? find_intrinsic(im.field) : nullptr;
+const intrinsics::IntrinsicInfo* device_intrinsic(const Import& im) {
+  const intrinsics::IntrinsicInfo* info =
+      im.module == intrinsics::kModuleName ? intrinsics::find_intrinsic(im.field) : nullptr;
   return info && !intrinsic_on_host(info->id) ? info : nullptr;
 }
 
@@ -56,7 +57,7 @@ std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance)
   std::vector<uint8_t> ids;
   for (const Import& im : m.imports) {
     if (im.kind != ExternKind::Func) continue;
-    const IntrinsicInfo* info = device_intrinsic(im);
+    const intrinsics::IntrinsicInfo* info = device_intrinsic(im);
     ids.push_back(info ? uint8_t(info->id) : kDevHostImport);
   }
   return ids;
@@ -163,7 +164,7 @@ Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, uns
   }
   for (int u = 0; u < kMaxTextureUnits; ++u) {
     if (!gb->texture_bound(u)) continue;
-    const Image& tex = gb->textures[u];
+    const intrinsics::Image& tex = gb->textures[u];
     const uint8_t* p;
     WW_TRY(arena.upload(&p, tex.rgba));
     I.textures[u] = TextureView{p, tex.width, tex.height};

@@ -9,10 +9,11 @@
 #include <functional>
 #include <vector>
 
-#include "exec/gpu/driver/cuda_check.cuh"
 #include "exec/gpu/device/dev_state.cuh"
+#include "exec/gpu/driver/cuda_check.cuh"
 #include "exec/gpu/gpu_backend.h"
 #include "exec/gpu/plan/gpu_image.h"
+#include "exec/gpu/resources/device_arena.cuh"
 #include "exec/gpu/resources/pinned_staging.cuh"
 #include "store/store.h"
 

@@ -15,8 +15,8 @@
 
 #include "common/host_workers.h"
 #include "common/result.h"
-#include "exec/gpu/driver/cuda_check.cuh"
 #include "exec/gpu/device/wave_words.h"
+#include "exec/gpu/driver/cuda_check.cuh"
 #include "exec/gpu/gpu_backend.h"
 
 namespace ww::gpu {
@@ -249,14 +249,8 @@ class PinnedStaging {
   WaveSignals signals_;
 };
 
-// The process keeps its staging pieces between batches: pinning them costs
-// milliseconds, and the GPU's start-up thread pins them while the inputs
-// are read. take_staging hands out the current GPU's kept one when it has
-// the tuning's size (or pins a new one), give_staging keeps it for the
-// next batch.
-Result<std::unique_ptr<PinnedStaging>> take_staging(const Tuning& tuning);
-// The current GPU's kept staging, whatever its size, or null.
-std::unique_ptr<PinnedStaging> take_kept_staging();
-void give_staging(std::unique_ptr<PinnedStaging> staging);
+// Each GPU keeps its staging between batches (GpuResources: pinning
+// takes milliseconds, and the GPU's start-up pins it while the inputs are
+// read).
 
 }  // namespace ww::gpu

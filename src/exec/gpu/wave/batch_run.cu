@@ -50,7 +50,7 @@ BatchRequest stretch_of(const BatchRequest& req, const BatchRequest::Destination
 // run again.
 using Stretches = std::vector<std::pair<uint32_t, uint32_t>>;
 
-void add_figures(const BatchResult& r, BatchResult& out) {
+void add_figures(const RunResult& r, RunResult& out) {
   out.kernel_ms += r.kernel_ms;
   out.upload_ms += r.upload_ms;
   out.memory_setup_ms += r.memory_setup_ms;
@@ -113,7 +113,7 @@ std::vector<Rerun> reruns_of(const BatchRequest& req, const BatchRequest::Destin
 // others finished already, and a run cut short (a cancel, the timeout, a
 // failure) must not take their results. False: it could not run.
 bool run_stretch(const BatchRequest& req, BatchRequest sub, const Rerun& k, uint8_t code,
-                 const BatchRequest::Destination& d, BatchResult& out) {
+                 const BatchRequest::Destination& d, RunResult& out) {
   const uint32_t span = k.end - k.first;
   if (k.count == span) {
     auto r = run_batch(sub);
@@ -156,7 +156,7 @@ bool run_stretch(const BatchRequest& req, BatchRequest sub, const Rerun& k, uint
 // limits. A module that can add to shared state (gpu.atomic_add) must not
 // run twice: its instances keep the trap.
 void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d, const Stretches& ran,
-                     Clock::time_point t_start, BatchResult& out) {
+                     Clock::time_point t_start, RunResult& out) {
   if (!req.launcher || imports_atomic_add(req.module->module)) return;
   const uint8_t exhausted = uint8_t(TrapCode::CallStackExhausted);
   for (const Rerun& k : reruns_of(req, d, exhausted, ran)) {
@@ -177,7 +177,7 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
 // which holds only the pages written; where that cannot either,
 // memory.grow fails past the old reservation, as before reruns.
 void rerun_grown(const BatchRequest& req, const BatchRequest::Destination& d, const Stretches& ran, uint32_t reserved,
-                 uint32_t max_pages, Clock::time_point t_start, BatchResult& out) {
+                 uint32_t max_pages, Clock::time_point t_start, RunResult& out) {
   const uint8_t grown = uint8_t(TrapCode::GrowPastReservation);
   for (const Rerun& k : reruns_of(req, d, grown, ran)) {
     uint64_t want = 2 * uint64_t(reserved);
@@ -325,7 +325,7 @@ namespace {
 // reserve for what it does not count, and a 75 GB CUDA stack beside it
 // left compiled SQLite's 100K batch (interleaved, 60K-instance waves)
 // 5 GB short.
-Result<std::unique_ptr<WaveLoop>> set_up_wave_loop(const BatchRequest& req, PreparedBatch& p, BatchResult& out,
+Result<std::unique_ptr<WaveLoop>> set_up_wave_loop(const BatchRequest& req, PreparedBatch& p, RunResult& out,
                                                    Clock::time_point t_start) {
   constexpr int kReplans = 4;
   for (int attempt = 0;; ++attempt) {
@@ -378,7 +378,7 @@ struct BatchRun {
 // The straight path of a batch: plan, buffers, then wave after wave
 // (launch, download, rows final), the outputs, the release, and the
 // instances that must run again.
-Result<BatchResult> run_batch(const BatchRequest& req) {
+Result<RunResult> run_batch(const BatchRequest& req) {
   const auto t_start = Clock::now();
   StepTrace trace("gpu", device_sync);
   // Plan: the device probed, the instances' initial state and its image,
@@ -392,7 +392,7 @@ Result<BatchResult> run_batch(const BatchRequest& req) {
   if (!req.fill_args && req.args.size() != (req.args_per_instance ? uint64_t(req.instances) * nparams : nparams))
     return make_error(kNoOffset, "GPU batch: argument count does not match the function");
   // Buffers: the module on the device, one block for the wave's columns.
-  BatchResult out;
+  RunResult out;
   WW_ASSIGN_OR_RETURN(run->loop, set_up_wave_loop(req, p, out, t_start));
   out.plan = p.plan;
   out.device_name = p.dev.name;

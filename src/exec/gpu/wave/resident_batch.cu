@@ -52,7 +52,7 @@ class ResidentWave final : public ResidentBatch {
     plan.waves = 1;
     loop_ = std::make_unique<WaveLoop>(req_, *prepared_.launcher, prepared_.store->impl(), prepared_.instance,
                                        prepared_.img, plan, t_start);
-    BatchResult unused;
+    RunResult unused;
     WW_TRY(loop_->setup(unused));
     WW_TRY(loop_->begin_resident(req_.instances));
     trace("start");
@@ -63,7 +63,7 @@ class ResidentWave final : public ResidentBatch {
   const BatchPlan& plan() const override { return prepared_.plan; }
   const std::string& device_name() const override { return prepared_.dev.name; }
 
-  Result<BatchResult> call(const BatchRequest& c) override {
+  Result<RunResult> call(const BatchRequest& c) override {
     const Module& mod = req_.module->module;
     if (c.module != req_.module) return make_error(kNoOffset, "resident instances: a call of another module");
     if (c.func_index < mod.num_imported_funcs || c.func_index >= mod.num_funcs())
@@ -91,7 +91,7 @@ class ResidentWave final : public ResidentBatch {
     r.progress = c.progress;
     const auto t0 = Clock::now();
     const double kernel_before = loop_->kernel_ms();
-    BatchResult out;
+    RunResult out;
     const Status s = loop_->resident_call(out);
     // Nothing of this call's inputs stays referenced.
     r.fill_args = nullptr;

@@ -7,9 +7,10 @@
 #include <stdint.h>
 
 #include "common/result.h"
-#include "exec/gpu/driver/cuda_check.cuh"
 #include "exec/gpu/device/dev_state.cuh"
+#include "exec/gpu/driver/cuda_check.cuh"
 #include "exec/gpu/plan/gpu_image.h"
+#include "exec/gpu/resources/device_arena.cuh"
 
 namespace ww::gpu {
 

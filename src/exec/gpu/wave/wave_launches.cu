@@ -153,7 +153,7 @@ Status WaveLoop::upload_chain(DeviceArena& arena) {
   return Status::Ok();
 }
 
-Status WaveLoop::launch_chain(uint32_t blocks, BatchResult& out) {
+Status WaveLoop::launch_chain(uint32_t blocks, RunResult& out) {
   if (req_.then.empty()) return launch_until_done(blocks, out);
   if (!req_.launch_per_call) {
     W_.pos_begin = 0;
@@ -171,7 +171,7 @@ Status WaveLoop::launch_chain(uint32_t blocks, BatchResult& out) {
   return Status::Ok();
 }
 
-Status WaveLoop::launch_until_done(uint32_t blocks, BatchResult& out) {
+Status WaveLoop::launch_until_done(uint32_t blocks, RunResult& out) {
   WW_TRY(launch_and_wait(blocks));
   if (!host_calls_) return Status::Ok();
   for (;;) {

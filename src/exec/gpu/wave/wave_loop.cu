@@ -38,7 +38,7 @@ void WaveLoop::bind_call() {
   v128_results_ = has_v128(ftype_->results);
 }
 
-void WaveLoop::own_results(BatchResult& out, uint32_t n) {
+void WaveLoop::own_results(RunResult& out, uint32_t n) {
   out.results.assign(uint64_t(n) * nres_, 0);
   out.results_hi.assign(v128_results_ ? uint64_t(n) * nres_ : 0, 0);
   out.traps.assign(n, 0);
@@ -74,7 +74,7 @@ Status WaveLoop::prepare_call(DeviceArena& arena, uint64_t now_ns) {
   return upload_chain(arena);
 }
 
-Status WaveLoop::setup(BatchResult& out) {
+Status WaveLoop::setup(RunResult& out) {
   phase_t_ = Clock::now();
   trace_("wave loop start");
   // The module's arrays and the intrinsics' buffers come from the wave's
@@ -83,7 +83,7 @@ Status WaveLoop::setup(BatchResult& out) {
   PackedModule packed = pack_module(img_, mod_, sparse_ && img_.has_memory ? plan_.chunk_shift : 0);
   arena_.reserve(wave_block_bytes() + packed.bytes() + intrinsics_bytes(req_.batch));
   trace_("wave buffers: one block");
-  WW_ASSIGN_OR_RETURN(staging_, take_staging(req_.tuning));
+  WW_ASSIGN_OR_RETURN(staging_, Resources::process().current().take_staging(req_.tuning));
   sig_ = &staging_->signals();
   sig_->words[0] = 0;
   sig_->words[1] = 1;                    // the deadline that stops a running wave
@@ -353,7 +353,7 @@ Status WaveLoop::drop_queued_canvas() {
   return Status::Ok();
 }
 
-Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out) {
+Status WaveLoop::download_wave(uint32_t first, uint32_t n, uint32_t blocks, RunResult& out) {
   WW_TRY(queue_canvas(first, n));
   WW_TRY(launch_mem_out(W_, blocks, nullptr));
   WW_TRY(fetch_outputs(first, n, streamed_rows_, n));
@@ -511,7 +511,7 @@ Status WaveLoop::write_back_first(uint32_t n) {
   return Status::Ok();
 }
 
-Status WaveLoop::run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t* redo) {
+Status WaveLoop::run_wave(uint32_t first, uint32_t n, RunResult& out, uint32_t* redo) {
   *redo = 0;
   W_.n = n;
   W_.first = req_.index_base + first;
@@ -564,7 +564,7 @@ Status WaveLoop::begin_resident(uint32_t n) {
   return init_wave(0, n, (n + kBlock - 1) / kBlock);
 }
 
-Status WaveLoop::resident_call(BatchResult& out) {
+Status WaveLoop::resident_call(RunResult& out) {
   const uint32_t n = W_.n;
   const uint32_t blocks = (n + kBlock - 1) / kBlock;
   phase_t_ = Clock::now();

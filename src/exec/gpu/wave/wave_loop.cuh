@@ -17,15 +17,16 @@
 
 #include "common/host_workers.h"
 #include "common/step_trace.h"
-#include "exec/gpu/driver/cuda_check.cuh"
 #include "exec/gpu/device/dev_state.cuh"
 #include "exec/gpu/device/dev_wasi_ids.h"
+#include "exec/gpu/driver/cuda_check.cuh"
+#include "exec/gpu/driver/kernel_launcher.cuh"
 #include "exec/gpu/gpu_backend.h"
+#include "exec/gpu/host_calls/host_call_pass.h"
 #include "exec/gpu/plan/gpu_image.h"
 #include "exec/gpu/plan/gpu_plan.h"
-#include "exec/gpu/host_calls/host_call_pass.h"
-#include "exec/gpu/driver/kernel_launcher.cuh"
 #include "exec/gpu/plan/module_on_device.h"
+#include "exec/gpu/resources/device_arena.cuh"
 #include "exec/gpu/resources/pinned_staging.cuh"
 #include "exec/gpu/wave/stack_pool.h"
 
@@ -116,11 +117,11 @@ class WaveLoop {
   // The module on the device, the staging held, the wave's buffers cut
   // from one block, the call's words; the host's result arrays when the
   // request gave none.
-  Status setup(BatchResult& out);
+  Status setup(RunResult& out);
   // Runs instances [first, first + n); `*redo` becomes the number of them,
   // from the first that ran out of the sparse pool on, that must run again
   // (0 when none did).
-  Status run_wave(uint32_t first, uint32_t n, BatchResult& out, uint32_t* redo);
+  Status run_wave(uint32_t first, uint32_t n, RunResult& out, uint32_t* redo);
   // The size of the next wave: the plan's, or for sparse memory what the
   // pool holds at the last wave's use per group.
   uint32_t next_wave_size() const { return stack_wave_cap_ ? std::min(next_wave_, stack_wave_cap_) : next_wave_; }
@@ -165,7 +166,7 @@ class WaveLoop {
       for (cudaStream_t s : {sig_->poll_stream, sig_->outputs, sig_->compute[0], sig_->compute[1]})
         if (cudaStreamQuery(s) != cudaSuccess) WW_CUDA(cudaStreamSynchronize(s));
     arena_.release_in_background();
-    if (staging_) give_staging(std::move(staging_));
+    if (staging_) Resources::process().current().give_staging(std::move(staging_));
     return Status::Ok();
   }
   // A resident batch (resident_batch.cu, BatchRequest::resident): its
@@ -174,7 +175,7 @@ class WaveLoop {
   // outputs on the instances as the call before left them. An instance
   // that trapped keeps its trap (the kernels skip it).
   Status begin_resident(uint32_t n);
-  Status resident_call(BatchResult& out);
+  Status resident_call(RunResult& out);
   // `len` bytes at `addr` of every instance (zeros for one that trapped),
   // or `record` bytes of `data` per instance written there; a range past
   // any instance's memory is an error.
@@ -186,7 +187,7 @@ class WaveLoop {
   // needs a scan.
   uint64_t wave_trapped() const { return wave_trapped_; }
   double kernel_ms() const { return kernel_ms_; }
-  void report_phases(BatchResult& out) const {
+  void report_phases(RunResult& out) const {
     out.upload_ms = upload_ms_;
     out.memory_setup_ms = memory_setup_ms_;
     out.download_ms = download_ms_;
@@ -278,15 +279,15 @@ class WaveLoop {
   [[nodiscard]] Status stream_results(bool& stop_sent);
   // Launches the wave, then again for the instances that left for a host
   // call, until none did.
-  Status launch_until_done(uint32_t blocks, BatchResult& out);
+  Status launch_until_done(uint32_t blocks, RunResult& out);
   // The export and the chain after it: in one launch, or one per call.
-  Status launch_chain(uint32_t blocks, BatchResult& out);
+  Status launch_chain(uint32_t blocks, RunResult& out);
   Status upload_chain(DeviceArena& arena);
   // The host's result arrays when the caller gave none.
-  void own_results(BatchResult& out, uint32_t n);
+  void own_results(RunResult& out, uint32_t n);
   uint32_t host_call_width() const { return host_call_width_of(img_); }
   uint64_t chunk_table_entries() const { return uint64_t(W_.table_stride ? groups_ : 1) * W_.cap_chunks; }
-  Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, BatchResult& out);
+  Status download_wave(uint32_t first, uint32_t n, uint32_t blocks, RunResult& out);
   // After the batch's last kernel, the canvas straight into its registered
   // host copy on the outputs stream, beside the results' download.
   [[nodiscard]] Status queue_canvas(uint32_t first, uint32_t n);
