@@ -1,5 +1,7 @@
 // The wave loop's own kernels: setting up each wave's instances before the
-// launcher runs them, and reading results back after.
+// launcher runs them, and reading results back after. Defined in one
+// translation unit (wave/wave_kernels.cu), whose host functions launch
+// them (wave/wave_kernels.h).
 #pragma once
 
 #include <stdint.h>
@@ -75,21 +77,8 @@ __global__ void init_state_kernel(DevModule M, DevWave W, InitState S) {
   if (t < W.n) init_instance(M, W, S, t);
 }
 
-// What a wave's set-up resets beside its words and counts.
-struct WaveStart {
-  uint64_t* clear = nullptr;  // the sparse layout's chunk table
-  uint64_t clear_words = 0;
-  bool pool_used = false;  // DevWave::pool_used
-  bool stacks = false;     // the stack pool's counters and each instance's segments
-  // Each instance's state: not for a resident call (its instances keep
-  // theirs) nor for a sliced wave (each slice's own, on its stream).
-  bool instances = true;
-  bool done = false;  // DevWave::done, the progress count (a resident call's)
-};
-
 // A whole wave's set-up in one launch: each memset and copy of its own
-// took about 5 us of the device's time before the kernel could start
-// (bench/RESULTS.md). Its words where kernels read them (W.self), its
+// would hold the kernel's start back by the copy engine's turn. Its words where kernels read them (W.self), its
 // counts zeroed, the chunk table cleared, each instance's initial state.
 __global__ void begin_wave_kernel(DevModule M, DevWave W, InitState S, WaveStart B) {
   if (W.n == 0) return;  // a launch that only loads the kernel
@@ -118,8 +107,8 @@ __global__ void begin_wave_kernel(DevModule M, DevWave W, InitState S, WaveStart
 // Writes record t of `records` into instance t's memory at `address`; an
 // instance whose record does not fit its memory traps before it runs.
 // Aligned records go a 16-byte load and four word stores at a time: byte
-// by byte, each store looking up its sparse chunk, the kernel took about
-// 0.9 ms of SHA-256's 1M 64-byte records (bench/RESULTS.md).
+// by byte, each store looking up its sparse chunk, the kernel would take
+// most of bench/gpu/run.sh's SHA-256 batch.
 template <DevLayout L>
 __global__ void mem_in_kernel(DevWave W, const uint8_t* records, uint32_t record_size, uint32_t address) {
   const uint32_t t = wave_thread(W);

@@ -8,7 +8,7 @@
 // After the kernel only the stretches still running at its end are left:
 // Collatz's 4.2M results took 0.54-0.64 ms to come down after a 1.3 ms
 // kernel (bench/RESULTS.md).
-#include "exec/gpu/wave/wave_loop.cuh"
+#include "exec/gpu/wave/wave_launches.cuh"
 
 #include <algorithm>
 
@@ -21,30 +21,30 @@ constexpr uint64_t kStretchBytes = uint64_t(1) << 20;
 
 }  // namespace
 
-bool WaveLoop::one_launch_finishes_wave(uint32_t n) const {
+bool WaveTransfers::one_launch_finishes_wave(bool sliced) const {
   // Past a host call, a chain or a resident batch (finished_from_count),
   // the spec runner's write-back and results on the device need the wave
   // whole; a slice's rows are not the wave's.
-  return finished_from_count() && !req_.write_back && req_.device_results.empty() && slice_count(n) <= 1;
+  return c_.finished_from_count() && !c_.req.write_back && c_.req.device_results.empty() && !sliced;
 }
 
-uint32_t WaveLoop::stream_rows(uint32_t n) const {
+uint32_t WaveTransfers::stream_rows(uint32_t n, bool sliced) const {
   // The kernel alone finishes every instance, and nothing but the results
   // comes down: memory outputs come from kernels after it. 32-bit results
   // need the device to pack them as the instances finish: a packing kernel
   // of its own waited for the wave's kernel to end (thread-id, 1M
   // instances).
-  if (!nres_ || !one_launch_finishes_wave(n) || !req_.mem_out.empty() || !req_.device_args.empty() ||
-      (results32_ && !packed32_))
+  if (!c_.nres || !one_launch_finishes_wave(sliced) || !c_.req.mem_out.empty() || !c_.req.device_args.empty() ||
+      (c_.results32 && !b_.packed32))
     return 0;
-  const uint64_t row_bytes = results32_ ? 4 * uint64_t(nres_) : 8 * uint64_t(nres_) * w_;
-  const uint32_t cap = req_.tuning.stream_stretches;
+  const uint64_t row_bytes = c_.results32 ? 4 * uint64_t(c_.nres) : 8 * uint64_t(c_.nres) * c_.slot_width;
+  const uint32_t cap = c_.req.tuning.stream_stretches;
   const uint64_t stretches = std::min<uint64_t>(uint64_t(n) * row_bytes / kStretchBytes, cap);
   if (stretches < 2) return 0;
   // Each stretch comes down on its own, its pieces pipelined but not with
   // the next stretch's: stretches of whole pieces leave no short piece
   // crossing alone (bench/gpu/run.sh, Mandelbrot).
-  const uint64_t piece_rows = results32_ ? req_.tuning.staging_piece_bytes() / row_bytes : staging_rows_;
+  const uint64_t piece_rows = c_.results32 ? c_.req.tuning.staging_piece_bytes() / row_bytes : staging_rows;
   uint64_t rows = (n + stretches - 1) / stretches;
   if (piece_rows && rows > piece_rows) rows = (rows + piece_rows - 1) / piece_rows * piece_rows;
   return uint32_t((rows + kBlock - 1) / kBlock * kBlock);
@@ -56,55 +56,55 @@ uint32_t WaveLoop::stream_rows(uint32_t n) const {
 // its 0.28 ms kernel, streamed or not, for its blocks all finish at its
 // end (bench/RESULTS.md). One 32-bit result an instance, the wave in one
 // launch, and a column that the GPU's start-up pinned whole.
-uint32_t* WaveLoop::mapped_results(uint32_t first, uint32_t n) const {
-  if (!results32_ || nres_ != 1 || !dest_.results32 || !one_launch_finishes_wave(n)) return nullptr;
-  return static_cast<uint32_t*>(pinned_for_kernels(dest_.results32 + first, uint64_t(n) * 4));
+uint32_t* WaveTransfers::mapped_results(uint32_t first, uint32_t n, bool sliced) const {
+  if (!c_.results32 || c_.nres != 1 || !c_.dest.results32 || !one_launch_finishes_wave(sliced)) return nullptr;
+  return static_cast<uint32_t*>(pinned_for_kernels(c_.dest.results32 + first, uint64_t(n) * 4));
 }
 
-bool WaveLoop::set_stream_words(uint32_t n) {
-  uint32_t* mapped = mapped_results(W_.first - req_.index_base, n);
-  W_.stream_rows = mapped ? 0 : stream_rows(n);
-  W_.stream_done = W_.stream_rows ? stream_done_ : nullptr;
-  W_.packed32 = mapped ? mapped : W_.stream_rows && results32_ ? packed32_ : nullptr;
-  W_.packed_results = nres_;
+bool WaveTransfers::set_stream_words(uint32_t n, bool sliced) {
+  uint32_t* mapped = mapped_results(b_.W.first - c_.req.index_base, n, sliced);
+  b_.W.stream_rows = mapped ? 0 : stream_rows(n, sliced);
+  b_.W.stream_done = b_.W.stream_rows ? b_.stream_done : nullptr;
+  b_.W.packed32 = mapped ? mapped : b_.W.stream_rows && c_.results32 ? b_.packed32 : nullptr;
+  b_.W.packed_results = c_.nres;
   return mapped != nullptr;
 }
 
-Status WaveLoop::begin_stream(uint32_t n) {
-  streamed_rows_ = 0;
-  results_mapped_ = set_stream_words(n);
-  if (results_mapped_) mapped_total_ += n;
-  if (W_.stream_rows)
-    WW_CUDA(cudaMemsetAsync(stream_done_, 0, PinnedStaging::WaveSignals::kMaxStretches * sizeof(unsigned int)));
+Status WaveTransfers::begin_stream(uint32_t n, bool sliced) {
+  streamed_rows = 0;
+  results_mapped = set_stream_words(n, sliced);
+  if (results_mapped) mapped_total += n;
+  if (b_.W.stream_rows)
+    WW_CUDA(cudaMemsetAsync(b_.stream_done, 0, PinnedStaging::WaveSignals::kMaxStretches * sizeof(unsigned int)));
   return Status::Ok();
 }
 
 // The host reads the stretches' counts with a copy beside the kernel, as
 // the progress line does: a word the kernel wrote to host memory reached
 // the host only when the kernel ended (thread-id, 1M instances).
-Status WaveLoop::stream_results(bool& stop_sent) {
-  const uint32_t n = W_.n, first = W_.first - req_.index_base, rows = W_.stream_rows;
+Status WaveLaunches::stream_results(bool& stop_sent) {
+  const uint32_t n = b_.W.n, first = b_.W.first - c_.req.index_base, rows = b_.W.stream_rows;
   const uint32_t stretches = (n + rows - 1) / rows;
-  const unsigned int* done = sig_->stream_done;
+  const unsigned int* done = x_.sig->stream_done;
   const auto since = Clock::now();
   auto last_report = since;
-  while (streamed_rows_ < n) {
+  while (x_.streamed_rows < n) {
     // Once the kernel has ended (or failed, which await_event reports),
     // the stretches left come down after it in one pipelined fetch.
-    if (cudaEventQuery(sig_->stop) != cudaErrorNotReady) break;
-    const uint32_t k = streamed_rows_ / rows;
+    if (cudaEventQuery(x_.sig->stop) != cudaErrorNotReady) break;
+    const uint32_t k = x_.streamed_rows / rows;
     WW_TRY(poll_after_start());
-    WW_CUDA(cudaMemcpyAsync(sig_->stream_done, stream_done_ + k, (stretches - k) * sizeof(unsigned int),
-                            cudaMemcpyDeviceToHost, sig_->poll_stream));
-    WW_CUDA(cudaStreamSynchronize(sig_->poll_stream));
+    WW_CUDA(cudaMemcpyAsync(x_.sig->stream_done, b_.stream_done + k, (stretches - k) * sizeof(unsigned int),
+                            cudaMemcpyDeviceToHost, x_.sig->poll_stream));
+    WW_CUDA(cudaStreamSynchronize(x_.sig->poll_stream));
     // Every finished stretch from k on, in one fetch.
-    uint32_t r1 = streamed_rows_;
+    uint32_t r1 = x_.streamed_rows;
     for (uint32_t j = 0; j < stretches - k && done[j] == std::min(n, r1 + rows) - r1; ++j) r1 = std::min(n, r1 + rows);
-    if (r1 > streamed_rows_) {
-      trace_("wave: stretches finished");
-      WW_TRY(fetch_outputs(first, n, streamed_rows_, r1, sig_->outputs));
-      streamed_total_ += r1 - streamed_rows_;
-      streamed_rows_ = r1;
+    if (r1 > x_.streamed_rows) {
+      c_.trace("wave: stretches finished");
+      WW_TRY(x_.fetch_outputs(first, n, x_.streamed_rows, r1, x_.sig->outputs));
+      x_.streamed_total += r1 - x_.streamed_rows;
+      x_.streamed_rows = r1;
       continue;
     }
     // Naps as await_event's, but shorter: a stretch's results wait for them.
@@ -114,7 +114,7 @@ Status WaveLoop::stream_results(bool& stop_sent) {
     WW_TRY(send_stop_if_cancelled(stop_sent));
     WW_TRY(report_progress(last_report));
   }
-  trace_("wave: results streamed");
+  c_.trace("wave: results streamed");
   return Status::Ok();
 }
 
