@@ -426,6 +426,90 @@ Status finish_outputs(const RunSpec& spec, Outputs& outputs, OutputStream* strea
   return Status::Ok();
 }
 
+// Memory inputs pinned by the GPU's start-up for the GPU to copy straight
+// from; released with the outputs' writing (or on the way out), before
+// their columns go.
+struct PinnedInputs {
+  std::vector<const void*> pinned;
+  void release() {
+    for (const void* p : pinned) wasmwarp::unpin_host_memory(p);
+    pinned.clear();
+  }
+  ~PinnedInputs() { release(); }
+};
+
+// What finish_batch needs of the call that ran.
+struct RanBatch {
+  const Invocation& inv;
+  OutputStream* stream;
+  const std::vector<uint64_t>& mem_len;
+  MpiShare share;
+  wasmwarp::Tier tier;
+  double read_inputs_ms, translate_ms;
+};
+
+// After a batch that ran: its outputs written, the summary and whatever
+// went wrong on stderr; the process's exit code.
+Result<int> finish_batch(const RunSpec& spec, Outputs& outputs, const wasmwarp::Module& m, wasmwarp::CallResult& r,
+                         const RanBatch& b, InterruptScope& interrupt, PinnedInputs& pinned_inputs) {
+  using Clock = std::chrono::steady_clock;
+  const MpiWorld& world = mpi_world();
+  const bool rank0 = world.rank == 0;
+  const Invocation& inv = b.inv;
+  const MpiShare& share = b.share;
+  const std::vector<uint64_t>& mem_len = b.mem_len;
+  const uint64_t n = share.count;
+  const auto t_phase = Clock::now();
+  if (world.active() && !spec.image.empty()) WW_TRY(write_mpi_canvas(spec.image.substr(spec.image.find('=') + 1), r));
+  else WW_TRY(write_intrinsics_outputs(spec, r));
+
+  const RunCounts mine = count_outcomes(r);
+  const RunCounts counts = world.active() ? mpi_counts(mine) : mine;
+  // A compiled tier that was asked for and could not be had is worth a
+  // line where no summary says so: after a single call, and under -q (a
+  // benchmark would otherwise time the interpreter as compiled code).
+  if ((!spec.batch || spec.quiet) && rank0 && !r.report().compile.fallback.empty() &&
+      b.tier == wasmwarp::Tier::Compiled)
+    std::fprintf(stderr, "wasmwarp: note: %s\n", r.report().compile.fallback.c_str());
+  print_results(spec, outputs, r, inv.result_types, inv.is_wasi, share.first);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) return err("cannot write the results to stdout");
+
+  std::string output_error;
+  if (world.active()) WW_TRY(finish_mpi_outputs(spec, outputs, m, r.columns(), mem_len, counts, output_error));
+  else WW_TRY(finish_outputs(spec, outputs, b.stream, m, r, counts, output_error));
+  pinned_inputs.release();
+  r.set_caller_phases(b.read_inputs_ms, b.translate_ms,
+                      std::chrono::duration<double, std::milli>(Clock::now() - t_phase).count());
+  MpiRanks ranks;
+  if (world.active()) ranks = mpi_ranks(counts, mine, r);
+  if (!spec.stats.empty() && rank0)
+    WW_TRY(write_stats(spec.stats, counts, r.report(), world.active() ? ranks.json.dump() : ""));
+
+  if (world.active()) {
+    std::fputs(mpi_report(counts, mine, ranks, r, spec.quiet).c_str(), stderr);
+  } else if (spec.batch) {
+    // The summary is optional; what went wrong is not.
+    std::string s = spec.quiet ? "" : summary_text(counts, r);
+    s += problem_lines(counts, r);
+    std::fputs(s.c_str(), stderr);
+  }
+  if (!output_error.empty() && rank0) print_error(output_error);
+  if (r.output_capped())
+    std::fprintf(stderr,
+                 "wasmwarp: %llu instance(s) wrote more than --output-cap allows; their output was cut there (first: "
+                 "instance %llu)\n",
+                 (unsigned long long)r.output_capped(), (unsigned long long)(share.first + r.first_output_capped()));
+  if (int sig = interrupt.signal_number()) return 128 + sig;
+  uint64_t nonzero_exits = 0;
+  if (inv.is_wasi)
+    for (uint64_t i = 0; i < n; ++i) nonzero_exits += r.finished(i) && !r.trapped(i) && r.bits(i) != 0;
+  nonzero_exits = mpi_sum(nonzero_exits);
+  if (nonzero_exits && !spec.quiet && rank0)
+    std::fprintf(stderr, "wasmwarp: %llu instance(s) exited with a non-zero code\n", (unsigned long long)nonzero_exits);
+  const bool capped = mpi_max(r.output_capped()) != 0;
+  return counts.trapped + counts.unfinished || nonzero_exits || capped ? kExitTrap : kExitOk;
+}
+
 Result<int> run_impl(const RunSpec& spec) {
   if (spec.instances == 0) return err("--instances must be at least 1");
   if (spec.instances > (uint64_t(1) << 36)) return err("--instances must be at most 2^36");
@@ -465,19 +549,10 @@ Result<int> run_impl(const RunSpec& spec) {
   std::vector<Column<uint8_t>> mem_inputs;
   WW_TRY(add_mem_io(spec, call, mem_inputs, outputs));
   // Large inputs (the records this batch reads) are pinned by the GPU's
-  // start-up meanwhile, for the GPU to copy straight from; unpinned with
-  // the outputs' writing (or on the way out), before the columns go. Not
-  // for the interpreter: its batch waits for the pinning with nothing else
-  // to do (2.5 ms for hash-wasm's 96 MB), and its kernels hide the staging's
-  // copies anyway.
-  struct PinnedInputs {
-    std::vector<const void*> pinned;
-    void release() {
-      for (const void* p : pinned) wasmwarp::unpin_host_memory(p);
-      pinned.clear();
-    }
-    ~PinnedInputs() { release(); }
-  } pinned_inputs;
+  // start-up meanwhile. Not for the interpreter: its batch would wait for
+  // the pinning with nothing else to do, and its kernels hide the
+  // staging's copies anyway.
+  PinnedInputs pinned_inputs;
   if (eopts.backend != wasmwarp::Backend::Cpu && eopts.tier != wasmwarp::Tier::Interpreter)
     for (const wasmwarp::MemoryIn& mi : call.memory_in) {
       wasmwarp::pin_host_memory(mi.bytes.data(), mi.bytes.size());
@@ -544,54 +619,9 @@ Result<int> run_impl(const RunSpec& spec) {
   if (!result) return err(result.error().message);
   wasmwarp::CallResult& r = *result;
   progress.finish();
-  t_phase = Clock::now();
-  if (world.active() && !spec.image.empty()) WW_TRY(write_mpi_canvas(spec.image.substr(spec.image.find('=') + 1), r));
-  else WW_TRY(write_intrinsics_outputs(spec, r));
-
-  const RunCounts mine = count_outcomes(r);
-  const RunCounts counts = world.active() ? mpi_counts(mine) : mine;
-  // A compiled tier that was asked for and could not be had is worth a
-  // line where no summary says so: after a single call, and under -q (a
-  // benchmark would otherwise time the interpreter as compiled code).
-  if ((!spec.batch || spec.quiet) && rank0 && !r.report().compile.fallback.empty() &&
-      eopts.tier == wasmwarp::Tier::Compiled)
-    std::fprintf(stderr, "wasmwarp: note: %s\n", r.report().compile.fallback.c_str());
-  print_results(spec, outputs, r, inv.result_types, inv.is_wasi, share.first);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) return err("cannot write the results to stdout");
-
-  std::string output_error;
-  if (world.active()) WW_TRY(finish_mpi_outputs(spec, outputs, m, r.columns(), mem_len, counts, output_error));
-  else WW_TRY(finish_outputs(spec, outputs, stream.get(), m, r, counts, output_error));
-  pinned_inputs.release();
-  r.set_caller_phases(read_inputs_ms, translate_ms, ms_since(t_phase));
-  MpiRanks ranks;
-  if (world.active()) ranks = mpi_ranks(counts, mine, r);
-  if (!spec.stats.empty() && rank0)
-    WW_TRY(write_stats(spec.stats, counts, r.report(), world.active() ? ranks.json.dump() : ""));
-
-  if (world.active()) {
-    std::fputs(mpi_report(counts, mine, ranks, r, spec.quiet).c_str(), stderr);
-  } else if (spec.batch) {
-    // The summary is optional; what went wrong is not.
-    std::string s = spec.quiet ? "" : summary_text(counts, r);
-    s += problem_lines(counts, r);
-    std::fputs(s.c_str(), stderr);
-  }
-  if (!output_error.empty() && rank0) print_error(output_error);
-  if (r.output_capped())
-    std::fprintf(stderr,
-                 "wasmwarp: %llu instance(s) wrote more than --output-cap allows; their output was cut there (first: "
-                 "instance %llu)\n",
-                 (unsigned long long)r.output_capped(), (unsigned long long)(share.first + r.first_output_capped()));
-  if (int sig = interrupt.signal_number()) return 128 + sig;
-  uint64_t nonzero_exits = 0;
-  if (inv.is_wasi)
-    for (uint64_t i = 0; i < n; ++i) nonzero_exits += r.finished(i) && !r.trapped(i) && r.bits(i) != 0;
-  nonzero_exits = mpi_sum(nonzero_exits);
-  if (nonzero_exits && !spec.quiet && rank0)
-    std::fprintf(stderr, "wasmwarp: %llu instance(s) exited with a non-zero code\n", (unsigned long long)nonzero_exits);
-  const bool capped = mpi_max(r.output_capped()) != 0;
-  return counts.trapped + counts.unfinished || nonzero_exits || capped ? kExitTrap : kExitOk;
+  return finish_batch(spec, outputs, m, r,
+                      {inv, stream.get(), mem_len, share, eopts.tier, read_inputs_ms, translate_ms}, interrupt,
+                      pinned_inputs);
 }
 
 }  // namespace
