@@ -174,10 +174,9 @@ if "$N/gpu_ref" collatz "$O/auto-collatz.npy" 1000000000000 4194304 >>"$O/auto.l
 else
   row "tier auto (gpu, uncached)" "FAILED (auto.log)"
 fi
-# A compile that outlasts its batch (NVRTC takes about 4 s for option.wasm's
-# sparse code on the H200, 19-24 s before its misses were calls): the batch
-# waits --compile-wait (1 s), then the process ends without it; its outputs
-# equal the interpreter's.
+# A compile that outlasts its batch (NVRTC's compile of option.wasm's
+# sparse code takes seconds): the batch waits --compile-wait (1 s), then
+# the process ends without it; its outputs equal the interpreter's.
 if [[ -f $B/pywasm/option.wasm ]]; then
   rm -rf "$O/cw-cache"
   t0=$(date +%s.%N)
@@ -502,7 +501,7 @@ row "scale" "see scale.txt"
 fi
 
 if want gpus; then
-# 10. Several GPUs (issue 13): one process over k GPUs (--gpus) and
+# 10. Several GPUs: one process over k GPUs (--gpus) and
 # `mpirun -np k` (a GPU per rank), every output byte-identical to one
 # GPU's, and the scaling table (bench/gpus/run.sh). On a one-GPU machine
 # GPU_COUNTS "1 2" lists that GPU twice and has two ranks share it: the

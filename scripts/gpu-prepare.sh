@@ -9,7 +9,7 @@
 # device those minutes when its NVRTC is the same version.
 # usage: scripts/gpu-prepare.sh [BUNDLE]   (default .device-build, git-ignored)
 #   env WW_PREFILL_CACHE=0: no spec modules in the cache; WW_SQLITE_COMPILED=1:
-#   SQLite's compiled GPU code too (about an hour on 2 cores).
+#   SQLite's compiled GPU code too (long: NVRTC over SQLite, each layout).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bundle=$(realpath -m "${1:-$root/.device-build}")
@@ -89,7 +89,8 @@ wat2wasm "$root/bench/api/inc.wat" -o "$bundle/bench/inc.wasm"
 # Another build of wasmwarp to compare kernels with (bench/gpu/kernel-ab.sh):
 # WW_AB_OLD names its binary.
 if [[ -n ${WW_AB_OLD:-} ]]; then cp "$WW_AB_OLD" "$bundle/wasmwarp-old" && strip "$bundle/wasmwarp-old"; fi
-# A small C module with clang's default 64 KiB stack (issue 9's 100M run).
+# A small C module with clang's default 64 KiB stack (gpu-check's scale
+# part runs it on 100M instances).
 clang --target=wasm32 -O2 -nostdlib -Wl,--no-entry "$root/bench/scale/stack_mix.c" -o "$bundle/bench/stack_mix.wasm"
 # A C module whose heap outgrows an instance's first reservation.
 clang --target=wasm32-wasi -O2 -mexec-model=reactor "$root/bench/scale/heap_sum.c" -o "$bundle/bench/heap_sum.wasm"
@@ -111,9 +112,9 @@ if [[ ${WW_PREFILL_CACHE:-1} == 1 ]]; then
 fi
 # SQLite's compiled GPU code, for the compiled rows of gpu-check's part
 # wasibench, in both layouts the plan picks (interleaved up to about 260K,
-# sparse beyond): asked for, since NVRTC takes 25-45 minutes a layout on
-# 2 cores and 4-9 GB. Its entries (92 and 168 MB) travel xz-compressed
-# (5 and 7 MB); gpu-check unpacks them.
+# sparse beyond): asked for, since NVRTC takes long over SQLite on 2 cores,
+# and several GB, a layout (docs/performance.md). Its entries (92 and
+# 168 MB) travel xz-compressed (5 and 7 MB); gpu-check unpacks them.
 if [[ ${WW_SQLITE_COMPILED:-0} == 1 ]]; then
   export LD_LIBRARY_PATH=${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   ok=1

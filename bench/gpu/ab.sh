@@ -9,7 +9,9 @@
 # that a change smaller than the spread reads as noise.
 #
 # usage: bench/gpu/ab.sh OLD NEW BUNDLE [RUNS]   (BUNDLE: scripts/gpu-prepare.sh's)
-# env: ROWS (a subset of the row names below), WORK (a scratch folder)
+# env: ROWS (a subset of the row names below), WORK (a scratch folder),
+#      BACKEND (default gpu; cpu runs the same rows on the CPU, to try the
+#      script on a machine without a GPU)
 set -uo pipefail
 old=$(realpath "${1:?usage: ab.sh OLD NEW BUNDLE [RUNS]}")
 new=$(realpath "${2:?usage: ab.sh OLD NEW BUNDLE [RUNS]}")
@@ -22,7 +24,7 @@ G=$B/guests/rust
 cd "$B/wasi/fx" 2>/dev/null || cd "$work" || exit 1  # SQLite's --dir db::db is relative
 "$N/gpu_ref" gen-messages "$work/msgs.bin" 16777216 >/dev/null
 
-# A row's wasmwarp arguments (after `run --backend gpu -q`), into A.
+# A row's wasmwarp arguments (after `run --backend "${BACKEND:-gpu}" -q`), into A.
 row_args() {
   local w=$work
   case $1 in
@@ -51,7 +53,7 @@ row_args() {
 rows=${ROWS:-mandel sha256 montecarlo collatz hashwasm-1M hashwasm-16M crc32-1M crc32-16M tid-1M tid-10M stackmix-100M collatz-100M heap sqlite-100K}
 
 # "median spread" of the numbers on stdin.
-stats() { sort -g | awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; printf "%.4f %.3f", m, m > 0 ? (v[NR] - v[1]) / m : 0 }'; }
+stats() { sort -g | awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; printf "%.4f %.3f\n", m, (m > 0 ? (v[NR] - v[1]) / m : 0) }'; }
 
 printf '%-15s %-8s %12s %12s %9s %10s %10s\n' row tier "old ms" "new ms" new/old "old spread" "new spread"
 for r in $rows; do
@@ -61,7 +63,7 @@ for r in $rows; do
     row_args "$r"
     set -- "${A[@]}"
     # Warm runs: the code caches filled, the files read once.
-    for bin in "$old" "$new"; do "$bin" run --backend gpu --tier $tier -q "$@" >/dev/null 2>&1 </dev/null; done
+    for bin in "$old" "$new"; do "$bin" run --backend "${BACKEND:-gpu}" --tier $tier -q "$@" >/dev/null 2>&1 </dev/null; done
     : >"$work/old.txt"
     : >"$work/new.txt"
     for ((k = 0; k < runs; ++k)); do
@@ -70,11 +72,11 @@ for r in $rows; do
         if [[ $r == tid-1M ]]; then
           # The whole process, as a user times it.
           t0=$(date +%s.%N)
-          "$bin" run --backend gpu --tier $tier -q "$@" >/dev/null 2>&1 </dev/null
+          "$bin" run --backend "${BACKEND:-gpu}" --tier $tier -q "$@" >/dev/null 2>&1 </dev/null
           t1=$(date +%s.%N)
           awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", (b - a) * 1000 }' >>"$work/$side.txt"
         else
-          "$bin" run --backend gpu --tier $tier -q --stats "$work/s.json" "$@" >/dev/null 2>&1 </dev/null
+          "$bin" run --backend "${BACKEND:-gpu}" --tier $tier -q --stats "$work/s.json" "$@" >/dev/null 2>&1 </dev/null
           grep -oE '"wall_s": *[0-9.eE+-]+' "$work/s.json" | grep -oE '[0-9.eE+-]+$' |
             awk '{ printf "%.6f\n", $1 * 1000 }' >>"$work/$side.txt"
         fi
@@ -85,7 +87,7 @@ for r in $rows; do
     name=$r
     [[ $r == tid-1M ]] && name="tid-1M process"
     printf '%-15s %-8s %12.3f %12.3f %9.3f %10.3f %10.3f\n' "$name" "$tier" "$om" "$nm" \
-      "$(awk -v a="$nm" -v b="$om" 'BEGIN { print b > 0 ? a / b : 0 }')" "$os" "$ns"
+      "$(awk -v a="$nm" -v b="$om" 'BEGIN { print (b > 0 ? a / b : 0) }')" "$os" "$ns"
   done
 done
 rm -f "$work"/*.npy "$work"/*.bin "$work"/*.png

@@ -380,7 +380,7 @@ struct CallOptions {
   std::function<void(uint64_t done, uint64_t total)> progress = {};
   // Engine::chain on the GPU: one kernel launch per call instead of one
   // for the whole chain (the state stays on the device either way; one
-  // launch is the faster, bench/RESULTS.md).
+  // launch is faster, as bench/chain/run.sh shows).
   bool gpu_launch_per_call = false;
   // GPU only: results stay in GPU memory (CallResult::device_result), as
   // columns the CallResult owns; its host results are then zeros.
@@ -659,7 +659,7 @@ class Engine {
   // the engine's backend is, or when gpu_arch is given).
   Expected<CompileInfo> compile(const Module& m, const CompileRequest& request) const;
   // Starts the GPU's driver and context (and NVRTC, unless the tier is the
-  // interpreter) in the background, hundreds of ms on a cold machine, while
+  // interpreter) in the background, a long wait on a cold machine, while
   // the caller reads its inputs; the first call waits for it. Nothing for
   // Backend::Cpu.
   void warm_up() const;

@@ -22,7 +22,7 @@ struct Kept {
   // process that returns from main() waits for them all here: NVRTC in a
   // thread cannot be stopped, and exit() would run its libraries' static
   // destructors under the running compile (NVRTC's load still under way
-  // at exit crashed the process once, gpu_start_up.cc).
+  // at exit would crash the process, as gpu_start_up.cc says).
   std::list<std::future<void>> compiles;
   void forget_finished() {
     compiles.remove_if(

@@ -84,8 +84,8 @@ Result<std::shared_ptr<const InitImage>> make_init_image(const BatchSpec& spec) 
 
 // A fresh instance for the GPU's batches, made while the GPU's context is
 // still starting: the main thread only waits for it then, and the
-// instantiation was 0.03-0.04 ms of thread-id's 0.4 ms batch
-// (bench/RESULTS.md). Null when the context is up already (the batch
+// instantiation would otherwise be a visible share of a small batch such
+// as thread-id's. Null when the context is up already (the batch
 // instantiates in its own time, as a later batch of a process does), for
 // WASI, host functions and resident instances (which link their own), or
 // when instantiation fails (the batch then reports why).
@@ -214,16 +214,16 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
     }
   }
   // The results likewise when they are 4 bytes a value: the kernel writes
-  // them straight in (WaveLoop::mapped_results), or the device copies them
-  // (WaveLoop::download_results32). For the interpreter too: 4 bytes an
-  // instance pin in the start-up's first step, long before the batch
-  // waits for it, and no results come down after its kernel.
+  // them straight in (WaveTransfers::mapped_results), or the device copies
+  // them (WaveTransfers::download_results32). For the interpreter too: 4
+  // bytes an instance pin in the start-up's first step, long before the
+  // batch waits for it, and no results come down after its kernel.
   if (spec.backend != Backend::Cpu && !out.results32.empty()) {
     if (auto pin = pin_for_gpu_at_start_up(out.results32.data(), out.results32.size() * 4))
       out.pins.push_back(std::move(pin));
   }
   // The canvas likewise, which the device then copies down beside the
-  // results (WaveLoop::queue_canvas); kept with the pixels, which outlive
+  // results (WaveTransfers::queue_canvas); kept with the pixels, which outlive
   // the batch.
   intrinsics::OutputImage* image = spec.intrinsics && spec.intrinsics->image ? &*spec.intrinsics->image : nullptr;
   if (image && !image->pin && pin_for_gpu) {
@@ -304,11 +304,10 @@ struct CodeLookUp {
   compiled::Request req;
   bool cached = false;
   // Cached GPU code loaded on `device` while the GPU's start-up finishes
-  // its staging and wave kernels (4 ms on an H200). Loaded on the batch's
-  // clock, on a thread beside the batch's set-up, it held up the set-up's
-  // first CUDA call by 0.4-0.7 ms (Monte Carlo's batch: 6.9 ms, now 5.3;
-  // bench/RESULTS.md). Code that must be compiled first is compiled on the
-  // batch's clock.
+  // its staging and wave kernels. Loaded on the batch's clock, on a thread
+  // beside the batch's set-up, it would hold up the set-up's first CUDA
+  // call (bench/gpu/trace.sh's montecarlo row shows the set-up's steps).
+  // Code that must be compiled first is compiled on the batch's clock.
   std::optional<CompiledExecutor> loaded;
   int device = -1;
 };
@@ -406,9 +405,9 @@ class Driver {
     }
     // A batch that finished first still leaves the compiled code in the
     // cache for the next run. It waits for that in its wall time, so the
-    // wait is its compile phase: the time split left it out (1.4 s of a
-    // 1.44 s CPU batch of 5,000 instances; NVRTC's 19 s for a module on
-    // the GPU, bench/RESULTS.md). For at most compile_wait_s: then the
+    // wait is its compile phase, which the time split would leave out
+    // though it can be nearly all of a small batch's wall time (a host
+    // compiler or NVRTC takes seconds). For at most compile_wait_s: then the
     // compile goes on without it.
     if (!settled) {
       const auto t = std::chrono::steady_clock::now();

@@ -90,7 +90,7 @@ struct GpuOptions {
   uint32_t memory_pages = 0;  // linear-memory capacity; 0 = automatic
   uint32_t max_wave = 0;      // 0 = as many as memory allows
   // Chained calls (BatchSpec::then): one launch per call instead of one
-  // for the whole chain (bench/gpu/chain.sh compares them).
+  // for the whole chain (bench/chain/run.sh compares them).
   bool launch_per_call = false;
   // The GPUs a batch runs on: their ordinals (one listed twice is shared,
   // each taking part of its memory), or empty for every visible one, at
@@ -274,9 +274,9 @@ struct BatchResult {
   Column<uint64_t> results;
   // The results when every one is an i32 or an f32 (all_32bit): 4
   // bytes a value, as the GPU packs them, so that its kernel writes them
-  // straight into this column, where widening them on the host took
-  // thread-id's 40 MB 1 ms (36-43 GB/s against the wire's 55;
-  // bench/RESULTS.md), and a 100M batch holds half the memory.
+  // straight into this column, where widening them on the host would take
+  // longer than their crossing (thread-id's 40 MB), and a 100M batch holds
+  // half the memory.
   Column<uint32_t> results32;
   Column<uint64_t> results_hi;  // as results, v128 results' high words (empty without v128 results)
   Column<uint8_t> traps;        // TrapCode per instance
@@ -333,8 +333,8 @@ struct BatchResult {
 // functions: a, b)" / "export 'm' is a memory, not a function".
 Result<FuncType> export_function_type(const Module& m, const std::string& name, uint32_t* func_index = nullptr);
 
-// Starts the GPU's driver and context in the background (hundreds of ms on
-// a cold machine) while the caller reads the module and inputs; run()
+// Starts the GPU's driver and context in the background (a long wait on a
+// cold machine) while the caller reads the module and inputs; run()
 // waits for it instead of starting them itself: for the context first,
 // then, having looked up and loaded cached compiled code meanwhile, for
 // the pinned staging and the kernels. Unless `tier` is the interpreter,

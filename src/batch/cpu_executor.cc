@@ -24,7 +24,6 @@
 #include "batch/wasi_input.h"
 #include "common/cores.h"
 #include "common/text.h"
-#include "exec/gpu/gpu_backend.h"
 #include "wasm/instr_reader.h"
 
 namespace ww::batch {
@@ -52,7 +51,7 @@ struct BoundInstance {
 // The value a defined function returns when its whole body is one
 // i32.const: calling it has no effect but that value, so an address it
 // gives is read once (hash-wasm's Hash_GetBuffer: its two calls per input
-// were a quarter of a crc32 batch).
+// would be a large share of a crc32 batch, bench/hashwasm/run-cpu.sh).
 std::optional<uint32_t> constant_body(const Module& m, uint32_t func_index) {
   if (func_index < m.num_imported_funcs) return std::nullopt;
   const FunctionBody& body = m.codes[func_index - m.num_imported_funcs];
@@ -126,9 +125,10 @@ TrapCode locate(Store& store, const BoundInstance& b, const BoundInstance::Sourc
 
 // Per-worker time in each phase of an instance's life (the summary's
 // split), read on one instance in kSampleEvery: the split is a proportion
-// of the wall time, and four clock reads per instance were 8% of a batch
-// of trivial instances; one in 16 still took 3% of hash-wasm's crc32
-// (perf, 2 cores). Instance 0 is always read.
+// of the wall time, and four clock reads per instance would be a large
+// share of a batch of trivial instances; one in 16 still shows in perf's
+// profile of hash-wasm's crc32 (bench/hashwasm/run-cpu.sh). Instance 0 is
+// always read.
 struct PhaseClock {
   using Clock = std::chrono::steady_clock;
   static constexpr uint64_t kSampleEvery = 256;
@@ -204,11 +204,12 @@ TrapCode run_one(Store& store, const BoundInstance& b, const Job& job, uint64_t 
 // return to (the batch's, from --init or a start function, or else the
 // worker's own snapshot of a fresh instance), one instance serves every
 // input and is reset between them (Store::reset_instance): instantiating
-// afresh cost 2.5 us an input, most of it zeroing memory, where node's
-// whole call of hash-wasm's crc32 takes 0.14 us. Without one (a snapshot
-// cannot carry references to host functions; instantiation trapped), each
-// input gets a fresh instance, whose storage is released after it; a
-// store never removes instances, so the worker starts a fresh store every
+// afresh would cost an input many times what node's whole call of
+// hash-wasm's crc32 does, most of it zeroing memory
+// (bench/hashwasm/run-cpu.sh). Without one (a snapshot cannot carry
+// references to host functions; instantiation trapped), each input gets a
+// fresh instance, whose storage is released after it; a store never
+// removes instances, so the worker starts a fresh store every
 // kInstancesPerStore of them for the small records that stay.
 class WorkerInstances {
  public:
@@ -264,7 +265,7 @@ class WorkerInstances {
     if (native_) {
       // Every instance holds the code: through this worker's own owner, so
       // that its reference counting never shares a cache line with another
-      // worker's (it was 10% of a trivial batch).
+      // worker's (shared, it would be a large share of a trivial batch).
       auto owner = std::make_shared<std::shared_ptr<const NativeCode>>(native_);
       std::shared_ptr<const NativeCode> mine(owner, owner->get());
       store_->impl().native_for = [mine](const std::shared_ptr<const CompiledModule>&) { return mine; };
@@ -452,7 +453,7 @@ class CpuExecutor final : public Executor {
       if (begin >= count) break;
       uint64_t end = std::min(count, begin + sh.chunk);
       // Counted once per chunk: an atomic add per instance on a line every
-      // worker writes cost more than resetting a small instance.
+      // worker writes costs more than resetting a small instance.
       uint64_t finished = 0;
       for (uint64_t i = first + begin; i < first + end; ++i) {
         // Not finished: the row says why at once (it may be written out

@@ -80,7 +80,7 @@ int cmd_compile(int argc, char** argv) {
   if (!chosen) return fail("--gpu-layout must be interleaved, contiguous or sparse, not '" + layout + "'");
   // A run picks interleaved memory while every instance's memory fits
   // and sparse past that: without --gpu-layout both are compiled, or
-  // cached code for the layout of a large run was never there.
+  // cached code for the layout of a large run would never be there.
   const bool both_layouts = *chosen == wasmwarp::MemoryLayout::Auto;
   if (!gpu_arch.empty()) {
     const int arch = gpu_arch.rfind("sm_", 0) == 0 ? std::atoi(gpu_arch.c_str() + 3) : 0;

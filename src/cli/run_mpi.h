@@ -30,8 +30,8 @@ void choose_rank_gpus(const RunSpec& spec, wasmwarp::EngineOptions::Gpu& g);
 // Under mpirun without --threads: this rank's part of the host's cores,
 // for its CPU workers and its host-side copies around GPU waves (the
 // cores it is bound to, and no more than the host's cores over the ranks
-// on it: unbound ranks that each took every core ran their copies side by
-// side on too few).
+// on it: unbound ranks that each took every core would run their copies
+// side by side on too few).
 void share_rank_cores(const RunSpec& spec, wasmwarp::EngineOptions& e);
 
 // This rank's rows of an argument column or of --mem-in records that were

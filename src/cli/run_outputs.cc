@@ -29,8 +29,9 @@ const char* npy_descr(ValType t) {
 namespace {
 
 // Rows are formatted on every core, kRowsPerBlock to a job, and written in
-// order; at most one block per core is held at a time. One thread built
-// 10M JSON rows in 6.3 s (a JSON object per row), three times the batch.
+// order; at most one block per core is held at a time. One thread would
+// take longer to build 10M JSON rows (a JSON object per row) than the
+// batch takes to run.
 constexpr uint64_t kRowsPerBlock = 1 << 16;
 
 template <class Format>  // format(first, end, std::string& into)
@@ -57,7 +58,7 @@ void append_int(std::string& s, T v) {
 }
 
 // A JSON string literal: the escapes nlohmann::json's dump() makes, so
-// rows read the same as before; other bytes pass through.
+// rows read as that library writes them; other bytes pass through.
 void append_json_string(std::string& s, std::string_view v) {
   s += '"';
   for (char c : v) {
@@ -261,9 +262,10 @@ Status OutputStream::write_upto(const ResultColumns& r, uint64_t upto) {
 
 void OutputStream::write_loop() {
   // Rows are written with what the batch leaves of the host: a CPU batch
-  // on every core lost up to 14% of its rate to this thread (hash-wasm's
-  // sha256, 2 cores); a GPU batch leaves the cores idle anyway. What is
-  // left after the batch, finish() writes at the caller's priority.
+  // on every core would lose a visible part of its rate to this thread
+  // (hash-wasm's sha256, bench/hashwasm/run-cpu.sh); a GPU batch leaves the
+  // cores idle anyway. What is left after the batch, finish() writes at
+  // the caller's priority.
   (void)setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 10);
   std::unique_lock<std::mutex> lk(mu_);
   for (;;) {

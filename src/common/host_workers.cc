@@ -52,8 +52,8 @@ bool spin_until(Pred&& pred) {
       if (std::chrono::steady_clock::now() >= until) return pred();
       // The spinning threads fill every core: a thread of the process with
       // work (the batch's, the output writer) would wait behind them for a
-      // time slice, which made some runs of bench/gpu/run.sh's rows far
-      // slower than the rest.
+      // time slice, which would make some runs of bench/gpu/run.sh's rows
+      // far slower than the rest.
       sched_yield();
     }
 #if defined(__x86_64__) || defined(__i386__)

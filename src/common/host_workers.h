@@ -1,8 +1,9 @@
 // Threads kept for the whole process, for short data-parallel host work
 // around a batch: copying a wave's columns out of pinned buffers, zeroing
-// result arrays. Starting threads for each 4 MiB piece cost more than the
-// copy (tens of microseconds each); one thread copied results at about
-// 2.6 GB/s on the H200 host, where its cores together reach many times that.
+// result arrays. Starting threads for each 4 MiB piece would cost more
+// than the copy; one thread copies results at a small part of what the
+// host's cores together reach (bench/scale/staging_pipeline.cu, by the
+// number of threads that copy).
 #pragma once
 
 #include <cstddef>
@@ -35,12 +36,13 @@ inline void parallel_zero(void* dst, size_t bytes) { parallel_fill(dst, 0, bytes
 void parallel_fault_in(void* dst, size_t bytes);
 // dst[i] = src[i] zero-extended, for i < n, over the workers; the stores
 // bypass the cache, so the destination is written without first being
-// read (i32 results widened to their 8-byte slots: 8.3M of them took
-// 2.9 ms of Mandelbrot's batch).
+// read (i32 results widened to their 8-byte slots, 8.3M of them in
+// Mandelbrot's batch).
 void parallel_widen_u32(uint64_t* dst, const uint32_t* src, size_t n);
 // The offset of the first byte equal to `value`, or `bytes` when none is:
-// memchr over the workers (one thread scanned 8 MB of flags in 0.6 ms),
-// or on the calling thread alone up to 4 MB (waking them cost more).
+// memchr over the workers (one thread alone is slow over a large batch's
+// flags), or on the calling thread alone up to 4 MB (waking them costs
+// more).
 size_t parallel_find_byte(const void* p, uint8_t value, size_t bytes);
 
 }  // namespace ww

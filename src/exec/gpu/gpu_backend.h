@@ -69,18 +69,19 @@ void prepare_transfers(const Tuning& tuning);
 // Buffers smaller than this cross through the staging: their copies are
 // short, and each registration is a system call.
 inline constexpr uint64_t kHostPinMinBytes = uint64_t(4) << 20;
-// Registered by the start-up, behind the CUDA context's hundreds of ms, a
+// Registered by the start-up, behind the CUDA context's creation, a
 // smaller buffer costs the batch nothing: thread-id's 1M results (4 MB)
 // then come down without the staging.
 inline constexpr uint64_t kStartUpPinMinBytes = uint64_t(1) << 20;
 // Host memory the GPU copies to and from directly instead of through the
 // pinned staging pieces: `bytes` at `p`, registered with CUDA (page-locked)
 // by the GPU's start-up once its staging is pinned, or at once when the
-// start-up is past that. The staging's host copies moved 30-40 GB/s of a
-// hash-wasm batch's 96 MB; registering huge-page memory costs 0.02-0.03 ms
-// per MiB (bench/RESULTS.md). Buffers under kHostPinMinBytes are left to
-// the staging. One request per buffer; release_host_pin unregisters it
-// and must come before the memory is freed.
+// start-up is past that. Registering huge-page memory costs about what
+// the staging's host copies of it do, as for a hash-wasm batch's 96 MB
+// (bench/scale/alloc_cost.cu times pinning and copies), and the start-up
+// hides it. Buffers under kHostPinMinBytes are left to the staging. One
+// request per buffer; release_host_pin unregisters it and must come
+// before the memory is freed.
 void request_host_pin(const void* p, uint64_t bytes);
 // The same, from kStartUpPinMinBytes, only while the start-up has not
 // pinned yet (so that it hides the registration); false, and nothing

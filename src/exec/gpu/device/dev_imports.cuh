@@ -31,8 +31,8 @@ __device__ inline TrapCode device_import(const DevModule& m, const DevWave& w, c
 
 // Compiled code's way to the above, out of line and over slot arrays: one
 // copy per module rather than one per call site. Inlined, every host
-// import's call site carried all of dev_wasi.cuh, and the PTX of a
-// wasi-libc program grew to 11 MB (bench/RESULTS.md).
+// import's call site would carry all of dev_wasi.cuh, and the PTX of a
+// wasi-libc program would grow many times over.
 template <DevLayout L>
 __device__ __noinline__ TrapCode device_import_slots(const DevModule& m, const DevWave& w, const DevIntrinsics& in,
                                                      uint32_t t, uint32_t f, DevMemView<L> memv, uint64_t* io,

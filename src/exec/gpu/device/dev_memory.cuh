@@ -11,7 +11,8 @@ namespace ww::gpu {
 
 inline constexpr uint64_t kDevPageSize = 65536;
 
-// The same values as gpu_backend.h's MemoryLayout (wave_loop.cu checks).
+// The same values as plan/memory_layout.h's MemoryLayout (wave_context.cuh
+// checks).
 enum class DevLayout : uint32_t {
   // Byte address a of instance t is in word (a / 4) of its group of 32, and
   // the same word of the 32 instances is contiguous, so a converged warp's
@@ -147,23 +148,22 @@ static __device__ __noinline__ uint64_t sparse_materialise(uint64_t* entry, uint
 }
 
 // The sparse layout's translations of one function: the last chunk this
-// instance's part of which holds its bytes, and chunks of a window of 32
-// it reads from the image. A hit costs a shift, a compare and a
-// multiply-add where the table's path cost about 30 instructions, a load
-// and a second dependent one (Nsight Compute: SHA-256's kernel ran 44,500
-// instructions a thread against 23,700 on dense memory; with this cache
-// 21,700). The owned base is biased by the chunk's first address, so a hit
-// adds the address itself; an image chunk's bytes are at image + a. An
-// owned part never moves or stops being owned within a wave, so that entry
-// stays right across calls and writes; an image chunk stops being read
-// from the image when this instance first writes it, so a write that
-// misses drops its bit, and bulk ops, calls and unaligned stores forget
+// instance's part of which holds its bytes, and chunks of a window of 32 it
+// reads from the image. A hit costs a shift, a compare and a multiply-add
+// where the table's path costs about 30 instructions, a load and a second
+// dependent one (Nsight Compute, as scripts/gpu-check.sh's ncu part runs it:
+// without this cache SHA-256's kernel runs far more instructions a thread than
+// on dense memory; with it, no more). The owned base is biased by the chunk's
+// first address, so a hit adds the address itself; an image chunk's bytes are
+// at image + a. An owned part never moves or stops being owned within a wave,
+// so that entry stays right across calls and writes; an image chunk stops
+// being read from the image when this instance first writes it, so a write
+// that misses drops its bit, and bulk ops, calls and unaligned stores forget
 // the window. A second miss in the same window reads the whole window's
-// entries at once: hash-wasm's crc32 reads eight tables of 1 KiB (32
-// chunks) at data-dependent places, and chunk by chunk some lane of a warp
-// missed at nearly every read (10% slower than no cache); a miss in
-// another window takes just its chunk, so random reads over a large image
-// pay no scan each.
+// entries at once: hash-wasm's crc32 reads eight tables of 1 KiB (32 chunks)
+// at data-dependent places, and chunk by chunk some lane of a warp would miss
+// at nearly every read (slower than no cache at all); a miss in another window
+// takes just its chunk, so random reads over a large image pay no scan each.
 template <>
 struct MemCache<DevLayout::Sparse> {
   uint32_t shift;
@@ -292,8 +292,8 @@ struct Mem<DevLayout::Sparse> {
 // the owned chunk, a byte or aligned word of the image window) are inline,
 // the rest of the translation is a call. Compiled code of a module with
 // many accesses asks for it (codegen/generator.cc): inlined, the
-// translations made its functions so large that ptxas spilled and took
-// most of the compile.
+// translations would make its functions so large that ptxas spills and
+// takes most of the compile.
 template <DevLayout L>
 struct MemAccess : Mem<L> {
   __device__ __forceinline__ static MemAccess make(const DevWave& w, uint32_t t) {
@@ -362,8 +362,8 @@ struct MemAccess : Mem<L> {
     return load(k, a, n);
   }
   // Byte by byte, out of line: inlined at every access of compiled code,
-  // the sparse layout's copies made wasi-libc's PTX three times larger
-  // (15 MB) and its compile minutes longer (bench/RESULTS.md).
+  // the sparse layout's copies would make wasi-libc's PTX several times
+  // larger and its compile far longer.
   __device__ __noinline__ uint64_t load_bytes(uint64_t a, int n) const {
     uint64_t v = 0;
     for (int i = 0; i < n; ++i) v |= uint64_t(load8(a + i)) << (8 * i);
@@ -398,7 +398,7 @@ struct MemAccess : Mem<L> {
   }
   // What of the sparse cache an access may change, to the call and back
   // by value so that it stays in registers: the whole cache so passed
-  // took the kernel from 72 registers to 96 (the shift and the image are
+  // would cost the kernel many more registers (the shift and the image are
   // the memory's own).
   struct CacheState {
     uint64_t own_base;

@@ -93,9 +93,10 @@ __device__ __forceinline__ uint64_t& seg_record(const DevWave& w, const Frames& 
 }
 
 // The interpreter's calls and returns that leave or cross the instance's
-// own stack. Out of line: inline in the interpreter's loop, this code made
-// ptxas give the loop fewer registers, and every interpreted program ran
-// 1.5-1.9x slower (bench/RESULTS.md).
+// own stack. Out of line: inline in the interpreter's loop, this code
+// would make ptxas give the loop fewer registers, and every interpreted
+// program would run far slower (bench/gpu/kernel-ab.sh compares
+// interpreter kernels).
 struct SegmentMove {
   uint32_t fb;
   TrapCode trap;

@@ -1,7 +1,7 @@
 // What a GPU kernel sees of a batch: the module's read-only data, one
 // wave's per-instance state and the `gpu` intrinsics' buffers. The
 // interpreter kernel and NVRTC-compiled code take the same three structs,
-// so one wave loop (exec/gpu/wave_loop.cu) launches either.
+// so one wave loop (exec/gpu/wave/wave_loop.cuh) launches either.
 //
 // Layout of per-instance state for a wave of N instances (t = instance in
 // the wave): globals, call records, tables and dropped flags at [k * N + t],
@@ -60,7 +60,7 @@ struct DevModule {
   uint32_t global_hi_row;
 };
 
-// WASI calls served on the device (dev_wasi.cuh; gpu_backend.h's
+// WASI calls served on the device (dev_wasi.cuh; host_call_server.h's
 // DeviceWasi says what each field holds). Per-instance arrays are the
 // wave's, at [k * n + t].
 struct DevWasi {
@@ -198,8 +198,9 @@ struct DevWave {
   // The interpreter's frame stack: slot a of instance t at slots[((t / 32)
   // * stack_slots + a) * 32 + t % 32]: each warp's stacks side by side, so
   // a slot of a converged warp is one 256-byte access. (Keeping the bottom
-  // slots in shared memory measured slower: bench/RESULTS.md.) Compiled
-  // code keeps its frames in registers and leaves these unallocated.
+  // slots in shared memory is slower: bench/gpu/kernel-ab.sh compares such
+  // kernels.) Compiled code keeps its frames in registers and leaves these
+  // unallocated.
   uint64_t* slots;
   // Past them, segments of seg_slots slots from stack_pool (dev_stack.cuh):
   // stack_per_lane for each lane t % 32, stack_used[lane] taken this wave.
@@ -366,9 +367,8 @@ inline constexpr uint32_t kDeadlineTickMask = 1023;
 
 // The end of one instance's run, whatever became of it: the progress
 // counter the host polls sees every instance once. The threads of a warp
-// that finish together add in one atomic: one per instance kept every
-// kernel at about 30 M instances/s whatever it computed (measured on an
-// H200 while the counter lived in mapped host memory, bench/RESULTS.md).
+// that finish together add in one atomic: one per instance would cap
+// every kernel's rate of instances, whatever it computed.
 __device__ __forceinline__ void finish_instance(const DevWave& w, uint32_t t, TrapCode trap, uint32_t func, uint32_t pc,
                                                 bool finished) {
   if (trap != TrapCode::None) {
@@ -383,7 +383,7 @@ __device__ __forceinline__ void finish_instance(const DevWave& w, uint32_t t, Tr
   // Streamed: the warp's results are visible on the device before its
   // stretch counts them, so a copy that the count starts reads them. The
   // warp's barrier orders its threads' writes before its leader's fence
-  // (a fence in every thread made the thread-id kernel 0.21 ms slower).
+  // (a fence in every thread would slow a short kernel such as thread-id's).
   if (w.stream_done) __syncwarp(together);
   const unsigned trapped = __ballot_sync(together, trap != TrapCode::None);
   const unsigned ended = __ballot_sync(together, finished);

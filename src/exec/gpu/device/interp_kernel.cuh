@@ -73,9 +73,9 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   // Backward jumps are loop back-edges: they burn fuel and, once in
   // kDeadlineTickMask + 1, look at the deadline, out of line: the deadline
   // is read from device memory (the host moves it to stop a wave), and
-  // that read inline in every jump handler made interpreted kernels 12-35%
-  // slower (bench/RESULTS.md). ret_pc carries the target there; it is
-  // free outside a call.
+  // that read inline in every jump handler would slow interpreted kernels
+  // (bench/gpu/kernel-ab.sh compares interpreter kernels). ret_pc carries
+  // the target there; it is free outside a call.
 #define JUMP(tg)                                                 \
   do {                                                           \
     const CodePtr np_ = cb + (tg);                               \

@@ -13,7 +13,7 @@
 namespace ww::gpu {
 
 // trap_pc of a trap that no code raised (a memory input that did not fit);
-// the same value as gpu_backend.h's kNoTrapPc.
+// the same value as semantics/traps.h's kNoTrapPc.
 inline constexpr uint32_t kDevNoTrapPc = ~0u;
 
 __global__ void read_timer_kernel(uint64_t* out) { *out = global_timer_ns(); }

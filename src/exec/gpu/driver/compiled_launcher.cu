@@ -63,9 +63,8 @@ std::string cu_error(const Driver& d, CUresult r) {
 // allows at most 512 KiB a thread (local memory per thread, programming
 // guide). Recursion deeper than the stack allows stops earlier (with "call
 // stack exhausted", never an overflow) and runs again on the interpreter
-// kernel. SQLite's largest frame is 6 KiB: 64 KiB held 10 levels, too few
-// for one query (25 to 32), so every compiled instance ran twice (H200,
-// 2026-11-24).
+// kernel. SQLite's largest frame is 6 KiB: 64 KiB holds 10 levels, too few
+// for one query (25 to 32), so every compiled instance would run twice.
 constexpr uint64_t kMinStackPerThread = 64 * 1024;
 constexpr uint64_t kCudaMaxStackPerThread = 512 * 1024;
 constexpr uint64_t kStackShareOfMemory = 2;  // at most 1/2
@@ -128,8 +127,8 @@ class StackLimits {
 };
 
 // Never destroyed: a launcher may be retired after static destruction
-// began (the compiled recursive programs' processes then aborted with a
-// corrupted heap at exit).
+// began (a destroyed one would leave the compiled recursive programs'
+// processes to abort with a corrupted heap at exit).
 StackLimits& stack_limits() {
   static StackLimits* s = new StackLimits;
   return *s;
@@ -169,10 +168,10 @@ Result<LoadedCode> load_on_current_device(const Driver& d, const std::vector<uin
     d.module_unload(c.mod);
     return err("compiled GPU code has no kernel " + kernel + ": " + cu_error(d, r));
   }
-  // A function's first launch cost 20-50 us against 3-7 later (H200
-  // machine, bench/RESULTS.md): paid here, where the load is, by a launch
-  // of no instances (every thread returns at once). What fails here fails
-  // again, checked, at the batch's launch.
+  // A function's first launch costs several times what a later one does:
+  // paid here, where the load is, by a launch of no instances (every
+  // thread returns at once). What fails here fails again, checked, at the
+  // batch's launch.
   DevModule no_module{};
   DevWave no_instances{};
   DevIntrinsics no_intrinsics{};
@@ -189,8 +188,8 @@ class CompiledLauncher final : public KernelLauncher {
   // repeat, low 16 bits; the kernel's and the chain function's, once at
   // the base, high 16).
   // The module loads on `device`, on a thread of its own while the batch
-  // prepares (0.5-0.8 ms of a batch's set-up on an H200) when
-  // `background`; the first use waits for it.
+  // prepares (a load is a visible share of a batch's set-up,
+  // bench/gpu/trace.sh) when `background`; the first use waits for it.
   CompiledLauncher(const Driver& d, std::vector<uint8_t> cubin, std::string kernel, int device, bool recursive,
                    uint32_t frames, uint64_t leave_words, bool background)
       : d_(d),
@@ -335,7 +334,8 @@ Result<std::shared_ptr<KernelLauncher>> load_compiled_kernel(const std::vector<u
   WW_ASSIGN_OR_RETURN(const Driver* d, driver());
   std::vector<uint8_t> cubin(payload.begin(), payload.begin() + ptrdiff_t(cubin_size));
   // The runtime's primary context must exist before a driver-API load;
-  // made here, on the caller's thread, as before the load moved off it.
+  // made here, on the caller's thread, so that a load on a thread of its
+  // own finds it made.
   WW_CUDA(cudaFree(nullptr));
   return std::shared_ptr<KernelLauncher>(std::make_shared<CompiledLauncher>(
       *d, std::move(cubin), kernel, current_device(), recursive, frame, leave_words, background));

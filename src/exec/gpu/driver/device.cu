@@ -46,7 +46,7 @@ std::string why_no_gpu(cudaError_t e) {
 }
 
 // A device's properties never change in a process; asking for them again
-// was most of the batch's device probe (which runs twice a batch).
+// would be most of the batch's device probe (which runs twice a batch).
 cudaError_t device_properties(int device, cudaDeviceProp& out) {
   static std::mutex mu;
   static std::map<int, cudaDeviceProp> known;

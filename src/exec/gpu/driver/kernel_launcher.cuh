@@ -26,10 +26,10 @@ class KernelLauncher {
   // for calls up to `max_call_depth` deep (the CUDA stack of recursive
   // compiled code) before the plan reads what is free: a stack an earlier
   // batch set is already missing from free memory, and counting it again
-  // (75 GB on an H200) left later batches of the process no room.
+  // would leave later batches of the process no room.
   virtual Status hold_stack(uint32_t max_call_depth) { return Status::Ok(); }
   // Whether hold_stack may take device memory (each probe of free memory
-  // after it cost 5-8 us of a 0.3 ms batch).
+  // after it is a visible cost in a small batch).
   virtual bool holds_stack() const { return false; }
   // Words of saved frames one instance may need to leave for the host
   // (compiled code unwinds its calls; the interpreter's frames stay where

@@ -90,8 +90,8 @@ namespace {
 // the largest of a function that recursion may repeat, and those of the
 // kernel and the chain function it calls (the generator's ww_chain),
 // which are once at the base of the stack. (The chain function holds an
-// instance: counted per level, its frame cut a 299-deep recursion's room
-// to 259 levels.)
+// instance: counted per level, its frame would cut a deep recursion's
+// room by many levels.)
 struct Frames {
   uint32_t largest = 0, kernel = 0, chain = 0;
 };

@@ -37,8 +37,9 @@ namespace {
 
 // An export whose body is one `i32.const` returns it whatever the
 // instance's state, as the address exports of hash-wasm (Hash_GetBuffer)
-// and the bench guests (input_ptr) do. Each fresh instance to ask it took
-// 0.09-0.27 ms of a 3 ms batch (SHA-256, 1M instances, bench/RESULTS.md).
+// and the bench guests (input_ptr) do. A fresh instance made to ask it
+// would be a visible share of a small batch (bench/gpu/trace.sh's sha256
+// row).
 std::optional<uint32_t> constant_result(const Module& m, const std::string& export_name) {
   for (const Export& e : m.exports) {
     if (e.name != export_name || e.kind != ExternKind::Func || e.index < m.num_imported_funcs) continue;
@@ -253,8 +254,8 @@ class GpuExecutor final : public Executor {
                         const std::function<void(uint64_t)>& progress, const std::function<void(uint64_t)>& ready) {
     const size_t k = job.gpus.size();
     // A claim smaller than what a GPU runs at once leaves it part idle
-    // (montecarlo on the interpreter ran at half speed in waves of half
-    // an H200).
+    // (montecarlo on the interpreter runs far slower in waves of half a
+    // GPU).
     uint64_t min_claim = StretchClaims::kMinClaim;
     for (const Job::Gpu& g : job.gpus) min_claim = std::max(min_claim, g.resident_threads);
     StretchClaims claims(count, unsigned(k), uint32_t(std::min<uint64_t>(min_claim, 1u << 30)));

@@ -60,8 +60,8 @@ Probe timed_probe(bool nvrtc, bool interpreter, GpuOptions gpus, std::promise<Pr
   if (nvrtc) nvrtc_load = std::thread([] { (void)gpu::nvrtc_version(); });
   Probe p;
   std::vector<int> devices = selected_devices(gpus, gpu::device_count());
-  // Each GPU's context starts on a thread of its own (hundreds of ms each
-  // on a cold machine); the first one's on this thread.
+  // Each GPU's context starts on a thread of its own (a long wait each on
+  // a cold machine); the first one's on this thread.
   std::vector<std::thread> others;
   for (size_t k = 1; k < devices.size(); ++k)
     others.emplace_back([d = devices[k], &gpus, interpreter] {
@@ -98,8 +98,8 @@ Probe timed_probe(bool nvrtc, bool interpreter, GpuOptions gpus, std::promise<Pr
   trace("other GPUs");
   p = stage(ready, p);
   // Joined here, so that waiting for the warm-up also waits for it (a load
-  // still under way at exit crashed the process); run() waits before it
-  // returns.
+  // still under way at exit would crash the process); run() waits before
+  // it returns.
   if (nvrtc_load.joinable()) nvrtc_load.join();
   trace("NVRTC");
   return p;
@@ -171,8 +171,9 @@ int first_selected_gpu(const GpuOptions& o) {
 // was for the start-up's pinning of this batch's buffers is the batch's
 // own work: it goes into the upload, which run() counts in the batch's
 // time (choose_backend adds a probe's pinning that it ran itself). The
-// start-up pins first, while the batch's thread makes its first calls;
-// the interpreter's had waited about 2.5 ms for hash-wasm's 96 MB.
+// start-up pins first, while the batch's thread makes its first calls, so
+// that little of it is left for the batch to wait for (bench/gpu/trace.sh's
+// hashwasm row on the interpreter shows the wait).
 void await_gpu_ready(BatchResult& out, StepTrace& trace) {
   if (out.backend != Backend::Gpu) return;
   if (const std::shared_future<Probe> ready = start_up().ready; ready.valid()) {

@@ -13,7 +13,7 @@ namespace ww::batch {
 
 // Waits, as it goes, for the GPU's warm-up: a batch waits only for the
 // stages it needs, but the warm-up's NVRTC load must not outlive it (a
-// load still under way at exit crashed the process).
+// load still under way at exit would crash the process).
 struct AwaitWarmUp {
   AwaitWarmUp() = default;
   AwaitWarmUp(const AwaitWarmUp&) = delete;

@@ -70,8 +70,8 @@ size_t nonzero_prefix(std::span<const uint8_t> bytes) {
 // Past the end of its active data segments, a fresh instance of a module
 // without a start function or an imported memory holds only zeros; none
 // when an offset is not a constant. Scanning the whole memory for the last
-// non-zero byte faulted in every page of a Rust module's 1 MiB stack: 0.3
-// ms of a 1.5 ms batch (bench/RESULTS.md).
+// non-zero byte would fault in every page of a Rust module's 1 MiB stack,
+// a large share of a small batch.
 std::optional<uint64_t> segments_extent(const Module& m) {
   if (m.start || m.num_imported_memories) return std::nullopt;
   uint64_t end = 0;

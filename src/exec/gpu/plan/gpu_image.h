@@ -52,7 +52,7 @@ struct GpuImage {
   bool has_memory = false;
   // Initial contents up to the last non-zero byte; the rest of init_pages
   // * 64 KiB is zeros. (Copied and scanned whole, a Rust module's 1 MiB
-  // stack cost 1-2 ms of every batch's set-up.)
+  // stack would weigh on every batch's set-up.)
   std::vector<uint8_t> memory;
   uint32_t init_pages = 0;
   uint32_t max_pages = 0;  // the memory's own maximum (declared max, store cap)

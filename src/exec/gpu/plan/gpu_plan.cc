@@ -167,8 +167,9 @@ uint64_t whole_warps(const BatchRequest& req, uint64_t wave) {
 // whole capacity needs) but starts smaller, and the first wave is sized to
 // kSparseChunksGuess parts. Memory that nothing writes (no store, no
 // memory input, no import that may write it) needs a pool of one chunk:
-// the 8 parts an instance Mandelbrot's 8.3M pixels were given took a
-// 66 GB cudaMalloc, 2.5 ms of a 10 ms batch.
+// 8 parts an instance would make Mandelbrot's 8.3M pixels a 66 GB
+// cudaMalloc, a large share of its batch (bench/scale/alloc_cost.cu gives
+// cudaMalloc's cost by size).
 // `idle_room`: what the GPU's idle block holds beyond the module's arrays
 // and the intrinsics' buffers, which share the wave's block.
 Result<BatchPlan> plan_sparse(const BatchRequest& req, BatchPlan p, uint64_t budget, bool written, uint64_t idle_room) {
@@ -235,7 +236,7 @@ Result<BatchPlan> plan_for(const BatchRequest& req, const GpuImage& img, uint64_
   WW_TRY(check_fits(req, fit, per, free_bytes));
   // Waves need not fill the GPU's memory: once a wave holds enough
   // instances to keep every SM busy, a larger one only costs allocating,
-  // zeroing and freeing more (about 1 ms per GB on an H200), while another
+  // zeroing and freeing more (bench/scale/alloc_cost.cu), while another
   // wave costs little, since only the pages a wave wrote are reset. Waves
   // are then made equal, so the last is not a short one.
   uint64_t wave = std::min<uint64_t>(req.instances, fit);

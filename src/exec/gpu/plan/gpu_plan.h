@@ -24,25 +24,25 @@ inline constexpr uint64_t kBusyWaveInstances = 1u << 20;
 inline constexpr uint64_t kSparseChunksGuess = 4;
 // The pool starts at kSparsePoolAllowanceBytes per instance of the first
 // wave (at least kSparsePoolStart bytes) and grows fourfold when a wave
-// runs out: freeing a pool costs 0.4 ms per GiB on an H200, so one the size
-// of the whole GPU (50 ms) would cost light modules more than their kernel.
-// (8 KiB an instance took a 0.31-0.37 ms cudaMalloc for SHA-256's 1M.)
+// runs out: freeing a pool costs time in proportion to its size
+// (bench/scale/alloc_cost.cu), so one the size of the whole GPU would cost
+// light modules more than their kernel.
 // Where the GPU's idle block (allocated beside its start-up, kept between
 // batches) holds more than the wave's buffers, the first pool takes the
 // rest of it, which costs no allocation: SQLite's 10K instances, 205 KB
-// written each, all ran again after a 1 GiB pool ran out: 12.6 s,
-// against 6.1 s so (H200, bench/RESULTS.md). The first wave is still
-// sized from the allowance. kIdleBlockMargin is left for what the plan
-// does not count of the block (two staging pieces of result scratch, each
-// buffer's rounding).
+// written each, would otherwise all run again after a 1 GiB pool ran out,
+// a far longer batch (bench/wasi/run-gpu.sh's SQLite rows). The first
+// wave is still sized from the allowance. kIdleBlockMargin is left for
+// what the plan does not count of the block (two staging pieces of result
+// scratch, each buffer's rounding).
 inline constexpr uint64_t kSparsePoolAllowanceBytes = 4096;
 inline constexpr uint64_t kSparsePoolStart = 1ull << 30;
 inline constexpr uint64_t kIdleBlockMargin = 16ull << 20;
 // An instance's part of a chunk is 256 bytes, larger only where the group's
 // chunk table would pass kSparseTableBytesPerInstance. A first write copies
-// the whole part from the image: with 1 KiB parts, SHA-256's 1M instances
-// (bench/gpu) took 1.09 ms of memory set-up and 2.79 ms of kernel, with
-// 256 B 0.66-0.92 and 2.54-2.55 (bench/RESULTS.md).
+// the whole part from the image: SHA-256's 1M instances set up memory
+// faster, and run their kernel no slower, with 256-byte parts than with
+// 1 KiB ones (bench/gpu/run.sh's sha256 row).
 inline constexpr uint32_t kSparseMinChunkShift = 8;
 inline constexpr uint64_t kSparseTableBytesPerInstance = 1024;
 

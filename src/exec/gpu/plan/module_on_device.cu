@@ -63,11 +63,10 @@ std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance)
   return ids;
 }
 
-Status PackedModule::upload(DeviceArena& arena, PinnedStaging* staging) {
+Status PackedModule::upload(DeviceArena& arena, PinnedStaging& staging) {
   uint8_t* base = nullptr;
   WW_TRY(arena.alloc(&base, bytes_.size()));
-  WW_TRY(staging ? staging->send(base, bytes_.data(), bytes_.size())
-                 : copy_to_device(base, bytes_.data(), bytes_.size()));
+  WW_TRY(staging.send(base, bytes_.data(), bytes_.size()));
   for (const auto& f : fixups_) f(base);
   return Status::Ok();
 }
@@ -142,7 +141,8 @@ Status upload_intrinsics(DeviceArena& arena, GpuBatch* gb, DevIntrinsics& I, uns
     std::lock_guard<std::mutex> g(gb->canvas_mu);
     if (canvas_before) *canvas_before = gb->image->pixels;
     // set_pixel only stores, so pixels drawn into host memory cross while
-    // the kernel runs (Mandelbrot's 33 MB canvas came down 0.6 ms after it).
+    // the kernel runs, where a canvas as large as Mandelbrot's 33 MB would
+    // come down only after it.
     void* host = canvas_mapped ? pinned_for_kernels(gb->image->pixels.data(), gb->image->pixels.size() * 4) : nullptr;
     if (host) {
       I.image = static_cast<uint32_t*>(host);

@@ -48,8 +48,8 @@ struct ModuleOnDevice {
 };
 
 // Host arrays gathered into one device allocation and one copy: the
-// module's twenty-odd arrays, each its own cudaMalloc and cudaMemcpy, took
-// 0.4-0.5 ms of every batch on an H200. Each array starts 256-byte
+// module's twenty-odd arrays, each its own cudaMalloc and cudaMemcpy, would
+// be a visible share of every batch. Each array starts 256-byte
 // aligned and takes at least 16 bytes, so that every pointer is a real,
 // distinct allocation as DeviceArena::upload makes them. Packed first, so
 // that a wave loop can cut them from its one block of device memory.
@@ -63,12 +63,10 @@ class PackedModule {
     fixups_.push_back([out, off](uint8_t* base) { *out = reinterpret_cast<const T*>(base + off); });
   }
   uint64_t bytes() const { return bytes_.size(); }
-  // Sets the pointers of the ModuleOnDevice it was packed for.
-  // Through the staging's pinned pieces: a pageable copy of a few hundred
-  // bytes took 14-25 us of the host's time against 2-5.
-  // Without the staging (null: a set-up made before the GPU's start-up
-  // pinned it), a pageable copy, staged by the driver before it returns.
-  [[nodiscard]] Status upload(DeviceArena& arena, PinnedStaging* staging);
+  // Sets the pointers of the ModuleOnDevice it was packed for. Through the
+  // staging's pinned pieces: a pageable copy of a few hundred bytes takes
+  // the host several times as long.
+  [[nodiscard]] Status upload(DeviceArena& arena, PinnedStaging& staging);
 
  private:
   std::vector<uint8_t> bytes_;
@@ -91,7 +89,7 @@ PackedModule pack_module(const GpuImage& img, ModuleOnDevice& out, uint32_t spar
 // The image and the state array back to the host, and `ignored` (the
 // device's count of set_pixel calls outside the image, brought down with
 // the last wave's counts) added to the batch's; `canvas_down`: the image
-// already came down (WaveLoop::queue_canvas).
+// already came down (WaveTransfers::queue_canvas).
 [[nodiscard]] Status download_intrinsics(GpuBatch* gb, const DevIntrinsics& I, PinnedStaging& staging,
                                          const std::vector<uint32_t>* canvas_before, bool canvas_down,
                                          unsigned long long ignored);

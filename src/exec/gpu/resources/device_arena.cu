@@ -35,8 +35,8 @@ void DeviceArena::reserve(size_t bytes) {
     // A block larger than the idle one: the idle one stays where the
     // memory beside it holds this block and as much again, else it goes
     // first. Not in the background: a cudaFree waits for the device, and
-    // one beside the batch made 16M-instance batches in slices 25 ms
-    // slower (bench/RESULTS.md).
+    // one beside the batch slows a 16M-instance batch in slices
+    // (bench/gpu/ab.sh's hash-wasm 16M row).
     size_t free_b = 0, total_b = 0;
     if (const uint64_t idle = gpu.idle_block_bytes();
         idle && (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess || free_b < bytes + idle))

@@ -7,10 +7,10 @@
 namespace ww::gpu {
 
 // Memory of our own that transparent huge pages back, touched on every core
-// and registered: registering 32 MiB of it took 0.7-0.9 ms on the H200
-// host, cudaHostAlloc 10-13 ms (bench/scale/alloc_cost.cu), and this runs
-// on the start-up thread of every process that uses the GPU (which took
-// 216-230 ms with 8 pieces so pinned, 210-242 ms with 2 cudaHostAlloc'd).
+// and registered: registering it costs a small part of what cudaHostAlloc
+// of as much does (bench/scale/alloc_cost.cu), and this runs on the
+// start-up thread of every process that uses the GPU, so that 8 pieces so
+// pinned cost the start-up no more than 2 cudaHostAlloc'd.
 // cudaHostAlloc where registering is refused.
 Status PinnedStaging::pin_pieces() {
   const uint64_t bytes = piece_bytes_ * ring_;

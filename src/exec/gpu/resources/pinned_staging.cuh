@@ -1,9 +1,10 @@
 // Host <-> device copies of a wave's columns through a ring of pinned
 // pieces: the device copies some pieces while the host fills or empties
-// another. One pinned buffer the size of a whole wave took most of a second
-// to allocate and free for a 100M-instance wave (and as much host memory
-// again as the outputs); one small buffer used piece after piece made the
-// download of that wave twice as slow, since copy and host work took turns.
+// another. One pinned buffer the size of a whole wave would take long to
+// allocate and free for a 100M-instance wave (and as much host memory
+// again as the outputs); one small buffer used piece after piece would
+// slow the download of that wave, since copy and host work would take
+// turns.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -54,7 +55,7 @@ class PinnedStaging {
 
   // What a wave loop polls a running kernel and times it with, kept with
   // the pieces between batches: making them (a pinned allocation, a
-  // stream, events) was most of a 1.3 ms step of every batch.
+  // stream, events) would be most of a step of every batch.
   struct WaveSignals {
     // Pinned: [0] instances done, [1] the deadline.
     unsigned long long* words = nullptr;
@@ -63,17 +64,14 @@ class PinnedStaging {
     static constexpr uint32_t kMaxStretches = Tuning::kMaxStretches;
     unsigned int* stream_done = nullptr;
     // Pinned, after those: the wave's counters as the last transfer behind
-    // its kernel brought them down (WaveLoop::queue_wave_words; a sliced
+    // its kernel brought them down (WaveTransfers::queue_wave_words; a sliced
     // wave's counts come behind its outputs instead).
     WaveWords* wave_words = nullptr;
-    // The same words as the device addresses them (null where it cannot):
-    // a one-block kernel behind the wave's kernel writes them there.
-    WaveWords* wave_words_mapped = nullptr;
     cudaStream_t poll_stream = nullptr;  // non-blocking: copies while kernels run
     cudaEvent_t start = nullptr, stop = nullptr;
     cudaEvent_t setup = nullptr;  // before a wave's set-up, queued without a wait (WaveLoop::init_wave)
     // After the wave's words, when their copy follows the kernel
-    // (WaveLoop::launch_and_wait): the host waits for it instead of `stop`.
+    // (WaveLaunches::launch_and_wait): the host waits for it instead of `stop`.
     cudaEvent_t words_down = nullptr;
     // A wave in slices (wave_slices.cu): its kernels go on the `compute`
     // streams in turn while the thread's stream copies, so that a slice's
@@ -87,16 +85,15 @@ class PinnedStaging {
     static constexpr uint32_t kComputeStreams = 2;
     cudaStream_t compute[kComputeStreams] = {};
     cudaStream_t outputs = nullptr;  // a slice's or a stretch's outputs coming down
-    cudaEvent_t canvas = nullptr;    // the canvas down on `outputs` (WaveLoop::queue_canvas)
+    cudaEvent_t canvas = nullptr;    // the canvas down on `outputs` (WaveTransfers::queue_canvas)
     cudaEvent_t slice[kMaxSlices][kSliceEvents] = {};
   };
   const WaveSignals& signals() const { return signals_; }
 
   // With 8 pieces of 4 MiB, Mandelbrot's results and image and hash-wasm's
-  // 16M messages crossed 15-25% faster than with 2: with more pieces queued
-  // the DMA waits less on the host's turn between pieces (a 1 GiB copy
-  // down alone: up to 54 GB/s against 23; bench/scale/staging_pipeline.cu,
-  // bench/RESULTS.md).
+  // 16M messages cross faster than with 2: with more pieces queued the DMA
+  // waits less on the host's turn between pieces (a large copy down alone
+  // shows it too: bench/scale/staging_pipeline.cu).
   static constexpr uint32_t kMaxPieces = Tuning::kMaxPieces;
 
   Status init(uint64_t piece_bytes, uint32_t pieces) {
@@ -113,10 +110,6 @@ class PinnedStaging {
     WW_CUDA(cudaHostAlloc(&signals_.words, 16 * sizeof(unsigned long long) + sizeof(WaveWords), cudaHostAllocDefault));
     signals_.stream_done = reinterpret_cast<unsigned int*>(signals_.words + 2);
     signals_.wave_words = new (signals_.words + 16) WaveWords{};
-    void* mapped = nullptr;
-    if (cudaHostGetDevicePointer(&mapped, signals_.wave_words, 0) == cudaSuccess)
-      signals_.wave_words_mapped = static_cast<WaveWords*>(mapped);
-    (void)cudaGetLastError();  // without it the words come down by a copy
     WW_CUDA(cudaStreamCreateWithFlags(&signals_.poll_stream, cudaStreamNonBlocking));
     WW_CUDA(cudaEventCreate(&signals_.start));
     WW_CUDA(cudaEventCreate(&signals_.stop));
@@ -165,8 +158,8 @@ class PinnedStaging {
   // copied; enqueue(p, buf, stream) queues its copy to the device. The last
   // copies may still be under way on return: what reads the data is queued
   // after them on the thread's stream, or waits for an event recorded there
-  // (a wave's slices: waiting here left each slice's last piece crossing
-  // while the host stood idle).
+  // (a wave's slices: waiting here would leave each slice's last piece
+  // crossing while the host stood idle).
   template <class Produce, class Enqueue>
   Status upload(uint64_t pieces, Produce&& produce, Enqueue&& enqueue) {
     for (uint64_t p = 0; p < pieces; ++p) {
@@ -204,7 +197,8 @@ class PinnedStaging {
   }
 
   // `bytes` from host `from` to device `to`, through the pieces (a pageable
-  // cudaMemcpy of a 64 MB memory input ran at about 7 GB/s).
+  // cudaMemcpy of a large memory input is far slower: bench/scale/alloc_cost.cu
+  // times pinned and pageable copies).
   Status send(void* to, const void* from, uint64_t bytes) {
     if (host_range_pinned(from, bytes)) {
       WW_CUDA(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream_));
@@ -229,7 +223,7 @@ class PinnedStaging {
     return bytes - off < piece_bytes_ ? bytes - off : piece_bytes_;
   }
 
-  // The pieces, one pinned block (host_resources.cu).
+  // The pieces, one pinned block (pinned_staging.cu).
   Status pin_pieces();
   void unpin_pieces();
 

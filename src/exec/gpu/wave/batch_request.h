@@ -50,8 +50,9 @@ struct BatchPlan {
   uint64_t pool_bytes = 0;      // the pool the first wave gets
   uint64_t pool_bytes_max = 0;  // what it may grow to when a wave runs out
   // Sparse memory nothing writes: every group reads one chunk table of
-  // zeros (a table per group was 256 bytes of each instance's 302 for a
-  // Rust module's 16 pages, and zeroing it 0.6 ms of 10M instances).
+  // zeros (a table per group would be 256 bytes of each instance's 302 for
+  // a Rust module's 16 pages, and zeroing it a visible cost at 10M
+  // instances).
   bool chunk_table_shared = false;
   uint32_t wave_size = 0;   // the largest wave the buffers hold
   uint32_t first_wave = 0;  // sparse: the first wave's size; later ones follow the measured pool use
@@ -183,7 +184,7 @@ struct BatchRequest {
     uint8_t* finished = nullptr;
     // traps, trap_func and trap_pc hold zeros already (a batch's fresh
     // columns): waves without a trap then leave them as they are, where
-    // zeroing them again was a tenth of an 8.3M-instance batch.
+    // zeroing them again would be a large share of an 8.3M-instance batch.
     bool trap_words_zero = false;
     uint64_t* results_hi = nullptr;  // as results, v128 results' high words; null: not wanted
     // Instead of results, when every result is an i32 or an f32: 4 bytes a

@@ -171,11 +171,11 @@ void rerun_exhausted(const BatchRequest& req, const BatchRequest::Destination& d
 // many as before (a heap that grew once tends to grow again), up to the
 // memory's maximum; one that grows past that too runs again in turn. On
 // the request's own tier and layout first: on the interpreter's sparse
-// memory, 20,000 heaps of 4 MB (bench/scale/heap_sum.c) took 2.78 s on
-// an H200 where compiled code took 0.20 s. Where that cannot be planned
-// (a dense reservation too large), on the interpreter and sparse memory,
-// which holds only the pages written; where that cannot either,
-// memory.grow fails past the old reservation, as before reruns.
+// memory, 20,000 heaps of 4 MB (bench/scale/heap_sum.c) take many times
+// as long as on compiled code. Where that cannot be planned (a dense
+// reservation too large), on the interpreter and sparse memory, which
+// holds only the pages written; where that cannot either, memory.grow
+// fails past the old reservation.
 void rerun_grown(const BatchRequest& req, const BatchRequest::Destination& d, const Stretches& ran, uint32_t reserved,
                  uint32_t max_pages, Clock::time_point t_start, RunResult& out) {
   const uint8_t grown = uint8_t(TrapCode::GrowPastReservation);
@@ -201,9 +201,10 @@ void rerun_grown(const BatchRequest& req, const BatchRequest::Destination& d, co
 
 // Each instance's own stack and call records sized to what its calls can
 // reach, when the call graph bounds it: the defaults (384 slots, 64 calls)
-// gave the Rust thread-id module 3,894 bytes an instance, a 39 GB block
-// whose cudaMalloc took 1.37 ms of a 10M batch, for a need of 4 slots and
-// 1 call (bench/RESULTS.md). Deeper calls go to the stack segments as ever.
+// would give the Rust thread-id module 3,894 bytes an instance, for a need
+// of 4 slots and 1 call: at 10M instances a 39 GB block, whose cudaMalloc
+// is a large share of the batch (bench/scale/alloc_cost.cu). Deeper calls
+// go to the stack segments.
 void shrink_stacks_to_need(const BatchRequest& req, PreparedBatch& p) {
   const Module& mod = req.module->module;
   std::vector<uint32_t> entries;
@@ -322,9 +323,9 @@ namespace {
 
 // A wave loop whose buffers are allocated, planned again with an eighth
 // less memory while the device refuses them: the plan leaves a fixed
-// reserve for what it does not count, and a 75 GB CUDA stack beside it
-// left compiled SQLite's 100K batch (interleaved, 60K-instance waves)
-// 5 GB short.
+// reserve for what it does not count, and a large CUDA stack beside it
+// can leave a batch short of it (compiled SQLite's 100K, in interleaved
+// 60K-instance waves).
 Result<std::unique_ptr<WaveLoop>> set_up_wave_loop(const BatchRequest& req, PreparedBatch& p, RunResult& out,
                                                    Clock::time_point t_start) {
   constexpr int kReplans = 4;
@@ -439,8 +440,8 @@ Result<RunResult> run_batch(const BatchRequest& req) {
       held = held || (wave_again && !req.claim);
       if (req.final_rows && !held && !wave_again) {
         // The last wave's rows wait for the intrinsics' buffers
-        // (finish_outputs()): writing them meanwhile took the host's memory
-        // bandwidth from the download of the --image canvas.
+        // (finish_outputs()): writing them meanwhile would take the host's
+        // memory bandwidth from the download of the --image canvas.
         if (!req.claim && first + ran == end) last_rows = {first, end};
         else req.final_rows(first, first + ran);
       }

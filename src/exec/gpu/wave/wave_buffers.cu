@@ -19,11 +19,11 @@ uint64_t WaveBuffers::wave_block_bytes() const {
                        warps32 +
                    (uint64_t(64) << 10) + ((sizeof(WaveWords) + 255) & ~uint64_t{255});
   if (c_.results32 || c_.req.resident) block += 2 * c_.req.tuning.staging_piece_bytes();
-  // The first sparse pool too: a cudaMalloc costs about 0.2 ms whatever
+  // The first sparse pool too: a cudaMalloc costs about the same whatever
   // its size up to 4 GiB (bench/scale/alloc_cost.cu), and the pool's own
-  // was 0.21-0.28 ms of a 3.5 ms batch (SHA-256, 1M instances). A pool that
-  // grows later comes from cudaMalloc; this one then stays until the block
-  // goes (account_pool grows into what is free).
+  // would be a visible share of a small batch (SHA-256, 1M instances). A
+  // pool that grows later comes from cudaMalloc; this one then stays until
+  // the block goes (account_pool grows into what is free).
   if (c_.sparse && c_.plan.memory_pages) block += c_.plan.pool_bytes + 256;
   return block;
 }
@@ -246,7 +246,7 @@ Status WaveBuffers::account_pool(uint32_t first, uint32_t n, const WaveWords& do
   // A wave that took nothing from the pool says nothing of the next: it
   // is the plan's size, and the pool stays as it is. (Sized from a guess
   // of a part per 64 groups, collatz's 100M instances on the interpreter,
-  // whose pool is one chunk, ran in 38,923 waves instead of 4.)
+  // whose pool is one chunk, would run in 38,923 waves instead of 4.)
   if (taken == 0 && *redo == 0) {
     next_wave = c_.plan.wave_size;
     return Status::Ok();
@@ -263,8 +263,8 @@ Status WaveBuffers::account_pool(uint32_t first, uint32_t n, const WaveWords& do
     // What the device holds since the plan (a first pool cut from the
     // wave's block stays until the block goes; another wave loop's
     // buffers) is not the plan's to give: the pool grows into what is free
-    // now, a margin left. SQLite at 1M beside a 75 GB CUDA stack failed
-    // here, asking the plan's 66 GB with 65 GB free.
+    // now, a margin left: beside a large CUDA stack, SQLite's pool at 1M as
+    // the plan sized it may be more than is free.
     size_t free_b = 0, total_b = 0;
     WW_CUDA(cudaMemGetInfo(&free_b, &total_b));
     const uint64_t room = free_b > kReserveBytes ? (free_b - kReserveBytes) / chunk * chunk : 0;

@@ -21,8 +21,8 @@ Status WaveLaunches::queue_launch(uint32_t blocks) {
   WW_CUDA(cudaEventRecord(x_.sig->stop));
   c_.trace("wave: stop event");
   // The wave's words come down behind the kernel, and the host waits once
-  // for both: fetched after the wait, they were a round trip of their own
-  // (0.026 ms of thread-id's 0.26 ms compiled batch, bench/RESULTS.md).
+  // for both: fetched after the wait, they would be a round trip of their
+  // own, a visible share of a short batch (thread-id's, compiled).
   x_.words_queued = x_.words_follow_kernel();
   if (x_.words_queued) {
     WW_TRY(x_.queue_wave_words(true));
@@ -66,12 +66,12 @@ Status WaveLaunches::launch_and_wait(uint32_t blocks) {
 Status WaveLaunches::await_event(cudaEvent_t ev, bool& stop_sent) {
   const auto since = Clock::now();
   auto last_report = since;
-  // Short batches (the spec runner's, thread-id's 0.1 ms kernel) finish in
-  // microseconds: the first 0.2 ms the host spins, then naps from 20 us.
-  // Each nap is a thirty-second of the wait so far, up to 1 ms, so the
-  // wake-up after the kernel's end costs it about 3%: naps doubling to 1 ms
-  // woke Monte Carlo's 4.2 ms kernel 0.7 ms after it ended
-  // (bench/RESULTS.md).
+  // Short batches (the spec runner's, thread-id's) finish in microseconds:
+  // the first 0.2 ms the host spins, then naps from 20 us. Each nap is a
+  // thirty-second of the wait so far, up to 1 ms, so the wake-up after the
+  // kernel's end costs it about a thirty-second: naps doubling to 1 ms
+  // would wake a kernel of a few ms such as Monte Carlo's late by a large
+  // share of its time (bench/gpu/run.sh's montecarlo row).
   constexpr std::chrono::microseconds kSpin(200);
   while (cudaEventQuery(ev) == cudaErrorNotReady) {
     const auto waited = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - since);
@@ -87,8 +87,8 @@ Status WaveLaunches::await_event(cudaEvent_t ev, bool& stop_sent) {
 }
 
 // Linux lets a sleep run past its end by the thread's timer slack, 50 us
-// unless set: the host saw thread-id's 0.27 ms kernel end 0.41 ms after
-// its launch (bench/RESULTS.md). The waiting thread's slack is 1 us.
+// unless set, long beside a short kernel such as thread-id's. The waiting
+// thread's slack is 1 us.
 void WaveLaunches::nap(std::chrono::microseconds us) {
   thread_local const bool slack_set = prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0) == 0;
   (void)slack_set;

@@ -48,8 +48,8 @@ Status WaveLoop::setup(RunResult& out) {
   c_.phase_t = Clock::now();
   c_.trace("wave loop start");
   // The module's arrays and the intrinsics' buffers come from the wave's
-  // block: their own cudaMalloc was 0.15-0.30 ms of a 3 ms batch (SHA-256
-  // and hash-wasm sha256, 1M instances).
+  // block: their own cudaMalloc would be a visible share of a small batch
+  // (SHA-256 and hash-wasm sha256, 1M instances).
   PackedModule packed = pack_module(c_.img, b_.mod, c_.sparse && c_.img.has_memory ? c_.plan.chunk_shift : 0);
   b_.arena.reserve(b_.wave_block_bytes() + packed.bytes() + intrinsics_bytes(c_.req.batch));
   c_.trace("wave buffers: one block");
@@ -59,7 +59,7 @@ Status WaveLoop::setup(RunResult& out) {
   x_.sig->words[1] = 1;                    // the deadline that stops a running wave
   x_.sig->wave_words->ignored_pixels = 0;  // as on the device, until a wave brings the count down
   c_.trace("wave buffers: staging");
-  WW_TRY(packed.upload(b_.arena, x_.staging.get()));
+  WW_TRY(packed.upload(b_.arena, *x_.staging));
   c_.trace("upload module: its arrays");
   WW_TRY(b_.arena.alloc(&b_.wave_words, 1));
   WW_CUDA(cudaMemsetAsync(b_.wave_words, 0, sizeof(WaveWords)));
@@ -87,8 +87,8 @@ Status WaveLoop::setup(RunResult& out) {
 
   c_.trace("done and trapped words");
   // Only a deadline and the clocks (gpu.get_time, WASI's) read the
-  // device's clock from the batch's start; the round trip to read it was
-  // 0.05-0.06 ms of a 1.5-3 ms batch.
+  // device's clock from the batch's start; the round trip to read it is a
+  // visible cost in a small batch.
   const bool clocks = std::any_of(c_.img.import_intrinsic.begin(), c_.img.import_intrinsic.end(),
                                   [](uint8_t id) { return id == uint8_t(Intrinsic::GetTime) || id >= kDevWasiFirst; });
   if (c_.req.timeout_s > 0 || clocks) {

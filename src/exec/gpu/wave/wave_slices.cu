@@ -3,9 +3,9 @@
 // set-up and memory inputs, the code, its memory outputs) wait on the
 // device for its inputs, which the thread's stream uploads one slice after
 // another, and run on two compute streams in turn; its outputs come down
-// behind them. In one piece, SHA-256's 1M 64-byte messages took 1.7 ms of
-// upload, then 3.1 ms of kernels, then 1.9 ms of download (bench/RESULTS.md);
-// in slices the kernels hide behind the 64 MB crossing.
+// behind them. In one piece, SHA-256's 1M 64-byte messages would cross up,
+// run their kernels and come down one step after the other; in slices the
+// kernels hide behind the 64 MB crossing (bench/gpu/run.sh's sha256 row).
 #include "exec/gpu/wave/wave_kernels.h"
 #include "exec/gpu/wave/wave_loop.cuh"
 
@@ -119,8 +119,9 @@ uint32_t WaveLoop::slice_count(uint32_t n) const {
     return 1;
   // Without inputs per instance there is no upload to hide: a slice's
   // download then overlaps only the next slice's kernel, and every slice's
-  // first piece crosses alone. Mandelbrot's results (kernel 0.29 ms) came
-  // down in 1.83 ms in 3 slices against 1.52 ms whole (bench/RESULTS.md).
+  // first piece crosses alone: Mandelbrot's results, behind a short kernel,
+  // come down more slowly in slices than whole (bench/gpu/run.sh's mandel
+  // row).
   if (c_.req.mem_in.empty() && !c_.args_per_row()) return 1;
   uint64_t per_instance = 0;
   for (const MemIn& mi : c_.req.mem_in) per_instance += mi.record_size;
@@ -179,9 +180,9 @@ Status WaveLoop::run_slices(uint32_t first, uint32_t n, uint32_t slices) {
     const bool queued_outputs = outputs_follow_kernels(first, n);
     bool stop_sent = false;
     // Every slice queued before any is awaited: waiting for slice k - 1 and
-    // bringing its outputs down before queueing slice k + 1's inputs left
-    // the GPU idle 0.06-0.14 ms between slices (bench/RESULTS.md). The
-    // slices' kernels wait for their inputs on the device.
+    // bringing its outputs down before queueing slice k + 1's inputs would
+    // leave the GPU idle between slices. The slices' kernels wait for their
+    // inputs on the device.
     for (uint32_t k = 0; k < slices; ++k) {
       const uint32_t r0 = k * step, r1 = std::min(n, r0 + step);
       WW_TRY(x_.upload_args(first, n, r0, r1));

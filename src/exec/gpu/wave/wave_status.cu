@@ -28,16 +28,16 @@ Status WaveTransfers::fetch_wave_words(bool counts) {
 }
 
 // While the kernels run the host has nothing else to do: filling the flags
-// then (a wave whose count falls short fetches them over this) took the
-// 0.23-0.46 ms the fill cost after them off a 3.5 ms batch (SHA-256, 1M
-// instances), mostly first touches of the column's pages.
+// then (a wave whose count falls short fetches them over this) takes what
+// the fill would cost after them, mostly first touches of the column's
+// pages, off the batch's time (SHA-256 at 1M instances, bench/gpu/trace.sh's
+// sha256 row).
 void WaveTransfers::prefill_finished() {
   finished_prefilled = c_.finished_from_count();
   if (!finished_prefilled) return;
   uint8_t* flags = c_.dest.finished + (b_.W.first - c_.req.index_base);
   // Up to a few MB this thread alone is done first: waking the host's
-  // workers for thread-id's 1 MB took 0.17-0.31 ms, past its kernel's end
-  // (bench/RESULTS.md).
+  // workers for thread-id's 1 MB would take them past its kernel's end.
   if (b_.W.n <= kFillAloneBytes) std::memset(flags, 1, b_.W.n);
   else parallel_fill(flags, 1, b_.W.n);
 }
@@ -51,9 +51,8 @@ Status WaveTransfers::download_status(uint32_t first, uint32_t n, const unsigned
   // writes those of calls it served, and a resident batch's instances keep
   // the traps of earlier calls, so those download the columns always.
   // Otherwise a wave with none trapped needs no trap columns: zeros are
-  // written here (half of the 1 ms of codes and flags in Mandelbrot's
-  // 11 ms at 8.3M instances; 150 MB of SHA-256's 16M instances,
-  // bench/RESULTS.md).
+  // written here rather than brought down (9 bytes an instance: 150 MB at
+  // SHA-256's 16M instances).
   // Likewise the flags, when every instance finished: a chain of calls
   // counts an instance once per call, a resident batch per call, and host
   // calls resume instances, so those download them.
@@ -66,7 +65,8 @@ Status WaveTransfers::download_status(uint32_t first, uint32_t n, const unsigned
   const bool codes_known = !c_.req.resident && !c_.serves_host_calls;
   if (codes_known && trapped == 0) {
     // A destination that starts zeroed holds zeros where no wave wrote.
-    // On every core: one thread took 7 ms for 8.3M instances' columns.
+    // On every core: one thread would take far longer than the kernel for
+    // 8.3M instances' columns.
     if (!c_.dest.trap_words_zero || first < trap_columns_written_to) {
       parallel_zero(c_.dest.traps + first, n);
       parallel_zero(c_.dest.trap_func + first, uint64_t(n) * 4);

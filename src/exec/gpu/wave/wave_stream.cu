@@ -5,9 +5,9 @@
 // stretch's results down through the staging, on the outputs stream,
 // beside the kernel's later blocks. Blocks start in order, so the early
 // stretches finish first.
-// After the kernel only the stretches still running at its end are left:
-// Collatz's 4.2M results took 0.54-0.64 ms to come down after a 1.3 ms
-// kernel (bench/RESULTS.md).
+// After the kernel only the stretches still running at its end are left,
+// where all of Collatz's 4.2M results would otherwise come down after its
+// kernel (bench/gpu/run.sh's collatz row).
 #include "exec/gpu/wave/wave_launches.cuh"
 
 #include <algorithm>
@@ -32,8 +32,7 @@ uint32_t WaveTransfers::stream_rows(uint32_t n, bool sliced) const {
   // The kernel alone finishes every instance, and nothing but the results
   // comes down: memory outputs come from kernels after it. 32-bit results
   // need the device to pack them as the instances finish: a packing kernel
-  // of its own waited for the wave's kernel to end (thread-id, 1M
-  // instances).
+  // of its own would wait for the wave's kernel to end.
   if (!c_.nres || !one_launch_finishes_wave(sliced) || !c_.req.mem_out.empty() || !c_.req.device_args.empty() ||
       (c_.results32 && !b_.packed32))
     return 0;
@@ -50,12 +49,12 @@ uint32_t WaveTransfers::stream_rows(uint32_t n, bool sliced) const {
   return uint32_t((rows + kBlock - 1) / kBlock * kBlock);
 }
 
-// A kernel's stores into registered host memory cross as fast as a copy
-// does (52 GB/s against 55 for 40 MB of 4-byte words, H200), and they
-// cross while it runs: thread-id's 10M results came down 0.73 ms after
-// its 0.28 ms kernel, streamed or not, for its blocks all finish at its
-// end (bench/RESULTS.md). One 32-bit result an instance, the wave in one
-// launch, and a column that the GPU's start-up pinned whole.
+// A kernel's stores into registered host memory cross nearly as fast as a
+// copy does, and they cross while it runs, where thread-id's 10M results,
+// streamed or not, would come down only after its kernel, for its blocks
+// all finish at its end (bench/gpu/ab.sh's tid-10M row). One 32-bit
+// result an instance, the wave in one launch, and a column that the GPU's
+// start-up pinned whole.
 uint32_t* WaveTransfers::mapped_results(uint32_t first, uint32_t n, bool sliced) const {
   if (!c_.results32 || c_.nres != 1 || !c_.dest.results32 || !one_launch_finishes_wave(sliced)) return nullptr;
   return static_cast<uint32_t*>(pinned_for_kernels(c_.dest.results32 + first, uint64_t(n) * 4));
@@ -80,8 +79,8 @@ Status WaveTransfers::begin_stream(uint32_t n, bool sliced) {
 }
 
 // The host reads the stretches' counts with a copy beside the kernel, as
-// the progress line does: a word the kernel wrote to host memory reached
-// the host only when the kernel ended (thread-id, 1M instances).
+// the progress line does: a word the kernel writes to host memory reaches
+// the host only when the kernel ends (thread-id, 1M instances).
 Status WaveLaunches::stream_results(bool& stop_sent) {
   const uint32_t n = b_.W.n, first = b_.W.first - c_.req.index_base, rows = b_.W.stream_rows;
   const uint32_t stretches = (n + rows - 1) / rows;

@@ -197,8 +197,10 @@ Status WaveTransfers::download_results32(uint32_t first, uint32_t n, uint32_t r0
                            down);
 }
 
-// Mandelbrot's 33 MB canvas came down through the staging after its 33 MB
-// of results, 0.7 ms each, behind a 0.3 ms kernel (bench/RESULTS.md).
+// Through the staging, Mandelbrot's 33 MB canvas would come down after its
+// 33 MB of results, doubling the download behind a short kernel: after
+// the last kernel, it comes straight into its registered host copy on the
+// outputs stream, beside the results' download.
 Status WaveTransfers::queue_canvas(uint32_t first, uint32_t n) {
   GpuBatch* gb = c_.req.batch;
   if (!gb || !gb->image || !b_.I.image || c_.req.claim || c_.req.resident || b_.canvas_mapped ||
