@@ -22,7 +22,11 @@
 #              BENCHES, TIERS (bench/gpus/run.sh's)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-B=$(realpath "${1:-$root/.device-build}")
+B=$(realpath -m "${1:-$root/.device-build}")
+# The bundle as gpu-prepare.sh packed it for the device tool.
+if [[ ! -d $B && -f $root/.device-pack/bundle.tar.xz ]]; then
+  tar -xJf "$root/.device-pack/bundle.tar.xz" -C "$(dirname "$B")" || exit 1
+fi
 O=${GPU_CHECK_DIR:-$PWD/gpu-check-out}
 mkdir -p "$O"
 export LD_LIBRARY_PATH=$B/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

@@ -125,4 +125,8 @@ if [[ ${WW_SQLITE_COMPILED:-0} == 1 ]]; then
   find "$bundle/code-cache" -name '*.wwc' -size +32M -exec xz -f -T0 {} +
   if [[ $ok == 1 ]]; then touch "$bundle/code-cache/sqlite-compiled"; else echo "gpu-prepare: SQLite's GPU compile failed"; fi
 fi
-du -sh "$bundle"
+# The device tool carries at most 64 MiB of the working tree: the bundle
+# travels packed (xz), and gpu-check.sh unpacks it there.
+mkdir -p "$root/.device-pack"
+tar -cJf "$root/.device-pack/bundle.tar.xz" -C "$(dirname "$bundle")" "$(basename "$bundle")"
+du -sh "$bundle" "$root/.device-pack/bundle.tar.xz"
