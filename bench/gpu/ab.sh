@@ -21,6 +21,7 @@ work=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/ww-ab.XXXXXX")}
 mkdir -p "$work"
 N=$B/bench
 G=$B/guests/rust
+S=$(cd "$(dirname "$0")/../scale" && pwd)  # bench/scale's text-format modules
 cd "$B/wasi/fx" 2>/dev/null || cd "$work" || exit 1  # SQLite's --dir db::db is relative
 "$N/gpu_ref" gen-messages "$work/msgs.bin" 16777216 >/dev/null
 
@@ -45,12 +46,15 @@ row_args() {
     stackmix-100M) A=(-n 100000000 --invoke mix "$N/stack_mix.wasm" @index) ;;
     collatz-100M) A=(-n 100000000 --invoke collatz "$N/collatz.wasm" 1000000000000 @index) ;;
     heap) A=(-n 2000 --invoke heap_sum "$N/heap_sum.wasm" 1000000 @index) ;;
+    dirty-waves) A=(-n 200000 --gpu-max-wave 4096 --invoke probe "$S/dirty.wat" @index) ;;
+    ackermann) A=(--invoke ack "$S/ackermann.wat" 3 5) ;;
     # bench/wasi/run-gpu.sh's query, from its folder.
     sqlite-100K) A=(-n 100000 --dir db::db "$B/wasi/bin/sqlite.wasm" db/t.db
       "select id, name, v * 3, length(name) from t where id % 97 = @index % 97 order by v desc limit 5") ;;
   esac
 }
-rows=${ROWS:-mandel sha256 montecarlo collatz hashwasm-1M hashwasm-16M crc32-1M crc32-16M tid-1M tid-10M stackmix-100M collatz-100M heap sqlite-100K}
+rows=${ROWS:-mandel sha256 montecarlo collatz hashwasm-1M hashwasm-16M crc32-1M crc32-16M tid-1M tid-10M stackmix-100M
+  collatz-100M heap dirty-waves ackermann sqlite-100K}
 
 # "median spread" of the numbers on stdin.
 stats() { sort -g | awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; printf "%.4f %.3f\n", m, (m > 0 ? (v[NR] - v[1]) / m : 0) }'; }
