@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Two wasmwarp binaries on the same GPU batches, alternating run by run,
 # for a before/after table (docs/performance.md): the bench/gpu rows on
-# both tiers, hash-wasm's sha256 (1M, 16M) and crc32, the scale rows,
-# SQLite on the interpreter at 100K, and the thread-id batch at 1M timed
-# as a user times it (the whole process, start to exit). Each row: the
-# median of RUNS batch walls (--stats wall_s) per binary, their ratio
-# (new / old) and the run-to-run spread of each ((max - min) / median), so
-# that a change smaller than the spread reads as noise.
+# both tiers, hash-wasm's sha256 (1M, 16M) and crc32, the scale rows and
+# SQLite on the interpreter at 100K. Each row: per binary, the median of
+# RUNS batch walls (--stats wall_s) and of RUNS whole processes (start to
+# exit, as a user times it), their ratios (new / old), and the walls'
+# run-to-run spread ((max - min) / median), so that a change smaller than
+# the spread reads as noise.
 #
 # usage: bench/gpu/ab.sh OLD NEW BUNDLE [RUNS]   (BUNDLE: scripts/gpu-prepare.sh's)
 # env: ROWS (a subset of the row names below), WORK (a scratch folder),
@@ -59,7 +59,9 @@ rows=${ROWS:-mandel sha256 montecarlo collatz hashwasm-1M hashwasm-16M crc32-1M 
 # "median spread" of the numbers on stdin.
 stats() { sort -g | awk '{ v[NR] = $1 } END { m = v[int((NR + 1) / 2)]; printf "%.4f %.3f\n", m, (m > 0 ? (v[NR] - v[1]) / m : 0) }'; }
 
-printf '%-15s %-8s %12s %12s %9s %10s %10s\n' row tier "old ms" "new ms" new/old "old spread" "new spread"
+printf '%-15s %-8s %10s %10s %8s %7s %7s %10s %10s %8s\n' row tier "old wall" "new wall" new/old "spr old" "spr new" \
+  "old proc" "new proc" new/old
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > 0 ? a / b : 0) }'; }
 for r in $rows; do
   tiers="interp compiled"
   [[ $r == sqlite-100K ]] && tiers=interp  # its compiled code takes an hour of NVRTC to build
@@ -68,30 +70,25 @@ for r in $rows; do
     set -- "${A[@]}"
     # Warm runs: the code caches filled, the files read once.
     for bin in "$old" "$new"; do "$bin" run --backend "${BACKEND:-gpu}" --tier $tier -q "$@" >/dev/null 2>&1 </dev/null; done
-    : >"$work/old.txt"
-    : >"$work/new.txt"
+    for f in old new old-proc new-proc; do : >"$work/$f.txt"; done
     for ((k = 0; k < runs; ++k)); do
       for side in old new; do
         bin=$old && [[ $side == new ]] && bin=$new
-        if [[ $r == tid-1M ]]; then
-          # The whole process, as a user times it.
-          t0=$(date +%s.%N)
-          "$bin" run --backend "${BACKEND:-gpu}" --tier $tier -q "$@" >/dev/null 2>&1 </dev/null
-          t1=$(date +%s.%N)
-          awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", (b - a) * 1000 }' >>"$work/$side.txt"
-        else
-          "$bin" run --backend "${BACKEND:-gpu}" --tier $tier -q --stats "$work/s.json" "$@" >/dev/null 2>&1 </dev/null
-          grep -oE '"wall_s": *[0-9.eE+-]+' "$work/s.json" | grep -oE '[0-9.eE+-]+$' |
-            awk '{ printf "%.6f\n", $1 * 1000 }' >>"$work/$side.txt"
-        fi
+        # The batch's wall (--stats) and the whole process, as a user times it.
+        t0=$(date +%s.%N)
+        "$bin" run --backend "${BACKEND:-gpu}" --tier $tier -q --stats "$work/s.json" "$@" >/dev/null 2>&1 </dev/null
+        t1=$(date +%s.%N)
+        awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", (b - a) * 1000 }' >>"$work/$side-proc.txt"
+        grep -oE '"wall_s": *[0-9.eE+-]+' "$work/s.json" | grep -oE '[0-9.eE+-]+$' |
+          awk '{ printf "%.6f\n", $1 * 1000 }' >>"$work/$side.txt"
       done
     done
     read -r om os < <(stats <"$work/old.txt")
     read -r nm ns < <(stats <"$work/new.txt")
-    name=$r
-    [[ $r == tid-1M ]] && name="tid-1M process"
-    printf '%-15s %-8s %12.3f %12.3f %9.3f %10.3f %10.3f\n' "$name" "$tier" "$om" "$nm" \
-      "$(awk -v a="$nm" -v b="$om" 'BEGIN { print (b > 0 ? a / b : 0) }')" "$os" "$ns"
+    read -r op _ < <(stats <"$work/old-proc.txt")
+    read -r np _ < <(stats <"$work/new-proc.txt")
+    printf '%-15s %-8s %10.3f %10.3f %8.3f %7.3f %7.3f %10.1f %10.1f %8.3f\n' "$r" "$tier" "$om" "$nm" "$(ratio "$nm" "$om")" \
+      "$os" "$ns" "$op" "$np" "$(ratio "$np" "$op")"
   done
 done
 rm -f "$work"/*.npy "$work"/*.bin "$work"/*.png

@@ -38,12 +38,13 @@ KernelLauncher& interpreter_launcher() {
 }
 
 void load_interpreter_kernels() {
-  // Asking for a kernel's attributes loads it; what fails here fails again,
-  // checked, where a batch launches it.
-  cudaFuncAttributes a;
-  (void)cudaFuncGetAttributes(&a, interpret_kernel<DevLayout::Interleaved>);
-  (void)cudaFuncGetAttributes(&a, interpret_kernel<DevLayout::Contiguous>);
-  (void)cudaFuncGetAttributes(&a, interpret_kernel<DevLayout::Sparse>);
+  // Launched once with no instances (every thread returns at once): a
+  // launch, not only a load, since a kernel's first launch also has the
+  // driver reserve its local memory, which the interpreter's frames make
+  // large. What fails here fails again, checked, at a batch's launch.
+  for (DevLayout l : {DevLayout::Interleaved, DevLayout::Contiguous, DevLayout::Sparse})
+    (void)interpreter_launcher().launch(DevModule{}, DevWave{}, DevIntrinsics{}, 1, l, nullptr);
+  (void)cudaStreamSynchronize(cudaStreamPerThread);
   (void)cudaGetLastError();
 }
 

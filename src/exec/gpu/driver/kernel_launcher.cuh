@@ -43,8 +43,8 @@ class KernelLauncher {
 
 // The built-in interpreter kernel.
 KernelLauncher& interpreter_launcher();
-// Loads its kernels (one per memory layout): CUDA loads a kernel at its
-// first launch otherwise, inside a batch's time.
+// Loads its kernels (one per memory layout) and launches each once with
+// no instances: otherwise a batch's first launch would pay for both.
 void load_interpreter_kernels();
 
 }  // namespace ww::gpu
