@@ -78,7 +78,7 @@ if want sanitize; then
       timeout "${SANITIZE_LIMIT:-600}" "$CS" --tool $tool "${extra[@]}" --error-exitcode 9 \
         "$B/ww_test_gpu" --gtest_filter="${SANITIZE_FILTER:-*}" >"$O/sanitize-$tool.log" 2>&1
       rc=$?
-      summary=$(grep -E '^========= ERROR SUMMARY' "$O/sanitize-$tool.log" | tail -n 1 | sed 's/^========= //')
+      summary=$(grep -E '^========= (ERROR|RACECHECK) SUMMARY' "$O/sanitize-$tool.log" | tail -n 1 | sed 's/^========= //')
       tests=$(grep -E '^\[  (PASSED|FAILED) ' "$O/sanitize-$tool.log" | tr '\n' ' ')
       ((rc == 124)) && summary="cut at ${SANITIZE_LIMIT:-600} s after $(grep -c '^\[       OK ' "$O/sanitize-$tool.log") tests"
       row "compute-sanitizer $tool (gpu unit)" "rc=$rc ${summary:-no summary} $tests"
