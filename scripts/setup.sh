@@ -20,11 +20,12 @@ jobs=${WW_JOBS:-$(nproc)}
 # installed package's test; clang-format for the tree's formatting check;
 # Python's headers, pybind11, DLPack's header,
 # NumPy, pytest and matplotlib for the Python extension (python/), its
-# tests and the example (examples/python); Open MPI for `mpirun wasmwarp
+# tests and the example (examples/python); colorama for the WASI test
+# suite's own runner (tests/wasi/testsuite); Open MPI for `mpirun wasmwarp
 # run` (optional at build time) and its tests.
 packages=(build-essential cmake ninja-build g++ clang clang-format lld wabt pkg-config
   python3-dev pybind11-dev python3-pybind11 libdlpack-dev python3-numpy python3-pytest python3-matplotlib
-  libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev libxxhash-dev
+  python3-colorama libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev libxxhash-dev
   wasi-libc libclang-rt-14-dev libclang-rt-14-dev-wasm32 rustc libstd-rust-dev-wasm32
   libopenmpi-dev openmpi-bin)
 

@@ -41,8 +41,12 @@ struct Error {
 // the timeout stopped them, or a cancel.
 inline constexpr uint8_t kTrapTimeout = 12;
 inline constexpr uint8_t kTrapInterrupted = 16;
+// The trap code of a call of an import nothing provides, with
+// UnknownImports::Trap; its trap_function is the import, which its
+// message names ("unknown import called: env.foo").
+inline constexpr uint8_t kTrapUnknownImport = 21;
 // CallResult::trap_offset of a trap raised outside the module's code (a
-// memory input that did not fit, the timeout).
+// memory input that did not fit, the timeout, an unknown import).
 inline constexpr uint32_t kNoTrapOffset = ~0u;
 
 // A value or the Error that stands in its place.
@@ -119,6 +123,11 @@ class Module {
   uint32_t memory_count() const;
   // Function `index`'s name (the name section's, an export's, or "func[N]").
   std::string function_name(uint32_t index) const;
+  // The message of a trap of this module's instance with trap code `code`
+  // at function `function` (CallResult::trap_function): trap_message(code),
+  // and for an unknown import's trap the import ("unknown import called:
+  // env.foo").
+  std::string trap_message(uint8_t code, uint32_t function) const;
   const ModuleTimes& times() const;
   // A listing of the module for people: imports, exports, functions with
   // their frames and callees, recursion, code sizes, load times; `label`
@@ -232,6 +241,21 @@ struct HostFunction {
 
 enum class Backend : uint8_t { Auto, Cpu, Gpu };
 enum class Tier : uint8_t { Auto, Interpreter, Compiled };
+// What stands in for a function import that nothing provides (neither the
+// `gpu` module, nor WASI in a WASI command, nor a host function), as
+// wasmtime's --unknown-imports-trap and --unknown-imports-default do. A
+// module that calls such imports only on rare paths (wasm-bindgen
+// placeholders, emscripten hooks, `env` stubs) then runs; only the
+// instances that call one are affected. Memories, tables and globals that
+// nothing provides stay an error whatever this says.
+enum class UnknownImports : uint8_t {
+  Error,  // the call fails before anything runs: "unsatisfied import env.foo (func)"
+  Trap,   // a call traps that instance: "unknown import called: env.foo" (kTrapUnknownImport)
+  // A call returns zeros of its result types (0, +0.0, null; a zero v128
+  // on the CPU, where the GPU refuses imports with v128 in their type) and
+  // does nothing else.
+  Default,
+};
 // How each instance's linear memory lies in GPU memory: interleaved (a
 // warp's accesses to the same address are one transaction), contiguous
 // (one block an instance) or sparse (chunks taken on first write, for
@@ -272,8 +296,12 @@ struct EngineOptions {
   bool cache = true;           // the compiled-code cache
   std::string cache_dir = {};  // empty: $WW_CACHE_DIR, else ~/.cache/wasmwarp
   // Imports this program serves (others: the `gpu` intrinsics; anything
-  // else is an unsatisfied import).
+  // else is an unsatisfied import, unless unknown_imports stands in for it).
   std::vector<HostFunction> host_functions = {};
+  // Function imports nothing provides: an error, or stand-ins that trap or
+  // return zeros when called, on every backend and tier (on the GPU the
+  // device answers them without leaving its kernel).
+  UnknownImports unknown_imports = UnknownImports::Error;
   // The GPU's choices (0 or "auto": wasmwarp's own).
   struct Gpu {
     MemoryLayout layout = MemoryLayout::Auto;  // linear memory
@@ -527,7 +555,8 @@ class CallResult {
   std::span<const uint8_t> trap_codes() const;
   bool trapped(uint64_t instance) const { return trap_codes()[instance] != 0; }
   uint64_t trap_count() const;
-  // "integer divide by zero", "not finished: timeout", ...; "" when none.
+  // "integer divide by zero", "not finished: timeout", "unknown import
+  // called: env.foo", ...; "" when none.
   std::string trap_message(uint64_t instance) const;
 
   // Memory read after the call, per CallOptions::memory_out entry:

@@ -52,6 +52,13 @@ wasmwarp::Tier tier_of(const std::string& s) {
   throw py::value_error("tier must be 'auto', 'interp' or 'compiled', not '" + s + "'");
 }
 
+wasmwarp::UnknownImports unknown_imports_of(const std::string& s) {
+  if (s == "error") return wasmwarp::UnknownImports::Error;
+  if (s == "trap") return wasmwarp::UnknownImports::Trap;
+  if (s == "default") return wasmwarp::UnknownImports::Default;
+  throw py::value_error("unknown_imports must be None, 'trap' or 'default', not '" + s + "'");
+}
+
 // NumPy's array-interface type string of a value type ("<i4", ...).
 const char* typestr_of(wasmwarp::ValueType t) {
   switch (t) {
@@ -276,7 +283,12 @@ py::tuple outcome(const wasmwarp::CallResult& r) {
   }
   py::array_t<uint8_t> traps(std::vector<py::ssize_t>{py::ssize_t(n)});
   std::memcpy(traps.mutable_data(), r.trap_codes().data(), n);
-  return py::make_tuple(cols, traps);
+  // Where each instance trapped: the module's trap_message(code, function)
+  // names an unknown import from it.
+  py::array_t<uint32_t> sites(std::vector<py::ssize_t>{py::ssize_t(n)});
+  const wasmwarp::ResultColumns c = r.columns();
+  std::memcpy(sites.mutable_data(), c.trap_function, n * sizeof(uint32_t));
+  return py::make_tuple(cols, traps, sites);
 }
 
 // The arguments of a call of `fn`, one per parameter.
@@ -406,13 +418,14 @@ void gpus_of(const py::object& gpus, wasmwarp::EngineOptions::Gpu& g) {
 }
 
 wasmwarp::Engine engine_for(const std::string& backend, const std::string& tier, unsigned threads,
-                            const wasmwarp::Module& mod, const py::dict& host, const py::object& gpus = py::none(),
-                            long gpu_workers = 1) {
+                            const wasmwarp::Module& mod, const py::dict& host, const std::string& unknown_imports,
+                            const py::object& gpus = py::none(), long gpu_workers = 1) {
   wasmwarp::EngineOptions eo;
   eo.backend = backend_of(backend);
   eo.tier = tier_of(tier);
   eo.threads = threads;
   eo.host_functions = host_functions_of(mod, host);
+  eo.unknown_imports = unknown_imports_of(unknown_imports);
   gpus_of(gpus, eo.gpu);
   if (gpu_workers < 1 || gpu_workers > 8)
     throw py::value_error("gpu_workers: 1 to 8, not " + std::to_string(gpu_workers));
@@ -492,35 +505,37 @@ PYBIND11_MODULE(_wasmwarp, m) {
           "call",
           [](const wasmwarp::Module& mod, const std::string& fn, py::sequence args, uint64_t n,
              const std::string& backend, const std::string& tier, unsigned threads, uint64_t fuel, double timeout,
-             bool device, py::dict host, py::object gpus, long gpu_workers) {
+             bool device, py::dict host, py::object gpus, long gpu_workers, const std::string& unknown_imports) {
             py::list keep;
             auto a = args_for(mod, fn, args, keep);
-            auto engine = engine_for(backend, tier, threads, mod, host, gpus, gpu_workers);
+            auto engine = engine_for(backend, tier, threads, mod, host, unknown_imports, gpus, gpu_workers);
             return run_call({fuel, timeout, false, device}, keep,
                             [&](const wasmwarp::CallOptions& o) { return engine.call(mod, fn, n, a, o); });
           },
           py::arg("export"), py::arg("args"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto",
           py::arg("threads") = 0, py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("device") = false,
-          py::arg("host") = py::dict(), py::arg("gpus") = py::none(), py::arg("gpu_workers") = 1)
+          py::arg("host") = py::dict(), py::arg("gpus") = py::none(), py::arg("gpu_workers") = 1,
+          py::arg("unknown_imports") = "error")
       .def(
           "chain",
           [](const wasmwarp::Module& mod, py::sequence calls, uint64_t n, const std::string& backend,
              const std::string& tier, unsigned threads, uint64_t fuel, double timeout, bool launch_per_call,
-             bool device, py::dict host, py::object gpus, long gpu_workers) {
+             bool device, py::dict host, py::object gpus, long gpu_workers, const std::string& unknown_imports) {
             py::list keep;
             auto chain = chain_for(mod, calls, keep);
-            auto engine = engine_for(backend, tier, threads, mod, host, gpus, gpu_workers);
+            auto engine = engine_for(backend, tier, threads, mod, host, unknown_imports, gpus, gpu_workers);
             return run_call({fuel, timeout, launch_per_call, device}, keep,
                             [&](const wasmwarp::CallOptions& o) { return engine.chain(mod, n, chain, o); });
           },
           py::arg("calls"), py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto", py::arg("threads") = 0,
           py::arg("fuel") = 0, py::arg("timeout") = 0.0, py::arg("launch_per_call") = false, py::arg("device") = false,
-          py::arg("host") = py::dict(), py::arg("gpus") = py::none(), py::arg("gpu_workers") = 1)
+          py::arg("host") = py::dict(), py::arg("gpus") = py::none(), py::arg("gpu_workers") = 1,
+          py::arg("unknown_imports") = "error")
       .def(
           "instances",
           [](const wasmwarp::Module& mod, uint64_t n, const std::string& backend, const std::string& tier,
-             unsigned threads, py::dict host) {
-            auto engine = engine_for(backend, tier, threads, mod, host);
+             unsigned threads, py::dict host, const std::string& unknown_imports) {
+            auto engine = engine_for(backend, tier, threads, mod, host, unknown_imports);
             auto r = [&] {
               py::gil_scoped_release nogil;
               return engine.instances(mod, n);
@@ -529,7 +544,11 @@ PYBIND11_MODULE(_wasmwarp, m) {
             return *r;
           },
           py::arg("n"), py::arg("backend") = "auto", py::arg("tier") = "auto", py::arg("threads") = 0,
-          py::arg("host") = py::dict());
+          py::arg("host") = py::dict(), py::arg("unknown_imports") = "error")
+      .def(
+          "trap_message",
+          [](const wasmwarp::Module& mod, uint8_t code, uint32_t function) { return mod.trap_message(code, function); },
+          py::arg("code"), py::arg("function"));
 
   py::class_<wasmwarp::Instances>(m, "_Instances")
       .def("count", &wasmwarp::Instances::count)

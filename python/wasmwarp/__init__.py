@@ -48,16 +48,21 @@ class Trap(Exception):
     """Instances of a call trapped.
 
     ``instances``: their indices; ``codes``: their trap codes; ``messages``:
-    their messages; ``results``: what the call returned (zeros where an
-    instance trapped); ``mask``: a boolean array, True where one trapped.
+    their messages (an unknown import's names it: "unknown import called:
+    env.foo"); ``results``: what the call returned (zeros where an instance
+    trapped); ``mask``: a boolean array, True where one trapped.
     """
 
-    def __init__(self, results, codes_all):
+    def __init__(self, results, codes_all, sites_all=None, module=None):
         self.mask = codes_all != 0
         self.instances = np.flatnonzero(self.mask)
         self.codes = codes_all[self.instances]
         self.results = results
-        self.messages = [trap_message(c) for c in self.codes]
+        if sites_all is not None and module is not None:
+            sites = sites_all[self.instances]
+            self.messages = [module.trap_message(int(c), int(f)) for c, f in zip(self.codes, sites)]
+        else:
+            self.messages = [trap_message(c) for c in self.codes]
         first = f"instance {self.instances[0]}: {self.messages[0]}" if len(self.instances) else ""
         super().__init__(f"{len(self.instances)} of {len(codes_all)} instance(s) trapped; {first}")
 
@@ -78,13 +83,17 @@ class Call:
         return f"Call({self.export!r}, *{self.args!r}, repeat={self.repeat})"
 
 
-def _outcome(cols, codes, traps):
+def _outcome(out, traps, module):
+    cols, codes, sites = out
     results = None if not cols else cols[0] if len(cols) == 1 else tuple(cols)
     if traps == "mask":
         return results, codes != 0
     if codes.any():
-        raise Trap(results, codes)
+        raise Trap(results, codes, sites, module)
     return results
+
+
+_UNKNOWN_IMPORTS = {None: "error", "trap": "trap", "default": "default"}
 
 
 class Module:
@@ -95,9 +104,19 @@ class Module:
     instance's index and the arguments and returns the result (a tuple for
     several). Calls come from the engine's threads, one at a time under
     the GIL (on the GPU, the instances that made them wait in their wave);
-    an exception ends that instance with "host function failed"."""
+    an exception ends that instance with "host function failed".
 
-    def __init__(self, source, imports=None):
+    ``unknown_imports`` stands in for function imports that nothing
+    provides (neither ``imports`` nor the ``gpu`` module), which are
+    otherwise an error: ``"trap"``, a call traps its instance ("unknown
+    import called: env.foo"); ``"default"``, a call returns zeros of its
+    result types. A module that calls them only on rare paths then runs.
+    Memories, tables and globals that nothing provides stay an error."""
+
+    def __init__(self, source, imports=None, unknown_imports=None):
+        if unknown_imports not in _UNKNOWN_IMPORTS:
+            raise ValueError(f"unknown_imports must be None, 'trap' or 'default', not {unknown_imports!r}")
+        self._unknown = _UNKNOWN_IMPORTS[unknown_imports]
         if isinstance(source, (bytes, bytearray, memoryview)):
             self._m = _wasmwarp._Module.from_bytes(bytes(source))
         else:
@@ -147,9 +166,9 @@ class Module:
         _check_traps(traps)
         converted = self._convert(export, args)
         n = _instances(n, converted)
-        cols, codes = self._m.call(export, converted, n, backend, tier, int(threads), int(fuel), float(timeout),
-                                   bool(device), self._host, gpus, int(gpu_workers))
-        return _outcome(cols, codes, traps)
+        out = self._m.call(export, converted, n, backend, tier, int(threads), int(fuel), float(timeout), bool(device),
+                           self._host, gpus, int(gpu_workers), self._unknown)
+        return _outcome(out, traps, self._m)
 
     def chain(self, calls, n=None, backend="auto", tier="auto", threads=0, fuel=0, timeout=0.0, traps="raise",
               launch_per_call=False, device=False, gpus="all", gpu_workers=1):
@@ -165,15 +184,15 @@ class Module:
         _check_traps(traps)
         items = self._chain_items(calls)
         n = _instances(n, [a for _, args, _ in items for a in args])
-        cols, codes = self._m.chain(items, n, backend, tier, int(threads), int(fuel), float(timeout),
-                                    bool(launch_per_call), bool(device), self._host, gpus, int(gpu_workers))
-        return _outcome(cols, codes, traps)
+        out = self._m.chain(items, n, backend, tier, int(threads), int(fuel), float(timeout), bool(launch_per_call),
+                            bool(device), self._host, gpus, int(gpu_workers), self._unknown)
+        return _outcome(out, traps, self._m)
 
     def instances(self, n, backend="auto", tier="auto", threads=0):
         """``n`` instances that keep their state between calls: see
         :class:`Instances`. The backend and tier are chosen now (on the GPU,
         the instances live on the device from here on)."""
-        return Instances(self, self._m.instances(int(n), backend, tier, int(threads), self._host))
+        return Instances(self, self._m.instances(int(n), backend, tier, int(threads), self._host, self._unknown))
 
     def _chain_items(self, calls):
         items = []
@@ -237,8 +256,8 @@ class Instances:
         _check_traps(traps)
         converted = self._module._convert(export, args)
         _instances(self.n, converted)
-        cols, codes = self._b.call(self._module._m, export, converted, int(fuel), float(timeout), bool(device))
-        return _outcome(cols, codes, traps)
+        out = self._b.call(self._module._m, export, converted, int(fuel), float(timeout), bool(device))
+        return _outcome(out, traps, self._module._m)
 
     def chain(self, calls, fuel=0, timeout=0.0, traps="raise", launch_per_call=False, device=False):
         """Calls ``calls`` one after another on every instance, as
@@ -246,9 +265,8 @@ class Instances:
         _check_traps(traps)
         items = self._module._chain_items(calls)
         _instances(self.n, [a for _, args, _ in items for a in args])
-        cols, codes = self._b.chain(self._module._m, items, int(fuel), float(timeout), bool(launch_per_call),
-                                    bool(device))
-        return _outcome(cols, codes, traps)
+        out = self._b.chain(self._module._m, items, int(fuel), float(timeout), bool(launch_per_call), bool(device))
+        return _outcome(out, traps, self._module._m)
 
     def read_memory(self, addr, nbytes):
         """``nbytes`` bytes at ``addr`` of every instance's memory: a uint8

@@ -1,4 +1,4 @@
-from typing import Any, NamedTuple, Sequence, Tuple, Union
+from typing import Any, Literal, NamedTuple, Sequence, Tuple, Union
 import os
 import numpy as np
 
@@ -16,12 +16,21 @@ class Trap(Exception):
     mask: np.ndarray
     instances: np.ndarray
     codes: np.ndarray
+    # "integer divide by zero", ...; an unknown import's trap names it:
+    # "unknown import called: env.foo".
     messages: list[str]
     results: Union[None, np.ndarray, Tuple[np.ndarray, ...]]
 
 class Module:
     def __init__(self, source: Union[str, os.PathLike, bytes, bytearray, memoryview],
-                 imports: dict[str, dict[str, Any]] | None = ...) -> None: ...
+                 imports: dict[str, dict[str, Any]] | None = ...,
+                 unknown_imports: Literal["trap", "default"] | None = ...) -> None:
+        """Loads a module. ``imports`` serves function imports with Python
+        callables. ``unknown_imports`` stands in for function imports that
+        nothing provides, otherwise an error: "trap" (a call traps its
+        instance with "unknown import called: MODULE.NAME") or "default" (a
+        call returns zeros of its result types). Memories, tables and
+        globals that nothing provides stay an error."""
     @property
     def exports(self) -> list[Export]: ...
     def run(self, export: str, *args: Any, n: int | None = ..., backend: str = ..., tier: str = ...,

@@ -89,6 +89,15 @@ ww::GpuTuning internal_tuning(const GpuTuning& t) {
   return o;
 }
 
+ww::UnknownImports internal_unknown_imports(UnknownImports u) {
+  switch (u) {
+    case UnknownImports::Trap: return ww::UnknownImports::Trap;
+    case UnknownImports::Default: return ww::UnknownImports::Default;
+    case UnknownImports::Error: break;
+  }
+  return ww::UnknownImports::Error;
+}
+
 }  // namespace api
 
 namespace {
@@ -502,6 +511,7 @@ void apply_engine_options(ww::batch::BatchSpec& spec, const EngineOptions& e) {
     };
     spec.host_functions.push_back(std::move(f));
   }
+  spec.unknown_imports = internal_unknown_imports(e.unknown_imports);
   spec.threads = e.threads;
   spec.backend = internal_backend(e.backend);
   spec.tier = internal_tier(e.tier);
@@ -583,6 +593,7 @@ Expected<CallResult> run_batch_unguarded(ww::batch::BatchSpec& spec, const Engin
   if (!r.ok()) return Error{r.error().to_string()};
   auto impl = std::make_shared<CallResult::Impl>();
   impl->r = std::move(*r);
+  impl->module = spec.module;
   impl->device = std::move(device);
   for (ww::ValType t : impl->r.type.results) impl->types.push_back(public_type(t));
   impl->backend = public_backend(impl->r.backend);

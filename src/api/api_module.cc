@@ -7,6 +7,7 @@
 #include "bytecode/disasm.h"
 #include "common/text.h"
 #include "decode/decoder.h"
+#include "runtime/unknown_imports.h"
 #include "validate/validator.h"
 #include "wasi/wasi.h"
 
@@ -140,6 +141,9 @@ Expected<FunctionType> Module::function_type(const std::string& export_name) con
 bool Module::is_wasi_command() const { return ww::wasi::imports_wasi(impl_->cm->module); }
 uint32_t Module::memory_count() const { return impl_->cm->module.num_memories(); }
 std::string Module::function_name(uint32_t index) const { return impl_->cm->module.func_display_name(index); }
+std::string Module::trap_message(uint8_t code, uint32_t function) const {
+  return ww::trap_text(impl_->cm->module, ww::TrapCode(code), function);
+}
 const ModuleTimes& Module::times() const { return impl_->times; }
 
 std::string Module::describe(const std::string& label) const {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "api/internal.h"
+#include "runtime/unknown_imports.h"
 
 namespace wasmwarp {
 namespace api {
@@ -119,7 +120,9 @@ uint64_t CallResult::trap_count() const {
 }
 std::string CallResult::trap_message(uint64_t instance) const {
   const uint8_t t = trap_codes()[instance];
-  return t ? wasmwarp::trap_message(t) : std::string();
+  if (!t) return std::string();
+  if (!impl_->module) return wasmwarp::trap_message(t);
+  return ww::trap_text(impl_->module->module, ww::TrapCode(t), impl_->r.trap_func[instance]);
 }
 std::span<const uint8_t> CallResult::memory_out(size_t k) const {
   return {impl_->r.mem_out[k].data(), impl_->r.mem_out[k].size()};
@@ -159,6 +162,7 @@ std::string trap_message(uint8_t code) { return ww::trap_message(ww::TrapCode(co
 
 static_assert(kTrapTimeout == uint8_t(ww::TrapCode::Timeout));
 static_assert(kTrapInterrupted == uint8_t(ww::TrapCode::Interrupted));
+static_assert(kTrapUnknownImport == uint8_t(ww::TrapCode::UnknownImport));
 static_assert(kNoTrapOffset == ww::kNoTrapPc);
 
 }  // namespace wasmwarp

@@ -11,6 +11,8 @@
 
 #include "api/internal.h"
 #include "compiled/compiled_tier.h"
+#include "compiled/host_compiler.h"
+#include "runtime/unknown_imports.h"
 #include "store/store.h"
 #include "wasi/wasi.h"
 
@@ -74,6 +76,8 @@ Expected<std::shared_ptr<const ww::NativeCode>> native_code(const Module& m, con
   req.deadline = true;  // the interrupt byte: the timeout and cancel
   req.cache.enabled = e.cache;
   req.cache.dir = e.cache_dir;
+  // Ctrl-C ends the compile (as it ends a batch's).
+  ww::compiled::StopCompilersOnCancel stop(o.cancel);
   auto native = ww::compiled::compile_cpu(req, nullptr);
   if (native.ok() && *native) return std::shared_ptr<const ww::NativeCode>(*native);
   if (e.tier == Tier::Compiled)
@@ -81,17 +85,19 @@ Expected<std::shared_ptr<const ww::NativeCode>> native_code(const Module& m, con
   return std::shared_ptr<const ww::NativeCode>();
 }
 
-// One instance's outcome as a call's result.
-CallResult one_result(uint8_t trap, int32_t exit_code, bool finished) {
+// One instance's outcome as a call's result; `where` says where it
+// trapped.
+CallResult one_result(const Module& m, uint8_t trap, int32_t exit_code, bool finished, const ww::TrapInfo& where) {
   auto impl = std::make_shared<CallResult::Impl>();
+  impl->module = m.impl().cm;
   ww::batch::BatchResult& r = impl->r;
   r.type.results = {ww::ValType::I32};
   r.result_names = {"exit_code"};
   r.results32.assign(1, trap ? 0 : uint32_t(exit_code));
   r.traps.assign(1, trap);
   r.finished.assign(1, finished ? 1 : 0);
-  r.trap_func.assign(1, 0);
-  r.trap_pc.assign(1, ww::kNoTrapPc);
+  r.trap_func.assign(1, trap ? where.func_index : 0);
+  r.trap_pc.assign(1, trap && where.code != ww::TrapCode::None ? where.pc : ww::kNoTrapPc);
   r.backend = ww::batch::Backend::Cpu;
   r.threads = 1;
   impl->types = {ValueType::I32};
@@ -123,13 +129,11 @@ Expected<CallResult> run_on_process_stdio(const Module& m, const WasiOptions& w,
     store.impl().native_for = [code = *native](const std::shared_ptr<const ww::CompiledModule>&) { return code; };
   std::vector<std::optional<ww::ExternVal>> resolved;
   if (ww::Status s = wasi.link(store, mod, resolved); !s.ok()) return Error{s.error().message};
+  if (ww::Status s = ww::stand_in_unknown_imports(store, mod, internal_unknown_imports(e.unknown_imports), resolved);
+      !s.ok())
+    return Error{s.error().message};
   std::vector<ww::ExternVal> imports;
-  for (size_t i = 0; i < mod.imports.size(); ++i) {
-    if (!resolved[i])
-      return Error{"unsatisfied import " + mod.imports[i].module + "." + mod.imports[i].field + " (" +
-                   ww::extern_kind_name(mod.imports[i].kind) + ")"};
-    imports.push_back(*resolved[i]);
-  }
+  for (const std::optional<ww::ExternVal>& v : resolved) imports.push_back(*v);
   auto inst = store.instantiate(m.impl().cm, imports);
   if (auto* err = std::get_if<ww::InstantiateError>(&inst)) return Error{w.program + ": " + err->message};
   wasi.bind(std::get<uint32_t>(inst));
@@ -138,9 +142,10 @@ Expected<CallResult> run_on_process_stdio(const Module& m, const WasiOptions& w,
   ww::InvokeResult r = store.invoke(start->addr, {});
   watchdog.finish();
   std::fflush(stdout);
-  if (r.trap == ww::TrapCode::Exit && wasi.exit_code()) return one_result(0, int32_t(*wasi.exit_code()), true);
+  if (r.trap == ww::TrapCode::Exit && wasi.exit_code())
+    return one_result(m, 0, int32_t(*wasi.exit_code()), true, store.last_trap());
   const bool unfinished = r.trap == ww::TrapCode::Timeout || r.trap == ww::TrapCode::Interrupted;
-  return one_result(uint8_t(r.trap), 0, !unfinished);
+  return one_result(m, uint8_t(r.trap), 0, !unfinished, store.last_trap());
 }
 
 }  // namespace wasmwarp::api

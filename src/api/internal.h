@@ -23,7 +23,8 @@ struct Module::Impl {
 
 struct CallResult::Impl {
   ww::batch::BatchResult r;
-  std::vector<std::shared_ptr<void>> device;  // results_on_device's columns
+  std::shared_ptr<const ww::CompiledModule> module;  // whose imports trap messages name
+  std::vector<std::shared_ptr<void>> device;         // results_on_device's columns
   std::vector<ValueType> types;
   Backend backend = Backend::Cpu;
   RunReport report;
@@ -47,6 +48,7 @@ ww::batch::Tier internal_tier(Tier t);
 ww::MemoryLayout internal_layout(MemoryLayout l);
 MemoryLayout public_layout(ww::MemoryLayout l);
 ww::GpuTuning internal_tuning(const GpuTuning& t);
+ww::UnknownImports internal_unknown_imports(UnknownImports u);
 
 // The public report of an engine result.
 RunReport report_of(const ww::batch::BatchResult& r);

@@ -19,10 +19,12 @@
 #include "batch/executor.h"
 #include "batch/host_imports.h"
 #include "batch/resident.h"
+#include "batch/wasi_checks.h"
 #include "common/cores.h"
 #include "common/host_workers.h"
 #include "common/step_trace.h"
 #include "compiled/compiled_tier.h"
+#include "compiled/host_compiler.h"
 #include "exec/gpu/executor/gpu_executor.h"
 #include "exec/gpu/executor/gpu_start_up.h"
 
@@ -51,7 +53,8 @@ Result<std::shared_ptr<InitImage>> instantiate_alone(const BatchSpec& spec, std:
   image->ctx = intrinsics::GpuContext{spec.intrinsics ? spec.intrinsics : &image->fallback_batch, 0};
   image->store = std::make_unique<Store>();
   WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
-                      link_imports(*image->store, spec.module->module, &image->ctx, nullptr, &spec.host_functions));
+                      link_imports(*image->store, spec.module->module, &image->ctx, nullptr, &spec.host_functions,
+                                   spec.unknown_imports));
   auto r = image->store->instantiate(spec.module, imports);
   if (auto* e = std::get_if<InstantiateError>(&r)) {
     failed = e->message;
@@ -160,7 +163,9 @@ Result<Job> make_job(const BatchSpec& spec) {
   if (!spec.device_results.empty() && spec.device_results.size() != job.type.results.size())
     return err("device results: " + std::to_string(spec.device_results.size()) + " buffers for " +
                std::to_string(job.type.results.size()) + " results");
-  WW_TRY(check_imports(m, spec.wasi != nullptr, &spec.host_functions));
+  WW_TRY(check_imports(m, spec.wasi != nullptr, &spec.host_functions, spec.unknown_imports));
+  for (const auto* w : {spec.wasi.get(), spec.files.get()})
+    if (w) WW_TRY(check_wasi_paths(*w, spec.index_base, spec.instances));
   if ((!spec.mem_in.empty() || !spec.mem_out.empty()) && m.num_memories() == 0)
     return err("--mem-in/--mem-out need a module with a memory");
   for (const MemInput& mi : spec.mem_in)
@@ -293,6 +298,14 @@ CompiledExecutor compile_executor(const compiled::Request& req, int device = -1)
     else ce.error = r.error().message;
   }
   return ce;
+}
+
+// A compile the batch waits for, which Ctrl-C (the batch's cancel) ends
+// (host compilers only: NVRTC runs in this process and cannot be stopped;
+// a second signal quits at once). The batch then stops as interrupted.
+CompiledExecutor compile_until_cancelled(const BatchSpec& spec, const compiled::Request& req, int device) {
+  compiled::StopCompilersOnCancel stop(spec.cancel);
+  return compile_executor(req, device);
 }
 
 int first_gpu(const Job& job) { return job.gpus.empty() ? -1 : job.gpus[0].device; }
@@ -561,7 +574,7 @@ Status start_resident(const BatchSpec& spec, Resident& r) {
       break;
     }
   job.type = m.func_type(job.func_index);
-  WW_TRY(check_imports(m, false, &spec.host_functions));
+  WW_TRY(check_imports(m, false, &spec.host_functions, spec.unknown_imports));
   if (m.start) {
     WW_ASSIGN_OR_RETURN(job.image, make_init_image(spec));
   }
@@ -644,7 +657,7 @@ Result<BatchResult> run(const BatchSpec& spec) {
     // Code loaded early on the first GPU the batch uses; otherwise
     // compiled or loaded here.
     const bool loaded_here = code && code->loaded && code->device == first_gpu(job);
-    CompiledExecutor ce = loaded_here ? std::move(*code->loaded) : compile_executor(req, first_gpu(job));
+    CompiledExecutor ce = loaded_here ? std::move(*code->loaded) : compile_until_cancelled(spec, req, first_gpu(job));
     trace("compile or load compiled code");
     record_compile(ce, out.compile);
     out.phases.compile = ce.outcome.generate_ms + ce.outcome.compile_ms + ce.outcome.load_ms;

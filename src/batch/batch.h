@@ -164,6 +164,10 @@ struct BatchSpec {
   // Imports the embedder serves (on the GPU, instances leave their kernel
   // for them and resume once served).
   HostFunctions host_functions;
+  // Function imports nothing provides: an error (before anything runs), or
+  // stand-ins whose calls trap naming the import or return zeros, on every
+  // backend and tier (the GPU answers them on the device).
+  UnknownImports unknown_imports = UnknownImports::Error;
   // Set: the instances are these resident ones (start_resident made
   // them, `instances` is their count), as the batch before left them.
   Resident* resident = nullptr;

@@ -270,7 +270,8 @@ class WorkerInstances {
       std::shared_ptr<const NativeCode> mine(owner, owner->get());
       store_->impl().native_for = [mine](const std::shared_ptr<const CompiledModule>&) { return mine; };
     }
-    auto linked = link_imports(*store_, job_.spec->module->module, ctx_, wasi_.get(), &job_.spec->host_functions);
+    auto linked = link_imports(*store_, job_.spec->module->module, ctx_, wasi_.get(), &job_.spec->host_functions,
+                               job_.spec->unknown_imports);
     if (!linked.ok()) throw std::runtime_error(linked.error().message);
     imports_ = std::move(*linked);
     made_ = 0;
@@ -350,6 +351,8 @@ class CpuExecutor final : public Executor {
     }
     c.deltas.assign(r.instances(), InstanceDelta{});
     c.traps.assign(r.instances(), 0);
+    c.trap_func.assign(r.instances(), 0);
+    c.trap_pc.assign(r.instances(), kNoTrapPc);
     return Status::Ok();
   }
 
@@ -467,6 +470,8 @@ class CpuExecutor final : public Executor {
         // A resident instance that trapped in an earlier batch keeps its trap.
         if (resident && resident->traps[i]) {
           out.traps[i] = resident->traps[i];
+          out.trap_func[i] = resident->trap_func[i];
+          out.trap_pc[i] = resident->trap_pc[i];
           out.finished[i] = 1;
           ++finished;
           continue;
@@ -495,6 +500,7 @@ class CpuExecutor final : public Executor {
           }
         }
         wasi_input.reset();
+        const TrapInfo where = store.impl().last_trap;
         if (resident) {
           // What the instance is now, kept for the next batch; one that
           // stopped partway (a trap, the timeout) is done for good.
@@ -503,10 +509,11 @@ class CpuExecutor final : public Executor {
               throw std::runtime_error(s.error().message);
           } else {
             resident->traps[i] = uint8_t(t);
+            resident->trap_func[i] = where.func_index;
+            resident->trap_pc[i] = where.code != TrapCode::None ? where.pc : kNoTrapPc;
             resident->deltas[i] = {};
           }
         }
-        const TrapInfo where = store.impl().last_trap;
         instances.release();
         clock.lap(clock.setup_ns);  // the reset belongs to the next input's set-up
         // An instance the interrupt stopped did not finish.

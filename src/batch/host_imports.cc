@@ -3,14 +3,6 @@
 #include <optional>
 
 namespace ww::batch {
-namespace {
-
-Error unsatisfied(const Import& imp) {
-  return make_error(kNoOffset,
-                    "unsatisfied import " + imp.module + "." + imp.field + " (" + extern_kind_name(imp.kind) + ")");
-}
-
-}  // namespace
 
 const HostFunction* host_function_for(const Import& imp, const HostFunctions* host) {
   if (!host || imp.kind != ExternKind::Func) return nullptr;
@@ -25,7 +17,19 @@ bool uses_gpu_module(const Module& m) {
   return false;
 }
 
-Status check_imports(const Module& m, bool wasi, const HostFunctions* host) {
+bool import_provided(const Import& imp, bool wasi, const HostFunctions* host) {
+  return imp.module == intrinsics::kModuleName || (wasi && imp.module == wasi::kModuleName) ||
+         host_function_for(imp, host) != nullptr;
+}
+
+std::vector<bool> unknown_function_imports(const Module& m, bool wasi, const HostFunctions* host) {
+  std::vector<bool> unknown;
+  for (const Import& imp : m.imports)
+    if (imp.kind == ExternKind::Func) unknown.push_back(!import_provided(imp, wasi, host));
+  return unknown;
+}
+
+Status check_imports(const Module& m, bool wasi, const HostFunctions* host, UnknownImports unknown) {
   for (const Import& imp : m.imports) {
     if (const HostFunction* h = host_function_for(imp, host)) {
       const FuncType& want = m.types[imp.func_type];
@@ -39,7 +43,8 @@ Status check_imports(const Module& m, bool wasi, const HostFunctions* host) {
                                          functype_to_string(want));
       continue;
     }
-    if (imp.module != intrinsics::kModuleName && !(wasi && imp.module == wasi::kModuleName)) return unsatisfied(imp);
+    if (!import_provided(imp, wasi, host))
+      if (std::optional<Error> e = unknown_import_error(imp, unknown)) return *e;
   }
   if (wasi) {
     // Names and types of the WASI imports, likewise.
@@ -58,7 +63,7 @@ Status check_imports(const Module& m, bool wasi, const HostFunctions* host) {
 }
 
 Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, intrinsics::GpuContext* ctx,
-                                            wasi::Context* wasi, const HostFunctions* host) {
+                                            wasi::Context* wasi, const HostFunctions* host, UnknownImports unknown) {
   std::vector<std::optional<ExternVal>> resolved;
   WW_TRY(intrinsics::resolve_gpu_imports(store, m, ctx, resolved));
   if (wasi) WW_TRY(wasi->link(store, m, resolved));
@@ -67,12 +72,10 @@ Result<std::vector<ExternVal>> link_imports(Store& store, const Module& m, intri
       resolved[i] = ExternVal{ExternKind::Func, store.add_host_func(h->type, [h, ctx](Store&, uint64_t* io) {
                                 return h->fn(ctx->instance_index, io);
                               })};
+  WW_TRY(stand_in_unknown_imports(store, m, unknown, resolved));
   std::vector<ExternVal> out;
   out.reserve(m.imports.size());
-  for (size_t i = 0; i < m.imports.size(); ++i) {
-    if (!resolved[i]) return unsatisfied(m.imports[i]);
-    out.push_back(*resolved[i]);
-  }
+  for (const std::optional<ExternVal>& v : resolved) out.push_back(*v);
   return out;
 }
 

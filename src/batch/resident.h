@@ -44,6 +44,8 @@ class Resident {
     InstanceSnapshot image;             // what every delta is relative to
     std::vector<InstanceDelta> deltas;  // one per instance
     std::vector<uint8_t> traps;         // an instance's trap, kept for every later batch
+    std::vector<uint32_t> trap_func;    // and its site (an unknown import's names it)
+    std::vector<uint32_t> trap_pc;
   };
   void start(Backend b, std::unique_ptr<Executor> exec, MemoryLayout layout) {
     started_ = true;

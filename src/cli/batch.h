@@ -29,6 +29,10 @@ struct RunSpec {
   unsigned threads = 0;  // 0: every core the process may use
   uint64_t fuel = 0;
   bool deny_recursion = false;
+  // Function imports nothing provides: trap when called, naming the import
+  // (--trap-unknown-imports), or return zeros (--default-unknown-imports).
+  bool trap_unknown_imports = false;
+  bool default_unknown_imports = false;
   std::string output;               // .csv, .json or .npy
   bool allow_traps = false;         // .npy: write zero rows + a trap-code file
   std::vector<std::string> mem_in;  // "ADDR=FILE"

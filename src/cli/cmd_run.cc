@@ -59,6 +59,10 @@ on the GPU (not for modules importing gpu.atomic_add, which must not run
 twice). The GPU runs functions the module
 defines and the `gpu` intrinsics; address exports of --mem-in/--mem-out are
 evaluated once there (every instance starts from the same state).
+Imports: the `gpu` module and, for WASI commands, wasi_snapshot_preview1;
+any other import is an error before anything runs, unless it is a function
+and --trap-unknown-imports (a call traps: "unknown import called: env.foo")
+or --default-unknown-imports (a call returns zeros) stands in for it.
 Intrinsics (module "gpu", both backends, identical results):
   get_thread_id, instance_count, get_time, set_pixel (--image WxH=FILE.png),
   read_state/write_state/atomic_add (--state N, --state-in, --state-out),
@@ -115,6 +119,11 @@ int cmd_run(const char* prog, int argc, char** argv) {
       ->allow_extra_args(false)
       ->type_name("ADDR:LEN=FILE");
   app.add_flag("--deny-recursion", spec.deny_recursion, "reject modules whose call graph has a cycle");
+  app.add_flag("--trap-unknown-imports", spec.trap_unknown_imports,
+               "function imports nothing provides trap when called (\"unknown import called: env.foo\") instead "
+               "of failing the run");
+  app.add_flag("--default-unknown-imports", spec.default_unknown_imports,
+               "function imports nothing provides return zeros of their result types when called");
   app.add_flag("-q,--quiet", spec.quiet, "no batch summary and no progress line");
   app.add_option("--stats", spec.stats, "write the batch's counts and time split as JSON")->type_name("FILE.json");
   app.add_option("--backend", spec.backend, "auto (GPU when one is usable, else CPU), cpu or gpu")->type_name("B");
@@ -232,6 +241,10 @@ int cmd_run(const char* prog, int argc, char** argv) {
   }
   if (!have_module) {
     print_error("run: missing MODULE.wasm (usage: wasmwarp run [OPTIONS] MODULE.wasm [ARGS...])");
+    return kExitUsage;
+  }
+  if (spec.trap_unknown_imports && spec.default_unknown_imports) {
+    print_error("--trap-unknown-imports and --default-unknown-imports exclude each other: give one");
     return kExitUsage;
   }
   auto count = [](const std::string& text, const char* opt, uint64_t& out) -> bool {

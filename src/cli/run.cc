@@ -234,6 +234,9 @@ Result<wasmwarp::EngineOptions> engine_options(const RunSpec& spec) {
   e.threads = spec.threads;
   e.cache = !spec.no_cache;
   e.cache_dir = spec.cache_dir;
+  e.unknown_imports = spec.trap_unknown_imports      ? wasmwarp::UnknownImports::Trap
+                      : spec.default_unknown_imports ? wasmwarp::UnknownImports::Default
+                                                     : wasmwarp::UnknownImports::Error;
   // Under mpirun a rank finalizes before it ends, so it waits for its
   // compile anyway: in the batch, where the summary says so (and main()
   // never ends a rank early).
@@ -265,8 +268,9 @@ Result<int> run_wasi_process(const RunSpec& spec, const wasmwarp::Engine& engine
   call.timeout_s = spec.timeout;
   call.cancel = interrupt.cancel();
   auto r = engine.run_command(m, 1, w, call);
-  if (!r) return err(r.error().message);
+  // Interrupted, even where that ended the compile with an error.
   if (int sig = interrupt.signal_number()) return 128 + sig;
+  if (!r) return err(r.error().message);
   if (!r->trapped(0)) return r->exit_code(0) & 0xff;
   print_error(spec.module_path + ": " + (r->trap_codes()[0] == wasmwarp::kTrapTimeout ? "" : "trap: ") +
               r->trap_message(0));
@@ -514,6 +518,7 @@ Result<int> run_impl(const RunSpec& spec) {
   if (spec.instances == 0) return err("--instances must be at least 1");
   if (spec.instances > (uint64_t(1) << 36)) return err("--instances must be at most 2^36");
   WW_TRY(check_mpi_run(spec));
+  WW_TRY(check_output_paths(spec));
   // Under mpirun this rank's instances of the batch, else all of them.
   const MpiWorld& world = mpi_world();
   const MpiShare share = mpi_share(spec.instances);

@@ -140,7 +140,7 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
           if (t == 0) append_value(s, value(i, k), false);
         }
         s += ',';
-        if (t != 0) s += csv_escape(wasmwarp::trap_message(t));
+        if (t != 0) s += csv_escape(m_.trap_message(t, r.trap_function[i]));
         s += '\n';
       }
     });
@@ -162,7 +162,7 @@ Status ResultWriter::rows(uint64_t first, uint64_t end) {
           s += "],\"trap\":null";
         } else {
           s += ",\"results\":null,\"trap\":";
-          append_json_string(s, wasmwarp::trap_message(t));
+          append_json_string(s, m_.trap_message(t, r.trap_function[i]));
           // Traps raised by the instance's code say where.
           if (t != wasmwarp::kTrapTimeout && r.trap_offset[i] != wasmwarp::kNoTrapOffset) {
             s += ",\"trap_function\":";

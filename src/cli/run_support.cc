@@ -1,10 +1,14 @@
 // The progress line of `wasmwarp run`, and the intrinsics' inputs and
-// outputs (--image, --state, --texture).
+// outputs (--image, --state, --texture), and the checks of output paths
+// written after a batch.
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "cli/image_files.h"
 #include "cli/run_support.h"
@@ -121,6 +125,25 @@ Status setup_intrinsics(const RunSpec& spec, wasmwarp::GpuIntrinsics& g) {
   if (spec.texture_filter == "bilinear") g.bilinear = true;
   else if (spec.texture_filter != "nearest")
     return err("--texture-filter must be nearest or bilinear, not '" + spec.texture_filter + "'");
+  return Status::Ok();
+}
+
+Status check_output_paths(const RunSpec& spec) {
+  // Written when the batch ends: a path that cannot be written fails now,
+  // not after the batch has run.
+  for (const auto& [option, path] : {std::pair<const char*, const std::string&>{"--stats", spec.stats},
+                                     std::pair<const char*, const std::string&>{"--state-out", spec.state_out}}) {
+    if (path.empty()) continue;
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return err(std::string(option) + " " + path + ": no such folder " + dir);
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+      return err(std::string(option) + " " + path + ": cannot write in " + dir + ": " + std::strerror(errno));
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      return err(std::string(option) + " " + path + ": is a folder");
+  }
   return Status::Ok();
 }
 

@@ -35,6 +35,9 @@ class ProgressLine {
 // The intrinsics' shared state from --image, --state, --state-in,
 // --texture and --texture-filter.
 Status setup_intrinsics(const RunSpec& spec, wasmwarp::GpuIntrinsics& g);
+// Fails naming the option when --stats or --state-out, written after the
+// batch, could not be written (a missing folder, one without write access).
+Status check_output_paths(const RunSpec& spec);
 // Writes --image and --state-out after the batch.
 Status write_intrinsics_outputs(const RunSpec& spec, const wasmwarp::CallResult& r);
 

@@ -266,14 +266,14 @@ void Generator::emit_call_leaving(const std::string& slot, uint32_t np, uint32_t
   // host and resumes here (emit_rewind_prologue).
   const std::string io = io_array(np, nr, base);
   const std::string own = std::to_string(slots_[cur_def_].size() + 1);
-  out_ +=
-      " " + io +
-      "\n    if (WW_UNLIKELY(I.rewinding)) { I.rewinding = false; TRAP_IF(gpu::resume_slots(*I.M, *I.W, I.t, MEMV, "
-      "io_)); }" +
-      "\n    else { WW_FUEL_TICK(); bool leave_ = false; TRAP_IF(gpu::device_import_slots(*I.M, *I.W, *I.In, I.t, " +
-      slot + ", MEMV, io_, &leave_));\n      if (leave_) { if (!gpu::reserve_frames(*I.W, I.chain + " + own +
-      ", &I.save_pos)) TRAP(CallStackExhausted); gpu::leave_slots(*I.M, *I.W, I.t, " + slot +
-      ", io_); I.leaving = true; resume_id_ = " + std::to_string(cur_resume_) + "; goto leave_save_; } }\n   ";
+  out_ += " " + io +
+          "\n    if (WW_UNLIKELY(I.rewinding)) { I.rewinding = false; TRAP_IF(gpu::resume_slots(*I.M, *I.W, I.t, MEMV, "
+          "io_)); }" +
+          "\n    else { WW_FUEL_TICK(); bool leave_ = false;" +
+          " TRAP_IMPORT_IF(gpu::device_import_slots(*I.M, *I.W, *I.In, I.t, " + slot + ", MEMV, io_, &leave_), " +
+          slot + ");\n      if (leave_) { if (!gpu::reserve_frames(*I.W, I.chain + " + own +
+          ", &I.save_pos)) TRAP(CallStackExhausted); gpu::leave_slots(*I.M, *I.W, I.t, " + slot +
+          ", io_); I.leaving = true; resume_id_ = " + std::to_string(cur_resume_) + "; goto leave_save_; } }\n   ";
   if (memory_locals()) out_ += " MEM_REFRESH();";
   out_ += io_results(nr, base);
 }

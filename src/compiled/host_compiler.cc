@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -325,6 +326,35 @@ void stop_host_compilers() {
   for (pid_t p : doomed) ::kill(p, SIGKILL);
   for (const std::string& dir : r.dirs) TempDir::remove_tree(dir);
   r.dirs.clear();
+}
+
+StopCompilersOnCancel::StopCompilersOnCancel(const std::atomic<bool>* cancel) {
+  if (!cancel) return;
+  watch_ = std::thread([this, cancel] {
+    std::unique_lock<std::mutex> lk(mu_);
+    while (!done_) {
+      if (cancel->load()) {
+        stop_host_compilers();
+        stopped_ = true;
+        return;
+      }
+      cv_.wait_for(lk, std::chrono::milliseconds(50));
+    }
+  });
+}
+
+StopCompilersOnCancel::~StopCompilersOnCancel() {
+  if (!watch_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    done_ = true;
+  }
+  cv_.notify_all();
+  watch_.join();
+  if (stopped_) {
+    std::lock_guard<std::mutex> g(running().mu);
+    running().stopped = false;
+  }
 }
 
 }  // namespace ww::compiled

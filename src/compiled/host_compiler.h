@@ -3,8 +3,12 @@
 // process on one translation unit, its output a shared object's bytes.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/result.h"
@@ -42,5 +46,23 @@ Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc, const
 // scratch directories; no compiler starts after it. A compile it stopped
 // fails (its thread may still be waiting for it).
 void stop_host_compilers();
+
+// While it lives, `*cancel` set (Ctrl-C) ends the host compilers running,
+// as stop_host_compilers does: a compile the user interrupted fails at
+// once instead of compiling every unit of a large module first. After it,
+// compilers may start again (the process may go on: the C++ API, Python).
+class StopCompilersOnCancel {
+ public:
+  explicit StopCompilersOnCancel(const std::atomic<bool>* cancel);
+  ~StopCompilersOnCancel();
+  StopCompilersOnCancel(const StopCompilersOnCancel&) = delete;
+  StopCompilersOnCancel& operator=(const StopCompilersOnCancel&) = delete;
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false, stopped_ = false;
+  std::thread watch_;
+};
 
 }  // namespace ww::compiled

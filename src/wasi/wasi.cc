@@ -32,8 +32,13 @@ std::unique_ptr<Context::Fd> preopen_fd(int host, const Preopen& p) {
   auto f = std::make_unique<Context::Fd>();
   f->host = host;
   f->filetype = kFiletypeDirectory;
+  f->can_read = true;
   f->preopen = p.guest;
   f->writable = p.writable;
+  // The same rights whether or not the preopen is writable, as wasmtime's:
+  // what a read-only one refuses, the calls refuse.
+  f->rights = kDirRights;
+  f->inheriting = kDirRights | kFileRights;
   return f;
 }
 
@@ -56,21 +61,74 @@ int open_writable(const Preopen& p, uint64_t index, std::string& error) {
   return fd;
 }
 
-std::unique_ptr<Context::Fd> stdio_fd(int host, std::string* sink) {
+// Descriptor 0 (`input`), 1 or 2: the host's `host`, or collected in
+// `sink`, or neither (stdin at its end, output discarded). A terminal, a
+// pipe and memory are streams; a regular file (or a device such as
+// /dev/null) keeps its offset, as it would for a native program.
+std::unique_ptr<Context::Fd> stdio_fd(int host, std::string* sink, bool input) {
   auto f = std::make_unique<Context::Fd>();
   f->host = host;
   f->sink = sink;
+  f->can_read = input;
+  f->can_write = !input;
+  f->stream = true;
   struct stat st {};
-  f->filetype = sink || host < 0          ? uint8_t(kFiletypeCharacterDevice)
-                : ::fstat(host, &st) == 0 ? filetype_of(st.st_mode)
-                                          : uint8_t(kFiletypeUnknown);
+  if (!sink && host >= 0 && ::fstat(host, &st) == 0) {
+    const bool tty = ::isatty(host) == 1;
+    f->filetype = tty ? uint8_t(kFiletypeCharacterDevice) : filetype_of(st.st_mode);
+    f->stream = tty || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
+    const int fl = ::fcntl(host, F_GETFL);
+    if (fl >= 0 && (fl & O_APPEND)) f->flags |= kFdflagAppend;
+    if (fl >= 0 && (fl & O_NONBLOCK)) f->flags |= kFdflagNonblock;
+  }
+  if (f->stream) f->rights = kStreamRights | (input ? kRightFdRead : kRightFdWrite);
+  else f->rights = kFileRights & ~(input ? kRightFdWrite | kRightFdAllocate | kRightFdFilestatSetSize : kRightFdRead);
+  f->inheriting = f->rights;
   return f;
 }
 
 }  // namespace
 
+ssize_t write_all(int fd, const uint8_t* p, size_t n, int64_t at) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t w = at < 0 ? ::write(fd, p + done, n - done) : ::pwrite(fd, p + done, n - done, off_t(at + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return done ? ssize_t(done) : -1;
+    done += size_t(w);
+  }
+  return ssize_t(done);
+}
+
+uint8_t filetype_of(mode_t m) {
+  if (S_ISREG(m)) return kFiletypeRegularFile;
+  if (S_ISDIR(m)) return kFiletypeDirectory;
+  if (S_ISCHR(m)) return kFiletypeCharacterDevice;
+  if (S_ISBLK(m)) return kFiletypeBlockDevice;
+  if (S_ISLNK(m)) return kFiletypeSymbolicLink;
+  if (S_ISSOCK(m)) return kFiletypeSocketStream;
+  return kFiletypeUnknown;  // a FIFO too: preview 1 has no code for it
+}
+
+uint64_t ns_of(const timespec& t) { return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_nsec); }
+
+void filestat_bytes(const struct stat& st, uint8_t b[kFilestatSize]) {
+  std::memset(b, 0, kFilestatSize);
+  auto u64 = [&](size_t off, uint64_t v) { std::memcpy(b + off, &v, 8); };
+  u64(0, st.st_dev);
+  u64(8, st.st_ino);
+  b[16] = filetype_of(st.st_mode);
+  u64(24, st.st_nlink);
+  u64(32, uint64_t(st.st_size));
+  u64(40, ns_of(st.st_atim));
+  u64(48, ns_of(st.st_mtim));
+  u64(56, ns_of(st.st_ctim));
+}
+
 Context::Context(Config config) : config_(std::move(config)) {
-  for (int host : {config_.stdin_fd, config_.stdout_fd, config_.stderr_fd}) fds_.push_back(stdio_fd(host, nullptr));
+  fds_.push_back(stdio_fd(config_.stdin_fd, nullptr, true));
+  fds_.push_back(stdio_fd(config_.stdout_fd, nullptr, false));
+  fds_.push_back(stdio_fd(config_.stderr_fd, nullptr, false));
 }
 
 Context::~Context() {
@@ -97,26 +155,28 @@ Status Context::open_preopens() {
 
 void Context::start_input(std::vector<std::string> args, const Stdio& stdio, uint64_t seed) {
   config_.args = std::move(args);
-  fds_.resize(3 + preopen_fds_.size());
-  fds_[0] = stdio_fd(stdio.in, nullptr);
-  fds_[1] = stdio_fd(stdio.out ? -1 : stdio.out_fd, stdio.out);
-  fds_[2] = stdio_fd(stdio.err ? -1 : stdio.err_fd, stdio.err);
+  // A table of its own: what the last input opened, closed or renumbered
+  // is gone, and its preopens are back at 3, 4, ...
+  fds_.clear();
+  fds_.push_back(stdio_fd(stdio.in, nullptr, true));
+  fds_.push_back(stdio_fd(stdio.out ? -1 : stdio.out_fd, stdio.out, false));
+  fds_.push_back(stdio_fd(stdio.err ? -1 : stdio.err_fd, stdio.err, false));
   fds_[1]->cap = fds_[2]->cap = stdio.cap;
   output_capped_ = false;
   input_dirs_.resize(preopen_fds_.size(), -1);
   for (size_t k = 0; k < preopen_fds_.size(); ++k) {
     const Preopen& p = config_.preopens[k];
+    int host = preopen_fds_[k];
     if (per_instance(p)) {
       // The input's own directory, kept apart from the preopens (which a
       // GPU batch's contexts share).
       std::string error;
-      int fd = open_writable(p, stdio.index, error);
-      if (fd < 0) throw std::runtime_error(error);  // the batch's error: every instance would fail alike
+      host = open_writable(p, stdio.index, error);
+      if (host < 0) throw std::runtime_error(error);  // the batch's error: every instance would fail alike
       if (input_dirs_[k] >= 0) ::close(input_dirs_[k]);
-      input_dirs_[k] = fd;
-      fds_[3 + k] = preopen_fd(fd, p);
+      input_dirs_[k] = host;
     }
-    if (!fds_[3 + k]) fds_[3 + k] = preopen_fd(preopen_fds_[k], p);
+    fds_.push_back(preopen_fd(host, p));
   }
   exit_code_.reset();
   seed_ = seed;
@@ -142,6 +202,49 @@ TrapCode Context::call(CallHandle h, GuestMemory* mem, uint64_t* slots) {
 int Context::read_only_file(uint32_t fd) const {
   const Fd* f = fd < fds_.size() ? fds_[fd].get() : nullptr;
   return f && f->owned && !f->writable && !f->sink && f->filetype == kFiletypeRegularFile ? f->host : -1;
+}
+
+bool Context::filestat(uint32_t fd, uint8_t out[64]) const {
+  const Fd* f = fd < fds_.size() ? fds_[fd].get() : nullptr;
+  if (!f) return false;
+  if (f->host < 0) {
+    // Stdio in memory: a pipe's metadata (wasmtime's for its stdio).
+    std::memset(out, 0, kFilestatSize);
+    out[16] = f->filetype;
+    return true;
+  }
+  struct stat st {};
+  if (::fstat(f->host, &st) != 0) return false;
+  filestat_bytes(st, out);
+  return true;
+}
+
+bool Context::fdstat(uint32_t fd, uint8_t out[24]) const {
+  const Fd* f = fd < fds_.size() ? fds_[fd].get() : nullptr;
+  if (!f) return false;
+  std::memset(out, 0, kFdstatSize);
+  out[0] = f->filetype;
+  std::memcpy(out + 2, &f->flags, 2);
+  std::memcpy(out + 8, &f->rights, 8);
+  std::memcpy(out + 16, &f->inheriting, 8);
+  return true;
+}
+
+ssize_t write_capped(Context::Fd& f, const uint8_t* p, size_t n, bool& capped, int64_t at) {
+  if (f.cap == 0) {
+    capped = true;
+    errno = EFBIG;
+    return -1;
+  }
+  if (n > f.cap) {
+    capped = true;
+    n = size_t(f.cap);
+  }
+  ssize_t w = ssize_t(n);
+  if (f.sink) f.sink->append(reinterpret_cast<const char*>(p), n);
+  else if (f.host >= 0) w = write_all(f.host, p, n, at);
+  if (w > 0 && f.cap != ~uint64_t{0}) f.cap -= uint64_t(w);
+  return w;
 }
 
 void Context::share_descriptor(uint32_t fd, int host) {

@@ -1,11 +1,14 @@
-// WASI preview1 (`wasi_snapshot_preview1`) on the host: the calls an
-// ordinary C or Rust command-line program makes, for one instance, over
-// that instance's memory 0, the process's stdin, stdout and stderr, and
-// preopened directories. Preopens are read-only unless the user made them
-// writable, and every path resolves beneath its preopen (openat2's
-// RESOLVE_BENEATH), so `..`, absolute paths and links that leave it fail
-// with ENOTCAPABLE. Every call
-// returns a WASI errno; one this layer lacks returns ENOSYS rather than
+// WASI preview1 (`wasi_snapshot_preview1`) on the host: every call of
+// preview 1, for one instance, over that instance's memory 0, its stdin,
+// stdout and stderr, and preopened directories, with the answers wasmtime
+// gives. Preopens are read-only unless the user made them writable (a
+// change beneath a read-only one is ENOTCAPABLE), and every path resolves
+// beneath its preopen (openat2's RESOLVE_BENEATH), so `..`, absolute paths
+// and links that leave it fail with ENOTCAPABLE. Each descriptor has its
+// rights: what path_open asked for, narrowed by fd_fdstat_set_rights, and
+// checked by every call. Stdio collected in memory, or a pipe or a
+// terminal, is a stream (no offset); a regular file keeps one. Every call
+// returns a WASI errno; a name WASI lacks returns ENOSYS rather than
 // trapping. Only proc_exit stops the instance (TrapCode::Exit, the code
 // kept in the context).
 #pragma once
@@ -44,7 +47,8 @@ struct Config {
 // Whether the module imports anything from wasi_snapshot_preview1.
 bool imports_wasi(const Module& m);
 
-// Whether this layer implements the call (the others return ENOSYS).
+// Whether this layer implements the call (every one of preview 1; other
+// names return ENOSYS).
 bool implemented(const std::string& name);
 // The call's WASI type, or null when this layer lacks it.
 const FuncType* call_type(const std::string& name);
@@ -83,8 +87,9 @@ class Context final : public GuestFiles {
   // The instance whose memory 0 the calls read and write.
   void bind(uint32_t instance) { instance_ = instance; }
   // The next batch input: its argv and stdio, random_get from a
-  // counter-based generator seeded with `seed`; what the last input opened
-  // is closed (preopens it closed come back) and its exit code forgotten.
+  // counter-based generator seeded with `seed`; the descriptor table is
+  // made anew (what the last input opened is closed, what it closed or
+  // renumbered is back) and its exit code forgotten.
   void start_input(std::vector<std::string> args, const Stdio& stdio, uint64_t seed);
   // For callers outside a Store (a GPU instance that left its kernel): a
   // handle for import `field` of a module whose imports passed link()'s
@@ -117,7 +122,8 @@ class Context final : public GuestFiles {
   // The descriptor the last call() opened (path_open), if any.
   std::optional<uint32_t> opened() const { return opened_; }
   // `fd`'s host descriptor when it is a regular file opened beneath a
-  // read-only preopen (nothing in a batch can change it), else -1.
+  // read-only preopen (nothing in a batch can change it), else -1. (Its
+  // rights and flags are in fdstat().)
   int read_only_file(uint32_t fd) const;
   // `fd` refers to `host` from now on, a descriptor of the same file that
   // the caller keeps open (a GPU batch's shared copy); its own is closed.

@@ -25,7 +25,8 @@ foreach(wat ${ww_cli_wats})
 endforeach()
 add_custom_target(ww_cli_modules ALL DEPENDS ${ww_cli_wasms})
 
-add_executable(ww_test_cli_e2e ${CMAKE_CURRENT_LIST_DIR}/cli_e2e_test.cc ${CMAKE_CURRENT_LIST_DIR}/cli_outputs_test.cc)
+add_executable(ww_test_cli_e2e ${CMAKE_CURRENT_LIST_DIR}/cli_e2e_test.cc ${CMAKE_CURRENT_LIST_DIR}/cli_outputs_test.cc
+                               ${CMAKE_CURRENT_LIST_DIR}/cli_imports_test.cc)
 target_link_libraries(ww_test_cli_e2e PRIVATE ww_cli_lib GTest::gtest GTest::gtest_main)
 target_compile_definitions(ww_test_cli_e2e PRIVATE
   WW_CLI_BIN="$<TARGET_FILE:wasmwarp>" WW_CLI_MODULES="${ww_cli_module_dir}" WW_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -429,10 +429,11 @@ TEST_F(Cli, BatchInstancesStartFromTheImageAfterWritesAndTraps) {
   }
 }
 
-// WASI calls this layer lacks return ENOSYS (52) and `inspect` says so; a
+// A WASI name this layer does not know returns ENOSYS (52) and `inspect`
+// says so; a
 // pointer out of memory is EFAULT (21); proc_exit's code is the exit code.
 const char* kWasiWat = R"((module
-  (import "wasi_snapshot_preview1" "fd_advise" (func $advise (param i32 i64 i64 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_nonesuch" (func $advise (param i32 i64 i64 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_write" (func $write (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
   (memory (export "memory") 1)
@@ -478,7 +479,7 @@ TEST_F(Cli, WasiCommandsAndTheirBadInput) {
     EXPECT_EQ(r.rc, 21) << tier << " " << r.err;  // the second fd_write's iovec is out of memory
   }
   Proc i = run({"inspect", m});
-  EXPECT_NE(i.out.find("fd_advise: func (i32, i64, i64, i32) -> (i32)  (not implemented: returns ENOSYS)"),
+  EXPECT_NE(i.out.find("fd_nonesuch: func (i32, i64, i64, i32) -> (i32)  (not implemented: returns ENOSYS)"),
             std::string::npos)
       << i.out;
   EXPECT_EQ(i.out.find("fd_write: func (i32, i32, i32, i32) -> (i32)  (not"), std::string::npos) << i.out;
@@ -494,8 +495,16 @@ TEST_F(Cli, WasiCommandsAndTheirBadInput) {
   EXPECT_EQ(capped.out, "hihi");
   EXPECT_EQ(capped.rc, 1);
   EXPECT_NE(capped.err.find("2 instance(s) wrote more than --output-cap allows"), std::string::npos) << capped.err;
+  // Paths checked before any instance runs.
   expect_error({"run", "--backend", "cpu", "-n", "2", "--stdout", path("no-such-dir") + "/out{i}.txt", m},
-               "cannot open stdout file");
+               "--stdout '" + path("no-such-dir") + "/out{i}.txt': " + path("no-such-dir") + " does not exist");
+  expect_error({"run", "--backend", "cpu", "-n", "2", "--stdout", path("same.txt"), m},
+               "a batch's instances would all write this one file");
+  expect_error({"run", "--backend", "cpu", "-n", "2", "--stdin", path("no-such-dir") + "/in{i}.txt", m},
+               "--stdin '" + path("no-such-dir") + "/in{i}.txt': cannot read");
+  expect_error({"run", "--backend", "cpu", "-n", "2", "--dir", path("no-such-dir"), m}, "no such folder");
+  expect_error({"run", "--backend", "cpu", "-n", "2", "--stats", path("no-such-dir") + "/s.json", m},
+               "--stats " + path("no-such-dir") + "/s.json: no such folder");
   expect_error({"run", "--backend", "cpu", "-n", "2", "--dir-rw", path("w") + "::out", m},
                "a batch's writable directory needs {i} in its host path");
   expect_error({"run", "--backend", "cpu", "--env", "NOEQUALS", m}, "--env 'NOEQUALS': expected NAME=VALUE");

@@ -2,9 +2,10 @@
 # WASI programs on wasmwarp against node's WASI (node:wasi, the reference):
 # C programs built with Debian's wasi-libc and a Rust program built for
 # wasm32-wasi, each run on the CPU interpreter and the compiled CPU tier;
-# stdout, stderr and the exit code must equal node's. sandbox.c has its
-# own expected output (node's --dir preopens are writable, ours are
-# read-only; --dir-rw ones are compared with node's in writes.c).
+# stdout, stderr and the exit code must equal node's. sandbox.c and
+# calls.c have their own expected output (node's --dir preopens are
+# writable, ours are read-only; --dir-rw ones are compared with node's in
+# writes.c; node's answers to many calls are not wasmtime's).
 # usage: tests/wasi/check.sh WASMWARP WORKDIR
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -215,6 +216,18 @@ for tier in interp compiled; do
   cmp -s "$here/programs/sandbox.expected" "$work/sandbox.$tier.out" || {
     echo "FAIL sandbox ($tier)"
     diff "$here/programs/sandbox.expected" "$work/sandbox.$tier.out" | head -5
+    fail=1
+  }
+done
+# The WASI calls one by one (calls.c), in a fresh writable directory.
+for tier in interp compiled; do
+  rm -rf "$work/calls" && mkdir -p "$work/calls"
+  "$ww" run --backend cpu --tier $tier --dir-rw "$work/calls::out" --dir data::data "$work/bin/calls.wasm" </dev/null \
+    >"$work/calls.$tier.out" 2>&1
+  cases=$((cases + 1))
+  cmp -s "$here/programs/calls.expected" "$work/calls.$tier.out" || {
+    echo "FAIL calls ($tier)"
+    diff "$here/programs/calls.expected" "$work/calls.$tier.out" | head -5
     fail=1
   }
 done

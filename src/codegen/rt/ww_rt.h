@@ -244,6 +244,18 @@ __device__
       return RetT();                          \
     }                                         \
   } while (0)
+// A call of import `func` that the device answers: an unknown import's
+// trap has the import as its site (no offset), as on the CPU, so that its
+// message names it.
+#define TRAP_IMPORT_IF(expr, func)                                                        \
+  do {                                                                                    \
+    TrapCode tc_ = (expr);                                                                \
+    if (WW_UNLIKELY(tc_ != TrapCode::None)) {                                             \
+      if (tc_ == TrapCode::UnknownImport) ::ww::gen::set_trap(I, tc_, (func), kNoTrapPc); \
+      else ::ww::gen::set_trap(I, tc_, kFn, kPc);                                         \
+      return RetT();                                                                      \
+    }                                                                                     \
+  } while (0)
 #define WW_CHECK_TRAP()                     \
   do {                                      \
     if (WW_UNLIKELY(I.trap)) return RetT(); \

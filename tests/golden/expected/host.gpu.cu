@@ -41,7 +41,7 @@ WW_FN uint64_t f0(Inst& I, uint32_t depth, uint64_t a0, uint64_t a1) {
 S0:;
   { constexpr uint32_t kPc = 18u; uint64_t io_[4] = {r2, r3, r4, r5};
     if (WW_UNLIKELY(I.rewinding)) { I.rewinding = false; TRAP_IF(gpu::resume_slots(*I.M, *I.W, I.t, MEMV, io_)); }
-    else { WW_FUEL_TICK(); bool leave_ = false; TRAP_IF(gpu::device_import_slots(*I.M, *I.W, *I.In, I.t, 0u, MEMV, io_, &leave_));
+    else { WW_FUEL_TICK(); bool leave_ = false; TRAP_IMPORT_IF(gpu::device_import_slots(*I.M, *I.W, *I.In, I.t, 0u, MEMV, io_, &leave_), 0u);
       if (leave_) { if (!gpu::reserve_frames(*I.W, I.chain + 7, &I.save_pos)) TRAP(CallStackExhausted); gpu::leave_slots(*I.M, *I.W, I.t, 0u, io_); I.leaving = true; resume_id_ = 0; goto leave_save_; } }
     MEM_REFRESH(); r2 = io_[0]; }
   { W64(0, R64(2));; }

@@ -1,7 +1,8 @@
 // An imported function called on the device, for the interpreter kernel and
-// compiled code alike: a `gpu` intrinsic and the WASI calls of dev_wasi.cuh
-// run here; any other import leaves for the host (dev_host_calls.cuh) when
-// a server takes the calls, and traps (HostError) when none does.
+// compiled code alike: a `gpu` intrinsic, the WASI calls of dev_wasi.cuh
+// and the stand-ins for imports nothing provides run here; any other
+// import leaves for the host (dev_host_calls.cuh) when a server takes the
+// calls, and traps (HostError) when none does.
 #pragma once
 
 #include <stdint.h>
@@ -23,6 +24,13 @@ __device__ inline TrapCode device_import(const DevModule& m, const DevWave& w, c
   const uint8_t id = m.import_intrinsic[f];
   TrapCode trap = TrapCode::None;
   if (id < kDevWasiFirst) return call_intrinsic(id, io, w, in, t);
+  // An unknown import's trap has the import as its site: the callers
+  // record `f` for it, as the CPU's stand-in does.
+  if (id == kDevTrapImport) return TrapCode::UnknownImport;
+  if (id == kDevZeroImport) {
+    for (uint32_t k = 0; k < m.import_nresults[f]; ++k) io(k) = 0;
+    return TrapCode::None;
+  }
   if (id < uint8_t(DevWasiCall::End) && in.wasi.on) trap = device_wasi(id, w, in.wasi, t, memv, io, leave);
   else *leave = true;
   if (*leave && !w.hc.enabled) return TrapCode::HostError;

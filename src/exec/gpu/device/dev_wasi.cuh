@@ -1,6 +1,6 @@
 // WASI calls served on the device: argv and the environment, clocks,
 // seeded random bytes, proc_exit and writes to stdout and stderr (into a
-// log the host drains between launches). Each matches wasi_calls.cc's
+// log the host drains between launches). Each matches wasi_calls*.cc's
 // result for the same memory, errno for errno: the same bounds checks in
 // the same order. What the device cannot do exactly (a write past the
 // output cap, a full log, descriptors the program reshaped) leaves for the
@@ -196,8 +196,13 @@ __device__ inline TrapCode device_wasi(uint8_t id, const DevWave& w, const DevWa
       *leave = true;
       return TrapCode::None;
     case DevWasiCall::FdRenumber:
-      // The host's fd_renumber is ENOSYS: the device's descriptors stay.
-      if (u32(0) <= 2 || u32(1) <= 2) d.stdio_host[t] = 1;
+      if (device_fd_renumbering(w, d, t, u32(0), u32(1))) io(0) = u32(0) | kDevRenumbered;
+      *leave = true;
+      return TrapCode::None;
+    case DevWasiCall::FdFdstatSetFlags:
+    case DevWasiCall::FdFdstatSetRights:
+      // fd_fdstat_get of fds 0-2 is the host's from here on.
+      if (u32(0) <= 2) d.stdio_host[t] = 1;
       *leave = true;
       return TrapCode::None;
     case DevWasiCall::FdRead:

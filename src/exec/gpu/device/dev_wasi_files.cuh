@@ -1,9 +1,11 @@
 // Reads of files the device holds (DevWasi's file table), for the
 // descriptors the host handed to it after a path_open: fd_read, fd_pread,
 // fd_seek, fd_tell, fd_filestat_get and fd_fdstat_get, and the preopens'
-// fd_prestat_*. Each gives wasi_calls.cc's result over Linux's read, pread
-// and lseek of the same regular file, errno for errno. The host keeps the
-// descriptor open too (shared by the batch), so the calls served there
+// fd_prestat_*. Each gives wasi_calls_fd.cc's result over Linux's read,
+// pread and lseek of the same regular file, errno for errno; a call the
+// descriptor lacks the right for leaves for the host, which refuses it
+// without touching the offset. The host keeps the descriptor open too
+// (shared by the batch), so the calls served there
 // (fd_close, fd_write's EBADF, fd_sync) see the same file; it never reads
 // through it, so the offset the device keeps is the only one.
 #pragma once
@@ -35,6 +37,10 @@ __device__ inline bool put(const MemV& mv, uint64_t p, uint64_t v, uint32_t byte
 
 // Linux moves at most this much in one read (MAX_RW_COUNT).
 inline constexpr uint64_t kMaxRwBytes = 0x7ffff000;
+
+__device__ inline bool fd_is_preopen(const DevWasi& d, uint64_t fd) {
+  return fd >= 3 && fd < 3 + uint64_t(d.npreopens);
+}
 
 // Instance t's descriptor slot holding `fd`, or -1 (the host's).
 __device__ inline int device_fd(const DevWave& w, const DevWasi& d, uint32_t t, uint64_t fd) {
@@ -94,6 +100,15 @@ __device__ inline int64_t seek_to(int64_t pos, uint64_t size, uint64_t max_seek,
   return r < 0 || uint64_t(r) > max_seek ? -1 : r;
 }
 
+// The rights of held file `file`'s descriptors (its fdstat's, which every
+// instance's descriptor of it shares: the host hands over only those).
+__device__ inline uint64_t held_rights(const DevWasi& d, uint32_t file) {
+  const uint8_t* p = d.file_meta + uint64_t(file) * kDevFileMetaBytes + wasi::kFilestatSize + 8;
+  uint64_t r = 0;
+  for (uint32_t k = 0; k < 8; ++k) r |= uint64_t(p[k]) << (8 * k);
+  return r;
+}
+
 template <class MemV>
 __device__ inline uint32_t put_bytes(const MemV& mv, uint64_t ptr, const uint8_t* src, uint32_t n) {
   if (!in(mv, ptr, n)) return kFault;
@@ -129,6 +144,26 @@ __device__ inline bool device_file_call(DevWasiCall call, const DevWave& w, cons
   const uint64_t slot = uint64_t(j) * w.n + t;
   const uint32_t file = d.file_of[slot];
   uint64_t& pos = d.fd_pos[slot];
+  const uint64_t rights = held_rights(d, file);
+  auto has = [&](uint64_t r) { return (rights & r) == r; };
+  switch (call) {
+    case DevWasiCall::FdRead:
+    case DevWasiCall::FdPread:
+      if (!has(wasi::kRightFdRead | (call == DevWasiCall::FdPread ? wasi::kRightFdSeek : 0))) return false;
+      break;
+    case DevWasiCall::FdSeek:
+      if (uint32_t(u32(2)) <= wasi::kWhenceEnd && !has(wasi::kRightFdSeek) &&
+          !(uint32_t(u32(2)) == wasi::kWhenceCur && io(1) == 0 && has(wasi::kRightFdTell)))
+        return false;
+      break;
+    case DevWasiCall::FdTell:
+      if (!has(wasi::kRightFdTell)) return false;
+      break;
+    case DevWasiCall::FdFilestatGet:
+      if (!has(wasi::kRightFdFilestatGet)) return false;
+      break;
+    default: break;
+  }
   switch (call) {
     case DevWasiCall::FdRead: {
       uint64_t moved = 0;
@@ -174,6 +209,27 @@ __device__ inline void device_fd_closing(const DevWave& w, const DevWasi& d, uin
   if (fd >= 3 && fd < 3 + uint64_t(d.npreopens)) d.preopen_host[t] = 1;
   const int j = device_fd(w, d, t, fd);
   if (j >= 0) d.fd_of[uint64_t(j) * w.n + t] = 0;
+}
+
+// fd_renumber(from, to), served by the host (which fails it with EBADF
+// unless both are open): the device's side first. When it holds either
+// and knows both open (its own, stdio never closed, preopens never
+// closed), `to`'s slot goes and `from`'s takes number `to`: true, and the
+// host mirrors it. Otherwise nothing changes here, and the host ends the
+// instance should its renumber move a descriptor the device holds.
+__device__ inline bool device_fd_renumbering(const DevWave& w, const DevWasi& d, uint32_t t, uint64_t from,
+                                             uint64_t to) {
+  const int jf = device_fd(w, d, t, from), jt = device_fd(w, d, t, to);
+  auto open = [&](uint64_t fd, int j) {
+    return j >= 0 || (fd <= 2 && !d.stdio_host[t]) || (fd_is_preopen(d, fd) && !d.preopen_host[t]);
+  };
+  const bool both = open(from, jf) && open(to, jt);
+  if (fd_is_preopen(d, from) || fd_is_preopen(d, to)) d.preopen_host[t] = 1;
+  if (from <= 2 || to <= 2) d.stdio_host[t] = 1;
+  if ((jf < 0 && jt < 0) || from == to || !both) return false;
+  if (jt >= 0) d.fd_of[uint64_t(jt) * w.n + t] = 0;
+  if (jf >= 0) d.fd_of[uint64_t(jf) * w.n + t] = uint32_t(to + 1);
+  return true;
 }
 
 }  // namespace wasi_dev

@@ -128,10 +128,10 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
   do {                                                                             \
     if (--fuel == 0) TRAP(FuelExhausted);                                          \
     bool leave_ = false;                                                           \
+    call_target = (f);                                                             \
     TRAP_IF(device_import(M, W, I, t, (f), MEMV, frame_io(fb + (base)), &leave_)); \
     if (leave_) {                                                                  \
       call_base = (base) | uint32_t(WW_WORDS_S1I) << 24;                           \
-      call_target = (f);                                                           \
       goto leave;                                                                  \
     }                                                                              \
     pc += WW_WORDS_S1I;                                                            \
@@ -146,10 +146,10 @@ __global__ void __launch_bounds__(kBlock) interpret_kernel(DevModule M, DevWave 
       if (f_ >= nimp) f_ = f_ - M.num_funcs + nimp; /* another instance's: the host's */             \
       if (--fuel == 0) TRAP(FuelExhausted);                                                          \
       bool leave_ = false;                                                                           \
+      call_target = f_;                                                                              \
       TRAP_IF(device_import(M, W, I, t, f_, MEMV, frame_io(fb + (base)), &leave_));                  \
       if (leave_) {                                                                                  \
         call_base = (base) | uint32_t(WW_WORDS_S2II) << 24;                                          \
-        call_target = f_;                                                                            \
         goto leave;                                                                                  \
       }                                                                                              \
       pc += WW_WORDS_S2II;                                                                           \
@@ -287,7 +287,10 @@ leave:
   return;
 
 trapped:
-  finish_instance(W, t, trap, nimp + cur, uint32_t(pc - cb), true);
+  // An unknown import's trap has the import as its site (call_target, set
+  // before every import call), so that its message names it.
+  if (trap == TrapCode::UnknownImport) finish_instance(W, t, trap, call_target, kNoTrapPc, true);
+  else finish_instance(W, t, trap, nimp + cur, uint32_t(pc - cb), true);
   return;
 finished:
   if (W.pos_end) {

@@ -14,6 +14,7 @@
 #include "batch/resident.h"
 #include "common/byte_reader.h"
 #include "common/step_trace.h"
+#include "exec/gpu/device/dev_wasi_ids.h"
 #include "exec/gpu/executor/device_shares.h"
 #include "exec/gpu/executor/gpu_executor.h"
 #include "exec/gpu/gpu_backend.h"
@@ -24,8 +25,8 @@ namespace ww::batch {
 Status make_scratch_instance(const Job& job, ScratchInstance& s) {
   const BatchSpec& spec = *job.spec;
   s.ctx = intrinsics::GpuContext{spec.intrinsics ? spec.intrinsics : &s.fallback, 0};
-  WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
-                      link_imports(s.store, spec.module->module, &s.ctx, nullptr, &spec.host_functions));
+  WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports, link_imports(s.store, spec.module->module, &s.ctx, nullptr,
+                                                                   &spec.host_functions, spec.unknown_imports));
   auto r = job.image ? s.store.instantiate(spec.module, imports, job.image->snapshot)
                      : s.store.instantiate(spec.module, imports);
   if (auto* e = std::get_if<InstantiateError>(&r)) return make_error(kNoOffset, "instantiation failed: " + e->message);
@@ -84,6 +85,18 @@ bool uses_host_functions(const Module& m, const HostFunctions& host) {
   for (const Import& imp : m.imports)
     if (host_function_for(imp, &host)) return true;
   return false;
+}
+
+// Per function import, the device's stand-in for one nothing provides
+// (gpu::BatchRequest::unknown_imports): the batch's WASI context, when it
+// has one, provides WASI's imports as the CPU's does.
+std::vector<uint8_t> device_stand_ins(const BatchSpec& spec) {
+  if (spec.unknown_imports == UnknownImports::Error) return {};
+  const uint8_t id = spec.unknown_imports == UnknownImports::Trap ? gpu::kDevTrapImport : gpu::kDevZeroImport;
+  std::vector<uint8_t> ids;
+  for (bool unknown : unknown_function_imports(spec.module->module, spec.wasi || spec.files, &spec.host_functions))
+    ids.push_back(unknown ? id : 0);
+  return ids;
 }
 
 // The embedder's host functions for instances on the GPU: each call comes
@@ -543,6 +556,7 @@ class GpuExecutor final : public Executor {
     req.tuning = spec.gpu.tuning;
     req.layout = job.gpu_layout;
     req.batch = spec.intrinsics;
+    req.unknown_imports = device_stand_ins(spec);
     if (job.image) {
       // Every instance starts from the --init state; the GPU copies it
       // from the live instance that made it.

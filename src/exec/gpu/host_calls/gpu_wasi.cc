@@ -38,6 +38,8 @@ constexpr DeviceCall kDeviceCalls[] = {
     {"fd_fdstat_get", DevWasiCall::FdFdstatGet},
     {"fd_close", DevWasiCall::FdClose},
     {"fd_renumber", DevWasiCall::FdRenumber},
+    {"fd_fdstat_set_flags", DevWasiCall::FdFdstatSetFlags},
+    {"fd_fdstat_set_rights", DevWasiCall::FdFdstatSetRights},
     {"fd_read", DevWasiCall::FdRead},
     {"fd_pread", DevWasiCall::FdPread},
     {"fd_seek", DevWasiCall::FdSeek},
@@ -132,7 +134,10 @@ GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out
                       : info && info->id == gpu::Intrinsic::WriteFile ? Kind::WriteFile
                       : wasi && im.field == "path_open"               ? Kind::PathOpen
                       : wasi && im.field == "fd_close"                ? Kind::FdClose
-                                                                      : Kind::Other);
+                      : wasi && im.field == "fd_renumber"             ? Kind::FdRenumber
+                      : wasi && (im.field == "fd_fdstat_set_flags" || im.field == "fd_fdstat_set_rights")
+                          ? Kind::SetFdstat
+                          : Kind::Other);
     }
   live_.resize(count);
   exited_.assign(count, 0);
@@ -299,7 +304,19 @@ void GpuWasiCalls::serve(gpu::HostCall& c) {
     c.io[0] = uint32_t(r);
     return;
   }
-  const uint32_t closing = uint32_t(c.io[0]);  // fd_close's descriptor
+  const Kind kind = kind_[c.func];
+  // The call's first descriptor (fd_close's, fd_renumber's `from`), and
+  // whether the device renumbered its side already.
+  const uint32_t fd = uint32_t(c.io[0]), to = kind == Kind::FdRenumber ? uint32_t(c.io[1]) : 0;
+  const bool renumbered = kind == Kind::FdRenumber && (c.io[0] & gpu::kDevRenumbered);
+  c.io[0] = fd;
+  auto held = [&](uint32_t n) {
+    for (uint32_t& d : l->device_fds)
+      if (d == uint64_t(n) + 1) return &d;
+    return static_cast<uint32_t*>(nullptr);
+  };
+  uint8_t before[wasi::kFdstatSize] = {};
+  const bool watch = kind == Kind::SetFdstat && held(fd) && l->cx->fdstat(fd, before);
   c.trap = l->cx->call(handles_[c.func], c.memory, c.io);
   if (c.trap == TrapCode::None && handles_[c.func].has_errno &&
       (uint32_t(c.io[0]) == wasi::kMfile || uint32_t(c.io[0]) == wasi::kNfile)) {
@@ -309,10 +326,27 @@ void GpuWasiCalls::serve(gpu::HostCall& c) {
   }
   if (c.trap == TrapCode::None && uint32_t(c.io[0]) == wasi::kSuccess) {
     // The device dropped its side of a closed descriptor before it left.
-    if (kind_[c.func] == Kind::FdClose)
-      for (uint32_t& d : l->device_fds)
-        if (d == uint64_t(closing) + 1) d = 0;
-    if (kind_[c.func] == Kind::PathOpen && c.files && l->cx->opened()) give_to_device(*l, c, *l->cx->opened());
+    if (kind == Kind::FdClose)
+      if (uint32_t* d = held(fd)) *d = 0;
+    if (kind == Kind::PathOpen && c.files && l->cx->opened()) give_to_device(*l, c, *l->cx->opened());
+    if (kind == Kind::FdRenumber && fd != to && (held(fd) || held(to))) {
+      // The device holds what moved: it renumbered its side too when it
+      // knew both open, and else still serves the old numbers, which no
+      // errno can mend (as when the process runs out of descriptors).
+      if (!renumbered) {
+        c.trap = TrapCode::HostError;
+        return;
+      }
+      if (uint32_t* d = held(to)) *d = 0;
+      if (uint32_t* d = held(fd)) *d = to + 1;
+    }
+    // The device answers fd_fdstat_get and checks rights from the file's
+    // one fdstat: a descriptor of its that changes cannot go on.
+    uint8_t after[wasi::kFdstatSize] = {};
+    if (watch && (!l->cx->fdstat(fd, after) || std::memcmp(before, after, sizeof after) != 0)) {
+      c.trap = TrapCode::HostError;
+      return;
+    }
   }
   if (c.trap == TrapCode::Exit && l->cx->exit_code()) {
     exited_[k] = 1;
@@ -361,6 +395,7 @@ int32_t GpuWasiCalls::device_file(gpu::DeviceFiles& files, wasi::Context& cx, ui
     d.max_seek = max_seek_of(src);
     const int dup = f.fd >= 0 ? f.fd : ::fcntl(host, F_DUPFD_CLOEXEC, 0);
     if (dup < 0) return -1;
+    std::memcpy(f.fdstat, d.fdstat, sizeof f.fdstat);
     f.id = files.upload(d);
     if (f.id < 0) {
       if (dup != f.fd) ::close(dup);
@@ -368,6 +403,10 @@ int32_t GpuWasiCalls::device_file(gpu::DeviceFiles& files, wasi::Context& cx, ui
     }
     f.fd = dup;
   }
+  // The device's fdstat of the file is the first descriptor's: another
+  // asked for with other rights or flags stays the host's.
+  uint8_t fdstat[wasi::kFdstatSize] = {};
+  if (f.id < 0 || !cx.fdstat(fd, fdstat) || std::memcmp(fdstat, f.fdstat, sizeof fdstat) != 0) return -1;
   *shared = f.fd;
   return f.id;
 }

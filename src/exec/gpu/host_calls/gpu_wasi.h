@@ -73,7 +73,7 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   const uint64_t first_, count_, base_;
   std::vector<wasi::Context::CallHandle> handles_;  // by imported function index
   // Imports the server treats apart from the WASI calls' handles.
-  enum class Kind : uint8_t { Other, ReadFile, WriteFile, PathOpen, FdClose };
+  enum class Kind : uint8_t { Other, ReadFile, WriteFile, PathOpen, FdClose, FdRenumber, SetFdstat };
   std::vector<Kind> kind_;                   // likewise
   wasi::Context owner_;                      // holds the shared preopens
   std::vector<std::unique_ptr<Live>> live_;  // by instance - first_
@@ -85,12 +85,13 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   // context (which then counts them against its cap).
   std::vector<uint64_t> direct_;
   // The device's files by (st_dev, st_ino): the batch's descriptor every
-  // instance's fd of the file shares, and its id in the table `table`
-  // (-1: the host's).
+  // instance's fd of the file shares, its id in the table `table` (-1:
+  // the host's), and the fd_fdstat_get the device answers for it.
   struct SharedFile {
     int fd = -1;
     uint64_t table = 0;
     int32_t id = -1;
+    uint8_t fdstat[wasi::kFdstatSize] = {};
   };
   std::atomic<uint64_t> out_of_fds_{0};
   std::mutex files_mu_;

@@ -146,7 +146,7 @@ Result<GpuImage> build_image(StoreImpl& store, uint32_t instance, const std::vec
     pc += d.words;
   }
   img.writes_memory = stores || std::any_of(img.import_intrinsic.begin(), img.import_intrinsic.end(), [](uint8_t id) {
-                        return id >= kDevWasiFirst || intrinsic_on_host(Intrinsic(id));
+                        return (id >= kDevWasiFirst && !dev_stand_in(id)) || intrinsic_on_host(Intrinsic(id));
                       });
 
   if (!inst.memories.empty()) {

@@ -8,6 +8,7 @@
 
 #include "exec/gpu/device/dev_wasi_ids.h"
 #include "intrinsics/gpu_batch.h"
+#include "runtime/unknown_imports.h"
 
 namespace ww::gpu {
 
@@ -22,19 +23,29 @@ const intrinsics::IntrinsicInfo* device_intrinsic(const Import& im) {
 
 }  // namespace
 
-Result<std::vector<ExternVal>> link_for_batch(Store& store, const Module& m, GpuContext* ctx, bool served) {
-  if (!served) return link_gpu_imports(store, m, ctx);
+Result<std::vector<ExternVal>> link_for_batch(Store& store, const Module& m, GpuContext* ctx, bool served,
+                                              const std::vector<uint8_t>& unknown) {
+  if (!served && unknown.empty()) return link_gpu_imports(store, m, ctx);
   std::vector<std::optional<ExternVal>> resolved;
   WW_TRY(resolve_gpu_imports(store, m, ctx, resolved));
   std::vector<ExternVal> out;
+  uint32_t func = 0;  // the import's function index, while it is one
   for (size_t i = 0; i < m.imports.size(); ++i) {
     const Import& im = m.imports[i];
-    if (!resolved[i] && im.kind == ExternKind::Func)
+    const uint8_t stand_in = im.kind == ExternKind::Func && func < unknown.size() ? unknown[func] : 0;
+    if (!resolved[i] && dev_stand_in(stand_in)) {
+      // As on the CPU, should instantiation call it.
+      const UnknownImports how = stand_in == kDevTrapImport ? UnknownImports::Trap : UnknownImports::Default;
+      resolved[i] =
+          ExternVal{ExternKind::Func, store.add_host_func(m.types[im.func_type], unknown_import_func(m, func, how))};
+    }
+    if (!resolved[i] && served && im.kind == ExternKind::Func)
       resolved[i] =
           ExternVal{ExternKind::Func,
                     store.add_host_func(m.types[im.func_type], [](Store&, uint64_t*) { return TrapCode::HostError; })};
     if (!resolved[i]) return make_error(im.offset, "unknown import " + im.module + "." + im.field);
     out.push_back(*resolved[i]);
+    func += im.kind == ExternKind::Func;
   }
   return out;
 }
@@ -48,17 +59,18 @@ uint32_t host_call_width_of(const GpuImage& img) {
 
 bool uses_host_calls(const BatchRequest& req, const GpuImage& img) {
   return req.host_calls && std::any_of(img.import_intrinsic.begin(), img.import_intrinsic.end(),
-                                       [](uint8_t id) { return id >= kDevWasiFirst; });
+                                       [](uint8_t id) { return id >= kDevWasiFirst && !dev_stand_in(id); });
 }
 
-std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance) {
+std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance, const std::vector<uint8_t>& unknown) {
   const InstanceRec& inst = s.instances[instance];
   const Module& m = inst.module->module;
   std::vector<uint8_t> ids;
   for (const Import& im : m.imports) {
     if (im.kind != ExternKind::Func) continue;
     const intrinsics::IntrinsicInfo* info = device_intrinsic(im);
-    ids.push_back(info ? uint8_t(info->id) : kDevHostImport);
+    const uint8_t stand_in = ids.size() < unknown.size() ? unknown[ids.size()] : 0;
+    ids.push_back(info ? uint8_t(info->id) : dev_stand_in(stand_in) ? stand_in : kDevHostImport);
   }
   return ids;
 }

@@ -19,10 +19,12 @@
 
 namespace ww::gpu {
 
-// The `gpu` intrinsics, and with a host-call server a stand-in for every
-// other function import: the instances call the server instead (the
-// stand-in would only run if instantiation called it, and traps).
-Result<std::vector<ExternVal>> link_for_batch(Store& store, const Module& m, GpuContext* ctx, bool served);
+// The `gpu` intrinsics, the stand-ins `unknown` names
+// (BatchRequest::unknown_imports), and with a host-call server a stand-in
+// for every other function import: the instances call the server instead
+// (the stand-in would only run if instantiation called it, and traps).
+Result<std::vector<ExternVal>> link_for_batch(Store& store, const Module& m, GpuContext* ctx, bool served,
+                                              const std::vector<uint8_t>& unknown = {});
 
 // Values per host-call record: the widest import's arguments or results.
 uint32_t host_call_width_of(const GpuImage& img);
@@ -33,8 +35,10 @@ uint32_t host_call_width_of(const GpuImage& img);
 bool uses_host_calls(const BatchRequest& req, const GpuImage& img);
 
 // Per function import of the instance: the device intrinsic that serves
-// it, or kDevHostImport.
-std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance);
+// it, the stand-in `unknown` names for it (BatchRequest::unknown_imports),
+// or kDevHostImport.
+std::vector<uint8_t> import_intrinsics_of(const StoreImpl& s, uint32_t instance,
+                                          const std::vector<uint8_t>& unknown = {});
 
 // The read-only module data and the initial per-instance state, on the device.
 struct ModuleOnDevice {

@@ -210,6 +210,11 @@ struct BatchRequest {
   // Serves calls of imports that are no `gpu` intrinsic; null: such calls
   // trap (HostError).
   HostCallServer* host_calls = nullptr;
+  // Per function import (empty: none): 0, or the stand-in for an import
+  // nothing provides (kDevTrapImport: its calls trap with "unknown import
+  // called"; kDevZeroImport: they return zeros), which the device answers
+  // without the host.
+  std::vector<uint8_t> unknown_imports;
   std::vector<MemIn> mem_in;
   std::vector<MemOut> mem_out;
 

@@ -259,15 +259,15 @@ Status prepare_batch(const BatchRequest& req, PreparedBatch& p, StepTrace& trace
     p.own_store = std::make_unique<Store>();
     p.store = p.own_store.get();
     WW_ASSIGN_OR_RETURN(std::vector<ExternVal> imports,
-                        link_for_batch(*p.store, mod, &p.ctx, req.host_calls != nullptr));
+                        link_for_batch(*p.store, mod, &p.ctx, req.host_calls != nullptr, req.unknown_imports));
     auto inst = p.store->instantiate(req.module, imports);
     if (auto* err = std::get_if<InstantiateError>(&inst)) return make_error(kNoOffset, err->message);
     p.instance = std::get<uint32_t>(inst);
   }
   StoreImpl& S = p.store->impl();
   trace("instantiate on the host");
-  WW_ASSIGN_OR_RETURN(p.img, build_image(S, p.instance, import_intrinsics_of(S, p.instance), req.max_table_size,
-                                         p.own_store != nullptr || req.source_fresh));
+  WW_ASSIGN_OR_RETURN(p.img, build_image(S, p.instance, import_intrinsics_of(S, p.instance, req.unknown_imports),
+                                         req.max_table_size, p.own_store != nullptr || req.source_fresh));
   const GpuImage& img = p.img;
   // WASI calls the device serves itself.
   if (const DeviceWasi* dw = req.host_calls ? req.host_calls->device_wasi() : nullptr)

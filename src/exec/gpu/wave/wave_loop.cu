@@ -89,8 +89,9 @@ Status WaveLoop::setup(RunResult& out) {
   // Only a deadline and the clocks (gpu.get_time, WASI's) read the
   // device's clock from the batch's start; the round trip to read it is a
   // visible cost in a small batch.
-  const bool clocks = std::any_of(c_.img.import_intrinsic.begin(), c_.img.import_intrinsic.end(),
-                                  [](uint8_t id) { return id == uint8_t(Intrinsic::GetTime) || id >= kDevWasiFirst; });
+  const bool clocks = std::any_of(c_.img.import_intrinsic.begin(), c_.img.import_intrinsic.end(), [](uint8_t id) {
+    return id == uint8_t(Intrinsic::GetTime) || (id >= kDevWasiFirst && !dev_stand_in(id));
+  });
   if (c_.req.timeout_s > 0 || clocks) {
     WW_ASSIGN_OR_RETURN(b_.W.start_ns, b_.device_now_ns());
     c_.trace("device clock");
