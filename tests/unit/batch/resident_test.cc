@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "backend_ways.h"
 #include "batch/batch.h"
 #include "batch/resident.h"
 #include "exec/gpu/gpu_backend.h"
@@ -15,20 +16,6 @@
 
 namespace ww::batch {
 namespace {
-
-struct Way {
-  Backend backend;
-  Tier tier;
-};
-
-std::string name_of(const Way& w) { return std::string(backend_name(w.backend)) + "/" + tier_name(w.tier); }
-
-std::vector<Way> ways() {
-  std::vector<Way> w = {{Backend::Cpu, Tier::Interp}, {Backend::Cpu, Tier::Compiled}};
-  if (gpu::probe_device().available)
-    for (Tier t : {Tier::Interp, Tier::Compiled}) w.push_back({Backend::Gpu, t});
-  return w;
-}
 
 BatchSpec base_spec(uint64_t n, const Way& way, Resident* r) {
   auto cm = compile_module(test::kWalker);

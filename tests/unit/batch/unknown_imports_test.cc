@@ -6,6 +6,7 @@
 // error. The CPU cases run everywhere; the GPU ones where a GPU is present.
 #include <gtest/gtest.h>
 
+#include "backend_ways.h"
 #include "batch/batch.h"
 #include "batch/resident.h"
 #include "exec/gpu/gpu_backend.h"
@@ -113,20 +114,6 @@ const std::vector<uint8_t> kGlobal = {
     0x0a, 0x01, 0x03, 0x65, 0x6e, 0x76, 0x01, 0x67, 0x03, 0x7f, 0x00, 0x03, 0x02, 0x01, 0x00, 0x07,
     0x07, 0x01, 0x03, 0x72, 0x75, 0x6e, 0x00, 0x00, 0x0a, 0x06, 0x01, 0x04, 0x00, 0x23, 0x00, 0x0b,
 };
-
-struct Way {
-  Backend backend;
-  Tier tier;
-};
-
-std::string name_of(const Way& w) { return std::string(backend_name(w.backend)) + "/" + tier_name(w.tier); }
-
-std::vector<Way> ways() {
-  std::vector<Way> w = {{Backend::Cpu, Tier::Interp}, {Backend::Cpu, Tier::Compiled}};
-  if (gpu::probe_device().available)
-    for (Tier t : {Tier::Interp, Tier::Compiled}) w.push_back({Backend::Gpu, t});
-  return w;
-}
 
 // A call of `name` on n instances, with the index as its argument when it
 // takes one.
