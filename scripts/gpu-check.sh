@@ -19,6 +19,7 @@
 #               chain ncu scale interrupt simd gpus ab; also layout, deadline, transfers]
 #   env for part npmwasi: NPMWASI_LIMIT (seconds per tier, default 900), NPM_COMPILED (programs on compiled
 #              code, default flite), NPM_ONLY (tests/wasi/npm-programs.sh's)
+#   env for part wasibench: PY_SIZES, PY_TIMEOUT (bench/wasi/run-gpu.sh's CPython rows)
 #   env for part sanitize: SANITIZE_FILTER (a gtest filter of ww_test_gpu's tests, default all),
 #              SANITIZE_LIMIT (seconds per tool, default 600)
 #   env for part ab: AB_RUNS (runs per binary and row, default 5), AB_ROWS (bench/gpu/ab.sh's ROWS)
@@ -316,7 +317,9 @@ fi
 if want wasibench; then
 # 6b. WASI batches against the CPU backend on every core: greet at 10K,
 # 100K and 1M on both GPU tiers, SQLite at 10K and 100K on the
-# interpreter, and on compiled code when the bundle carries it.
+# interpreter, and on compiled code when the bundle carries it, and
+# CPython scripts (PY_SIZES, default 2048: several minutes on the GPU
+# interpreter).
 sql_tiers=interp
 [[ -f $B/code-cache/sqlite-compiled ]] && sql_tiers="interp compiled"
 WORK=$O/wasi-bench-work SQL_TIERS=$sql_tiers bash "$root/bench/wasi/run-gpu.sh" "$W" "$B" >"$O/wasi-bench.txt" 2>&1

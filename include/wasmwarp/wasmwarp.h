@@ -445,6 +445,10 @@ bool background_compiles_running();
 // compilers are killed and the cache is left whole. A program's last step,
 // its outputs closed.
 [[noreturn]] void exit_stopping_compiles(int status);
+// For a signal handler about to end the process (the command line's
+// second Ctrl-C): kills every running host compiler with the processes it
+// started. Async-signal-safe.
+void kill_compilers_from_signal_handler();
 
 // Where a call's time went, milliseconds of wall time. The GPU's phases
 // end with the device synchronised; the CPU's split each run's wall time
@@ -499,7 +503,7 @@ struct RunReport {
     bool used = false;  // compiled code ran at least one segment
     bool cache_hit = false;
     double generate_ms = 0, compile_ms = 0, load_ms = 0;
-    std::string fallback;       // why the interpreter ran instead, one line
+    std::string fallback;       // why compiled code did not run (the interpreter did instead, or nothing ran: an interrupt), one line
     std::string cache_note;     // cache trouble that did not stop the call
     bool left_running = false;  // the call stopped waiting for its compile (EngineOptions::compile_wait_s)
   } compile;

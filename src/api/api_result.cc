@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "api/internal.h"
+#include "compiled/host_compiler.h"
 #include "runtime/unknown_imports.h"
 
 namespace wasmwarp {
@@ -79,6 +80,7 @@ std::optional<MemoryLayout> parse_memory_layout(std::string_view name) {
 }
 bool background_compiles_running() { return ww::batch::compiles_running(); }
 void exit_stopping_compiles(int status) { ww::batch::exit_stopping_compiles(status); }
+void kill_compilers_from_signal_handler() { ww::compiled::kill_host_compilers_from_signal(); }
 
 uint64_t CallResult::instances() const { return impl_->r.traps.size(); }
 const std::vector<ValueType>& CallResult::result_types() const { return impl_->types; }

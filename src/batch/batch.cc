@@ -420,14 +420,25 @@ class Driver {
     // cache for the next run. It waits for that in its wall time, so the
     // wait is its compile phase, which the time split would leave out
     // though it can be nearly all of a small batch's wall time (a host
-    // compiler or NVRTC takes seconds). For at most compile_wait_s: then the
-    // compile goes on without it.
+    // compiler or NVRTC takes seconds). For at most compile_wait_s, and
+    // not past Ctrl-C: then the compile goes on without it (and the
+    // process's end stops it).
     if (!settled) {
-      const auto t = std::chrono::steady_clock::now();
-      bool ended = true;
-      if (spec_.compile_wait_s < 0) pending.wait();
-      else ended = pending.wait_for(std::chrono::duration<double>(spec_.compile_wait_s)) == std::future_status::ready;
-      out_.phases.compile += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+      using Clock = std::chrono::steady_clock;
+      const auto t = Clock::now();
+      const bool forever = spec_.compile_wait_s < 0;
+      const auto until = forever ? Clock::time_point::max()
+                                 : t + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(spec_.compile_wait_s));
+      bool ended = false;
+      while (!job_.cancelled()) {
+        Clock::duration slice = std::chrono::milliseconds(50);
+        if (!forever) slice = std::min(slice, std::max(until - Clock::now(), Clock::duration::zero()));
+        ended = pending.wait_for(slice) == std::future_status::ready;
+        if (ended || (!forever && Clock::now() >= until)) break;
+      }
+      out_.phases.compile += std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+      if (!ended && job_.cancelled()) out_.compile.fallback = "stopped by the interrupt";
       if (ended) {
         CompiledExecutor late = pending.get();
         record_compile(late, out_.compile);
@@ -662,7 +673,13 @@ Result<BatchResult> run(const BatchSpec& spec) {
     record_compile(ce, out.compile);
     out.phases.compile = ce.outcome.generate_ms + ce.outcome.compile_ms + ce.outcome.load_ms;
     out.compile.used = ce.exec != nullptr;
-    WW_TRY(driver.run_segment(ce.exec ? *ce.exec : *interp, 0, spec.instances));
+    if (!ce.exec && job.cancelled()) {
+      // Ctrl-C stopped the compile: no instance runs (each is reported
+      // interrupted), and the interpreter was no fallback.
+      out.compile.fallback = "stopped by the interrupt";
+    } else {
+      WW_TRY(driver.run_segment(ce.exec ? *ce.exec : *interp, 0, spec.instances));
+    }
     trace("run the segment");
     retire_executor(std::move(ce.exec));
   } else if (compile_behind) {

@@ -231,7 +231,7 @@ struct CompileReport {
   double generate_ms = 0;  // codegen
   double compile_ms = 0;   // host compiler or NVRTC (0 on a cache hit)
   double load_ms = 0;      // dlopen / module load
-  std::string fallback;    // why the interpreter ran instead, one line
+  std::string fallback;    // why compiled code did not run (the interpreter did, or nothing: an interrupt), one line
   std::string cache_note;  // cache trouble that did not stop the run
   // The batch ended before its background compile and stopped waiting for
   // it (BatchSpec::compile_wait_s): the compile goes on (compiles_running).

@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "wasmwarp/wasmwarp.h"
+
 namespace ww::cli {
 namespace {
 
@@ -33,6 +35,9 @@ void on_signal(int sig) {
     return;
   }
   remove_temp_files();
+  // A host compiler (the compiled tier's, or a background compile the
+  // batch no longer waits for) would outlive the process.
+  wasmwarp::kill_compilers_from_signal_handler();
   // The default action gives the parent the usual "killed by signal" status.
   signal(sig, SIG_DFL);
   raise(sig);

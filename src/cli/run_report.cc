@@ -40,7 +40,7 @@ std::string how_it_ran(const RunReport& r) {
   }
   const RunReport::Compile& c = r.compile;
   if (c.attempted) {
-    if (c.left_running)
+    if (c.left_running && c.fallback.empty())
       s += "compile: still running when the batch ended; stopped after the batch waited " +
            format_fixed(r.phases.compile / 1e3, 1) +
            " s for it (--compile-wait), not cached: fill the cache once with `wasmwarp compile`\n";

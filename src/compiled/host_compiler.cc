@@ -11,6 +11,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -43,6 +44,28 @@ struct Running {
 Running& running() {
   static Running* r = new Running;  // never destroyed: a compile may outlive main()
   return *r;
+}
+
+// The running compilers' process groups (each compiler leads its own, so
+// that the processes it starts are in it), for a signal handler: atomics
+// only, no lock, no allocation. A slot holds a group's id or 0; a
+// compiler that finds no free slot is still stopped by
+// stop_host_compilers (from /proc), only not from a signal handler.
+constexpr size_t kGroupSlots = 256;
+std::atomic<pid_t> g_groups[kGroupSlots];
+
+void note_group(pid_t pid) {
+  for (std::atomic<pid_t>& g : g_groups) {
+    pid_t free = 0;
+    if (g.compare_exchange_strong(free, pid)) return;
+  }
+}
+
+void forget_group(pid_t pid) {
+  for (std::atomic<pid_t>& g : g_groups) {
+    pid_t mine = pid;
+    if (g.compare_exchange_strong(mine, 0)) return;
+  }
 }
 
 // A scratch directory removed with everything in it. Its name carries the
@@ -110,6 +133,12 @@ Status run_process(const std::vector<std::string>& argv, const std::string& log_
   posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  // A process group of its own: kill_host_compilers_from_signal ends the
+  // compiler and what it started (cc1plus, as) with one kill each.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -119,9 +148,13 @@ Status run_process(const std::vector<std::string>& argv, const std::string& log_
     // Under the lock, so that stop_host_compilers sees every compiler that
     // started, and none starts after it.
     std::lock_guard<std::mutex> g(running().mu);
-    rc = running().stopped ? ECANCELED : ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-    if (rc == 0) running().pids.insert(pid);
+    rc = running().stopped ? ECANCELED : ::posix_spawnp(&pid, args[0], &fa, &attr, args.data(), environ);
+    if (rc == 0) {
+      running().pids.insert(pid);
+      note_group(pid);
+    }
   }
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) {
     if (rc == ENOENT) return err("host C++ compiler '" + argv[0] + "' not found");
@@ -135,6 +168,7 @@ Status run_process(const std::vector<std::string>& argv, const std::string& log_
   {
     std::lock_guard<std::mutex> g(running().mu);
     running().pids.erase(pid);
+    forget_group(pid);
   }
   if (waited < 0) return err(std::string("waiting for the host C++ compiler: ") + std::strerror(wait_errno));
   if (WIFSIGNALED(status)) return err("host C++ compiler was killed (signal " + std::to_string(WTERMSIG(status)) + ")");
@@ -324,8 +358,14 @@ void stop_host_compilers() {
   for (pid_t pid : r.pids)
     for (pid_t p : descendants(pid)) doomed.push_back(p);
   for (pid_t p : doomed) ::kill(p, SIGKILL);
+  for (pid_t pid : r.pids) ::kill(-pid, SIGKILL);
   for (const std::string& dir : r.dirs) TempDir::remove_tree(dir);
   r.dirs.clear();
+}
+
+void kill_host_compilers_from_signal() {
+  for (std::atomic<pid_t>& g : g_groups)
+    if (const pid_t pid = g.load(); pid > 0) ::kill(-pid, SIGKILL);
 }
 
 StopCompilersOnCancel::StopCompilersOnCancel(const std::atomic<bool>* cancel) {

@@ -47,6 +47,12 @@ Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc, const
 // fails (its thread may still be waiting for it).
 void stop_host_compilers();
 
+// For a signal handler about to end the process (a second Ctrl-C): kills
+// every running host compiler's process group (the compiler and the
+// processes it started). Async-signal-safe; the scratch directories stay
+// (the next compile removes those of dead processes).
+void kill_host_compilers_from_signal();
+
 // While it lives, `*cancel` set (Ctrl-C) ends the host compilers running,
 // as stop_host_compilers does: a compile the user interrupted fails at
 // once instead of compiling every unit of a large module first. After it,

@@ -411,6 +411,20 @@ char process_state(const std::string& pid) {
   return close == std::string::npos || close + 2 >= line.size() ? 0 : line[close + 2];
 }
 
+// The process whose id `pid_file` holds has ended within 5 s (a killed
+// orphan may stay a zombie until init reaps it).
+void expect_ended(const std::string& pid_file) {
+  std::string pid = slurp(pid_file);
+  while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+  ASSERT_FALSE(pid.empty()) << pid_file;
+  char st = process_state(pid);
+  for (int k = 0; k < 50 && st && st != 'Z'; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    st = process_state(pid);
+  }
+  EXPECT_TRUE(st == 0 || st == 'Z') << pid_file << " " << pid << " still runs (state " << st << ")";
+}
+
 // A host compiler that never finishes (it waits for a child of its own,
 // as g++ does for cc1plus): the batch waits --compile-wait for it, then
 // the process ends at once, the compiler and its child killed, nothing of
@@ -439,23 +453,52 @@ TEST_F(Cli, AutoTierStopsWaitingForACompileThatOutlastsTheBatch) {
   EXPECT_EQ(rows[1].rfind("0,55,", 0), 0u) << rows[1];  // instance 0: fib(10)
   EXPECT_EQ(rows[5000].rfind("4999,55,", 0), 0u) << rows[5000];
   // The compiler started before the batch ended (it wrote its pid), and
-  // neither it nor its child outlives the run (a killed orphan may stay a
-  // zombie until init reaps it).
-  for (const char* f : {"cc.pid", "child.pid"}) {
-    std::string pid = slurp(path(f));
-    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-    ASSERT_FALSE(pid.empty()) << f;
-    char st = process_state(pid);
-    for (int k = 0; k < 50 && st && st != 'Z'; ++k) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      st = process_state(pid);
-    }
-    EXPECT_TRUE(st == 0 || st == 'Z') << f << " " << pid << " still runs (state " << st << ")";
-  }
+  // neither it nor its child outlives the run.
+  for (const char* f : {"cc.pid", "child.pid"}) expect_ended(path(f));
   for (const auto& e : fs::directory_iterator(path("tmp"))) ADD_FAILURE() << "left behind: " << e.path();
   if (fs::exists(path("cache")))
     for (const auto& e : fs::recursive_directory_iterator(path("cache")))
       EXPECT_EQ(e.path().filename().string().rfind(".tmp-", 0), std::string::npos) << e.path();
+}
+
+// SIGTERM while the batch waits for its compile (--tier compiled): the
+// compile stops, no instance runs, the process exits 128 + 15 within
+// seconds, and the summary does not call the stop a fallback to the
+// interpreter.
+TEST_F(Cli, SignalDuringTheCompileEndsTheBatch) {
+  const std::string cc = write("never-cc.sh", "#!/bin/sh\nsleep 600 &\nwait\nexit 1\n");
+  fs::permissions(cc, fs::perms::owner_all);
+  const std::string cmd = "CXX=" + cli_e2e::quote(cc) + " " + cli_e2e::quote(WW_CLI_BIN) +
+                          " run --backend cpu --tier compiled --no-cache -n 4 --invoke fib " + cli_e2e::quote(mod("basic")) +
+                          " 10 >/dev/null 2>" + cli_e2e::quote(path("err.txt")) +
+                          " </dev/null & p=$!; sleep 1; kill -TERM $p; wait $p; echo $? >" + cli_e2e::quote(path("rc.txt"));
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(std::system(("sh -c " + cli_e2e::quote(cmd)).c_str()), 0);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string err = slurp(path("err.txt"));
+  EXPECT_EQ(slurp(path("rc.txt")), "143\n") << err;
+  EXPECT_LT(seconds, 30) << err;
+  EXPECT_EQ(err.find("compiled tier unavailable"), std::string::npos) << err;
+  EXPECT_NE(err.find("compile: stopped by the interrupt"), std::string::npos) << err;
+  EXPECT_NE(err.find("completed: 0  trapped: 0  not finished: 4"), std::string::npos) << err;
+}
+
+// Two signals at once while a host compiler runs (the second quits at
+// once, from the signal handler): the compiler and its child end with the
+// process.
+TEST_F(Cli, SecondSignalLeavesNoCompilerBehind) {
+  const std::string cc = write("slow-cc2.sh", "#!/bin/sh\necho $$ > " + path("cc2.pid") + "\nsleep 600 &\necho $! > " +
+                                                  path("child2.pid") + "\nwait\nexit 1\n");
+  fs::permissions(cc, fs::perms::owner_all);
+  const std::string q = cli_e2e::quote(path("child2.pid"));
+  const std::string cmd = "CXX=" + cli_e2e::quote(cc) + " " + cli_e2e::quote(WW_CLI_BIN) +
+                          " run --backend cpu --tier compiled --no-cache -n 4 --invoke fib " + cli_e2e::quote(mod("basic")) +
+                          " 10 >/dev/null 2>" + cli_e2e::quote(path("err2.txt")) + " </dev/null & p=$!; k=0; while [ ! -s " +
+                          q + " ] && [ $k -lt 300 ]; do sleep 0.1; k=$((k+1)); done; kill -TERM $p; kill -TERM $p; wait $p; echo $? >" +
+                          cli_e2e::quote(path("rc2.txt"));
+  ASSERT_EQ(std::system(("sh -c " + cli_e2e::quote(cmd)).c_str()), 0);
+  EXPECT_EQ(slurp(path("rc2.txt")), "143\n") << slurp(path("err2.txt"));
+  for (const char* f : {"cc2.pid", "child2.pid"}) expect_ended(path(f));
 }
 
 TEST_F(Cli, CompileWaitTakesSecondsOrEnd) {
