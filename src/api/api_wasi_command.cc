@@ -72,6 +72,10 @@ Expected<std::shared_ptr<const ww::NativeCode>> native_code(const Module& m, con
   ww::compiled::Request req;
   req.module = m.impl().cm;
   req.target = ww::compiled::Target::Cpu;
+  // The request a batch of this program makes (batch.cc's
+  // compile_request), so that both find the same code in the cache.
+  for (const ww::Export& x : m.impl().cm->module.exports)
+    if (x.kind == ww::ExternKind::Func && x.name == "_start") req.entries = {x.index};
   req.metered = o.fuel != 0;
   req.deadline = true;  // the interrupt byte: the timeout and cancel
   req.cache.enabled = e.cache;

@@ -264,7 +264,11 @@ compiled::Request compile_request(const BatchSpec& spec, const Job& job, Backend
   }
   r.target = backend == Backend::Gpu ? compiled::Target::Gpu : compiled::Target::Cpu;
   r.metered = spec.fuel != 0;
-  r.deadline = spec.timeout_s > 0;
+  // A WASI program's compiled CPU code always looks at the interrupt byte,
+  // so that Ctrl-C stops a running instance (a program may wait or loop
+  // for ever), and a single run (api_wasi_command.cc) and a batch of the
+  // same program share one compile in the cache.
+  r.deadline = spec.timeout_s > 0 || (spec.wasi && backend == Backend::Cpu);
   r.layout = job.gpu_layout;
   r.cache = spec.cache;
   return r;

@@ -187,6 +187,32 @@ TEST_F(Cli, SignalWritesWhatFinished) {
     EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
 }
 
+// A WASI program that never ends, on compiled CPU code: SIGTERM stops its
+// running instances (its code looks at the interrupt byte), and a single
+// run's compile serves the batch (one request for both).
+TEST_F(Cli, SignalStopsCompiledWasiInstances) {
+  const std::string prog = write("forever.wat", R"((module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (loop $l (br $l))))
+)");
+  const std::string cache = path("wasi-cache");
+  // The single run fills the cache; its own Ctrl-C path is the timeout's.
+  Proc one = run({"run", "--tier", "compiled", "--cache-dir", cache, "--timeout", "0.5", prog});
+  EXPECT_EQ(one.rc, 1) << one.err;
+  const std::string cmd = quote(WW_CLI_BIN) + " run --backend cpu --tier compiled --cache-dir " + quote(cache) +
+                          " -n 2 --threads 2 " + quote(prog) + " >/dev/null 2>" + quote(path("werr.txt")) +
+                          " </dev/null & p=$!; sleep 1; kill -TERM $p; wait $p; echo $? >" + quote(path("wrc.txt"));
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(std::system(("sh -c " + quote(cmd)).c_str()), 0);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string err = slurp(path("werr.txt"));
+  EXPECT_EQ(slurp(path("wrc.txt")), "143\n") << err;
+  EXPECT_LT(seconds, 20) << err;
+  EXPECT_NE(err.find("compile: cache hit"), std::string::npos) << err;
+  EXPECT_NE(err.find("not finished: 2"), std::string::npos) << err;
+}
+
 // --stats writes the summary's figures as JSON: counts, phases, tiers.
 TEST_F(Cli, StatsJson) {
   std::string stats = path("stats.json");
