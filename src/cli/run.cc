@@ -255,13 +255,16 @@ Result<wasmwarp::EngineOptions> engine_options(const RunSpec& spec) {
 }
 
 // A WASI command without -n: one instance on the process's stdio, exiting
-// with the program's code like `wasmtime run`.
+// with the program's code like `wasmtime run`. With --backend gpu, a batch
+// of one on the GPU: its stdout and stderr, collected there, are written
+// to the process's when it ends, and its stdin is empty (or --stdin's
+// file): the device reads no stream.
 Result<int> run_wasi_process(const RunSpec& spec, const wasmwarp::Engine& engine, const wasmwarp::Module& m) {
-  if (spec.backend == "gpu") return err("--backend gpu: WASI programs run on the CPU backend for now");
   if (!spec.mem_in.empty() || !spec.mem_out.empty() || !spec.init.empty())
     return err("--mem-in, --mem-out and --init are for exports called with values, not WASI programs");
+  const bool on_gpu = spec.backend == "gpu";
   WW_ASSIGN_OR_RETURN(wasmwarp::WasiOptions w, wasi_options_of(spec));
-  w.process_stdio = true;
+  w.process_stdio = !on_gpu;
   InterruptScope interrupt;
   wasmwarp::CallOptions call;
   call.fuel = spec.fuel;
@@ -271,6 +274,13 @@ Result<int> run_wasi_process(const RunSpec& spec, const wasmwarp::Engine& engine
   // Interrupted, even where that ended the compile with an error.
   if (int sig = interrupt.signal_number()) return 128 + sig;
   if (!r) return err(r.error().message);
+  if (on_gpu) {
+    const std::string_view out = r->stdout_of(0), errs = r->stderr_of(0);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fflush(stdout);
+    std::fwrite(errs.data(), 1, errs.size(), stderr);
+    std::fflush(stderr);
+  }
   if (!r->trapped(0)) return r->exit_code(0) & 0xff;
   print_error(spec.module_path + ": " + (r->trap_codes()[0] == wasmwarp::kTrapTimeout ? "" : "trap: ") +
               r->trap_message(0));

@@ -497,6 +497,18 @@ TEST_F(Cli, GpuFileIntrinsicsReadAndWriteBeneathThePreopens) {
   EXPECT_EQ(slurp(path("n.csv")), "instance,result0,trap\n0,-76,\n") << none.err;
 }
 
+// A single WASI run on the GPU (a batch of one): the program's stdout and
+// its exit code, as on the CPU. Skipped without a GPU.
+TEST_F(Cli, WasiSingleRunOnTheGpu) {
+  std::string m = write("wasi-gpu.wat", kWasiWat);
+  for (const char* tier : {"interp", "compiled"}) {
+    Proc r = run({"run", "--backend", "gpu", "--tier", tier, "--cache-dir", path("gpu-cache"), m});
+    if (r.rc == 2 && r.err.find("the GPU backend was asked for") != std::string::npos) GTEST_SKIP() << r.err;
+    EXPECT_EQ(r.out, "hi\n") << tier << " " << r.err;
+    EXPECT_EQ(r.rc, 21) << tier << " " << r.err;
+  }
+}
+
 TEST_F(Cli, WasiCommandsAndTheirBadInput) {
   std::string m = write("wasi.wat", kWasiWat);
   for (const char* tier : {"interp", "compiled"}) {

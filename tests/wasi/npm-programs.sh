@@ -25,7 +25,7 @@
 #        tests/wasi/npm-programs.sh --replay WASMWARP WORKDIR [gpu|cpu]
 #          compare wasmwarp (default --backend gpu) with the outputs
 #          recorded in WORKDIR; single runs become batches of one there
-#          (a single run without -n never runs on the GPU).
+#          (-n 1, the batch path the GPU's instances take).
 # env: NPM_TIERS      tiers to run (default "interp compiled")
 #      NPM_COMPILED   programs also run on the compiled tier (default
 #                     "flite": the host compiler takes ~30 s over flite on 2
