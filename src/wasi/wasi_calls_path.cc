@@ -177,48 +177,50 @@ TrapCode path_readlink(const CallContext& c, uint64_t* s) {
   RET(c.put_le<uint32_t>(U32(5), uint32_t(used)) ? kSuccess : kFault);
 }
 
+// `op` (linkat, renameat) from the name of `old_path` beneath `from` to the
+// name of `new_path` beneath `to`, each in its parent directory, which it
+// opens and closes: path_link and path_rename.
+template <class Op>
+uint32_t between_parents(const Context::Fd& from, const std::string& old_path, const Context::Fd& to,
+                         const std::string& new_path, Op op) {
+  int old_parent = -1, new_parent = -1;
+  std::string old_name, new_name;
+  if (uint32_t e = parent_of(from.host, old_path, old_parent, old_name); e != kSuccess) return e;
+  if (uint32_t e = parent_of(to.host, new_path, new_parent, new_name); e != kSuccess) {
+    ::close(old_parent);
+    return e;
+  }
+  const int r = op(old_parent, old_name.c_str(), new_parent, new_name.c_str());
+  const int err = errno;
+  ::close(old_parent);
+  ::close(new_parent);
+  return r == 0 ? kSuccess : errno_from_host(err);
+}
+
 TrapCode path_link(const CallContext& c, uint64_t* s) {
   Context::Fd *from = nullptr, *to = nullptr;
   if (uint32_t e = dir_of(c, U32(0), kRightPathLinkSource, from); e != kSuccess) RET(e);
   if (uint32_t e = dir_of(c, U32(4), kRightPathLinkTarget, to); e != kSuccess) RET(e);
-  std::string old_path, new_path, old_name, new_name;
+  std::string old_path, new_path;
   if (uint32_t e = read_path(c, U32(2), U32(3), old_path); e != kSuccess) RET(e);
   if (uint32_t e = read_path(c, U32(5), U32(6), new_path); e != kSuccess) RET(e);
   if (!from->writable || !to->writable) RET(kNotcapable);
   // Following a link to the file to link is refused, as by wasmtime.
   if (U32(1) & kLookupSymlinkFollow) RET(kInval);
-  int old_parent = -1, new_parent = -1;
-  if (uint32_t e = parent_of(from->host, old_path, old_parent, old_name); e != kSuccess) RET(e);
-  if (uint32_t e = parent_of(to->host, new_path, new_parent, new_name); e != kSuccess) {
-    ::close(old_parent);
-    RET(e);
-  }
-  const int r = ::linkat(old_parent, old_name.c_str(), new_parent, new_name.c_str(), 0);
-  const int err = errno;
-  ::close(old_parent);
-  ::close(new_parent);
-  RET(r == 0 ? kSuccess : errno_from_host(err));
+  RET(between_parents(*from, old_path, *to, new_path, [](int op, const char* on, int np, const char* nn) {
+    return ::linkat(op, on, np, nn, 0);
+  }));
 }
 
 TrapCode path_rename(const CallContext& c, uint64_t* s) {
   Context::Fd *from = nullptr, *to = nullptr;
   if (uint32_t e = dir_of(c, U32(0), kRightPathRenameSource, from); e != kSuccess) RET(e);
   if (uint32_t e = dir_of(c, U32(3), kRightPathRenameTarget, to); e != kSuccess) RET(e);
-  std::string old_path, new_path, old_name, new_name;
+  std::string old_path, new_path;
   if (uint32_t e = read_path(c, U32(1), U32(2), old_path); e != kSuccess) RET(e);
   if (uint32_t e = read_path(c, U32(4), U32(5), new_path); e != kSuccess) RET(e);
   if (!from->writable || !to->writable) RET(kNotcapable);
-  int old_parent = -1, new_parent = -1;
-  if (uint32_t e = parent_of(from->host, old_path, old_parent, old_name); e != kSuccess) RET(e);
-  if (uint32_t e = parent_of(to->host, new_path, new_parent, new_name); e != kSuccess) {
-    ::close(old_parent);
-    RET(e);
-  }
-  const int r = ::renameat(old_parent, old_name.c_str(), new_parent, new_name.c_str());
-  const int err = errno;
-  ::close(old_parent);
-  ::close(new_parent);
-  RET(r == 0 ? kSuccess : errno_from_host(err));
+  RET(between_parents(*from, old_path, *to, new_path, ::renameat));
 }
 
 TrapCode path_filestat_get(const CallContext& c, uint64_t* s) {
