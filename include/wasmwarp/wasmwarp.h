@@ -503,7 +503,8 @@ struct RunReport {
     bool used = false;  // compiled code ran at least one segment
     bool cache_hit = false;
     double generate_ms = 0, compile_ms = 0, load_ms = 0;
-    std::string fallback;       // why compiled code did not run (the interpreter did instead, or nothing ran: an interrupt), one line
+    // Why compiled code did not run (the interpreter did instead, or nothing ran: an interrupt), one line.
+    std::string fallback;
     std::string cache_note;     // cache trouble that did not stop the call
     bool left_running = false;  // the call stopped waiting for its compile (EngineOptions::compile_wait_s)
   } compile;

@@ -431,9 +431,10 @@ class Driver {
       using Clock = std::chrono::steady_clock;
       const auto t = Clock::now();
       const bool forever = spec_.compile_wait_s < 0;
-      const auto until = forever ? Clock::time_point::max()
-                                 : t + std::chrono::duration_cast<Clock::duration>(
-                                           std::chrono::duration<double>(spec_.compile_wait_s));
+      const auto until =
+          forever
+              ? Clock::time_point::max()
+              : t + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec_.compile_wait_s));
       bool ended = false;
       while (!job_.cancelled()) {
         Clock::duration slice = std::chrono::milliseconds(50);

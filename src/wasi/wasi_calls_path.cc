@@ -207,9 +207,8 @@ TrapCode path_link(const CallContext& c, uint64_t* s) {
   if (!from->writable || !to->writable) RET(kNotcapable);
   // Following a link to the file to link is refused, as by wasmtime.
   if (U32(1) & kLookupSymlinkFollow) RET(kInval);
-  RET(between_parents(*from, old_path, *to, new_path, [](int op, const char* on, int np, const char* nn) {
-    return ::linkat(op, on, np, nn, 0);
-  }));
+  RET(between_parents(*from, old_path, *to, new_path,
+                      [](int op, const char* on, int np, const char* nn) { return ::linkat(op, on, np, nn, 0); }));
 }
 
 TrapCode path_rename(const CallContext& c, uint64_t* s) {

@@ -469,9 +469,10 @@ TEST_F(Cli, SignalDuringTheCompileEndsTheBatch) {
   const std::string cc = write("never-cc.sh", "#!/bin/sh\nsleep 600 &\nwait\nexit 1\n");
   fs::permissions(cc, fs::perms::owner_all);
   const std::string cmd = "CXX=" + cli_e2e::quote(cc) + " " + cli_e2e::quote(WW_CLI_BIN) +
-                          " run --backend cpu --tier compiled --no-cache -n 4 --invoke fib " + cli_e2e::quote(mod("basic")) +
-                          " 10 >/dev/null 2>" + cli_e2e::quote(path("err.txt")) +
-                          " </dev/null & p=$!; sleep 1; kill -TERM $p; wait $p; echo $? >" + cli_e2e::quote(path("rc.txt"));
+                          " run --backend cpu --tier compiled --no-cache -n 4 --invoke fib " +
+                          cli_e2e::quote(mod("basic")) + " 10 >/dev/null 2>" + cli_e2e::quote(path("err.txt")) +
+                          " </dev/null & p=$!; sleep 1; kill -TERM $p; wait $p; echo $? >" +
+                          cli_e2e::quote(path("rc.txt"));
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_EQ(std::system(("sh -c " + cli_e2e::quote(cmd)).c_str()), 0);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -491,11 +492,12 @@ TEST_F(Cli, SecondSignalLeavesNoCompilerBehind) {
                                                   path("child2.pid") + "\nwait\nexit 1\n");
   fs::permissions(cc, fs::perms::owner_all);
   const std::string q = cli_e2e::quote(path("child2.pid"));
-  const std::string cmd = "CXX=" + cli_e2e::quote(cc) + " " + cli_e2e::quote(WW_CLI_BIN) +
-                          " run --backend cpu --tier compiled --no-cache -n 4 --invoke fib " + cli_e2e::quote(mod("basic")) +
-                          " 10 >/dev/null 2>" + cli_e2e::quote(path("err2.txt")) + " </dev/null & p=$!; k=0; while [ ! -s " +
-                          q + " ] && [ $k -lt 300 ]; do sleep 0.1; k=$((k+1)); done; kill -TERM $p; kill -TERM $p; wait $p; echo $? >" +
-                          cli_e2e::quote(path("rc2.txt"));
+  const std::string cmd =
+      "CXX=" + cli_e2e::quote(cc) + " " + cli_e2e::quote(WW_CLI_BIN) +
+      " run --backend cpu --tier compiled --no-cache -n 4 --invoke fib " + cli_e2e::quote(mod("basic")) +
+      " 10 >/dev/null 2>" + cli_e2e::quote(path("err2.txt")) + " </dev/null & p=$!; k=0; while [ ! -s " + q +
+      " ] && [ $k -lt 300 ]; do sleep 0.1; k=$((k+1)); done; kill -TERM $p; kill -TERM $p; wait $p; echo $? >" +
+      cli_e2e::quote(path("rc2.txt"));
   ASSERT_EQ(std::system(("sh -c " + cli_e2e::quote(cmd)).c_str()), 0);
   EXPECT_EQ(slurp(path("rc2.txt")), "143\n") << slurp(path("err2.txt"));
   for (const char* f : {"cc2.pid", "child2.pid"}) expect_ended(path(f));
