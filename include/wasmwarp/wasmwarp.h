@@ -507,6 +507,20 @@ struct RunReport {
     std::string fallback;
     std::string cache_note;     // cache trouble that did not stop the call
     bool left_running = false;  // the call stopped waiting for its compile (EngineOptions::compile_wait_s)
+    // The auto tier on the CPU for a small batch or a large module: it ran
+    // on the interpreter at once while its hot functions (calls and loop
+    // back-edges past a threshold) were compiled in units in the background
+    // and taken up from their next call on.
+    struct TierUp {
+      bool on = false;
+      uint32_t hot = 0;         // functions that got hot
+      uint32_t compiled = 0;    // functions whose compiled code was loaded
+      uint32_t units = 0;       // units loaded, cache hits included
+      uint32_t cache_hits = 0;  // units found in the cache
+      uint32_t failed = 0;      // units the compiler could not build
+      double compile_s = 0;     // the units' compile time, summed
+      std::string error;        // the first unit that failed, one line
+    } tier_up;
   } compile;
   // GPU: calls served on the host and the passes (launches) that served them.
   uint64_t host_calls = 0, host_passes = 0;

@@ -32,8 +32,10 @@ RunReport report_of(const ww::batch::BatchResult& r) {
   for (const ww::batch::Segment& g : r.segments)
     o.segments.push_back({g.first, g.count, public_backend(g.backend), public_tier(g.tier), g.seconds});
   const ww::batch::CompileReport& c = r.compile;
-  o.compile = {c.attempted, c.used,     c.cache_hit,  c.generate_ms, c.compile_ms,
-               c.load_ms,   c.fallback, c.cache_note, c.left_running};
+  o.compile = {c.attempted, c.used,     c.cache_hit,  c.generate_ms,  c.compile_ms,
+               c.load_ms,   c.fallback, c.cache_note, c.left_running, {}};
+  const ww::batch::CompileReport::TierUp& u = c.tier_up;
+  o.compile.tier_up = {u.on, u.hot, u.compiled, u.units, u.cache_hits, u.failed, u.compile_s, u.error};
   o.host_calls = r.host_calls;
   o.host_passes = r.host_passes;
   o.device_output_bytes = r.device_output_bytes;

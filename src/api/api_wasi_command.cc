@@ -10,8 +10,10 @@
 #include <thread>
 
 #include "api/internal.h"
+#include "batch/background_compiles.h"
 #include "compiled/compiled_tier.h"
 #include "compiled/host_compiler.h"
+#include "compiled/tier_up.h"
 #include "runtime/unknown_imports.h"
 #include "store/store.h"
 #include "wasi/wasi.h"
@@ -65,9 +67,11 @@ Expected<ww::wasi::Config> config_of(const WasiOptions& w) {
 }
 
 // The compiled CPU code of the module, when the tier allows it and the
-// compiler delivers; an error only for Tier::Compiled.
+// compiler delivers; an error only for Tier::Compiled. The auto tier
+// takes the whole module's code from the cache, else tiers up (`tiering`).
 Expected<std::shared_ptr<const ww::NativeCode>> native_code(const Module& m, const EngineOptions& e,
-                                                            const CallOptions& o) {
+                                                            const CallOptions& o,
+                                                            std::shared_ptr<ww::compiled::TieredCode>* tiering) {
   if (e.tier == Tier::Interpreter) return std::shared_ptr<const ww::NativeCode>();
   ww::compiled::Request req;
   req.module = m.impl().cm;
@@ -80,6 +84,14 @@ Expected<std::shared_ptr<const ww::NativeCode>> native_code(const Module& m, con
   req.deadline = true;  // the interrupt byte: the timeout and cancel
   req.cache.enabled = e.cache;
   req.cache.dir = e.cache_dir;
+  if (e.tier == Tier::Auto && !ww::compiled::cached_by_index(req)) {
+    ww::compiled::TierUpOptions t;
+    t.keep = [](std::future<void> f) { ww::batch::keep_compiling(std::move(f)); };
+    auto code = ww::compiled::start_tier_up(req, t);
+    if (!code.ok()) return std::shared_ptr<const ww::NativeCode>();  // no compiler: the interpreter
+    *tiering = *code;
+    return ww::compiled::as_native(*code);
+  }
   // Ctrl-C ends the compile (as it ends a batch's).
   ww::compiled::StopCompilersOnCancel stop(o.cancel);
   auto native = ww::compiled::compile_cpu(req, nullptr);
@@ -91,7 +103,8 @@ Expected<std::shared_ptr<const ww::NativeCode>> native_code(const Module& m, con
 
 // One instance's outcome as a call's result; `where` says where it
 // trapped.
-CallResult one_result(const Module& m, uint8_t trap, int32_t exit_code, bool finished, const ww::TrapInfo& where) {
+CallResult one_result(const Module& m, uint8_t trap, int32_t exit_code, bool finished, const ww::TrapInfo& where,
+                      const ww::compiled::TieredCode* tiering) {
   auto impl = std::make_shared<CallResult::Impl>();
   impl->module = m.impl().cm;
   ww::batch::BatchResult& r = impl->r;
@@ -104,6 +117,10 @@ CallResult one_result(const Module& m, uint8_t trap, int32_t exit_code, bool fin
   r.trap_pc.assign(1, trap && where.code != ww::TrapCode::None ? where.pc : ww::kNoTrapPc);
   r.backend = ww::batch::Backend::Cpu;
   r.threads = 1;
+  if (tiering) {
+    const ww::compiled::TierUpStats s = ww::compiled::tier_up_stats(*tiering);
+    r.compile.tier_up = {true, s.hot, s.compiled, s.units, s.cache_hits, s.failed, s.compile_s, s.error};
+  }
   impl->types = {ValueType::I32};
   impl->report = report_of(r);
   return CallResult(std::move(impl));
@@ -127,7 +144,8 @@ Expected<CallResult> run_on_process_stdio(const Module& m, const WasiOptions& w,
   limits.interrupt = &stop;
   Watchdog watchdog(o.timeout_s, o.cancel, stop);
   ww::Store store(limits);
-  auto native = native_code(m, e, o);
+  std::shared_ptr<ww::compiled::TieredCode> tiering;
+  auto native = native_code(m, e, o, &tiering);
   if (!native) return native.error();
   if (*native)
     store.impl().native_for = [code = *native](const std::shared_ptr<const ww::CompiledModule>&) { return code; };
@@ -147,9 +165,9 @@ Expected<CallResult> run_on_process_stdio(const Module& m, const WasiOptions& w,
   watchdog.finish();
   std::fflush(stdout);
   if (r.trap == ww::TrapCode::Exit && wasi.exit_code())
-    return one_result(m, 0, int32_t(*wasi.exit_code()), true, store.last_trap());
+    return one_result(m, 0, int32_t(*wasi.exit_code()), true, store.last_trap(), tiering.get());
   const bool unfinished = r.trap == ww::TrapCode::Timeout || r.trap == ww::TrapCode::Interrupted;
-  return one_result(m, uint8_t(r.trap), 0, !unfinished, store.last_trap());
+  return one_result(m, uint8_t(r.trap), 0, !unfinished, store.last_trap(), tiering.get());
 }
 
 }  // namespace wasmwarp::api

@@ -25,6 +25,7 @@
 #include "common/step_trace.h"
 #include "compiled/compiled_tier.h"
 #include "compiled/host_compiler.h"
+#include "compiled/tier_up.h"
 #include "exec/gpu/executor/gpu_executor.h"
 #include "exec/gpu/executor/gpu_start_up.h"
 
@@ -241,6 +242,16 @@ void size_result(const BatchSpec& spec, const Job& job, BatchResult& out) {
 // than a compiler could start paying off.
 constexpr uint64_t kAutoCompileMinCpu = 1024;
 constexpr uint64_t kAutoCompileMinGpu = 8192;
+// A module larger than this (bytecode words) never compiles whole behind a
+// CPU batch: that takes the host compiler minutes (CPython's 26 MB, 18 min
+// on 2 cores; SQLite's), so its hot functions tier up instead, as every
+// smaller batch's do.
+constexpr uint64_t kWholeCompileMaxWordsCpu = 1u << 20;
+
+bool tiers_up(const BatchSpec& spec, Backend backend) {
+  if (backend != Backend::Cpu || spec.tier != Tier::Auto) return false;
+  return spec.instances < kAutoCompileMinCpu || spec.module->code.bytecode.code.size() > kWholeCompileMaxWordsCpu;
+}
 
 compiled::Request compile_request(const BatchSpec& spec, const Job& job, Backend backend) {
   compiled::Request r;
@@ -334,8 +345,13 @@ CodeLookUp look_up_code(const BatchSpec& spec, const Job& job, Backend backend, 
   c.req = compile_request(spec, job, backend);
   compiled::Request all = c.req;
   all.entries.clear();
-  c.cached = compiled::cached(c.req);
-  if (!c.cached && compiled::cached(all)) {
+  // A module that tiers up looks only at the index: generating its whole
+  // source to key it would take seconds of the batch.
+  const auto is_cached = [&](const compiled::Request& r) {
+    return tiers_up(spec, backend) ? compiled::cached_by_index(r) : compiled::cached(r);
+  };
+  c.cached = is_cached(c.req);
+  if (!c.cached && is_cached(all)) {
     c.req = all;
     c.cached = true;
   }
@@ -459,6 +475,33 @@ class Driver {
     }
     out_.compile.used = compiled != nullptr;
     retire_executor(std::move(compiled));
+    return Status::Ok();
+  }
+
+  // The CPU's auto tier for a small batch or a large module: the
+  // interpreter at once, hot functions compiled in the background and
+  // taken up as the batch runs (compiled/tier_up.h).
+  Status run_tiering_up(Executor& interp, const compiled::Request& req) {
+    compiled::TierUpOptions o;
+    o.keep = [](std::future<void> f) { keep_compiling(std::move(f)); };
+    auto code = compiled::start_tier_up(req, o);
+    if (!code.ok()) {
+      out_.compile.attempted = true;
+      out_.compile.fallback = "tier-up unavailable (" + code.error().message + "); ran the interpreter";
+      return run_segment(interp, 0, spec_.instances);
+    }
+    std::unique_ptr<Executor> ex = make_cpu_executor(compiled::as_native(*code));
+    WW_TRY(run_segment(*ex, 0, spec_.instances));
+    const compiled::TierUpStats s = compiled::tier_up_stats(**code);
+    CompileReport::TierUp& u = out_.compile.tier_up;
+    u.on = true;
+    u.hot = s.hot;
+    u.compiled = s.compiled;
+    u.units = s.units;
+    u.cache_hits = s.cache_hits;
+    u.failed = s.failed;
+    u.compile_s = s.compile_s;
+    u.error = s.error;
     return Status::Ok();
   }
 
@@ -665,7 +708,8 @@ Result<BatchResult> run(const BatchSpec& spec) {
   }
   const bool compile_now = tier == Tier::Compiled || (tier == Tier::Auto && code && code->cached);
   const uint64_t auto_min = out.backend == Backend::Gpu ? kAutoCompileMinGpu : kAutoCompileMinCpu;
-  const bool compile_behind = !compile_now && tier == Tier::Auto && spec.instances >= auto_min;
+  const bool tier_up = !compile_now && tiers_up(spec, out.backend);
+  const bool compile_behind = !compile_now && !tier_up && tier == Tier::Auto && spec.instances >= auto_min;
   std::unique_ptr<Executor> interp = out.backend == Backend::Gpu ? make_gpu_interpreter() : make_cpu_executor(nullptr);
   Driver driver(spec, job, out);
   compiled::Request req = code ? code->req : compile_request(spec, job, out.backend);
@@ -689,6 +733,8 @@ Result<BatchResult> run(const BatchSpec& spec) {
     retire_executor(std::move(ce.exec));
   } else if (compile_behind) {
     WW_TRY(driver.run_with_background_compile(*interp, req));
+  } else if (tier_up) {
+    WW_TRY(driver.run_tiering_up(*interp, req));
   } else {
     WW_TRY(driver.run_segment(*interp, 0, spec.instances));
   }

@@ -236,6 +236,14 @@ struct CompileReport {
   // The batch ended before its background compile and stopped waiting for
   // it (BatchSpec::compile_wait_s): the compile goes on (compiles_running).
   bool left_running = false;
+  // Tier-up (compiled/tier_up.h): the auto tier on the CPU for a small
+  // batch or a large module, hot functions compiled while it ran.
+  struct TierUp {
+    bool on = false;
+    uint32_t hot = 0, compiled = 0, units = 0, cache_hits = 0, failed = 0;
+    double compile_s = 0;
+    std::string error;  // the first unit that failed
+  } tier_up;
 };
 
 // Where a batch's time went, milliseconds of wall time. The GPU's phases

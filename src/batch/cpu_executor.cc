@@ -336,7 +336,8 @@ class CpuExecutor final : public Executor {
   explicit CpuExecutor(std::shared_ptr<const NativeCode> native) : native_(std::move(native)) {}
 
   Backend backend() const override { return Backend::Cpu; }
-  Tier tier() const override { return native_ ? Tier::Compiled : Tier::Interp; }
+  // Code that tiers up (a profile) runs both tiers: the auto tier.
+  Tier tier() const override { return !native_ ? Tier::Interp : native_->profile() ? Tier::Auto : Tier::Compiled; }
   std::string where() const override { return "threads=" + std::to_string(threads_); }
 
   Status start_resident(const Job& job, Resident& r) override {

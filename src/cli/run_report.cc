@@ -52,6 +52,13 @@ std::string how_it_ran(const RunReport& r) {
     else s += "compile: " + c.fallback + "\n";
     if (!c.cache_note.empty()) s += "cache: " + c.cache_note + "\n";
   }
+  const RunReport::Compile::TierUp& u = c.tier_up;
+  if (u.on) {
+    s += "tier-up: " + std::to_string(u.compiled) + " functions compiled in " + std::to_string(u.units) + " units (" +
+         std::to_string(u.cache_hits) + " from the cache), " + std::to_string(u.hot) + " got hot; compile " +
+         format_fixed(u.compile_s, 1) + " s\n";
+    if (u.failed) s += "tier-up: " + std::to_string(u.failed) + " units not compiled: " + u.error + "\n";
+  }
   return s;
 }
 
@@ -227,6 +234,11 @@ Status write_stats(const std::string& path, const RunCounts& c, const RunReport&
                     {"load_ms", cr.load_ms},
                     {"fallback", cr.fallback},
                     {"left_running", cr.left_running}};
+  if (cr.tier_up.on)
+    j["tier_up"] = {{"hot_functions", cr.tier_up.hot},   {"compiled_functions", cr.tier_up.compiled},
+                    {"units", cr.tier_up.units},         {"cache_hits", cr.tier_up.cache_hits},
+                    {"failed_units", cr.tier_up.failed}, {"compile_s", cr.tier_up.compile_s},
+                    {"error", cr.tier_up.error}};
   // Under mpirun: the counts above are the whole batch's, the rest rank 0's.
   if (!mpi_json.empty()) j["mpi"] = ordered_json::parse(mpi_json);
   // The process's peak resident memory so far: what the batch cost the host.

@@ -48,6 +48,16 @@ constexpr uint32_t kMissCallAccesses = 128;
 Status Generator::analyse() {
   const uint32_t ndef = uint32_t(m_.funcs.size());
   compiled_ = reachable_functions(cm_, opts_.entries, &referenced_);
+  if (!opts_.functions.empty()) {
+    if (gpu_) return make_error(kNoOffset, "a unit of a module's functions is compiled for the CPU only");
+    compiled_.assign(ndef, false);
+    for (uint32_t def : opts_.functions) {
+      if (def >= ndef)
+        return make_error(kNoOffset, "unit names function " + std::to_string(def) + " of " + std::to_string(ndef) +
+                                         " defined functions");
+      compiled_[def] = true;
+    }
+  }
   code_.resize(ndef);
   may_trap_.assign(ndef, false);
   recursive_.assign(ndef, false);
@@ -90,7 +100,10 @@ Status Generator::analyse() {
   // Entry points: the requested functions, the start function, and every
   // compiled function a reference can reach (the store may call those).
   std::vector<uint32_t> roots = opts_.entries;
-  if (roots.empty())
+  // A unit: the interpreter or another unit may call any of its functions.
+  if (!opts_.functions.empty())
+    for (uint32_t def : opts_.functions) roots.push_back(nimp_ + def);
+  else if (roots.empty())
     for (const Export& e : m_.exports)
       if (e.kind == ExternKind::Func) roots.push_back(e.index);
   if (m_.start) roots.push_back(*m_.start);
@@ -193,6 +206,8 @@ std::string Generator::call_checks(uint32_t callee_def, bool indirect) const {
 void Generator::emit_direct_call(uint32_t callee_def, uint32_t base) {
   const uint32_t f = nimp_ + callee_def;
   const uint32_t nr = nresults(f);
+  // Outside this unit: through the host, as an import is called.
+  if (!compiled_[callee_def]) return emit_call_import(f, base);
   out_ += " ";
   const bool suspends = cur_resume_ >= 0 && may_suspend_[callee_def];
   const std::string checks = call_checks(callee_def, false);

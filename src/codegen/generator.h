@@ -27,6 +27,12 @@ struct Options {
   // Module function indices of the functions entered from outside; empty:
   // every exported function.
   std::vector<uint32_t> entries;
+  // A unit of the module's code (the CPU only; mixed tiers, tier-up):
+  // exactly these defined functions, every one an entry, ascending. Their
+  // calls to the module's other functions leave the code through the host
+  // (CpuHostApi::call_import), which runs the callee interpreted or in
+  // another unit. Empty: `entries` and what they reach.
+  std::vector<uint32_t> functions;
   bool metered = false;                             // fuel at back-edges and calls
   bool deadline = false;                            // the timeout (GPU) or the interrupt byte (CPU) at back-edges
   MemoryLayout layout = MemoryLayout::Interleaved;  // GPU: never Auto

@@ -29,6 +29,7 @@ codegen::Options codegen_options(const Request& req) {
   codegen::Options o;
   o.target = req.target == Target::Gpu ? codegen::Target::Gpu : codegen::Target::Cpu;
   o.entries = req.entries;
+  o.functions = req.functions;
   o.metered = req.metered;
   o.deadline = req.deadline;
   o.layout = req.layout;
@@ -61,6 +62,7 @@ Result<Prepared> prepare_cpu(const Request& req, Outcome* out) {
   WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
   const std::string abi = std::to_string(rt::kCpuAbiVersion);
   std::vector<std::string_view> parts{"cpu", abi, cc.identity, host_compile_flags_key()};
+  if (req.quick) parts.push_back("-O1");
   for (const std::string& u : p.units) parts.push_back(u);
   p.key = cache_key(parts);
   if (out) {
@@ -140,9 +142,9 @@ class PreparedMemo {
   };
   // Everything prepare_* reads from a request.
   static bool same(const Request& a, const Request& b) {
-    return a.module == b.module && a.entries == b.entries && a.target == b.target && a.metered == b.metered &&
-           a.deadline == b.deadline && a.layout == b.layout && a.sparse_misses == b.sparse_misses &&
-           a.gpu_arch == b.gpu_arch;
+    return a.module == b.module && a.entries == b.entries && a.functions == b.functions && a.quick == b.quick &&
+           a.target == b.target && a.metered == b.metered && a.deadline == b.deadline && a.layout == b.layout &&
+           a.sparse_misses == b.sparse_misses && a.gpu_arch == b.gpu_arch;
   }
   std::mutex mu_;
   std::vector<Entry> entries_;
@@ -277,9 +279,17 @@ Result<std::string> index_key(const Request& req) {
     WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
     compiler = "cpu " + cc.identity + " " + host_compile_flags_key();
   }
+  // The memory layout and the sparse misses shape GPU code only: a CPU
+  // request names the same code whatever they say (a batch's and
+  // `wasmwarp compile`'s requests differ there).
+  const bool gpu = req.target == Target::Gpu;
   std::string request = std::to_string(int(req.metered)) + std::to_string(int(req.deadline)) +
-                        std::to_string(int(req.layout)) + std::to_string(int(req.sparse_misses)) + " entries";
+                        std::to_string(gpu ? int(req.layout) : 0) + std::to_string(gpu ? int(req.sparse_misses) : 0) +
+                        " entries";
   for (uint32_t e : req.entries) request += " " + std::to_string(e);
+  if (req.quick) request += " quick";
+  if (!req.functions.empty()) request += " functions";
+  for (uint32_t f : req.functions) request += " " + std::to_string(f);
   const std::vector<uint8_t>& bytes = req.module->module.bytes;
   return cache_key({"index", build_id(), compiler, request,
                     std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())});
@@ -330,6 +340,19 @@ void write_index(const Request& req, const std::string& ikey, const Prepared& p)
 
 }  // namespace
 
+std::vector<uint32_t> mixed_split(const CompiledModule& cm, uint64_t seed) {
+  std::vector<uint32_t> out;
+  const uint32_t ndef = uint32_t(cm.module.funcs.size());
+  for (uint32_t def = 0; def < ndef; ++def) {
+    // splitmix64 of the seed and the function: neighbours land apart.
+    uint64_t z = seed * 0x9e3779b97f4a7c15ull + def + 1;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    if (((z ^ (z >> 31)) & 1) != 0) out.push_back(def);
+  }
+  return out;
+}
+
 Result<std::vector<std::string>> translation_units(const Request& req) {
   WW_ASSIGN_OR_RETURN(auto p, prepared(req, nullptr));
   return p->units;
@@ -344,6 +367,14 @@ bool cached(const Request& req) {
   return p.ok() && CodeCache(req.cache).contains((*p)->key);
 }
 
+bool cached_by_index(const Request& req) {
+  if (!req.cache.enabled) return false;
+  auto ik = index_key(req);
+  if (!ik.ok()) return false;
+  auto e = read_index(req, *ik);
+  return e && CodeCache(req.cache).contains(e->key);
+}
+
 Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcome* out) {
   WW_ASSIGN_OR_RETURN(std::string ikey, index_key(req));
   std::vector<uint8_t> so;
@@ -353,13 +384,13 @@ Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcom
     WW_ASSIGN_OR_RETURN(auto shared, prepared(req, out));
     const Prepared& p = *shared;
     WW_ASSIGN_OR_RETURN(HostCompiler cc, find_host_compiler());
-    WW_ASSIGN_OR_RETURN(so,
-                        cached_or_compiled(req.cache, p.key, out, [&] { return compile_shared_object(cc, p.units); }));
+    WW_ASSIGN_OR_RETURN(
+        so, cached_or_compiled(req.cache, p.key, out, [&] { return compile_shared_object(cc, p.units, req.quick); }));
     write_index(req, ikey, p);
   }
   if (!req.load) return std::shared_ptr<const NativeCode>();
   auto t = Clock::now();
-  auto native = load_cpu_native(so, req.metered);
+  auto native = load_cpu_native(so, req.metered, uint32_t(req.module->module.funcs.size()));
   if (out) out->load_ms = ms_since(t);
   return native;
 }

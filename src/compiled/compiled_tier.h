@@ -30,6 +30,13 @@ struct Request {
   // empty: every exported function. The start function and every function
   // a table can reach are compiled too.
   std::vector<uint32_t> entries;
+  // A unit of the module's code (the CPU only): exactly these defined
+  // functions, ascending, each callable alone (codegen::Options::functions).
+  // Empty: `entries` and what they reach.
+  std::vector<uint32_t> functions;
+  // The CPU: optimise less (-O1), for a unit whose -O2 compile would take
+  // minutes (tier-up's very large functions).
+  bool quick = false;
   Target target = Target::Cpu;
   bool metered = false;   // fuel counted at back-edges and calls (--fuel)
   bool deadline = false;  // the timeout (GPU) or the interrupt byte (CPU) checked at back-edges
@@ -56,6 +63,12 @@ struct Outcome {
   uint64_t source_bytes = 0;
 };
 
+// About half of the module's defined functions, ascending, chosen by
+// `seed` function by function: the tests' split of a module between the
+// tiers (ww-spectest and ww-difftest --tier mixed), compiled as one unit
+// (Request::functions) while the rest stays interpreted.
+std::vector<uint32_t> mixed_split(const CompiledModule& cm, uint64_t seed);
+
 // The self-contained translation units the compiler gets for `req` (what
 // `wasmwarp compile --emit-source` writes): one, or for a large module on
 // the CPU several that compile in parallel.
@@ -63,6 +76,10 @@ Result<std::vector<std::string>> translation_units(const Request& req);
 
 // Whether the cache holds code for `req` (generates the source to key it).
 bool cached(const Request& req);
+// cached() without generating the source: only the index entry that every
+// compile writes (`wasmwarp compile`'s too) is looked at. For a large
+// module, whose source takes seconds to generate.
+bool cached_by_index(const Request& req);
 
 // The CPU's compiled code for every instance of req.module.
 Result<std::shared_ptr<const NativeCode>> compile_cpu(const Request& req, Outcome* outcome);

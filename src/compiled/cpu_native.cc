@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -38,6 +39,12 @@ const char* thread_stack_limit() {
     return static_cast<const char*>(addr) + kStackReserve;
   }();
   return limit;
+}
+
+// Whether this thread's native stack is within kStackReserve of its end.
+bool native_stack_low() {
+  const char* limit = thread_stack_limit();
+  return limit && static_cast<const char*>(__builtin_frame_address(0)) < limit;
 }
 
 // An array that lives in its owner up to N elements: a batch enters
@@ -140,6 +147,7 @@ void cb_elem_drop(rt::CpuInst* I, uint32_t seg) {
 // then the callee through cpu_call with its frame above every live one.
 uint32_t call_out(HostCall& h, uint32_t func_addr, uint64_t* io, uint32_t depth) {
   StoreImpl& S = *h.S;
+  if (native_stack_low()) return uint32_t(TrapCode::CallStackExhausted);
   const FuncType& ft = S.types[S.funcs[func_addr].type_id];
   const size_t np = ft.params.size(), nr = ft.results.size();
   // `io` is in the caller's layout; the callee's module may use the other
@@ -183,25 +191,65 @@ constexpr rt::CpuHostApi kHostApi = {cb_memory_grow, cb_table_grow, cb_elem_drop
 
 class CpuNative final : public NativeCode, public std::enable_shared_from_this<CpuNative> {
  public:
-  CpuNative(void* handle, int fd, bool metered) : handle_(handle), fd_(fd), metered_(metered) {}
+  CpuNative(void* handle, int fd, bool metered, uint32_t num_defined)
+      : handle_(handle), fd_(fd), metered_(metered), by_def_(num_defined, nullptr), runnable_(num_defined) {
+    for (uint32_t d = 0; d < num_defined; ++d) runnable_[d].store(0, std::memory_order_relaxed);
+  }
   ~CpuNative() override {
     dlclose(handle_);
     ::close(fd_);
   }
 
-  void add(uint32_t def, rt::CpuEntryFn fn) {
-    if (def >= by_def_.size()) by_def_.resize(def + 1, nullptr);
+  // False: the code names a function the module does not define.
+  bool add(uint32_t def, rt::CpuEntryFn fn) {
+    if (def >= by_def_.size()) return false;
     by_def_[def] = fn;
+    runnable_[def].store(fn ? 1 : 0, std::memory_order_relaxed);
+    return true;
   }
 
   bool has(const StoreImpl& s, uint32_t def) const override {
     return def < by_def_.size() && by_def_[def] && metered_ == (s.limits.fuel != 0);
   }
 
+  const std::atomic<uint8_t>* runnable(const StoreImpl& s) const override {
+    return metered_ == (s.limits.fuel != 0) ? runnable_.data() : nullptr;
+  }
+
+  // Interpreted code that calls compiled functions (mixed tiers, tier-up)
+  // enters them at every call: the host side, which depends on the
+  // instance and not on the code (any unit of a module's code uses it), is
+  // bound once per thread, store and instance, one per level of nesting,
+  // since binding it anew would cost more than many a callee (CPython's
+  // data segments).
   TrapCode call(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t* slots) const override {
-    HostCall h;
-    bind_host(h, S, api, instance);
-    return enter(h, def, slots);
+    struct Bound {
+      uint64_t store = 0;
+      uint32_t instance = 0;
+      bool metered = false;
+      std::vector<std::unique_ptr<HostCall>> hosts;
+      size_t used = 0;
+    };
+    thread_local Bound b;
+    const bool mine = b.store == S.id && b.instance == instance && b.metered == metered_;
+    if (!mine && b.used == 0) {
+      b.hosts.clear();
+      b.store = S.id;
+      b.instance = instance;
+      b.metered = metered_;
+    } else if (!mine) {  // nested in another instance's call: bound for this one only
+      HostCall h;
+      bind_host(h, S, api, instance);
+      return enter(h, def, slots);
+    }
+    if (b.used == b.hosts.size()) {
+      b.hosts.push_back(std::make_unique<HostCall>());
+      bind_host(*b.hosts.back(), S, api, instance);
+    }
+    HostCall& h = *b.hosts[b.used++];
+    const TrapCode t = enter(h, def, slots);
+    --b.used;
+    return t;
   }
 
   std::unique_ptr<NativeEntry> bind(StoreImpl& S, Store& api, uint32_t instance, uint32_t def) const override;
@@ -239,7 +287,9 @@ class CpuNative final : public NativeCode, public std::enable_shared_from_this<C
     StoreImpl& S = *h.S;
     const InstanceRec& inst = h.inst();
     // The interpreter's entry check: a frame more would pass the limit.
-    if (S.depth >= S.limits.max_call_depth) {
+    // Calls that go back and forth between the tiers (mixed tiers) nest
+    // host frames too: the native stack may end first.
+    if (S.depth >= S.limits.max_call_depth || native_stack_low()) {
       S.last_trap = TrapInfo{TrapCode::CallStackExhausted, inst.module->module.num_imported_funcs + def, 0};
       return TrapCode::CallStackExhausted;
     }
@@ -278,6 +328,7 @@ class CpuNative final : public NativeCode, public std::enable_shared_from_this<C
   int fd_;
   bool metered_;
   std::vector<rt::CpuEntryFn> by_def_;
+  std::vector<std::atomic<uint8_t>> runnable_;
 };
 
 // The binding of CpuNative::bind: the host's side of the calls, set up
@@ -303,7 +354,8 @@ std::unique_ptr<NativeEntry> CpuNative::bind(StoreImpl& S, Store& api, uint32_t 
 
 }  // namespace
 
-Result<std::shared_ptr<const NativeCode>> load_cpu_native(const std::vector<uint8_t>& so, bool metered) {
+Result<std::shared_ptr<const NativeCode>> load_cpu_native(const std::vector<uint8_t>& so, bool metered,
+                                                          uint32_t num_defined) {
   int fd = ::memfd_create("wasmwarp-module", MFD_CLOEXEC);
   if (fd < 0) return err(std::string("cannot load compiled code: memfd_create: ") + std::strerror(errno));
   size_t off = 0;
@@ -323,7 +375,7 @@ Result<std::shared_ptr<const NativeCode>> load_cpu_native(const std::vector<uint
     const char* e = dlerror();
     return err(std::string("cannot load compiled code: ") + (e ? e : "dlopen failed"));
   }
-  auto native = std::make_shared<CpuNative>(handle, fd, metered);
+  auto native = std::make_shared<CpuNative>(handle, fd, metered, num_defined);
   auto* abi = static_cast<const uint32_t*>(dlsym(handle, codegen::kCpuAbiSymbol));
   auto* count = static_cast<const uint32_t*>(dlsym(handle, codegen::kCpuEntryCountSymbol));
   auto* entries = static_cast<const rt::CpuEntry*>(dlsym(handle, codegen::kCpuEntriesSymbol));
@@ -331,7 +383,8 @@ Result<std::shared_ptr<const NativeCode>> load_cpu_native(const std::vector<uint
   if (*abi != rt::kCpuAbiVersion)
     return err("compiled code has ABI version " + std::to_string(*abi) + ", this wasmwarp " +
                std::to_string(rt::kCpuAbiVersion));
-  for (uint32_t k = 0; k < *count; ++k) native->add(entries[k].def, entries[k].fn);
+  for (uint32_t k = 0; k < *count; ++k)
+    if (!native->add(entries[k].def, entries[k].fn)) return err("compiled code is not the module's");
   return std::shared_ptr<const NativeCode>(std::move(native));
 }
 

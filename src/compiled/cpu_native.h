@@ -16,6 +16,8 @@ namespace ww::compiled {
 
 // `metered`: the code counts fuel; it then runs only in Stores with a fuel
 // limit and unmetered code only in Stores without one (NativeCode::has).
-Result<std::shared_ptr<const NativeCode>> load_cpu_native(const std::vector<uint8_t>& so, bool metered);
+// `num_defined`: the module's defined functions.
+Result<std::shared_ptr<const NativeCode>> load_cpu_native(const std::vector<uint8_t>& so, bool metered,
+                                                          uint32_t num_defined);
 
 }  // namespace ww::compiled

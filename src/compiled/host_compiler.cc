@@ -282,7 +282,8 @@ const std::string& host_compile_flags_key() {
   return key;
 }
 
-Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc, const std::vector<std::string>& sources) {
+Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc, const std::vector<std::string>& sources,
+                                                   bool quick) {
   if (sources.empty()) return err("nothing to compile");
   TempDir dir;
   if (!dir.ok()) return err(std::string("cannot create a temporary directory: ") + std::strerror(errno));
@@ -300,7 +301,7 @@ Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc, const
   // One process per unit, as many at a time as there are cores.
   parallel_for(sources.size(), [&](size_t i) {
     std::vector<std::string> argv{cc.path};
-    for (const std::string& f : host_compile_flags()) argv.push_back(f);
+    for (const std::string& f : host_compile_flags()) argv.push_back(quick && f == "-O2" ? "-O1" : f);
     for (const std::string& a :
          {std::string("-c"), std::string("-o"), objects[i], std::string("-x"), std::string("c++"), units[i]})
       argv.push_back(a);

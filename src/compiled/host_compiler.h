@@ -39,7 +39,10 @@ const std::string& host_compile_flags_key();
 // Compiles each of `sources` (one translation unit each; several compile
 // in parallel, one process each) and links them into one shared object.
 // Errors name the compiler's first error line, or how it died.
-Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc, const std::vector<std::string>& sources);
+// `quick`: -O1 instead of -O2 (tier-up's units of a very large function,
+// which -O2 takes minutes over; compiled/tier_up.h).
+Result<std::vector<uint8_t>> compile_shared_object(const HostCompiler& cc, const std::vector<std::string>& sources,
+                                                   bool quick = false);
 
 // For a process about to end without waiting for its compiles: kills every
 // host compiler running (with the processes it started) and removes their

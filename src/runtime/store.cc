@@ -8,6 +8,11 @@
 
 namespace ww {
 
+uint64_t new_store_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 Store::Store(StoreLimits limits) : impl_(std::make_unique<StoreImpl>()) { impl_->limits = limits; }
 Store::~Store() = default;
 

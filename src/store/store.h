@@ -5,6 +5,7 @@
 // to find it.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 
 #include <cstdint>
@@ -78,6 +79,20 @@ static_assert(offsetof(GlobalInst, hi) == offsetof(GlobalInst, bits) + 8);
 
 struct StoreImpl;
 
+// Where the interpreter counts, for tier-up (compiled/tier_up.h), the
+// calls and loop back-edges of each defined function: this thread's
+// counters, and a report each time a count passes a multiple of `every`
+// (a power of two), so that the functions reported most are the hottest.
+class TierProfile {
+ public:
+  virtual ~TierProfile() = default;
+  // This thread's counts, by defined function; valid while the profile is.
+  virtual uint32_t* counts() = 0;
+  // `def`'s count passed another multiple of `every`.
+  virtual void hot(uint32_t def) = 0;
+  uint32_t every = 1;
+};
+
 // One function's compiled code bound to its instance once, for calls from
 // the top level again and again (NativeCode::bind).
 class NativeEntry {
@@ -103,6 +118,13 @@ class NativeCode {
   // Whether it can run defined function `def` in `store` (compiled code is
   // built for one fuel setting: with or without metering).
   virtual bool has(const StoreImpl& store, uint32_t def) const = 0;
+  // has() as flags by defined function, for the interpreter to read at
+  // every call: an interpreted function's callee runs compiled when it can
+  // (mixed tiers; tier-up sets flags while the program runs). Null: the
+  // code runs nothing in `store`.
+  virtual const std::atomic<uint8_t>* runnable(const StoreImpl& store) const = 0;
+  // Where the interpreter counts for tier-up; null: nothing is counted.
+  virtual TierProfile* profile() const { return nullptr; }
   // Runs defined function `def` of `instance` with arguments in
   // slots[0..params) and results back in slots[0..results). Records
   // store.last_trap on a trap, as the interpreter does.
@@ -121,8 +143,13 @@ struct InstanceRec {
   std::vector<uint8_t> data_dropped;
 };
 
+// A number no other Store of the process has had (compiled code keeps what
+// it bound to a store's instance under it).
+uint64_t new_store_id();
+
 struct StoreImpl {
   StoreLimits limits;
+  const uint64_t id = new_store_id();
   std::vector<FuncType> types;  // canonical types, by type_id
   std::deque<FuncInst> funcs;
   std::deque<MemoryInst> memories;

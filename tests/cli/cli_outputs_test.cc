@@ -389,6 +389,23 @@ TEST_F(Cli, AutoTierSwitchesMidBatchWithIdenticalResults) {
   for (size_t i = 1; i < ls.size(); ++i) ASSERT_EQ(ls[i], std::to_string(i - 1) + ",610,") << i;
 }
 
+TEST_F(Cli, SmallAutoBatchesTierUp) {
+  // Too small to compile whole: the interpreter starts at once, counts,
+  // and fib gets hot (a call per step); the summary and the stats say so,
+  // and the rows are right whatever ran them.
+  std::string stats = path("tier-up.json");
+  Proc r = run({"run", "--tier", "auto", "--threads", "1", "--cache-dir", path("tier-up-cache"), "-n", "3", "--invoke",
+                "fib", "--output", "-", "--stats", stats, mod("basic"), "25"});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, "0\t75025\n1\t75025\n2\t75025\n") << r.err;
+  EXPECT_NE(r.err.find("tier: auto"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tier-up: "), std::string::npos) << r.err;
+  auto j = nlohmann::json::parse(slurp(stats));
+  ASSERT_TRUE(j.contains("tier_up")) << j.dump();
+  EXPECT_GE(j["tier_up"]["hot_functions"].get<int>(), 1) << j.dump();
+  EXPECT_EQ(j["tier_up"]["failed_units"].get<int>(), 0) << j.dump();
+}
+
 // A batch shorter than its background compile waits for the code to reach
 // the cache; its time split says so (the wait is its compile phase, not
 // time that no phase accounts for).

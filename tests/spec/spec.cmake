@@ -44,6 +44,15 @@ if(TARGET ww-spectest)
   ww_spec_test(spec_compiled_cpu spec-json-compiled cpu XFAIL expected-failures.txt EXTRA ${ww_compiled_tier})
   set_tests_properties(spec_compiled_cpu PROPERTIES LABELS "spec;compiled" TIMEOUT 3600)
 
+  # The same suite through mixed tiers: each module's functions split
+  # between the tiers by a seed (compiled::mixed_split), about half compiled
+  # as one unit and the rest interpreted, calling each other both ways. The
+  # differential test splits with the same seed and finds these units in
+  # this cache.
+  set(ww_mixed_tiers --tier mixed --mixed-seed 1 --cache-dir ${PROJECT_BINARY_DIR}/spec-code-cache)
+  ww_spec_test(spec_mixed_cpu spec-json-mixed cpu XFAIL expected-failures.txt EXTRA ${ww_mixed_tiers})
+  set_tests_properties(spec_mixed_cpu PROPERTIES LABELS "spec;compiled" TIMEOUT 3600)
+
   # The same suite with every invoke on the GPU (tools/spectest/gpu_backend.cc).
   # ww-spectest exits 77 when no GPU is usable: the test is then SKIPPED,
   # never passed.
@@ -60,6 +69,8 @@ if(TARGET ww-spectest)
   set_tests_properties(spec_simd_cpu PROPERTIES LABELS spec TIMEOUT 1800)
   ww_spec_test(spec_simd_compiled_cpu spec-json-simd-compiled cpu SIMD EXTRA ${ww_compiled_tier})
   set_tests_properties(spec_simd_compiled_cpu PROPERTIES LABELS "spec;compiled" TIMEOUT 3600)
+  ww_spec_test(spec_simd_mixed_cpu spec-json-simd-mixed cpu SIMD EXTRA ${ww_mixed_tiers})
+  set_tests_properties(spec_simd_mixed_cpu PROPERTIES LABELS "spec;compiled" TIMEOUT 3600)
 
   # The runner's own checks (NaN classes, references, trap texts, linking):
   # known-wrong assertions must fail, known-right ones must pass.

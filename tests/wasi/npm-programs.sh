@@ -26,7 +26,9 @@
 #          compare wasmwarp (default --backend gpu) with the outputs
 #          recorded in WORKDIR; single runs become batches of one there
 #          (-n 1, the batch path the GPU's instances take).
-# env: NPM_TIERS      tiers to run (default "interp compiled")
+# env: NPM_TIERS      tiers to run (default "interp auto compiled"; --replay:
+#                     "interp compiled"). auto on the CPU: tier-up, hot
+#                     functions compiled while the program runs
 #      NPM_COMPILED   programs also run on the compiled tier (default
 #                     "flite": the host compiler takes ~30 s over flite on 2
 #                     cores, minutes over esbuild's 13 MB of Go code and
@@ -54,7 +56,8 @@ else
 fi
 backend=cpu
 [[ $mode == replay ]] && backend=${3:-gpu}
-tiers=${NPM_TIERS:-interp compiled}
+tiers=${NPM_TIERS:-interp auto compiled}
+[[ $mode == replay ]] && tiers=${NPM_TIERS:-interp compiled}
 compiled_progs=" ${NPM_COMPILED:-flite} "
 only=" ${NPM_ONLY:-python flite esbuild} "
 
@@ -160,6 +163,16 @@ cache_opts=()
 # compile of flite is paid once per build folder; --replay takes
 # WW_CACHE_DIR or the default (gpu-check points it at the bundle's).
 [[ $mode == check ]] && cache_opts=(--cache-dir "$cache/code")
+# The auto tier's runs have a cache of their own, which never holds a
+# whole program's code (the compiled tier's runs put flite's in the other):
+# they tier up, and their units are the ones cached.
+cache_for() {  # TIER
+  if [[ $mode == check && $1 == auto ]]; then
+    echo --cache-dir "$cache/code-auto"
+  else
+    echo "${cache_opts[@]}"
+  fi
+}
 
 # single TAG PROG STDIN [OPTIONS...] -- ARGS...   (STDIN: a file, or - for none)
 single() {
@@ -184,7 +197,7 @@ single() {
     why=()
     if [[ $mode == check ]]; then
       # The program on the process's own stdio, as `wasmwarp run` runs one.
-      "$ww" run --backend "$backend" --tier "$t" "${cache_opts[@]}" "${opts[@]}" "bin/$prog.wasm" "$@" \
+      "$ww" run --backend "$backend" --tier "$t" $(cache_for "$t") "${opts[@]}" "bin/$prog.wasm" "$@" \
         <"$in" >"$R/out" 2>"$R/err"
       echo $? >"$R/rc"
       cmp -s "$E/rc" "$R/rc" || why+=("exit code ($(cat "$R/rc"), node's $(cat "$E/rc"))")
@@ -274,7 +287,7 @@ batch() {
     [[ $inpat != empty ]] && io+=(--stdin "$inpat")
     [[ $outmode == files ]] && io+=(--stdout "$R/{i}.out" --stderr "$R/{i}.err")
     [[ -n $rw_guest ]] && io+=(--dir-rw "$R/tree/{i}::$rw_guest")
-    "$ww" run --backend "$backend" --tier "$t" "${cache_opts[@]}" -q -n "$n" --output "$R/codes.csv" \
+    "$ww" run --backend "$backend" --tier "$t" $(cache_for "$t") -q -n "$n" --output "$R/codes.csv" \
       --stats "$R/stats.json" "${io[@]}" "${opts[@]}" "bin/$prog.wasm" "$@" </dev/null >"$R/all.out" 2>"$R/all.err"
     tail -n +2 "$R/codes.csv" 2>/dev/null | cmp -s - "$E/codes" || why+=("exit codes")
     tier_ran "$R/stats.json" "$t" || why+=("the tier (it did not run $t)")

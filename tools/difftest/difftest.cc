@@ -59,6 +59,7 @@ struct Options {
   bool verbose = false;
   bool gpu = true;        // the engine under test runs on the GPU
   bool compiled = false;  // ... as compiled code
+  bool mixed = false;     // ... with each module's functions split between the tiers (CPU)
   MemoryLayout layout = MemoryLayout::Interleaved;
   std::vector<std::string> files;
 };
@@ -66,7 +67,7 @@ struct Options {
 void usage(FILE* f) {
   std::fprintf(f,
                "usage: ww-difftest [-n N] [--seed S] [--fuel F] [--show K] [--verbose]\n"
-               "                   [--backend cpu|gpu] [--tier interp|compiled] [--gpu-layout L] FILE.json...\n"
+               "                   [--backend cpu|gpu] [--tier interp|compiled|mixed] [--gpu-layout L] FILE.json...\n"
                "Runs every numeric export of the wast2json scripts' modules on the CPU\n"
                "interpreter and on the engine under test with random arguments and compares\n"
                "results and traps bit for bit.\n"
@@ -77,7 +78,9 @@ void usage(FILE* f) {
                "  --show K      mismatching rows printed per function (default 3)\n"
                "  --verbose     a line per function, not only per module\n"
                "  --backend B   gpu (default) or cpu: where the engine under test runs\n"
-               "  --tier T      interp (default) or compiled: how (cpu needs compiled)\n"
+               "  --tier T      interp (default) or compiled: how (cpu needs compiled); mixed\n"
+               "                (cpu): each module's functions split between the tiers by the\n"
+               "                seed, about half compiled as one unit, the rest interpreted\n"
                "  --gpu-layout L  interleaved (default), contiguous or sparse memory on the GPU\n"
                "Exit status: 0 all equal, 1 a mismatch or an engine error, 2 usage,\n"
                "77 no usable GPU (for --backend gpu).\n");
@@ -117,8 +120,10 @@ int parse_args(int argc, char** argv, Options& o) {
     } else if (a == "--backend" || a == "--tier") {
       std::string v = i + 1 < argc ? argv[++i] : "";
       if (a == "--backend" && (v == "gpu" || v == "cpu")) o.gpu = v == "gpu";
-      else if (a == "--tier" && (v == "interp" || v == "compiled")) o.compiled = v == "compiled";
-      else {
+      else if (a == "--tier" && (v == "interp" || v == "compiled" || v == "mixed")) {
+        o.compiled = v != "interp";
+        o.mixed = v == "mixed";
+      } else {
         std::fprintf(stderr, "ww-difftest: bad value for %s: '%s'\n", a.c_str(), v.c_str());
         return 2;
       }
@@ -139,6 +144,10 @@ int parse_args(int argc, char** argv, Options& o) {
   }
   if (o.files.empty()) {
     usage(stderr);
+    return 2;
+  }
+  if (o.gpu && o.mixed) {
+    std::fprintf(stderr, "ww-difftest: --tier mixed runs on the CPU backend only\n");
     return 2;
   }
   if (!o.gpu && !o.compiled) {
@@ -349,9 +358,15 @@ class DiffTest {
         if (r.ok()) engine.launcher = *r;
         else s = r.error();
       } else {
-        auto r = compiled::compile_cpu(req, nullptr);
-        if (r.ok()) engine.native = *r;
-        else s = r.error();
+        // Split by the seed (ww-spectest's --mixed-seed splits alike, so
+        // both find the same units in the cache).
+        // A split with nothing compiled leaves the module interpreted.
+        if (o_.mixed) req.functions = compiled::mixed_split(**cm, o_.seed ? o_.seed : 1);
+        if (!o_.mixed || !req.functions.empty()) {
+          auto r = compiled::compile_cpu(req, nullptr);
+          if (r.ok()) engine.native = *r;
+          else s = r.error();
+        }
       }
       if (!s.ok()) {
         std::printf("ERROR %s: could not compile: %s\n", where.c_str(), s.error().message.c_str());
@@ -401,7 +416,9 @@ class DiffTest {
       be.store().impl().native_for = [&](const std::shared_ptr<const CompiledModule>&) { return engine.native; };
       InstantiateOutcome io = be.instantiate(cm);
       const StoreImpl& S = be.store().impl();
-      if (io.kind != InstantiateOutcome::Kind::Ok || !engine.native->has(S, e.index - cm->module.num_imported_funcs)) {
+      // Under --tier mixed the export may be on either side of the split.
+      if (io.kind != InstantiateOutcome::Kind::Ok ||
+          (!o_.mixed && !engine.native->has(S, e.index - cm->module.num_imported_funcs))) {
         std::printf("ERROR %s \"%s\": compiled code cannot run it\n", where.c_str(), e.name.c_str());
         ++t_.batch_errors;
         return false;

@@ -55,6 +55,18 @@ if(WW_BUILD_TESTS)
                    -- --tier compiled -n 64 --seed 1)
   set_tests_properties(difftest_compiled_cpu PROPERTIES LABELS "compiled" TIMEOUT 3600
                        ENVIRONMENT "WW_CACHE_DIR=${PROJECT_BINARY_DIR}/spec-code-cache")
+  # Through mixed tiers: each module split between the tiers as
+  # spec_mixed_cpu splits it (seed 1), against the interpreter.
+  add_test(NAME difftest_mixed_cpu
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/spec/run-spec.sh
+                   --runner $<TARGET_FILE:ww-difftest>
+                   --suite ${WW_SPEC_SUITE}
+                   --wast2json ${ww_difftest_wast2json}
+                   --out ${PROJECT_BINARY_DIR}/spec-json-difftest-mixed
+                   --backend cpu
+                   -- --tier mixed -n 64 --seed 1)
+  set_tests_properties(difftest_mixed_cpu PROPERTIES LABELS "compiled" TIMEOUT 3600
+                       ENVIRONMENT "WW_CACHE_DIR=${PROJECT_BINARY_DIR}/spec-code-cache")
   add_test(NAME difftest_gpu_compiled
            COMMAND bash ${PROJECT_SOURCE_DIR}/tests/spec/run-spec.sh
                    --runner $<TARGET_FILE:ww-difftest>
@@ -69,9 +81,11 @@ if(WW_BUILD_TESTS)
   # Every SIMD instruction with random operands (tests/simd/simd_ops.wast,
   # made by tests/simd/gen_ops.py): compiled CPU code against the CPU
   # interpreter in every build, and the GPU's two tiers where there is one.
-  foreach(way cpu_compiled gpu gpu_compiled)
+  foreach(way cpu_compiled cpu_mixed gpu gpu_compiled)
     if(way STREQUAL "cpu_compiled")
       set(ww_way_args --backend cpu -- --tier compiled -n 64 --seed 1)
+    elseif(way STREQUAL "cpu_mixed")
+      set(ww_way_args --backend cpu -- --tier mixed -n 64 --seed 1)
     elseif(way STREQUAL "gpu")
       set(ww_way_args --backend gpu -- -n 256 --seed 1)
     else()

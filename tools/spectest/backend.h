@@ -62,6 +62,10 @@ struct BackendOptions {
   // interpreter. A module that cannot be compiled runs interpreted and is
   // reported (tier_report), which fails the run.
   bool compiled = false;
+  // With `compiled`: each module's functions split between the tiers
+  // (compiled::mixed_split with this seed): about half compiled as one
+  // unit, the rest interpreted, calling each other both ways. 0: not split.
+  uint64_t mixed_seed = 0;
   CacheOptions cache;
 };
 

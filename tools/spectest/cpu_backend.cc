@@ -40,6 +40,16 @@ std::shared_ptr<const NativeCode> CpuBackend::native_for(const std::shared_ptr<c
   req.target = compiled::Target::Cpu;
   req.metered = opts_.fuel != 0;
   req.cache = opts_.cache;
+  if (opts_.mixed_seed) {
+    req.functions = compiled::mixed_split(*cm, opts_.mixed_seed);
+    if (req.functions.empty()) {
+      // Nothing on the compiled side of this module's split.
+      note_tier("module: every function on the interpreted side of the split");
+      native_modules_.push_back(cm);
+      native_[cm.get()] = nullptr;
+      return nullptr;
+    }
+  }
   auto r = compiled::compile_cpu(req, nullptr);
   std::shared_ptr<const NativeCode> code;
   if (r.ok()) code = *r;
@@ -139,7 +149,8 @@ ActionOutcome CpuBackend::invoke(uint32_t instance, const std::string& field, co
     const FuncInst& f = S.funcs[addr];
     if (f.instance == kHostInstance) note_tier("invoke: a host function");
     else if (S.instances[f.instance].native && S.instances[f.instance].native->has(S, f.defined_index))
-      note_tier("invoke: compiled code");
+      note_tier(opts_.mixed_seed ? "invoke: compiled side of the split" : "invoke: compiled code");
+    else if (opts_.mixed_seed) note_tier("invoke: interpreted side of the split");
     else note_tier("invoke: interpreter (the module has no compiled code)");
   }
   return invoke_on_cpu(addr, args);

@@ -43,6 +43,8 @@ struct Options {
   std::string backend = "cpu";
   RunOptions run;
   BackendOptions backend_opts;
+  bool mixed = false;       // --tier mixed
+  uint64_t mixed_seed = 1;  // --mixed-seed
   unsigned timeout_s = 600;
   bool fork = true;
   std::vector<std::string> files;
@@ -50,7 +52,7 @@ struct Options {
 
 void usage(FILE* f) {
   std::fprintf(f,
-               "usage: ww-spectest [--expected-failures FILE] [--backend cpu|gpu] [--tier interp|compiled]\n"
+               "usage: ww-spectest [--expected-failures FILE] [--backend cpu|gpu] [--tier interp|compiled|mixed]\n"
                "                   [--cache-dir DIR] [--verbose]\n"
                "                   [--fuel N] [--timeout SECONDS] [--gpu-instances K] [--gpu-layout L] [--no-fork]\n"
                "                   [--validate-only]\n"
@@ -61,10 +63,14 @@ void usage(FILE* f) {
                "  --backend cpu|gpu         the engine that runs the invokes (gpu: every invoke\n"
                "                            of a module's own function runs as a GPU batch;\n"
                "                            exits 77 when no GPU is usable)\n"
-               "  --tier interp|compiled    compiled: every module is compiled (host compiler or\n"
+               "  --tier interp|compiled|mixed\n"
+               "                            compiled: every module is compiled (host compiler or\n"
                "                            NVRTC, through the cache) and its functions run\n"
                "                            compiled code; a module that cannot be compiled\n"
-               "                            fails the run\n"
+               "                            fails the run; mixed (CPU): each module's functions\n"
+               "                            split between the tiers, about half compiled as one\n"
+               "                            unit, calling each other both ways\n"
+               "  --mixed-seed N            with --tier mixed: the split's seed (default 1)\n"
                "  --cache-dir DIR           the compiled-code cache (default as wasmwarp's)\n"
                "  --gpu-instances K         GPU instances per invoke, all given the same\n"
                "                            arguments and required to agree (default 64)\n"
@@ -105,13 +111,23 @@ int parse_args(int argc, char** argv, Options& o) {
       if (!v) return 2;
       o.backend = v;
     } else if (a == "--tier") {
-      const char* v = value("interp or compiled");
+      const char* v = value("interp, compiled or mixed");
       if (!v) return 2;
-      if (std::string(v) != "interp" && std::string(v) != "compiled") {
-        std::fprintf(stderr, "ww-spectest: unknown tier \"%s\" (there are: interp, compiled)\n", v);
+      const std::string t = v;
+      if (t != "interp" && t != "compiled" && t != "mixed") {
+        std::fprintf(stderr, "ww-spectest: unknown tier \"%s\" (there are: interp, compiled, mixed)\n", v);
         return 2;
       }
-      o.backend_opts.compiled = std::string(v) == "compiled";
+      o.backend_opts.compiled = t != "interp";
+      o.mixed = t == "mixed";
+    } else if (a == "--mixed-seed") {
+      const char* v = value("a number");
+      if (!v) return 2;
+      o.mixed_seed = std::strtoull(v, nullptr, 10);
+      if (!o.mixed_seed) {
+        std::fprintf(stderr, "ww-spectest: --mixed-seed takes a number above 0\n");
+        return 2;
+      }
     } else if (a == "--cache-dir") {
       const char* v = value("a folder");
       if (!v) return 2;
@@ -166,6 +182,11 @@ int parse_args(int argc, char** argv, Options& o) {
     std::fprintf(stderr, "ww-spectest: unknown backend \"%s\" (there are: cpu, gpu)\n", o.backend.c_str());
     return 2;
   }
+  if (o.mixed && o.backend != "cpu") {
+    std::fprintf(stderr, "ww-spectest: --tier mixed runs on the CPU backend only\n");
+    return 2;
+  }
+  o.backend_opts.mixed_seed = o.mixed ? o.mixed_seed : 0;
   return 0;
 }
 
@@ -409,7 +430,8 @@ int main(int argc, char** argv) {
     for (const auto& [why, c] : ran_on_cpu) std::printf("  %llu: %s\n", (unsigned long long)c, why.c_str());
   }
   if (o.backend_opts.compiled) {
-    std::printf("compiled tier (what ran each invoke, and modules that could not be compiled):\n");
+    std::printf("%s (what ran each invoke, and modules that could not be compiled):\n",
+                o.mixed ? "mixed tiers" : "compiled tier");
     for (const auto& [what, n] : tiers) std::printf("  %llu: %s\n", (unsigned long long)n, what.c_str());
   }
   if (wording)

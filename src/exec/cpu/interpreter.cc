@@ -67,6 +67,12 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
   const uint32_t max_depth = S.limits.max_call_depth;
   const uint32_t entry_depth = S.depth;
   const bool metered = S.limits.fuel != 0;
+  // Mixed tiers: a callee with compiled code runs it; tier-up counts the
+  // calls and back-edges of each function (NativeCode::runnable, profile).
+  const std::atomic<uint8_t>* const native_ready = inst.native ? inst.native->runnable(S) : nullptr;
+  TierProfile* const profile = native_ready ? inst.native->profile() : nullptr;
+  uint32_t* const counts = profile ? profile->counts() : nullptr;
+  const uint32_t hot_mask = profile ? profile->every - 1 : 0;
   // Unmetered runs count down from a number never reached.
   FuelCounter fuel;
   fuel.load(metered ? S.fuel_left : ~uint64_t{0});
@@ -113,6 +119,7 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
     ++S.depth;
     std::memset(fp + fc.num_params, 0, sizeof(uint64_t) * (fc.num_locals - fc.num_params));
     cb = pc = code + fc.code_begin;
+    if (counts && (++counts[cur] & hot_mask) == 0) profile->hot(cur);
   }
   DISPATCH();
 
@@ -120,13 +127,16 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
 #define SLOT(s) fp[s]
 #include "bytecode/handler_macros.h"
 #define TICK_SLOW() TRAP_IF(fuel.refill(S))
-  // Backward jumps are loop back-edges: they burn fuel.
-#define JUMP(t)                                      \
-  do {                                               \
-    const uint32_t* np_ = cb + (t);                  \
-    if (np_ <= pc && --fuel.slice == 0) TICK_SLOW(); \
-    pc = np_;                                        \
-    DISPATCH();                                      \
+  // Backward jumps are loop back-edges: they burn fuel, and count.
+#define JUMP(t)                                                         \
+  do {                                                                  \
+    const uint32_t* np_ = cb + (t);                                     \
+    if (np_ <= pc) {                                                    \
+      if (counts && (++counts[cur] & hot_mask) == 0) profile->hot(cur); \
+      if (--fuel.slice == 0) TICK_SLOW();                               \
+    }                                                                   \
+    pc = np_;                                                           \
+    DISPATCH();                                                         \
   } while (0)
 #define CONST64(k) consts[k]
 #define CONST64_NEXT(k) consts[(k) + 1]
@@ -203,6 +213,11 @@ TrapCode run(StoreImpl& S, Store& api, uint32_t instance, uint32_t def, uint64_t
 #undef WW_OP
 
 do_call : {
+  if (counts && (++counts[call_def] & hot_mask) == 0) profile->hot(call_def);
+  if (native_ready && native_ready[call_def].load(std::memory_order_acquire)) {
+    call_def = inst.funcs[nimp + call_def];  // the callee's compiled code, through the store
+    goto do_call_store;
+  }
   const FunctionCode& fc = funcs[call_def];
   if (S.depth >= max_depth || size_t(stack_end - call_fp) < fc.frame_slots) TRAP(CallStackExhausted);
   if (--fuel.slice == 0) TICK_SLOW();
@@ -216,7 +231,7 @@ do_call : {
 }
 
 do_call_store : {
-  // A host function or another instance's function: re-enter through
+  // A host function, another instance's function or compiled code: re-enter through
   // cpu_call with the callee's frame at call_fp.
   const FuncInst& f = S.funcs[call_def];
   const FuncType& ft = S.types[f.type_id];

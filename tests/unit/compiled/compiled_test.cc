@@ -25,6 +25,7 @@
 #include "compiled/host_compiler.h"
 #include "exec/gpu/gpu_backend.h"
 #include "runtime/runtime.h"
+#include "scratch.h"
 #include "store/store.h"
 
 namespace ww {
@@ -64,14 +65,6 @@ std::shared_ptr<const CompiledModule> calls_module() {
   auto cm = compile_module(kCalls);
   EXPECT_TRUE(cm.ok()) << cm.error().to_string();
   return cm.ok() ? *cm : nullptr;
-}
-
-// A fresh directory under the build tree, for cache tests.
-std::string scratch_dir(const std::string& name) {
-  std::string d = std::string(WW_BINARY_DIR) + "/test-scratch/" + name;
-  std::string cmd = "rm -rf '" + d + "' && mkdir -p '" + d + "'";
-  EXPECT_EQ(std::system(cmd.c_str()), 0);
-  return d;
 }
 
 // Sets an environment variable for one test.
@@ -523,7 +516,7 @@ TEST(CompiledCpu, ALargeModuleSplitsIntoUnitsThatLinkAndRun) {
   ASSERT_TRUE(cc.ok()) << cc.error().message;
   auto so = compiled::compile_shared_object(*cc, units);
   ASSERT_TRUE(so.ok()) << so.error().message;
-  auto native = compiled::load_cpu_native(*so, false);
+  auto native = compiled::load_cpu_native(*so, false, uint32_t(cm->module.funcs.size()));
   ASSERT_TRUE(native.ok()) << native.error().message;
   Store store;
   store.impl().native_for = [&](const std::shared_ptr<const CompiledModule>&) { return *native; };
