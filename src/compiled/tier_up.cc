@@ -42,7 +42,10 @@ struct TierShared {
   std::vector<std::vector<uint32_t>> recorded;
   std::vector<int32_t> recorded_unit;
   bool preload = false;
-  std::vector<std::vector<uint32_t>> made;               // this run's new units
+  std::vector<std::vector<uint32_t>> made;  // this run's new units
+  // Units running -O1 code (Request::quick), compiled again at -O2 when
+  // nothing is queued: the program gets faster as it runs.
+  std::deque<std::vector<uint32_t>> upgrades;
   std::vector<std::shared_ptr<const NativeCode>> units;  // loaded: kept loaded
   uint32_t threads = 0;
   TierUpStats stats;
@@ -108,7 +111,13 @@ std::vector<uint32_t> take_unit(TierShared& st) {
   });
   std::vector<uint32_t> unit;
   if (st.queue.empty()) return unit;
-  const int32_t r = st.recorded_unit[st.queue.front()];
+  // A very large function waits until nothing else is queued: its compile
+  // takes a thread for a minute, and a run shorter than that would lose
+  // it and save nothing, where smaller units reach the cache one by one.
+  const auto giant = [&](uint32_t d) { return st.words[d] > st.opts.quick_words; };
+  auto first = std::find_if(st.queue.begin(), st.queue.end(), [&](uint32_t d) { return !giant(d); });
+  if (first == st.queue.end()) first = st.queue.begin();
+  const int32_t r = st.recorded_unit[*first];
   if (r >= 0) {
     // Recorded units are taken whole (here or by the preload, both under
     // st.mu), so none of its functions is taken yet.
@@ -116,7 +125,7 @@ std::vector<uint32_t> take_unit(TierShared& st) {
   } else {
     uint64_t words = 0;
     for (uint32_t def : st.queue) {
-      if (st.recorded_unit[def] >= 0) continue;
+      if (st.recorded_unit[def] >= 0 || (giant(def) && def != *first)) continue;
       if (!unit.empty() && words + st.words[def] > st.opts.unit_words) break;
       unit.push_back(def);
       words += st.words[def];
@@ -136,9 +145,11 @@ Request unit_request(const TierShared& st, const std::vector<uint32_t>& unit) {
 }
 
 // Compiles (or finds in the cache) one unit and makes its functions run
-// compiled.
-void build_unit(TierShared& st, const std::vector<uint32_t>& unit, bool recorded) {
-  const Request req = unit_request(st, unit);
+// compiled. `optimise`: at -O2 whatever its size (an upgrade); its code
+// replaces the unit's -O1 code, which stays loaded for the calls still in it.
+void build_unit(TierShared& st, const std::vector<uint32_t>& unit, bool recorded, bool optimise = false) {
+  Request req = unit_request(st, unit);
+  if (optimise) req.quick = false;
   const auto t = std::chrono::steady_clock::now();
   Outcome out;
   auto r = compile_cpu(req, &out);
@@ -153,11 +164,13 @@ void build_unit(TierShared& st, const std::vector<uint32_t>& unit, bool recorded
       return;
     }
     st.units.push_back(*r);
+    const bool upgrade = st.ready[unit[0]].load(std::memory_order_relaxed) != 0;
     for (uint32_t d : unit) {
       st.code[d].store(r->get(), std::memory_order_release);
       st.ready[d].store(1, std::memory_order_release);
     }
-    st.stats.compiled += uint32_t(unit.size());
+    if (!upgrade) st.stats.compiled += uint32_t(unit.size());
+    if (req.quick) st.upgrades.push_back(unit);
     ++st.stats.units;
     if (out.cache_hit) ++st.stats.cache_hits;
     if (!recorded) {
@@ -179,25 +192,35 @@ void work(std::shared_ptr<TierShared> st) {
   if (preload)
     for (size_t k = 0; k < st->recorded.size() && !st->stop.load(); ++k) {
       const std::vector<uint32_t>& unit = st->recorded[k];
-      if (!cached(unit_request(*st, unit))) continue;
+      // An -O1 unit's -O2 code when an earlier run got that far.
+      Request req = unit_request(*st, unit), optimised = req;
+      optimised.quick = false;
+      const bool o2 = req.quick && cached(optimised);
+      if (!o2 && !cached(req)) continue;
       {
         std::lock_guard<std::mutex> g(st->mu);
         if (st->state[unit[0]].load() == 2) continue;  // taken since
         for (uint32_t d : unit) st->state[d].store(2);
       }
-      build_unit(*st, unit, true);
+      build_unit(*st, unit, true, o2);
     }
   for (;;) {
     std::vector<uint32_t> unit;
-    bool recorded = false;
+    bool recorded = false, optimise = false;
     {
       std::unique_lock<std::mutex> g(st->mu);
-      st->cv.wait(g, [&] { return st->stop.load() || !st->queue.empty(); });
+      st->cv.wait(g, [&] { return st->stop.load() || !st->queue.empty() || !st->upgrades.empty(); });
       if (st->stop.load()) return;
-      unit = take_unit(*st);
-      recorded = !unit.empty() && st->recorded_unit[unit[0]] >= 0;
+      if (!st->queue.empty()) {
+        unit = take_unit(*st);
+        recorded = !unit.empty() && st->recorded_unit[unit[0]] >= 0;
+      } else {
+        unit = std::move(st->upgrades.front());
+        st->upgrades.pop_front();
+        recorded = optimise = true;
+      }
     }
-    if (!unit.empty()) build_unit(*st, unit, recorded);
+    if (!unit.empty()) build_unit(*st, unit, recorded, optimise);
   }
 }
 
@@ -205,7 +228,7 @@ void work(std::shared_ptr<TierShared> st) {
 void add_thread(const std::shared_ptr<TierShared>& st) {
   {
     std::lock_guard<std::mutex> g(st->mu);
-    const uint32_t want = st->opts.workers ? st->opts.workers : std::max(2u, usable_cores() - 1);
+    const uint32_t want = st->opts.workers ? st->opts.workers : std::max(1u, usable_cores() - 1);
     if (st->threads >= want) return;
     ++st->threads;
   }

@@ -4,11 +4,11 @@
 // The interpreter counts the calls and loop back-edges of each function
 // (TierProfile, per thread) and reports it each time its count passes
 // another multiple of the threshold. A reported function is queued;
-// threads of a pool (host cores - 1, at least 2) take the most reported of the queue
+// threads of a pool (host cores - 1) take the most reported of the queue
 // and others in that order, up to a unit's size, and compile them as one
-// unit of the module's
-// code (Request::functions: its calls to functions outside the unit go
-// through the host). Once a unit is loaded its functions run compiled from
+// unit of the module's code (Request::functions: its calls to functions
+// outside the unit go through the host). A very large function comes last,
+// at -O1, and again at -O2 when nothing else is queued. Once a unit is loaded its functions run compiled from
 // their next call on, whoever calls them (NativeCode::runnable): a loop
 // that never returns goes on interpreted in the activation running it
 // (there is no on-stack replacement; docs/compiled-tier.md says why).
@@ -33,13 +33,15 @@ struct TierUpOptions {
   // Calls plus loop back-edges that make a function hot, a power of two.
   // Counted per thread, so in a batch each worker's own share.
   uint32_t threshold = 2048;
-  // Compile threads; 0: the host's cores less one, at least two (one may
-  // spend a minute on a very large function while the other goes on).
+  // Compile threads; 0: the host's cores less one, at least one (the
+  // program keeps a core: on 2 cores a second compile thread made a
+  // CPython run slower than the interpreter alone).
   uint32_t workers = 0;
   // Bytecode words (about three per instruction) a unit takes from the
   // queue, unless its first function is larger: about what the host
-  // compiler builds in a second or two.
-  uint32_t unit_words = 15000;
+  // compiler builds in a second or two, so that a short run still saves
+  // units (CPython's compute-heavy script, bench/wasi/cpython-cpu.sh).
+  uint32_t unit_words = 4000;
   // A unit holding a function larger than this (words) is compiled at -O1:
   // -O2 takes minutes over such a function (CPython's interpreter loop,
   // 61k words: 83 s at -O2, 41 s at -O1 on one core here), and a program
