@@ -305,13 +305,20 @@ class TieredCode final : public NativeCode, public std::enable_shared_from_this<
         uint64_t id;
         std::unique_ptr<uint32_t[]> counts;
       };
-      // A thread keeps the arrays of the last few codes it ran.
+      // A thread keeps the arrays of the last few codes it ran; the
+      // interpreter asks at every entry (each call from compiled code).
       thread_local std::vector<Table> tables;
+      thread_local Table* last = nullptr;
+      if (last && last->id == id_) return last->counts.get();
       for (Table& t : tables)
-        if (t.id == id_) return t.counts.get();
+        if (t.id == id_) {
+          last = &t;
+          return t.counts.get();
+        }
       if (tables.size() >= 4) tables.erase(tables.begin());
       tables.push_back({id_, std::make_unique<uint32_t[]>(code_->st_->ndef)});
-      return tables.back().counts.get();
+      last = &tables.back();
+      return last->counts.get();
     }
     void hot(uint32_t def) override { code_->hot(def); }
 
