@@ -206,8 +206,9 @@ std::string Generator::call_checks(uint32_t callee_def, bool indirect) const {
 void Generator::emit_direct_call(uint32_t callee_def, uint32_t base) {
   const uint32_t f = nimp_ + callee_def;
   const uint32_t nr = nresults(f);
-  // Outside this unit: through the host, as an import is called.
-  if (!compiled_[callee_def]) return emit_call_import(f, base);
+  // Outside this unit: another unit's entry when one is loaded (tier-up's
+  // table of entries), else through the host, as an import is called.
+  if (!compiled_[callee_def]) return emit_call_other_unit(callee_def, base);
   out_ += " ";
   const bool suspends = cur_resume_ >= 0 && may_suspend_[callee_def];
   const std::string checks = call_checks(callee_def, false);
@@ -218,6 +219,19 @@ void Generator::emit_direct_call(uint32_t callee_def, uint32_t base) {
   if (may_trap_[callee_def]) out_ += " WW_CHECK_TRAP();";
   if (memory_locals()) out_ += " MEM_REFRESH();";
   emit_results("res_", base, nr);
+}
+
+void Generator::emit_call_other_unit(uint32_t callee_def, uint32_t base) {
+  const uint32_t f = nimp_ + callee_def;
+  const uint32_t np = nparams(f), nr = nresults(f);
+  out_ += " " + io_array(np, nr, base) + "\n    if (::ww::rt::CpuEntryFn fn_ = I.direct ? __atomic_load_n(&I.direct[" +
+          std::to_string(callee_def) +
+          "], __ATOMIC_ACQUIRE) : nullptr) {\n      if (WW_UNLIKELY(depth >= WW_MAX_DEPTH || WW_STACK_LOW())) "
+          "TRAP(CallStackExhausted); WW_FUEL_TICK();\n      I.depth = depth + 1; fn_(&I, io_); WW_CHECK_TRAP();\n    } "
+          "else TRAP_IF(TrapCode(I.api->call_import(&I, " +
+          std::to_string(f) + "u, io_, depth)));";
+  if (memory_locals()) out_ += " MEM_REFRESH();";
+  out_ += io_results(nr, base);
 }
 
 void Generator::emit_call_in_chain(const std::string& call, uint32_t nr, bool suspends) {

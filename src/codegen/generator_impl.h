@@ -52,6 +52,8 @@ class Generator {
   // The depth check and fuel before a call of a compiled function.
   std::string call_checks(uint32_t callee_def, bool indirect) const;
   void emit_direct_call(uint32_t callee_def, uint32_t base);
+  // A unit's call of a function outside it (Options::functions).
+  void emit_call_other_unit(uint32_t callee_def, uint32_t base);
   // `call` (an expression; its value, if nr > 0, becomes res_), counted in
   // the chain of frames a host call may save when it `suspends`.
   void emit_call_in_chain(const std::string& call, uint32_t nr, bool suspends);

@@ -304,6 +304,7 @@ class CpuNative final : public NativeCode, public std::enable_shared_from_this<C
     I.mem_size = 0;
     I.mem_max_pages = 0;
     I.trap = I.trap_func = I.trap_pc = 0;
+    I.direct = direct_;
     I.depth = S.depth + 1;
     I.fuel = metered_ ? S.fuel_left : 0;
     I.ticks = 0;
@@ -329,6 +330,12 @@ class CpuNative final : public NativeCode, public std::enable_shared_from_this<C
   bool metered_;
   std::vector<rt::CpuEntryFn> by_def_;
   std::vector<std::atomic<uint8_t>> runnable_;
+
+ public:
+  // Tier-up's table of every unit's entries (set_direct_calls), set before
+  // the code runs.
+  const rt::CpuEntryFn* direct_ = nullptr;
+  const std::vector<rt::CpuEntryFn>& entries() const { return by_def_; }
 };
 
 // The binding of CpuNative::bind: the host's side of the calls, set up
@@ -353,6 +360,19 @@ std::unique_ptr<NativeEntry> CpuNative::bind(StoreImpl& S, Store& api, uint32_t 
 }
 
 }  // namespace
+
+std::vector<std::pair<uint32_t, rt::CpuEntryFn>> cpu_entries(const NativeCode& code) {
+  std::vector<std::pair<uint32_t, rt::CpuEntryFn>> out;
+  const auto* c = dynamic_cast<const CpuNative*>(&code);
+  if (!c) return out;
+  for (uint32_t d = 0; d < c->entries().size(); ++d)
+    if (c->entries()[d]) out.push_back({d, c->entries()[d]});
+  return out;
+}
+
+void set_direct_calls(const NativeCode& code, const rt::CpuEntryFn* table) {
+  if (auto* c = dynamic_cast<const CpuNative*>(&code)) const_cast<CpuNative*>(c)->direct_ = table;
+}
 
 Result<std::shared_ptr<const NativeCode>> load_cpu_native(const std::vector<uint8_t>& so, bool metered,
                                                           uint32_t num_defined) {

@@ -11,6 +11,7 @@
 
 #include "cache/code_cache.h"
 #include "common/cores.h"
+#include "compiled/cpu_native.h"
 #include "compiled/host_compiler.h"
 
 namespace ww::compiled {
@@ -32,6 +33,9 @@ struct TierShared {
   // and the unit that holds it.
   std::unique_ptr<std::atomic<uint8_t>[]> ready;
   std::unique_ptr<std::atomic<const NativeCode*>[]> code;
+  // By defined function: the loaded units' entries, which units call each
+  // other through (rt::CpuInst::direct; written with atomic stores).
+  std::unique_ptr<rt::CpuEntryFn[]> direct;
   std::atomic<bool> stop{false};
 
   std::mutex mu;
@@ -164,6 +168,8 @@ void build_unit(TierShared& st, const std::vector<uint32_t>& unit, bool recorded
       return;
     }
     st.units.push_back(*r);
+    set_direct_calls(**r, st.direct.get());
+    for (const auto& [d, fn] : cpu_entries(**r)) __atomic_store_n(&st.direct[d], fn, __ATOMIC_RELEASE);
     const bool upgrade = st.ready[unit[0]].load(std::memory_order_relaxed) != 0;
     for (uint32_t d : unit) {
       st.code[d].store(r->get(), std::memory_order_release);
@@ -355,6 +361,7 @@ Result<std::shared_ptr<TieredCode>> start_tier_up(const Request& base, const Tie
   st->score = std::make_unique<std::atomic<uint32_t>[]>(st->ndef);
   st->ready = std::make_unique<std::atomic<uint8_t>[]>(st->ndef);
   st->code = std::make_unique<std::atomic<const NativeCode*>[]>(st->ndef);
+  st->direct = std::make_unique<rt::CpuEntryFn[]>(st->ndef);  // zeroed: no entries
   for (uint32_t d = 0; d < st->ndef; ++d) {
     st->state[d].store(0);
     st->score[d].store(0);

@@ -17,7 +17,7 @@ namespace ww::rt {
 
 // Bumped whenever these structs or the entry table change: a cached shared
 // object of another version is rebuilt, never loaded.
-inline constexpr uint32_t kCpuAbiVersion = 3;
+inline constexpr uint32_t kCpuAbiVersion = 4;
 
 struct CpuTable {
   uint64_t* elems;
@@ -37,6 +37,7 @@ struct CpuData {
 };
 
 struct CpuInst;
+using CpuEntryFn = uint32_t (*)(CpuInst* I, uint64_t* slots);
 
 struct CpuHostApi {
   // Grows memory 0 to `pages`; refreshes mem/written/mem_size. 0 when the host
@@ -77,9 +78,13 @@ struct CpuInst {
   uint32_t trap, trap_func, trap_pc;
   const CpuHostApi* api;
   void* host;
+  // Tier-up: every loaded unit's entry by defined function (null where
+  // none), read with an atomic acquire load: a unit calls another unit's
+  // function through it, without the host. Null: calls leave through
+  // call_import.
+  const CpuEntryFn* direct;
 };
 
-using CpuEntryFn = uint32_t (*)(CpuInst* I, uint64_t* slots);
 struct CpuEntry {
   uint32_t def;  // defined-function index
   CpuEntryFn fn;

@@ -273,6 +273,44 @@ TEST(TierUp, HotFunctionsRunCompiledFromTheirNextCall) {
   again.wait();
 }
 
+TEST(TierUp, UnitsCallEachOtherDirectly) {
+  // Every function a unit of its own: the recursion, the table calls and
+  // the trap cross between units (rt::CpuInst::direct) and between the
+  // tiers while units arrive, and every round gives the interpreter's
+  // results.
+  if (!compiled::find_host_compiler().ok()) GTEST_SKIP() << "no host C++ compiler";
+  auto cm = mixed_module();
+  ASSERT_TRUE(cm);
+  std::vector<Outcome> want = run_calls(cm, nullptr);
+  Kept kept;
+  {
+    compiled::TierUpOptions o;
+    o.threshold = 1;  // every call and back-edge reports
+    o.unit_words = 1;
+    o.keep = kept.keeper();
+    auto code = compiled::start_tier_up(tier_request(cm, scratch_dir("tier-up-units")), o);
+    ASSERT_TRUE(code.ok()) << code.error().message;
+    auto native = compiled::as_native(*code);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+    uint32_t compiled = 0;
+    while (compiled < 8 && std::chrono::steady_clock::now() < until) {
+      std::vector<Outcome> got = run_calls(cm, native);
+      ASSERT_EQ(got.size(), want.size());
+      EXPECT_GT(got.back().value, 1000u);
+      got.back() = want.back();
+      ASSERT_EQ(got, want) << compiled << " functions compiled";
+      compiled = compiled::tier_up_stats(**code).compiled;
+    }
+    const compiled::TierUpStats s = compiled::tier_up_stats(**code);
+    EXPECT_EQ(s.compiled, 8u) << s.error;
+    EXPECT_EQ(s.units, 8u);
+    std::vector<Outcome> got = run_calls(cm, native);
+    got.back() = want.back();
+    EXPECT_EQ(got, want);
+  }
+  kept.wait();
+}
+
 TEST(TierUp, CodeBuiltForOneFuelSettingRunsOnlyThere) {
   if (!compiled::find_host_compiler().ok()) GTEST_SKIP() << "no host C++ compiler";
   auto cm = mixed_module();
