@@ -85,9 +85,7 @@ Expected<std::shared_ptr<const ww::NativeCode>> native_code(const Module& m, con
   req.cache.enabled = e.cache;
   req.cache.dir = e.cache_dir;
   if (e.tier == Tier::Auto && !ww::compiled::cached_by_index(req)) {
-    ww::compiled::TierUpOptions t;
-    t.keep = [](std::future<void> f) { ww::batch::keep_compiling(std::move(f)); };
-    auto code = ww::compiled::start_tier_up(req, t);
+    auto code = ww::batch::start_kept_tier_up(req);
     if (!code.ok()) return std::shared_ptr<const ww::NativeCode>();  // no compiler: the interpreter
     *tiering = *code;
     return ww::compiled::as_native(*code);
@@ -117,10 +115,7 @@ CallResult one_result(const Module& m, uint8_t trap, int32_t exit_code, bool fin
   r.trap_pc.assign(1, trap && where.code != ww::TrapCode::None ? where.pc : ww::kNoTrapPc);
   r.backend = ww::batch::Backend::Cpu;
   r.threads = 1;
-  if (tiering) {
-    const ww::compiled::TierUpStats s = ww::compiled::tier_up_stats(*tiering);
-    r.compile.tier_up = {true, s.hot, s.compiled, s.units, s.cache_hits, s.failed, s.compile_s, s.error};
-  }
+  if (tiering) r.compile.tier_up = ww::batch::tier_up_report(*tiering);
   impl->types = {ValueType::I32};
   impl->report = report_of(r);
   return CallResult(std::move(impl));

@@ -43,6 +43,17 @@ void keep_compiling(std::future<void> compile) {
   k.compiles.push_back(std::move(compile));
 }
 
+Result<std::shared_ptr<compiled::TieredCode>> start_kept_tier_up(const compiled::Request& req) {
+  compiled::TierUpOptions o;
+  o.keep = [](std::future<void> f) { keep_compiling(std::move(f)); };
+  return compiled::start_tier_up(req, o);
+}
+
+CompileReport::TierUp tier_up_report(const compiled::TieredCode& code) {
+  const compiled::TierUpStats s = compiled::tier_up_stats(code);
+  return {true, s.hot, s.compiled, s.units, s.cache_hits, s.failed, s.compile_s, s.error};
+}
+
 bool compiles_running() {
   Kept& k = kept();
   std::lock_guard<std::mutex> g(k.mu);

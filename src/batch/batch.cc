@@ -482,9 +482,7 @@ class Driver {
   // interpreter at once, hot functions compiled in the background and
   // taken up as the batch runs (compiled/tier_up.h).
   Status run_tiering_up(Executor& interp, const compiled::Request& req) {
-    compiled::TierUpOptions o;
-    o.keep = [](std::future<void> f) { keep_compiling(std::move(f)); };
-    auto code = compiled::start_tier_up(req, o);
+    auto code = start_kept_tier_up(req);
     if (!code.ok()) {
       out_.compile.attempted = true;
       out_.compile.fallback = "tier-up unavailable (" + code.error().message + "); ran the interpreter";
@@ -492,16 +490,7 @@ class Driver {
     }
     std::unique_ptr<Executor> ex = make_cpu_executor(compiled::as_native(*code));
     WW_TRY(run_segment(*ex, 0, spec_.instances));
-    const compiled::TierUpStats s = compiled::tier_up_stats(**code);
-    CompileReport::TierUp& u = out_.compile.tier_up;
-    u.on = true;
-    u.hot = s.hot;
-    u.compiled = s.compiled;
-    u.units = s.units;
-    u.cache_hits = s.cache_hits;
-    u.failed = s.failed;
-    u.compile_s = s.compile_s;
-    u.error = s.error;
+    out_.compile.tier_up = tier_up_report(**code);
     return Status::Ok();
   }
 

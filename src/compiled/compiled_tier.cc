@@ -361,8 +361,7 @@ Result<std::vector<std::string>> translation_units(const Request& req) {
 bool cached(const Request& req) {
   if (!req.cache.enabled) return false;
   // An index that names code the cache lacks leaves the answer to the source.
-  if (auto ik = index_key(req); ik.ok())
-    if (auto e = read_index(req, *ik); e && CodeCache(req.cache).contains(e->key)) return true;
+  if (cached_by_index(req)) return true;
   auto p = prepared(req, nullptr);
   return p.ok() && CodeCache(req.cache).contains((*p)->key);
 }

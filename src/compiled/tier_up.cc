@@ -269,9 +269,7 @@ class TieredCode final : public NativeCode, public std::enable_shared_from_this<
 
   TierUpStats stats() const {
     std::lock_guard<std::mutex> g(st_->mu);
-    TierUpStats s = st_->stats;
-    s.queued = s.hot > s.compiled ? s.hot - s.compiled : 0;
-    return s;
+    return st_->stats;
   }
 
   // Reported by the interpreter each time a count passes another

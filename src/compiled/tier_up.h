@@ -58,7 +58,6 @@ struct TierUpStats {
   uint32_t units = 0;       // units loaded
   uint32_t cache_hits = 0;  // ... of them from the cache
   uint32_t failed = 0;      // units the compiler could not build
-  uint32_t queued = 0;      // hot functions not compiled (yet)
   double compile_s = 0;     // the units' compile time (wall, summed over threads)
   std::string error;        // the first failure, one line
 };
