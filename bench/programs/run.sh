@@ -104,7 +104,8 @@ for p in $progs; do
     t0=$(now)
     node --no-warnings "$here/../wasi/node-loop.mjs" "$m/$p.wasm" "$nn" "${nopts[@]}" --out "$o/node" "${rest[@]}" \
       </dev/null 2>"$o/node.err"
-    ways+=("node|node, one at a time|$nn|$(secs "$t0" "$(now)")|$?")
+    rc=$?
+    ways+=("node|node, one at a time|$nn|$(secs "$t0" "$(now)")|$rc")
   fi
   # wasmwarp: the CPU backend, then the GPU's tiers.
   for be in cpu ${gpu_tiers:+gpu}; do
