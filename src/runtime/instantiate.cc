@@ -24,29 +24,55 @@ bool limits_match(uint64_t have_min, const std::optional<uint64_t>& have_max, co
   return true;
 }
 
-// Evaluates a constant expression of 2.0 (one const, ref.null, ref.func or
-// global.get) against the instance being built: `funcs` and `globals` are
-// its address spaces so far. Validation guarantees the shape; nullopt
+// Evaluates a constant expression (validator.cc's check_const_expr: consts,
+// ref.null, ref.func, global.get and the extended constants i32/i64 add,
+// sub and mul) against the instance being built: `funcs` and `globals`
+// are its address spaces so far. Validation guarantees the shape; nullopt
 // covers modules that skipped it.
 std::optional<uint64_t> eval_const(const ConstExpr& e, const StoreImpl& s, const std::vector<uint32_t>& funcs,
                                    const std::vector<uint32_t>& globals) {
-  if (e.instrs.size() != 1) return std::nullopt;
-  const Instr& in = e.instrs[0];
-  switch (in.op) {
-    case Opcode::I32Const:
-    case Opcode::F32Const: return in.imm & 0xffffffffu;
-    case Opcode::I64Const:
-    case Opcode::F64Const: return in.imm;
-    case Opcode::RefNull: return 0;
-    case Opcode::RefFunc:
-      if (in.a >= funcs.size()) return std::nullopt;
-      return uint64_t(funcs[in.a]) + 1;  // funcref = store address + 1
-    case Opcode::GlobalGet:
-      if (in.a >= globals.size()) return std::nullopt;
-      return s.globals[globals[in.a]].bits;
-    case Opcode::V128Const: return v128_word(in.bytes, 0);
-    default: return std::nullopt;
+  std::vector<uint64_t> stack;
+  for (const Instr& in : e.instrs) {
+    switch (in.op) {
+      case Opcode::I32Const:
+      case Opcode::F32Const: stack.push_back(in.imm & 0xffffffffu); break;
+      case Opcode::I64Const:
+      case Opcode::F64Const: stack.push_back(in.imm); break;
+      case Opcode::RefNull: stack.push_back(0); break;
+      case Opcode::RefFunc:
+        if (in.a >= funcs.size()) return std::nullopt;
+        stack.push_back(uint64_t(funcs[in.a]) + 1);  // funcref = store address + 1
+        break;
+      case Opcode::GlobalGet:
+        if (in.a >= globals.size()) return std::nullopt;
+        stack.push_back(s.globals[globals[in.a]].bits);
+        break;
+      case Opcode::V128Const: stack.push_back(v128_word(in.bytes, 0)); break;
+      case Opcode::I32Add:
+      case Opcode::I32Sub:
+      case Opcode::I32Mul:
+      case Opcode::I64Add:
+      case Opcode::I64Sub:
+      case Opcode::I64Mul: {
+        if (stack.size() < 2) return std::nullopt;
+        const uint64_t b = stack.back();
+        stack.pop_back();
+        uint64_t& a = stack.back();
+        switch (in.op) {
+          case Opcode::I32Add: a = uint32_t(uint32_t(a) + uint32_t(b)); break;
+          case Opcode::I32Sub: a = uint32_t(uint32_t(a) - uint32_t(b)); break;
+          case Opcode::I32Mul: a = uint32_t(uint32_t(a) * uint32_t(b)); break;
+          case Opcode::I64Add: a += b; break;
+          case Opcode::I64Sub: a -= b; break;
+          default: a *= b; break;
+        }
+        break;
+      }
+      default: return std::nullopt;
+    }
   }
+  if (stack.size() != 1) return std::nullopt;
+  return stack[0];
 }
 
 // A v128 constant expression's high word (0 for any other value).

@@ -40,39 +40,61 @@ void collect_refs(const ConstExpr& e, Context& c) {
   }
 }
 
-// A WebAssembly 2.0 constant expression: t.const, ref.null, ref.func, or
-// global.get of an imported immutable global, leaving exactly one value of
-// type `expect`.
-Status check_const_expr(const Context& c, const ConstExpr& e, ValType expect) {
-  // Every instruction pushes one value, so the expression leaves as many
-  // values as it has instructions; const-ness is checked for all of them
-  // first, as the reference interpreter does.
-  ValType last = expect;
+// A constant expression of WebAssembly 3.0 (its GC instructions aside):
+// t.const, ref.null, ref.func, global.get of an immutable global, and the
+// extended constants i32/i64 add, sub and mul, leaving exactly one value of
+// type `expect`. A global's initialiser sees the imported globals and the
+// globals defined before it (`visible_globals`); segments see them all.
+Status check_const_expr(const Context& c, const ConstExpr& e, ValType expect, size_t visible_globals) {
+  // Const-ness first, for every instruction, then the types, as the
+  // reference interpreter checks them.
   for (const Instr& in : e.instrs) {
-    ValType t;
     switch (in.op) {
-      case Opcode::I32Const: t = ValType::I32; break;
-      case Opcode::I64Const: t = ValType::I64; break;
-      case Opcode::F32Const: t = ValType::F32; break;
-      case Opcode::F64Const: t = ValType::F64; break;
-      case Opcode::V128Const: t = ValType::V128; break;
-      case Opcode::RefNull: t = in.ref_type; break;
+      case Opcode::I32Const:
+      case Opcode::I64Const:
+      case Opcode::F32Const:
+      case Opcode::F64Const:
+      case Opcode::V128Const:
+      case Opcode::RefNull:
+      case Opcode::I32Add:
+      case Opcode::I32Sub:
+      case Opcode::I32Mul:
+      case Opcode::I64Add:
+      case Opcode::I64Sub:
+      case Opcode::I64Mul: break;
       case Opcode::RefFunc:
         if (in.a >= c.func_types.size()) return indexed_error(in.offset, "unknown function", in.a);
-        t = ValType::FuncRef;
         break;
       case Opcode::GlobalGet:
-        // Only imported globals are visible to constant expressions in 2.0:
-        // defined globals are not initialised yet when these run.
-        if (in.a >= c.num_imported_globals) return indexed_error(in.offset, "unknown global", in.a);
+        if (in.a >= visible_globals) return indexed_error(in.offset, "unknown global", in.a);
         if (c.globals[in.a].mut) return make_error(in.offset, "constant expression required");
-        t = c.globals[in.a].type;
         break;
       default: return make_error(in.offset, "constant expression required");
     }
-    last = t;
   }
-  if (e.instrs.size() != 1 || last != expect) {
+  std::vector<ValType> stack;
+  for (const Instr& in : e.instrs) {
+    switch (in.op) {
+      case Opcode::I32Const: stack.push_back(ValType::I32); break;
+      case Opcode::I64Const: stack.push_back(ValType::I64); break;
+      case Opcode::F32Const: stack.push_back(ValType::F32); break;
+      case Opcode::F64Const: stack.push_back(ValType::F64); break;
+      case Opcode::V128Const: stack.push_back(ValType::V128); break;
+      case Opcode::RefNull: stack.push_back(in.ref_type); break;
+      case Opcode::RefFunc: stack.push_back(ValType::FuncRef); break;
+      case Opcode::GlobalGet: stack.push_back(c.globals[in.a].type); break;
+      default: {  // i32/i64 add, sub, mul
+        const bool i32 = in.op == Opcode::I32Add || in.op == Opcode::I32Sub || in.op == Opcode::I32Mul;
+        const ValType t = i32 ? ValType::I32 : ValType::I64;
+        if (stack.size() < 2 || stack.back() != t || stack[stack.size() - 2] != t) {
+          return make_error(in.offset, "type mismatch");
+        }
+        stack.pop_back();
+        break;
+      }
+    }
+  }
+  if (stack.size() != 1 || stack[0] != expect) {
     uint64_t off = e.instrs.empty() ? e.offset : e.instrs.back().offset;
     return make_error(off, "type mismatch");
   }
@@ -136,7 +158,9 @@ Status build_context(Context& c) {
 }
 
 Status check_globals(const Context& c) {
-  for (const Global& g : c.m.globals) WW_TRY(check_const_expr(c, g.init, g.type.type));
+  for (size_t i = 0; i < c.m.globals.size(); ++i) {
+    WW_TRY(check_const_expr(c, c.m.globals[i].init, c.m.globals[i].type.type, c.num_imported_globals + i));
+  }
   return Status::Ok();
 }
 
@@ -169,9 +193,9 @@ Status check_elems(const Context& c) {
     if (s.mode == SegmentMode::Active) {
       WW_TRY(check_index(s.table, c.tables.size(), "unknown table", s.offset_in_module));
       if (c.tables[s.table].elem != s.type) return make_error(s.offset_in_module, "type mismatch");
-      WW_TRY(check_const_expr(c, s.offset, ValType::I32));
+      WW_TRY(check_const_expr(c, s.offset, ValType::I32, c.globals.size()));
     }
-    for (const ConstExpr& e : s.init) WW_TRY(check_const_expr(c, e, s.type));
+    for (const ConstExpr& e : s.init) WW_TRY(check_const_expr(c, e, s.type, c.globals.size()));
   }
   return Status::Ok();
 }
@@ -180,7 +204,7 @@ Status check_datas(const Context& c) {
   for (const DataSegment& d : c.m.datas) {
     if (d.mode != SegmentMode::Active) continue;
     WW_TRY(check_index(d.memory, c.memories.size(), "unknown memory", d.offset_in_module));
-    WW_TRY(check_const_expr(c, d.offset, ValType::I32));
+    WW_TRY(check_const_expr(c, d.offset, ValType::I32, c.globals.size()));
   }
   return Status::Ok();
 }

@@ -4,10 +4,12 @@
 # or by hand:
 #   tests/spec/run-spec.sh --runner build/ww-spectest --suite ../shared/wasm-testsuite \
 #     --out /tmp/spec-json --expected-failures tests/spec/expected-failures.txt
+# --only "NAME..." runs those files alone (names without .wast); --all-features
+# converts with wast2json --enable-all (the 3.0 suite's files).
 # Every missing piece is an error: a spec test that cannot run must not pass.
 set -u
 
-runner= suite= wast2json=wast2json out= xfail= backend=cpu simd=0
+runner= suite= wast2json=wast2json out= xfail= backend=cpu simd=0 only= features=()
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -18,6 +20,8 @@ while [ $# -gt 0 ]; do
     --expected-failures) xfail=$2; shift 2 ;;
     --backend) backend=$2; shift 2 ;;
     --simd) simd=1; shift ;;
+    --only) only=$2; shift 2 ;;
+    --all-features) features=(--enable-all); shift ;;
     --) shift; extra=("$@"); break ;;
     *) echo "run-spec.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -34,6 +38,7 @@ command -v "$wast2json" >/dev/null 2>&1 || fail "wast2json ('$wast2json') not fo
 shopt -s nullglob
 wasts=()
 for f in "$suite"/*.wast; do
+  [ -z "$only" ] || [[ " $only " == *" $(basename "$f" .wast) "* ]] || continue
   case "$(basename "$f")" in
     simd_*) [ "$simd" = 1 ] && wasts+=("$f") ;;
     *) [ "$simd" = 1 ] || wasts+=("$f") ;;
@@ -50,7 +55,7 @@ for f in "${wasts[@]}"; do
   # a while on a busy machine.
   if [ ! -s "$json" ] || [ "$f" -nt "$json" ]; then
     rm -f "$out/$name".*
-    "$wast2json" "$f" -o "$json" || { rm -f "$json"; fail "wast2json could not convert $f"; }
+    "$wast2json" "${features[@]}" "$f" -o "$json" || { rm -f "$json"; fail "wast2json could not convert $f"; }
   fi
   jsons+=("$json")
 done

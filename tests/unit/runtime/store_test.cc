@@ -337,6 +337,39 @@ TEST(Instantiate, GlobalsExportsAndRefFunc) {
   EXPECT_FALSE(s.get_export(inst + 1, "f"));
 }
 
+// Extended constant expressions (3.0): arithmetic that wraps, an imported
+// global, a defined global read by a later one and by a data offset
+// (wat2wasm --enable-extended-const --no-check: wabt 1.0.32 predates 3.0's
+// rule that defined globals are visible).
+// (module
+//   (import "m" "g" (global i64))
+//   (global (export "a") i32 (i32.sub (i32.mul (i32.const 0x10000) (i32.const 0x10000)) (i32.const 1)))
+//   (global (export "b") i64 (i64.add (global.get 0) (i64.mul (i64.const 3) (i64.const -5))))
+//   (global (export "c") i32 (i32.add (global.get 1) (i32.const 2)))
+//   (memory (export "mem") 1)
+//   (data (i32.add (global.get 3) (i32.const 9)) "x"))
+const Bytes kExtendedConst = {
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x02, 0x08, 0x01, 0x01, 0x6d, 0x01, 0x67, 0x03, 0x7e, 0x00, 0x05,
+    0x03, 0x01, 0x00, 0x01, 0x06, 0x23, 0x03, 0x7f, 0x00, 0x41, 0x80, 0x80, 0x04, 0x41, 0x80, 0x80, 0x04, 0x6c, 0x41,
+    0x01, 0x6b, 0x0b, 0x7e, 0x00, 0x23, 0x00, 0x42, 0x03, 0x42, 0x7b, 0x7e, 0x7c, 0x0b, 0x7f, 0x00, 0x23, 0x01, 0x41,
+    0x02, 0x6a, 0x0b, 0x07, 0x13, 0x04, 0x01, 0x61, 0x03, 0x01, 0x01, 0x62, 0x03, 0x02, 0x01, 0x63, 0x03, 0x03, 0x03,
+    0x6d, 0x65, 0x6d, 0x02, 0x00, 0x0b, 0x0a, 0x01, 0x00, 0x23, 0x03, 0x41, 0x09, 0x6a, 0x0b, 0x01, 0x78};
+
+TEST(Instantiate, ExtendedConstantExpressions) {
+  Store s;
+  uint32_t g = s.add_global(GlobalType{ValType::I64, false}, uint64_t(1000));
+  auto v = s.instantiate(compile(kExtendedConst), {ExternVal{ExternKind::Global, g}});
+  ASSERT_FALSE(as_error(v)) << as_error(v)->message;
+  uint32_t inst = std::get<uint32_t>(v);
+  auto bits = [&](const char* name) { return s.global_get(s.get_export(inst, name)->addr).bits; };
+  EXPECT_EQ(bits("a"), 0xffffffffu);  // 2^32 wraps to 0, minus 1
+  EXPECT_EQ(bits("b"), 985u);
+  EXPECT_EQ(bits("c"), 1u);  // a + 2 wraps
+  const auto& mem = s.impl().memories[s.get_export(inst, "mem")->addr].data;
+  EXPECT_EQ(mem[10], 'x');
+  EXPECT_EQ(mem[9], 0);
+}
+
 TEST(Store, ReleaseInstanceStorageFreesOnlyWhatItDefined) {
   Store s;
   uint32_t g = s.add_global(GlobalType{ValType::I32, false}, 1);

@@ -67,9 +67,8 @@ TEST(Module, GlobalInitializers) {
   EXPECT_EQ(one(i32, cexpr({op_i64(1)})), "type mismatch");
   EXPECT_EQ(one(i32, cexpr({})), "type mismatch");
   EXPECT_EQ(one(i32, cexpr({op_i32(1), op_i32(2)})), "type mismatch");
-  EXPECT_EQ(one(i32, cexpr({op_i32(1), op_i32(2), op_index(Opcode::I32Add, 0)})), "constant expression required");
-  EXPECT_EQ(one(i32, cexpr({op_i32(1), op_i32(2), op_i32(3), op_index(Opcode::I32Add, 0)})),
-            "constant expression required");
+  EXPECT_EQ(one(i32, cexpr({op_index(Opcode::I32Ctz, 0)})), "constant expression required");
+  EXPECT_EQ(one(i32, cexpr({op_i32(1), op_i32(2), op_index(Opcode::I32DivS, 0)})), "constant expression required");
   EXPECT_EQ(one(externref, cexpr({op_ref_null(externref)})), "ok");
   EXPECT_EQ(one(externref, cexpr({op_ref_null(funcref)})), "type mismatch");
   EXPECT_EQ(one(funcref, cexpr({op_index(Opcode::RefFunc, 7)})), "unknown function 7");
@@ -86,9 +85,42 @@ TEST(Module, GlobalGetInConstantExpressions) {
   b.global(i32, false, cexpr({op_index(Opcode::GlobalGet, 1)}));
   EXPECT_EQ(verdict(b.m), "constant expression required");
   b.m.globals.pop_back();
-  // defined globals are not visible to constant expressions in 2.0
+  // A global's initialiser sees the globals defined before it (3.0), not
+  // itself nor those after it.
   b.global(i32, false, cexpr({op_index(Opcode::GlobalGet, 2)}));
-  EXPECT_EQ(verdict(b.m), "unknown global 2");
+  EXPECT_EQ(verdict(b.m), "ok");
+  b.global(i32, false, cexpr({op_index(Opcode::GlobalGet, 4)}));
+  EXPECT_EQ(verdict(b.m), "unknown global 4");
+  b.m.globals.back().init = cexpr({op_index(Opcode::GlobalGet, 5)});
+  b.global(i32, false, cexpr({op_i32(0)}));
+  EXPECT_EQ(verdict(b.m), "unknown global 5");
+  b.m.globals[2].init = cexpr({op_i32(7)});
+  // Segments see every global, defined ones included.
+  b.memory(1);
+  b.m.datas.push_back(DataSegment{});
+  b.m.datas.back().mode = SegmentMode::Active;
+  b.m.datas.back().offset = cexpr({op_index(Opcode::GlobalGet, 5)});
+  EXPECT_EQ(verdict(b.m), "ok");
+}
+
+// Extended constant expressions (3.0): i32/i64 add, sub and mul over
+// constants and immutable globals, their operands' types checked.
+TEST(Module, ExtendedConstantExpressions) {
+  auto one = [](ValType t, ConstExpr e) {
+    ModuleBuilder b;
+    b.import_global(i64, false);
+    b.global(t, false, std::move(e));
+    return verdict(b.m);
+  };
+  EXPECT_EQ(one(i32, cexpr({op_i32(1), op_i32(2), op_index(Opcode::I32Add, 0)})), "ok");
+  EXPECT_EQ(
+      one(i32, cexpr({op_i32(1), op_i32(2), op_index(Opcode::I32Sub, 0), op_i32(3), op_index(Opcode::I32Mul, 0)})),
+      "ok");
+  EXPECT_EQ(one(i64, cexpr({op_index(Opcode::GlobalGet, 0), op_i64(2), op_index(Opcode::I64Mul, 0)})), "ok");
+  EXPECT_EQ(one(i64, cexpr({op_index(Opcode::GlobalGet, 0), op_i32(2), op_index(Opcode::I64Add, 0)})), "type mismatch");
+  EXPECT_EQ(one(i32, cexpr({op_i64(1), op_i64(2), op_index(Opcode::I64Add, 0)})), "type mismatch");
+  EXPECT_EQ(one(i32, cexpr({op_i32(1), op_index(Opcode::I32Add, 0)})), "type mismatch");
+  EXPECT_EQ(one(i32, cexpr({op_i32(1), op_i32(2), op_i32(3), op_index(Opcode::I32Add, 0)})), "type mismatch");
 }
 
 TEST(Module, Exports) {
