@@ -15,7 +15,7 @@
 # most 8 files). A short table is printed last.
 # usage: scripts/gpu-check.sh [BUNDLE]   (made here by scripts/gpu-prepare.sh)
 #   env PARTS: which parts run
-#              [unit sanitize python programs examples auto wasi wasisuite npmwasi spec diff sparse startup bench wasibench
+#              [unit sanitize python programs examples auto wasi wasisuite npmwasi spec spec3 diff sparse startup bench wasibench
 #               programsbench chain ncu scale interrupt simd gpus ab; also layout, deadline, transfers]
 #   env for part npmwasi: NPMWASI_LIMIT (seconds per tier, default 900), NPM_COMPILED (programs on compiled
 #              code, default flite), NPM_ONLY (tests/wasi/npm-programs.sh's)
@@ -44,7 +44,7 @@ W=$B/wasmwarp
 G=$B/guests/rust
 rows=()
 row() { rows+=("$(printf '%-34s %s' "$1" "$2")"); }
-parts=" ${PARTS:-unit sanitize python programs examples auto wasi wasisuite npmwasi spec diff sparse startup bench wasibench programsbench chain ncu scale interrupt simd gpus ab} "
+parts=" ${PARTS:-unit sanitize python programs examples auto wasi wasisuite npmwasi spec spec3 diff sparse startup bench wasibench programsbench chain ncu scale interrupt simd gpus ab} "
 want() { [[ $parts == *" $1 "* ]]; }
 
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$O/device.txt"
@@ -268,6 +268,21 @@ row "spec suite, gpu compiled" "$(tail -n 1 "$O/spec-gpu-compiled.log")"
 # Invokes that ran on the CPU instead (re-exports only, when every call
 # out of an instance runs on the GPU).
 row "spec suite, run on the CPU" "$(grep -m1 -oE 'ran on CPU \(not GPU-runnable\): [0-9]+ invokes' "$O/spec-gpu.log")"
+fi
+
+if want spec3; then
+# 3b. The WebAssembly 3.0 features that run (extended constant expressions,
+# relaxed SIMD), from the 3.0 suite's files that CI runs on the CPU
+# (tests/spec/suite3-landed.txt), through both GPU tiers.
+if [[ -d $B/spec3 ]]; then
+  "$B/ww-spectest" --backend gpu "$B"/spec3/*.json >"$O/spec3-gpu.log" 2>&1
+  row "3.0 suite (landed), gpu interp" "rc=$? $(tail -n 1 "$O/spec3-gpu.log")"
+  "$B/ww-spectest" --backend gpu --tier compiled --cache-dir "$O/spec3-cache" "$B"/spec3/*.json \
+    >"$O/spec3-gpu-compiled.log" 2>&1
+  row "3.0 suite (landed), gpu compiled" "rc=$? $(tail -n 1 "$O/spec3-gpu-compiled.log")"
+else
+  row "3.0 suite" "not in the bundle"
+fi
 fi
 
 if want diff; then

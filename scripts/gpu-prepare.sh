@@ -74,8 +74,17 @@ clang --target=wasm32-wasi -O3 -msimd128 -mbulk-memory -DNATIVE_MAIN -c "$root/t
 clang --target=wasm32-wasi "$bundle/simd/kernels.o" -o "$bundle/simd/kernels-wasi.wasm"
 rm "$bundle/simd/kernels.o"
 cc -O2 -DNATIVE_MAIN "$root/tests/simd/kernels.c" -o "$bundle/simd/kernels_native"
-# Every SIMD instruction behind numbers, for ww-difftest on the GPU.
-wast2json "$root/tests/simd/simd_ops.wast" -o "$bundle/simd/simd_ops.json"
+# Every SIMD instruction behind numbers (relaxed SIMD's too), for
+# ww-difftest on the GPU.
+bash "$root/tests/spec/wast2json3.sh" wast2json "$root/tests/simd/simd_ops.wast" "$bundle/simd/simd_ops.json"
+# The 3.0 suite's files for the 3.0 features that run (gpu-check's part
+# spec3).
+suite3=${WW_SPEC_SUITE3:-$root/../shared/wasm-testsuite-3}
+mkdir -p "$bundle/spec3"
+for f in $(grep -v '^#' "$root/tests/spec/suite3-landed.txt"); do
+  (cd "$bundle/spec3" && bash "$root/tests/spec/wast2json3.sh" wast2json "$suite3/$f.wast" "$f.json")
+done
+rm -f "$bundle"/spec3/*.renamed.wast
 # The suite's SIMD files, packed: 17 MB of JSON and modules would take a
 # quarter of what the device tool carries.
 rm -rf "$bundle/spec-simd" && mkdir -p "$bundle/spec-simd"

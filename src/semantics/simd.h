@@ -596,6 +596,51 @@ WW_HD inline V128 f64x2_promote_low_f32x4(const V128& a) {
           f64_bits(f64_promote_f32(f32_from_bits(uint32_t(a.lo >> 32))))};
 }
 
+// ------------------------------------------- relaxed SIMD (WebAssembly 3.0)
+
+// Every relaxed instruction gives the outcome of the specification's
+// deterministic profile (its first choice), on every backend and tier:
+// swizzle, trunc_sat, bitselect, min, max and q15mulr_sat_s are the
+// non-relaxed ops (ops.def names them); these are the rest.
+
+// madd: unfused, fmul then fadd (two roundings); nmadd negates the first
+// operand.
+WW_HD inline V128 f32x4_relaxed_madd(const V128& a, const V128& b, const V128& c) {
+  return f32x4_add(f32x4_mul(a, b), c);
+}
+WW_HD inline V128 f32x4_relaxed_nmadd(const V128& a, const V128& b, const V128& c) {
+  return f32x4_add(f32x4_mul(f32x4_neg(a), b), c);
+}
+WW_HD inline V128 f64x2_relaxed_madd(const V128& a, const V128& b, const V128& c) {
+  return f64x2_add(f64x2_mul(a, b), c);
+}
+WW_HD inline V128 f64x2_relaxed_nmadd(const V128& a, const V128& b, const V128& c) {
+  return f64x2_add(f64x2_mul(f64x2_neg(a), b), c);
+}
+
+// Lane i: a[2i] * b[2i] + a[2i+1] * b[2i+1] with both operands signed, the
+// sum saturated to 16 bits (the specification's ivdotsat).
+WW_HD inline V128 i16x8_relaxed_dot_i8x16_i7x16_s(const V128& a, const V128& b) {
+  V128 r;
+  for (int i = 0; i < 8; ++i) {
+    const int32_t p0 = int32_t(lane<int8_t>(a, 2 * i)) * lane<int8_t>(b, 2 * i);
+    const int32_t p1 = int32_t(lane<int8_t>(a, 2 * i + 1)) * lane<int8_t>(b, 2 * i + 1);
+    set_lane<int16_t>(r, i, saturate<int16_t, int32_t>(p0 + p1, -32768, 32767));
+  }
+  return r;
+}
+// The 16-bit dot product above, its lane pairs added into 32 bits, plus c
+// (wrapping).
+WW_HD inline V128 i32x4_relaxed_dot_i8x16_i7x16_add_s(const V128& a, const V128& b, const V128& c) {
+  const V128 d = i16x8_relaxed_dot_i8x16_i7x16_s(a, b);
+  V128 r;
+  for (int i = 0; i < 4; ++i) {
+    const int32_t pair = int32_t(lane<int16_t>(d, 2 * i)) + lane<int16_t>(d, 2 * i + 1);
+    set_lane<uint32_t>(r, i, uint32_t(pair) + lane<uint32_t>(c, i));
+  }
+  return r;
+}
+
 // -------------------------------------------------------------- memory
 
 // What the vector loads make of the bytes they read (the executor reads

@@ -16,7 +16,7 @@ static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == kOpcodeCount);
 struct Tables {
   int16_t single[256];
   int16_t fc[32];
-  int16_t fd[256];
+  int16_t fd[0x114];  // SIMD, relaxed SIMD (0x100-0x113) included
   Tables() {
     for (auto& v : single) v = -1;
     for (auto& v : fc) v = -1;
@@ -57,7 +57,7 @@ bool lookup_opcode(uint8_t prefix, uint32_t code, Opcode* out) {
   int idx = -1;
   if (prefix == 0) idx = code < 256 ? tables().single[code] : -1;
   else if (prefix == 0xFC) idx = code < 32 ? tables().fc[code] : -1;
-  else if (prefix == 0xFD) idx = code < 256 ? tables().fd[code] : -1;
+  else if (prefix == 0xFD) idx = code < 0x114 ? tables().fd[code] : -1;
   if (idx < 0) return false;
   *out = static_cast<Opcode>(idx);
   return true;

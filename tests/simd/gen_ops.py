@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Writes tests/simd/simd_ops.wast: every SIMD row of src/wasm/opcodes.def
-# behind an export of numbers, for ww-difftest (random arguments, every
-# backend and tier against the CPU interpreter, bit for bit).
+# (relaxed SIMD's included) behind an export of numbers, for ww-difftest
+# (random arguments, every backend and tier against the CPU interpreter,
+# bit for bit). tests/spec/wast2json3.sh converts it.
 #   usage: python3 tests/simd/gen_ops.py   (from the repository root)
 import os, random, re
 
@@ -19,7 +20,7 @@ for ln in open(os.path.join(root, 'src/wasm/opcodes.def')):
     elif imm == 'Lane':
         lanes = int(re.match(r'[if]\d+x(\d+)', text).group(1))
     rows.append(dict(text=text, imm=imm, r=low(r), p1=low(p1), p2=low(p2), p3=low(p3), mem=int(mem), lanes=lanes))
-assert len(rows) == 236, len(rows)
+assert len(rows) == 256, len(rows)  # 236 of 2.0, 20 of relaxed SIMD
 random.seed(12)
 A='(i64x2.replace_lane 1 (i64x2.splat (local.get $a0)) (local.get $a1))'
 B='(i64x2.replace_lane 1 (i64x2.splat (local.get $b0)) (local.get $b1))'
@@ -33,6 +34,7 @@ out=[';; Every SIMD instruction behind an export of numbers, for the randomized'
      ';; (a = a0|a1, b = b0|b1, c = c0|c1), the result comes back as two i64',
      ';; halves. Lane immediates and shuffle masks are fixed per export. Made by',
      ';; tests/simd/gen_ops.py from the opcode table; regenerate, do not edit.',
+     ';; Relaxed SIMD included: convert with tests/spec/wast2json3.sh.',
      '(module',
      '  (memory 1)']
 sig='(param $a0 i64) (param $a1 i64) (param $b0 i64) (param $b1 i64) (param $c0 i64) (param $c1 i64) (param $k i32) (result i64 i64)'

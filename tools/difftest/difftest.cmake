@@ -97,7 +97,7 @@ if(WW_BUILD_TESTS)
                      --suite ${PROJECT_SOURCE_DIR}/tests/simd
                      --wast2json ${ww_difftest_wast2json}
                      --out ${PROJECT_BINARY_DIR}/difftest-simd-${way}
-                     --simd ${ww_way_args})
+                     --simd --all-features ${ww_way_args})
     set_tests_properties(difftest_simd_${way} PROPERTIES LABELS "simd" TIMEOUT 1800 SKIP_RETURN_CODE 77
                          ENVIRONMENT "WW_CACHE_DIR=${PROJECT_BINARY_DIR}/spec-code-cache")
   endforeach()

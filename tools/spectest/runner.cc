@@ -454,18 +454,28 @@ class Script {
     fail(kind, line, (o.kind == ActionOutcome::Kind::Trap ? "trapped: " : "") + o.message);
   }
 
+  // The results must match "expected", or, for a relaxed instruction
+  // (3.0), one of the alternatives "either" lists for its one result.
   void cmd_assert_return(const std::string& cmd_kind, uint32_t line, const json& cmd) {
+    const bool either = !cmd.contains("expected") && cmd.contains("either");
     std::vector<Expect> expected;
-    for (const json& v : array_field(cmd, "expected")) expected.push_back(parse_expect(v));
+    for (const json& v : array_field(cmd, either ? "either" : "expected")) expected.push_back(parse_expect(v));
     ActionOutcome o = action(cmd);
     const std::string kind = kind_of(cmd_kind, o);
     if (o.kind == ActionOutcome::Kind::Trap) return fail(kind, line, "trapped: " + o.message);
     if (o.kind == ActionOutcome::Kind::Error) return fail(kind, line, o.message);
-    bool ok = o.results.size() == expected.size();
-    for (size_t i = 0; ok && i < expected.size(); ++i) ok = matches(expected[i], o.results[i]);
+    bool ok = false;
+    if (either) {
+      for (size_t i = 0; !ok && i < expected.size(); ++i)
+        ok = o.results.size() == 1 && matches(expected[i], o.results[0]);
+    } else {
+      ok = o.results.size() == expected.size();
+      for (size_t i = 0; ok && i < expected.size(); ++i) ok = matches(expected[i], o.results[i]);
+    }
     if (ok) return pass(kind, line);
     fail(kind, line,
-         "expected " + show_list(expected, [](const Expect& e) { return show(e); }) + ", got " +
+         std::string(either ? "expected one of " : "expected ") +
+             show_list(expected, [](const Expect& e) { return show(e); }) + ", got " +
              show_list(o.results, [](const Value& v) { return show_bits(v.type, v.bits, v.hi); }));
   }
 
