@@ -61,7 +61,7 @@ sq='select id, name, v * 3, length(name) from t where id % 97 = @index % 97 orde
 # PROGRAM: wasmwarp's options (before the module), then -- and the arguments.
 args_of() {
   case $1 in
-    python) printf '%s\0' -- -c "$pyq" @index ;;
+    python) printf '%s\0' --env PYTHONHASHSEED=0 -- -c "$pyq" @index ;;  # a fixed seed: see docs/guide.md 4.2
     sqlite) printf '%s\0' --dir db::db -- db/t.db "$sq" ;;
     flite) printf '%s\0' -- -psdur -t "Instance number @index is speaking at @index o'clock." none ;;
     esbuild) printf '%s\0' --stdin esb.ts -- --loader=ts --minify --define:IDX=@index ;;

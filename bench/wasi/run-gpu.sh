@@ -73,7 +73,9 @@ py=$B/npm-wasi/bin/python.wasm
 pyq='import sys; n = int(sys.argv[1]); print(n, sum(i * i for i in range(n)), sorted({str(n): [n % 7, n % 11]}.items()))'
 if [[ -f $py ]]; then
   for n in ${PY_SIZES-2048}; do
-    row python "$n" auto interp auto -- --timeout "${PY_TIMEOUT:-3600}" "$py" -c "$pyq" @index
+    # A fixed hash seed: with CPython's random ones the instances of a warp
+    # diverge (docs/performance.md, "CPython on the GPU").
+    row python "$n" auto interp auto -- --timeout "${PY_TIMEOUT:-3600}" --env PYTHONHASHSEED=0 "$py" -c "$pyq" @index
   done
 fi
 exit $fail
