@@ -509,6 +509,33 @@ TEST_F(Cli, WasiSingleRunOnTheGpu) {
   }
 }
 
+// A WASI batch whose instances write nothing still gives each its
+// --stdout and --stderr files, empty, on every backend and tier (the GPU
+// serves such instances whole on the device, with no call to the host).
+TEST_F(Cli, SilentWasiInstancesGetTheirOutputFiles) {
+  std::string m = write("silent.wat", R"((module
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1)
+  (func (export "_start") (call $exit (i32.const 0)))))");
+  for (const char* backend : {"cpu", "gpu"}) {
+    for (const char* tier : {"interp", "compiled"}) {
+      const std::string dir = path(std::string("silent-") + backend + "-" + tier);
+      std::filesystem::create_directories(dir);
+      Proc r = run({"run", "--backend", backend, "--tier", tier, "--cache-dir", path("silent-cache"), "-q", "-n", "3",
+                    "--stdout", dir + "/{i}.out", "--stderr", dir + "/{i}.err", m});
+      if (r.rc == 2 && r.err.find("the GPU backend was asked for") != std::string::npos) continue;
+      EXPECT_EQ(r.rc, 0) << backend << " " << tier << " " << r.err;
+      for (int i = 0; i < 3; ++i) {
+        for (const char* ext : {".out", ".err"}) {
+          const std::string f = dir + "/" + std::to_string(i) + ext;
+          EXPECT_TRUE(std::filesystem::exists(f)) << f;
+          EXPECT_EQ(slurp(f), "") << f;
+        }
+      }
+    }
+  }
+}
+
 TEST_F(Cli, WasiCommandsAndTheirBadInput) {
   std::string m = write("wasi.wat", kWasiWat);
   for (const char* tier : {"interp", "compiled"}) {

@@ -142,6 +142,7 @@ GpuWasiCalls::GpuWasiCalls(const WasiBatch& w, const Module& m, BatchResult& out
   live_.resize(count);
   exited_.assign(count, 0);
   capped_.assign(count, 0);
+  opened_.assign(count, 0);
   exit_code_.assign(count, 0);
   direct_.assign(count * 2, 0);
 
@@ -243,6 +244,7 @@ GpuWasiCalls::Live& GpuWasiCalls::live(uint32_t instance) {
   const uint64_t i = row(instance), k = i - first_;
   std::unique_ptr<Live>& l = live_[k];
   if (!l) {
+    opened_[k] = 1;
     l = std::make_unique<Live>();
     l->cx = std::make_unique<wasi::Context>(w_.config);
     l->cx->borrow_preopens(owner_);
@@ -415,6 +417,16 @@ void GpuWasiCalls::finish() {
   live_.clear();  // closes per-instance files
   for (uint64_t k = 0; k < count_; ++k) {
     const uint64_t i = first_ + k;
+    // An instance the device served whole (no call left the kernel, no
+    // output) never opened its --stdout/--stderr files: they are made now,
+    // empty, as the CPU backend makes every instance's.
+    if (!opened_[k] && (!w_.stdout_pattern.empty() || !w_.stderr_pattern.empty())) {
+      try {
+        WasiInput files(w_, base_ + i, nullptr, nullptr);
+      } catch (const std::exception&) {
+        // open() made the first instance's: a later one's folder vanished.
+      }
+    }
     if (exited_[k] && out_.traps[i] == uint8_t(TrapCode::Exit)) {
       out_.traps[i] = uint8_t(TrapCode::None);
       out_.trap_func[i] = 0;

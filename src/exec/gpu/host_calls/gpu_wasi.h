@@ -78,6 +78,7 @@ class GpuWasiCalls final : public gpu::HostCallServer {
   wasi::Context owner_;                      // holds the shared preopens
   std::vector<std::unique_ptr<Live>> live_;  // by instance - first_
   std::vector<uint8_t> exited_, capped_;     // by instance - first_
+  std::vector<uint8_t> opened_;              // by instance - first_: its stdio files made
   std::vector<uint32_t> exit_code_;
   gpu::DeviceWasi device_;
   // By 2 * (instance - first_) + fd - 1: bytes the device wrote to fd 1
