@@ -92,7 +92,7 @@ for p in $progs; do
   [[ -z $n ]] && case $p in sqlite) n=2000 ;; *) n=64 ;; esac
   o=$work/out/$p
   rm -rf "$o" && mkdir -p "$o"
-  ways=()  # "NAME|N|SECONDS|RC|ERRFILE" per way run
+  ways=()  # "DIR|LABEL|N|SECONDS|EXIT" per way run (DIR: its outputs under $o)
   # node first: its outputs are the reference.
   if ((have_node)); then
     nn=${node_n:-$([[ $p == sqlite ]] && echo 500 || echo 16)}
