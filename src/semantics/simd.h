@@ -601,7 +601,7 @@ WW_HD inline V128 f64x2_promote_low_f32x4(const V128& a) {
 // Every relaxed instruction gives the outcome of the specification's
 // deterministic profile (its first choice), on every backend and tier:
 // swizzle, trunc_sat, bitselect, min, max and q15mulr_sat_s are the
-// non-relaxed ops (ops.def names them); these are the rest.
+// non-relaxed ops (the translator lowers to them); these are the rest.
 
 // madd: unfused, fmul then fadd (two roundings); nmadd negates the first
 // operand.

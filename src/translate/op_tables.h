@@ -40,6 +40,21 @@ struct OpTables {
 #undef WW_FUSE_CMP
 #undef WW_FUSE_CMP2
 #undef WW_FUSE_IMM
+    // Relaxed SIMD instructions whose deterministic outcome is a 2.0 op's
+    // lower to that op (semantics/simd.h).
+    simple[int(Opcode::I8x16RelaxedSwizzle)] = BcOp::I8x16Swizzle;
+    simple[int(Opcode::I32x4RelaxedTruncF32x4S)] = BcOp::I32x4TruncSatF32x4S;
+    simple[int(Opcode::I32x4RelaxedTruncF32x4U)] = BcOp::I32x4TruncSatF32x4U;
+    simple[int(Opcode::I32x4RelaxedTruncF64x2SZero)] = BcOp::I32x4TruncSatF64x2SZero;
+    simple[int(Opcode::I32x4RelaxedTruncF64x2UZero)] = BcOp::I32x4TruncSatF64x2UZero;
+    for (Opcode op : {Opcode::I8x16RelaxedLaneselect, Opcode::I16x8RelaxedLaneselect, Opcode::I32x4RelaxedLaneselect,
+                      Opcode::I64x2RelaxedLaneselect})
+      simple[int(op)] = BcOp::V128Bitselect;
+    simple[int(Opcode::F32x4RelaxedMin)] = BcOp::F32x4Min;
+    simple[int(Opcode::F32x4RelaxedMax)] = BcOp::F32x4Max;
+    simple[int(Opcode::F64x2RelaxedMin)] = BcOp::F64x2Min;
+    simple[int(Opcode::F64x2RelaxedMax)] = BcOp::F64x2Max;
+    simple[int(Opcode::I16x8RelaxedQ15mulrS)] = BcOp::I16x8Q15mulrSatS;
     // br_if (i32.eqz x) is br_unless x.
     set_cmp(BcOp::I32Eqz, BcOp::BrUnless, BcOp::BrIf);
     set_cmp(BcOp::I64Eqz, BcOp::BrIfI64Eqz, BcOp::BrUnlessI64Eqz);
