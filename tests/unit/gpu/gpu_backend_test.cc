@@ -124,6 +124,29 @@ TEST(GpuPlan, ImageAndPlanFromACpuInstance) {
   EXPECT_EQ(memory_pages_for(req, *img), 4u);
   req.memory_pages = 2;
   EXPECT_EQ(memory_pages_for(req, *img), 2u);
+  {
+    // A batch whose calls the host serves reserves its share of
+    // kHostCallMemoryBytes (instances counted in dense memory's groups of
+    // 32) so that none runs again and repeats its calls; never less than
+    // the default, never more than the memory's maximum.
+    struct NoCalls : HostCallServer {
+      void serve(HostCall&) override {}
+    } server;
+    BatchRequest wasi = req;
+    wasi.memory_pages = 0;
+    wasi.host_calls = &server;
+    GpuImage open_ended = *img;
+    open_ended.max_pages = 65536;
+    wasi.instances = 1;
+    EXPECT_EQ(memory_pages_for(wasi, open_ended), kHostCallMemoryBytes / kPageSize / 32);
+    wasi.instances = 1000;  // 1,024 in groups
+    EXPECT_EQ(memory_pages_for(wasi, open_ended), kHostCallMemoryBytes / kPageSize / 1024);
+    wasi.instances = 1000000;
+    EXPECT_EQ(memory_pages_for(wasi, open_ended), 1u + kDefaultGrowPages);
+    EXPECT_EQ(memory_pages_for(wasi, *img), 4u);  // its own maximum
+    wasi.memory_pages = 2;                         // asked for
+    EXPECT_EQ(memory_pages_for(wasi, open_ended), 2u);
+  }
   uint64_t per = 2 * kPageSize + overhead_bytes_per_instance(req, *img);
   // Room for 100 instances, plus the 31 instances' worth of memory that the
   // interleaved layout may round a wave up to.
