@@ -19,6 +19,8 @@
 #               programsbench chain ncu scale interrupt simd gpus ab; also layout, deadline, transfers]
 #   env for part npmwasi: NPMWASI_LIMIT (seconds per tier, default 900), NPM_COMPILED (programs on compiled
 #              code, default flite), NPM_ONLY (tests/wasi/npm-programs.sh's)
+#   env for part wasisuite: WASISUITE_TIERS (default "interp compiled"), WASISUITE_LIMIT (seconds per tier,
+#              default 900; NVRTC takes minutes over each of the suite's Rust programs)
 #   env for part wasibench: PY_SIZES, PY_TIMEOUT (bench/wasi/run-gpu.sh's CPython rows)
 #   env for part sanitize: SANITIZE_FILTER (a gtest filter of ww_test_gpu's tests, default all),
 #              SANITIZE_LIMIT (seconds per tool, default 600)
@@ -230,7 +232,7 @@ if want wasisuite; then
 # runner, a process a test, and as batches, every instance in a directory
 # of its own (tests/wasi/testsuite/run.sh).
 if [[ -d $B/wasi-testsuite ]]; then
-  for t in interp compiled; do
+  for t in ${WASISUITE_TIERS:-interp compiled}; do
     PYTHONPATH=$B/pyrunner${PYTHONPATH:+:$PYTHONPATH} WASI_TESTSUITE=$B/wasi-testsuite \
       timeout "${WASISUITE_LIMIT:-900}" bash "$root/tests/wasi/testsuite/run.sh" "$O/wasisuite-$t" "$W" --backend gpu \
       --tier $t >"$O/wasisuite-$t.log" 2>&1

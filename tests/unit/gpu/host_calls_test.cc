@@ -156,6 +156,23 @@ TEST_P(HostCallTest, ACallFromStackSegmentsResumesThere) {
   EXPECT_GT(r->stack_pool_bytes, 0u);
 }
 
+// A lone instance that goes past its own stack into segments never runs
+// again (the pool is there from the start when the host serves calls):
+// running again would serve its calls twice, a WASI program's directory
+// made twice.
+TEST_P(HostCallTest, ALoneInstancePastItsStackIsServedOnce) {
+  BatchRequest q = request("deep", 1, {400, kIndex});
+  q.call_depth_limit = 20000;
+  q.stack_slots_limit = 1u << 20;
+  auto r = run(q);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_EQ(r->traps[0], 0);
+  EXPECT_EQ(uint32_t(r->results[0]), 400 * 401 / 2 + 1);
+  EXPECT_EQ(server_.served.load(), 1u);
+  EXPECT_EQ(server_.begun.load(), 1u);
+  EXPECT_EQ(r->pool_reruns + r->stack_reruns + r->grow_reruns, 0u);
+}
+
 TEST_P(HostCallTest, TheHostReadsAndWritesTheInstancesMemory) {
   const uint32_t n = 2000;
   auto r = run(request("mem", n, {kIndex}));

@@ -28,7 +28,7 @@ class StackPool {
   // Sets `w`'s segment fields; `frames`: the launcher runs on them (the
   // interpreter). Segments exist only when the limits exceed the wave's own
   // stacks. The pool itself is taken at the first wave that needs it
-  // (`upfront`: now, for modules that must not run twice).
+  // (`upfront`: now, for instances that must not run twice).
   // `counters`: the wave's kStackCounters (WaveWords::stack_used), zeroed.
   Status setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uint32_t wave, bool frames, bool upfront,
                uint64_t max_bytes, unsigned int* counters);
