@@ -144,7 +144,7 @@ TEST(GpuPlan, ImageAndPlanFromACpuInstance) {
     wasi.instances = 1000000;
     EXPECT_EQ(memory_pages_for(wasi, open_ended), 1u + kDefaultGrowPages);
     EXPECT_EQ(memory_pages_for(wasi, *img), 4u);  // its own maximum
-    wasi.memory_pages = 2;                         // asked for
+    wasi.memory_pages = 2;                        // asked for
     EXPECT_EQ(memory_pages_for(wasi, open_ended), 2u);
   }
   uint64_t per = 2 * kPageSize + overhead_bytes_per_instance(req, *img);
