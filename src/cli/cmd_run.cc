@@ -52,11 +52,11 @@ starts on the interpreter while compiling in the background and switches
 when the code is ready (the summary lists which tier ran which instances). On the GPU each instance is one
 thread; batches larger than GPU memory run in waves (the summary shows the
 plan: memory per instance, wave size). Instances start with small stacks
-(64 frames, 384 slots); those that run out run again on the interpreter
-kernel with four times as many, up to --gpu-call-depth / --gpu-stack-slots
-(default: the CPU backend's limits), so recursion that runs on the CPU runs
-on the GPU (not for modules importing gpu.atomic_add, which must not run
-twice). The GPU runs functions the module
+(64 frames, 384 slots) and go on in stack segments from a device pool, up
+to --gpu-call-depth / --gpu-stack-slots (default: the CPU backend's
+limits), so recursion that runs on the CPU runs on the GPU; compiled code
+that outgrows the CUDA stack runs again on the interpreter kernel. The GPU
+runs functions the module
 defines and the `gpu` intrinsics; address exports of --mem-in/--mem-out are
 evaluated once there (every instance starts from the same state).
 Imports: the `gpu` module and, for WASI commands, wasi_snapshot_preview1;
