@@ -83,11 +83,10 @@ uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
   if (req.memory_pages == 0 && img.uses_memory_grow && req.host_calls && req.instances) {
     // An instance that grows past its reservation runs again from the
     // start (rerun_grown), and the host would serve its calls again: a
-    // directory made twice, a file renamed twice (the WASI test suite's
-    // path_rename). Batches whose calls the host serves reserve their
-    // share of kHostCallMemoryBytes, so that a small batch of WASI
-    // programs never runs again.
-    // Dense memory holds instances in groups of 32.
+    // directory made twice, a file renamed twice. Batches whose calls
+    // the host serves reserve their share of kHostCallMemoryBytes, so
+    // that a small batch of WASI programs seldom runs again. Dense
+    // memory holds instances in groups of 32.
     const uint64_t share = kHostCallMemoryBytes / kPageSize / ((uint64_t(req.instances) + 31) / 32 * 32);
     pages = uint32_t(std::max<uint64_t>(pages, std::min<uint64_t>(share, img.max_pages)));
   }

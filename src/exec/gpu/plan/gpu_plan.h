@@ -13,10 +13,11 @@ namespace ww::gpu {
 inline constexpr uint32_t kDefaultGrowPages = 16;
 // Linear memory a batch whose calls the host serves (WASI programs) may
 // reserve in all for its instances' growth (memory_pages_for): up to 32
-// instances get 256 MiB each (up to their memory's maximum). Zeroed once
-// on the GPU when the batch starts (a few ms), under kWaveMemoryBytes, so
-// the layout stays dense.
-inline constexpr uint64_t kHostCallMemoryBytes = 8ull << 30;
+// instances get 64 MiB each (up to their memory's maximum). Zeroed once
+// on the GPU when the batch starts (2 GiB at memset speed), a small part
+// of a data-centre GPU's memory, and under kWaveMemoryBytes, so the
+// layout stays dense.
+inline constexpr uint64_t kHostCallMemoryBytes = 2ull << 30;
 // Device memory left untouched for the runtime, the module and the image.
 inline constexpr uint64_t kReserveBytes = 512ull << 20;
 // A wave is kept below kWaveMemoryBytes when it can still hold
