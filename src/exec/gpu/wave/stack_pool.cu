@@ -13,8 +13,8 @@ uint32_t segment_slots(uint32_t max_frame_slots) {
   return uint32_t((s + 31) / 32 * 32);
 }
 
-Status StackPool::setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uint32_t wave, bool frames, bool upfront,
-                        uint64_t max_bytes, unsigned int* counters) {
+Status StackPool::setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uint32_t wave, bool frames,
+                        Upfront upfront, uint64_t max_bytes, unsigned int* counters) {
   if (max_bytes) max_bytes_ = max_bytes;
   w.stack_pool = nullptr;
   w.stack_per_lane = 0;
@@ -32,7 +32,9 @@ Status StackPool::setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uin
   w.stack_used = counters;
   WW_TRY(arena.alloc(&w.stack_seg, wave));
   WW_TRY(arena.alloc(&w.stack_next, wave));
-  if (upfront) WW_TRY(set_pool(arena, w, std::max<uint64_t>(one_instance_ * 32, 2 * uint64_t(wave))));
+  const uint64_t least = one_instance_ * 32, segments = std::max<uint64_t>(least, 2 * uint64_t(wave));
+  if (upfront == Upfront::Always || (upfront == Upfront::AtLeastSize && segments == least))
+    WW_TRY(set_pool(arena, w, segments));
   return Status::Ok();
 }
 

@@ -25,12 +25,18 @@ uint32_t segment_slots(uint32_t max_frame_slots);
 
 class StackPool {
  public:
+  // When the pool is taken: at the first wave that needs it (a wave that
+  // runs out runs again from the first instance that did), now (for
+  // instances that must not run twice), or now when that is the pool's
+  // least size, room for each lane's first instance to reach the limits
+  // (for instances better not run twice: a larger wave's pool is taken
+  // when needed, as it may be gigabytes).
+  enum class Upfront { Never, Always, AtLeastSize };
   // Sets `w`'s segment fields; `frames`: the launcher runs on them (the
   // interpreter). Segments exist only when the limits exceed the wave's own
-  // stacks. The pool itself is taken at the first wave that needs it
-  // (`upfront`: now, for instances that must not run twice).
-  // `counters`: the wave's kStackCounters (WaveWords::stack_used), zeroed.
-  Status setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uint32_t wave, bool frames, bool upfront,
+  // stacks. `counters`: the wave's kStackCounters (WaveWords::stack_used),
+  // zeroed.
+  Status setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uint32_t wave, bool frames, Upfront upfront,
                uint64_t max_bytes, unsigned int* counters);
   struct Outcome {
     uint32_t redo = 0;      // instances, from the first that ran out, to run again

@@ -80,11 +80,15 @@ Status WaveBuffers::alloc_wave_buffers(HostCallPass* host_calls) {
   WW_TRY(arena.alloc(&W.trap_func, WV));
   WW_TRY(arena.alloc(&W.trap_pc, WV));
   WW_TRY(arena.alloc(&W.finished, WV));
-  // A resident batch's instances cannot run again, nor should those whose
-  // calls the host serves (it would serve them again: a WASI program's
-  // directory made twice, the WASI suite's fd_readdir): the pool is there
-  // from the start, room for each lane's first instance to reach the limits.
-  const bool upfront = c_.req.resident || c_.req.host_calls || imports_atomic_add(c_.req.module->module);
+  // A resident batch's instances cannot run again, nor those that add to
+  // shared state; those whose calls the host serves should not (it would
+  // serve them again: a WASI program's directory made twice, the WASI
+  // suite's fd_readdir on the GPU), so their waves of up to about 130K
+  // instances (default limits) get the pool's least size from the start.
+  const StackPool::Upfront upfront = c_.req.resident || imports_atomic_add(c_.req.module->module)
+                                         ? StackPool::Upfront::Always
+                                     : c_.req.host_calls ? StackPool::Upfront::AtLeastSize
+                                                         : StackPool::Upfront::Never;
   WW_TRY(stack_pool.setup(arena, W, c_.img, uint32_t(WV), frames, upfront, c_.req.max_stack_pool_bytes,
                           wave_words->stack_used));
   c_.trace("wave buffers: stack pool");
