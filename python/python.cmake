@@ -43,6 +43,18 @@ if(WW_BUILD_TESTS)
              COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_BINARY_DIR}/python WAT2WASM=${WW_WAT2WASM_PY}
                      ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_LIST_DIR}/tests)
     set_tests_properties(python_api PROPERTIES LABELS python TIMEOUT 300)
+    # `pip install .` into a fresh virtual environment (pyproject.toml,
+    # setup.py), then the same tests against the installed package.
+    execute_process(COMMAND ${Python3_EXECUTABLE} -c "import setuptools, wheel, pip, venv" RESULT_VARIABLE ww_py_pip
+                    OUTPUT_QUIET ERROR_QUIET)
+    if(ww_py_pip EQUAL 0)
+      add_test(NAME python_package COMMAND ${CMAKE_COMMAND} -E env WAT2WASM=${WW_WAT2WASM_PY} bash
+                                           ${CMAKE_CURRENT_LIST_DIR}/tests/package.sh ${PROJECT_BINARY_DIR}
+                                           ${Python3_EXECUTABLE})
+      set_tests_properties(python_package PROPERTIES LABELS python TIMEOUT 600)
+    else()
+      message(STATUS "wasmwarp: Python package test OFF (needs python3-pip, python3-setuptools, python3-wheel)")
+    endif()
   else()
     message(STATUS "wasmwarp: Python tests OFF (need python3-numpy, python3-pytest and wat2wasm)")
   endif()

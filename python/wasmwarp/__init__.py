@@ -18,12 +18,16 @@ import numpy as np
 
 from . import _wasmwarp
 
+#: The version, the same as `wasmwarp --version` and CMake's project
+#: version (python/tests/package.sh checks both).
+__version__ = "0.1.0"
+
 #: A result column left in GPU memory (``device=True``): exposes
 #: ``__cuda_array_interface__`` and DLPack, so ``cupy.asarray(a)`` and
 #: ``torch.from_dlpack(a)`` take it without a copy.
 CudaArray = _wasmwarp.CudaArray
 
-__all__ = ["Module", "Instances", "CudaArray", "Trap", "Export", "Call", "INDEX", "trap_message"]
+__all__ = ["__version__", "Module", "Instances", "CudaArray", "Trap", "Export", "Call", "INDEX", "trap_message"]
 
 Export = namedtuple("Export", "name kind params results")
 

@@ -2,6 +2,8 @@ from typing import Any, Literal, NamedTuple, Sequence, Tuple, Union
 import os
 import numpy as np
 
+__version__: str
+
 class Export(NamedTuple):
     name: str
     kind: str
