@@ -41,7 +41,7 @@ class CMakeBuild(build_ext):
             subprocess.run(args, check=True)
         elif not (build / "CMakeCache.txt").exists():
             sys.exit(f"WASMWARP_BUILD_DIR={given}: not a CMake build folder (no CMakeCache.txt)")
-        jobs = ["-j", str(self.parallel)] if self.parallel else []
+        jobs = ["-j", str(self.parallel or os.cpu_count() or 1)]
         subprocess.run(["cmake", "--build", str(build), "--target", "_wasmwarp", "wasmwarp", *jobs], check=True)
         # The extension, for the interpreter that runs this build: another
         # Python's would not import.

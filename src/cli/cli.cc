@@ -12,9 +12,13 @@
 namespace ww::cli {
 namespace {
 
-constexpr const char* kUsage = R"(wasmwarp: a WebAssembly 2.0 runtime
+constexpr const char* kUsage = R"(wasmwarp: WebAssembly, one instance or millions at once, on NVIDIA GPUs or the CPU
 
 usage: wasmwarp COMMAND [OPTIONS] MODULE.wasm [ARGS...]
+
+examples:
+  wasmwarp run prog.wasm ARGS...                     a WASI command, once (as a shell runs it)
+  wasmwarp run -n 1000000 --invoke f m.wasm @index   f(i) in a million instances, one row each
 
 commands:
   run       run an export once, or in N independent instances (run --help)

@@ -223,7 +223,8 @@ Result<HostCompiler> find_host_compiler() {
   char* real = file.empty() ? nullptr : realpath(file.c_str(), nullptr);
   if (!real || stat(real, &st) != 0 || !(st.st_mode & S_IXUSR)) {
     std::free(real);
-    return cached = err("host C++ compiler '" + path + "' not found (set CXX)");
+    return cached = err("host C++ compiler '" + path +
+                        "' not found (set CXX to a C++ compiler, or use the interpreter tier)");
   }
   HostCompiler hc;
   hc.path = path;

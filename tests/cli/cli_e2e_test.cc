@@ -30,7 +30,10 @@ TEST_F(Cli, VersionAndHelp) {
   EXPECT_EQ(rh.rc, 0);
   for (const char* c : {"--invoke", "--instances", "--mem-in", "@col:FILE", "@index", "--fuel", "--deny-recursion"})
     EXPECT_NE(rh.out.find(c), std::string::npos) << c;
-  EXPECT_EQ(run({}).rc, 2);
+  // No arguments: the usage, with a first command to try, on stderr.
+  Proc none = run({});
+  EXPECT_EQ(none.rc, 2);
+  EXPECT_NE(none.err.find("examples:\n  wasmwarp run prog.wasm"), std::string::npos) << none.err;
 }
 
 TEST_F(Cli, RunPrintsIntegers) {

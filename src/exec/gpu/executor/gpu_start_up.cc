@@ -201,7 +201,9 @@ Status choose_backend(const BatchSpec& spec, Job& job, BatchResult& out, StepTra
     if (!context.valid()) out.phases.upload += p.pin_ms;
     const gpu::DeviceInfo& dev = p.info;
     if (dev.available) out.backend = Backend::Gpu;
-    else if (spec.backend == Backend::Gpu) return err("the GPU backend was asked for: " + dev.reason);
+    else if (spec.backend == Backend::Gpu)
+      return err("the GPU backend was asked for: " + dev.reason +
+                 "; the CPU backend runs the same module (backend auto, the default, takes it when no GPU is usable)");
     else out.backend_note = "no GPU: " + dev.reason;
     job.gpu_layout = spec.gpu.layout;
     if (job.gpu_layout == MemoryLayout::Auto)
