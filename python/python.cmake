@@ -51,7 +51,9 @@ if(WW_BUILD_TESTS)
       add_test(NAME python_package COMMAND ${CMAKE_COMMAND} -E env WAT2WASM=${WW_WAT2WASM_PY} bash
                                            ${CMAKE_CURRENT_LIST_DIR}/tests/package.sh ${PROJECT_BINARY_DIR}
                                            ${Python3_EXECUTABLE})
-      set_tests_properties(python_package PROPERTIES LABELS python TIMEOUT 600)
+      # Its `cmake --build` of the build tree never overlaps the install
+      # test's reading of it.
+      set_tests_properties(python_package PROPERTIES LABELS python TIMEOUT 600 RESOURCE_LOCK build_tree)
     else()
       message(STATUS "wasmwarp: Python package test OFF (needs python3-pip, python3-setuptools, python3-wheel)")
     endif()
