@@ -38,7 +38,11 @@ command -v "$wast2json" >/dev/null 2>&1 || fail "wast2json ('$wast2json') not fo
 shopt -s nullglob
 wasts=()
 for f in "$suite"/*.wast; do
-  [ -z "$only" ] || [[ " $only " == *" $(basename "$f" .wast) "* ]] || continue
+  if [ -n "$only" ]; then
+    # Named files run whatever their kind.
+    [[ " $only " == *" $(basename "$f" .wast) "* ]] && wasts+=("$f")
+    continue
+  fi
   case "$(basename "$f")" in
     simd_*) [ "$simd" = 1 ] && wasts+=("$f") ;;
     *) [ "$simd" = 1 ] || wasts+=("$f") ;;
