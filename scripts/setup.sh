@@ -23,13 +23,14 @@ jobs=${WW_JOBS:-$(nproc)}
 # tests and the example (examples/python); pip, setuptools and wheel for
 # `pip install .` (pyproject.toml) and its test; colorama for the WASI test
 # suite's own runner (tests/wasi/testsuite); Open MPI for `mpirun wasmwarp
-# run` (optional at build time) and its tests.
+# run` (optional at build time) and its tests; Slurm for the test that
+# starts a one-host cluster (tests/slurm).
 packages=(build-essential cmake ninja-build g++ clang clang-format lld wabt pkg-config
   python3-dev pybind11-dev python3-pybind11 libdlpack-dev python3-numpy python3-pytest python3-matplotlib
   python3-pip python3-setuptools python3-wheel
   python3-colorama libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev libxxhash-dev
   wasi-libc libclang-rt-14-dev libclang-rt-14-dev-wasm32 rustc libstd-rust-dev-wasm32
-  libopenmpi-dev openmpi-bin)
+  libopenmpi-dev openmpi-bin slurm-wlm)
 
 missing=()
 for p in "${packages[@]}"; do

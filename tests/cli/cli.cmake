@@ -40,4 +40,10 @@ if(MPI_C_FOUND)
            COMMAND bash ${PROJECT_SOURCE_DIR}/tests/mpi/mpi-compare.sh $<TARGET_FILE:wasmwarp> ${ww_cli_module_dir}
                    ${CMAKE_CURRENT_BINARY_DIR}/mpi-compare)
   set_tests_properties(mpi_outputs PROPERTIES LABELS mpi TIMEOUT 600 SKIP_RETURN_CODE 77)
+  # The same under Slurm's srun on a one-host cluster the test starts and
+  # stops (tests/slurm; Debian's slurm-wlm, root).
+  add_test(NAME slurm_outputs
+           COMMAND bash ${PROJECT_SOURCE_DIR}/tests/slurm/slurm-compare.sh $<TARGET_FILE:wasmwarp> ${ww_cli_module_dir}
+                   ${CMAKE_CURRENT_BINARY_DIR}/slurm-compare)
+  set_tests_properties(slurm_outputs PROPERTIES LABELS mpi TIMEOUT 900 SKIP_RETURN_CODE 77)
 endif()

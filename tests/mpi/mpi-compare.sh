@@ -24,26 +24,9 @@ import struct
 open('in.bin','wb').write(b''.join(struct.pack('<i', i * 7 - 300) for i in range(1000)))
 open('col.csv','w').write('\n'.join(str(i * 3 % 11) for i in range(1000)) + '\n')"
 
-# NAME EXPECTED_RC ARGS...: one process into one/NAME, R ranks into rR/NAME.
-compare() {
-  local name=$1 want=$2 before=$bad
-  shift 2
-  mkdir -p one/$name
-  (cd one/$name && "$ww" run -q "$@" >stdout 2>stderr; echo $? >rc)
-  for r in 2 3; do
-    mkdir -p r$r/$name
-    (cd r$r/$name && "${mpi[@]}" -np $r "$ww" run -q "$@" >stdout 2>stderr; echo $? >rc)
-    [[ $(cat r$r/$name/rc) == "$want" ]] || fail "$name -np $r: exit $(cat r$r/$name/rc), want $want ($(head -c 300 r$r/$name/stderr))"
-    for f in one/$name/*; do
-      b=$(basename "$f")
-      [[ $b == stderr ]] && continue
-      cmp -s "$f" "r$r/$name/$b" || fail "$name -np $r: $b differs from one process's"
-    done
-    [[ $(ls one/$name | wc -l) == $(ls r$r/$name | wc -l) ]] || fail "$name -np $r: other files ($(ls r$r/$name | tr '\n' ' '))"
-  done
-  [[ $(cat one/$name/rc) == "$want" ]] || fail "$name: one process exited $(cat one/$name/rc), want $want"
-  [[ $bad == "$before" ]] && echo "mpi-compare: $name: -np 2 and -np 3 = one process"
-}
+label=mpi-compare
+launch() { "${mpi[@]}" -np "$@"; }
+source "$here/compare-lib.sh"
 
 basic=$mods/basic.wasm
 compare csv 0 -n 1000 --invoke mixed --output out.csv "$basic" @index 2.5
