@@ -79,16 +79,19 @@ uint32_t sparse_chunk_shift(uint64_t capacity_bytes) {
 uint32_t memory_pages_for(const BatchRequest& req, const GpuImage& img) {
   if (!img.has_memory) return 0;
   uint32_t pages = req.memory_pages;
-  if (pages == 0) pages = img.uses_memory_grow ? img.init_pages + kDefaultGrowPages : img.init_pages;
-  if (req.memory_pages == 0 && img.uses_memory_grow && req.host_calls && req.instances) {
+  if (pages == 0 && !img.uses_memory_grow) pages = img.init_pages;
+  if (pages == 0) {
+    pages = img.init_pages + kDefaultGrowPages;
     // An instance that grows past its reservation runs again from the
     // start (rerun_grown), and the host would serve its calls again: a
     // directory made twice, a file renamed twice. Batches whose calls
     // the host serves reserve their share of kHostCallMemoryBytes, so
     // that a small batch of WASI programs seldom runs again. Dense
     // memory holds instances in groups of 32.
-    const uint64_t share = kHostCallMemoryBytes / kPageSize / ((uint64_t(req.instances) + 31) / 32 * 32);
-    pages = uint32_t(std::max<uint64_t>(pages, std::min<uint64_t>(share, img.max_pages)));
+    if (req.host_calls && req.instances) {
+      const uint64_t share = kHostCallMemoryBytes / kPageSize / ((uint64_t(req.instances) + 31) / 32 * 32);
+      pages = uint32_t(std::max<uint64_t>(pages, std::min<uint64_t>(share, img.max_pages)));
+    }
   }
   pages = std::min(pages, std::max(img.max_pages, img.init_pages));
   return std::max(pages, img.init_pages);

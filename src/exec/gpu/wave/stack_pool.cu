@@ -33,7 +33,7 @@ Status StackPool::setup(DeviceArena& arena, DevWave& w, const GpuImage& img, uin
   WW_TRY(arena.alloc(&w.stack_seg, wave));
   WW_TRY(arena.alloc(&w.stack_next, wave));
   const uint64_t least = one_instance_ * 32, segments = std::max<uint64_t>(least, 2 * uint64_t(wave));
-  if (upfront == Upfront::Always || (upfront == Upfront::AtLeastSize && segments == least))
+  if (upfront == Upfront::Always || (upfront == Upfront::IfLeastSize && segments == least))
     WW_TRY(set_pool(arena, w, segments));
   return Status::Ok();
 }

@@ -31,7 +31,7 @@ class StackPool {
   // least size, room for each lane's first instance to reach the limits
   // (for instances better not run twice: a larger wave's pool is taken
   // when needed, as it may be gigabytes).
-  enum class Upfront { Never, Always, AtLeastSize };
+  enum class Upfront { Never, Always, IfLeastSize };
   // Sets `w`'s segment fields; `frames`: the launcher runs on them (the
   // interpreter). Segments exist only when the limits exceed the wave's own
   // stacks. `counters`: the wave's kStackCounters (WaveWords::stack_used),

@@ -87,7 +87,7 @@ Status WaveBuffers::alloc_wave_buffers(HostCallPass* host_calls) {
   // instances (default limits) get the pool's least size from the start.
   const StackPool::Upfront upfront = c_.req.resident || imports_atomic_add(c_.req.module->module)
                                          ? StackPool::Upfront::Always
-                                     : c_.req.host_calls ? StackPool::Upfront::AtLeastSize
+                                     : c_.req.host_calls ? StackPool::Upfront::IfLeastSize
                                                          : StackPool::Upfront::Never;
   WW_TRY(stack_pool.setup(arena, W, c_.img, uint32_t(WV), frames, upfront, c_.req.max_stack_pool_bytes,
                           wave_words->stack_used));
